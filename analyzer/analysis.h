@@ -1,0 +1,21 @@
+// critpath — analyzer/analysis.h
+//
+// The in-situ analysis run inside MPI_Finalize, after the recorder stopped and before
+// PMPI_Finalize. Every rank calls it; it communicates only on its own duplicate of
+// MPI_COMM_WORLD (errors returned, never fatal) and catches everything.
+//
+//   per rank:  [dump events] [keep trace] -> profile pass (forward replay of own trace)
+//   all ranks: unify call paths at rank 0 -> reduce per-call-path metrics -> gather per-rank
+//   rank 0:    summary.txt, report.json, critpath.cfg; one stderr line with the report path
+#pragma once
+
+#include <cstdint>
+
+#include "analyzer/session/run_info.h"
+
+namespace critpath::analyzer {
+
+// wall0: CLOCK_MONOTONIC ns at the entry of MPI_Finalize (for the analysis-time figure).
+void run_analysis(RunInfo& run, uint64_t wall0);
+
+}  // namespace critpath::analyzer

@@ -1,0 +1,333 @@
+// critpath — analyzer/profile/profile.cpp: call-tree pass and cross-rank unification.
+#include "analyzer/profile/profile.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "libtrace/buffer/trace_reader.h"
+
+namespace critpath::analyzer {
+namespace {
+
+struct Frame {
+  int32_t node;
+  uint32_t region;
+  uint64_t enter;
+  uint64_t child_ticks;
+  bool alias;  // an instrumented `main` entered directly under the root: same node
+};
+
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(LocalProfile& p) : p_(p) {
+    if (p_.nodes.empty()) {
+      CallNode root;
+      root.region = defs::kRootRegion;
+      p_.nodes.push_back(root);
+    }
+  }
+
+  int32_t child(int32_t parent, uint32_t region) {
+    auto key = (uint64_t(uint32_t(parent)) << 32) | region;
+    auto it = children_.find(key);
+    if (it != children_.end()) return it->second;
+    CallNode n;
+    n.region = region;
+    n.parent = parent;
+    p_.nodes.push_back(n);
+    const int32_t id = int32_t(p_.nodes.size() - 1);
+    children_.emplace(key, id);
+    return id;
+  }
+
+  bool is_main_function(uint32_t region) {
+    auto it = main_cache_.find(region);
+    if (it != main_cache_.end()) return it->second;
+    const bool m = defs::regions().get(region).name == "main";
+    main_cache_.emplace(region, m);
+    return m;
+  }
+
+  void enter(uint32_t region, uint64_t t) {
+    if (region == defs::kRootRegion && stack_.empty()) {
+      p_.nodes[0].visits++;
+      stack_.push_back({0, region, t, 0, false});
+      return;
+    }
+    if (stack_.empty()) {  // a thread other than the MPI_Init one: hang under the root
+      stack_.push_back({0, defs::kRootRegion, t, 0, true});
+    }
+    Frame& top = stack_.back();
+    if (top.node == 0 && is_main_function(region)) {
+      stack_.push_back({0, region, t, 0, true});
+      return;
+    }
+    const int32_t n = child(top.node, region);
+    p_.nodes[size_t(n)].visits++;
+    stack_.push_back({n, region, t, 0, false});
+  }
+
+  void pop(uint64_t t) {
+    Frame f = stack_.back();
+    stack_.pop_back();
+    const uint64_t dur = t >= f.enter ? t - f.enter : 0;
+    if (f.alias) {
+      if (!stack_.empty()) stack_.back().child_ticks += f.child_ticks;
+      return;
+    }
+    CallNode& n = p_.nodes[size_t(f.node)];
+    n.inclusive_ticks += dur;
+    n.exclusive_ticks += dur >= f.child_ticks ? dur - f.child_ticks : 0;
+    if (!stack_.empty()) stack_.back().child_ticks += dur;
+  }
+
+  void exit(uint32_t region, uint64_t t) {
+    // Close frames until the matching one; an EXIT matching nothing is ignored.
+    size_t i = stack_.size();
+    while (i > 0 && stack_[i - 1].region != region) --i;
+    if (i == 0) {
+      p_.unmatched_exits++;
+      return;
+    }
+    if (i != stack_.size()) p_.unmatched_exits += stack_.size() - i;
+    while (stack_.size() >= i) pop(t);
+  }
+
+  void bytes(uint64_t sent, uint64_t received) {
+    if (stack_.empty()) return;
+    CallNode& n = p_.nodes[size_t(stack_.back().node)];
+    n.bytes_sent += sent;
+    n.bytes_received += received;
+  }
+
+  void finish(uint64_t t) {
+    p_.unclosed_frames += stack_.size();
+    while (!stack_.empty()) pop(t);
+  }
+
+ private:
+  LocalProfile& p_;
+  std::vector<Frame> stack_;
+  std::unordered_map<uint64_t, int32_t> children_;
+  std::unordered_map<uint32_t, bool> main_cache_;
+};
+
+}  // namespace
+
+LocalProfile build_profile(const trace::ChunkStore& store) {
+  LocalProfile p;
+  std::unordered_map<uint64_t, int32_t> shared_children;
+  for (uint16_t loc : store.locations()) {
+    TreeBuilder tb(p);
+    trace::TraceReader r(store, loc);
+    trace::Event e;
+    uint64_t last = 0;
+    r.seek_begin();
+    while (r.next(e)) {
+      ++p.events;
+      last = e.time;
+      switch (e.kind) {
+        case trace::EventKind::kEnter: tb.enter(e.region, e.time); break;
+        case trace::EventKind::kExit: tb.exit(e.region, e.time); break;
+        case trace::EventKind::kSend:
+        case trace::EventKind::kIsend: tb.bytes(e.bytes, 0); break;
+        case trace::EventKind::kRecv:
+        case trace::EventKind::kIrecv: tb.bytes(0, e.bytes); break;
+        case trace::EventKind::kCollEnd:
+        case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
+        default: break;
+      }
+    }
+    if (r.status() != Status::kOk) p.status = r.status();
+    tb.finish(last);
+  }
+  // Children of different locations must share nodes: TreeBuilder instances share the node
+  // vector but not the child index, so merge duplicates (same parent and region) here.
+  std::map<std::pair<int32_t, uint32_t>, int32_t> canon;
+  std::vector<int32_t> remap(p.nodes.size());
+  std::vector<CallNode> merged;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    CallNode n = p.nodes[i];
+    const int32_t parent = n.parent < 0 ? -1 : remap[size_t(n.parent)];
+    auto key = std::make_pair(parent, n.region);
+    auto it = canon.find(key);
+    if (it == canon.end()) {
+      n.parent = parent;
+      merged.push_back(n);
+      remap[i] = int32_t(merged.size() - 1);
+      canon.emplace(key, remap[i]);
+    } else {
+      CallNode& m = merged[size_t(it->second)];
+      m.visits += n.visits;
+      m.inclusive_ticks += n.inclusive_ticks;
+      m.exclusive_ticks += n.exclusive_ticks;
+      m.bytes_sent += n.bytes_sent;
+      m.bytes_received += n.bytes_received;
+      remap[i] = it->second;
+    }
+  }
+  p.nodes = std::move(merged);
+  (void)shared_children;
+  return p;
+}
+
+namespace {
+
+// Serialized node for the unification: parent (local index), kind, name.
+void put_u32(std::vector<char>& b, uint32_t v) {
+  char tmp[4];
+  std::memcpy(tmp, &v, 4);
+  b.insert(b.end(), tmp, tmp + 4);
+}
+uint32_t get_u32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+}  // namespace
+
+Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv, MPI_Comm comm,
+                     GlobalProfile& out) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+
+  // 1. Each rank's call tree to rank 0: [parent u32][kind u32][name\0] per node.
+  std::vector<char> mine;
+  for (const CallNode& n : local.nodes) {
+    const defs::RegionDef def = defs::regions().get(n.region);
+    put_u32(mine, uint32_t(n.parent));
+    put_u32(mine, uint32_t(def.kind));
+    mine.insert(mine.end(), def.name.begin(), def.name.end());
+    mine.push_back('\0');
+  }
+  int my_len = int(mine.size());
+  std::vector<int> lens(size_t(rank == 0 ? size : 0)), displs;
+  if (PMPI_Gather(&my_len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  std::vector<char> all;
+  if (rank == 0) {
+    displs.resize(size_t(size));
+    long total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[size_t(r)] = int(total);
+      total += lens[size_t(r)];
+    }
+    all.resize(size_t(total));
+  }
+  if (PMPI_Gatherv(mine.data(), my_len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
+                   0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+
+  // 2. Rank 0 assigns global ids by (global parent, name); each rank gets its local->global map.
+  std::vector<int> map_counts, map_displs, all_maps;
+  if (rank == 0) {
+    std::map<std::pair<int32_t, std::string>, int32_t> ids;
+    map_counts.resize(size_t(size));
+    map_displs.resize(size_t(size));
+    for (int r = 0; r < size; ++r) {
+      const char* p = all.data() + displs[size_t(r)];
+      const char* end = p + lens[size_t(r)];
+      std::vector<int32_t> local_to_global;
+      map_displs[size_t(r)] = int(all_maps.size());
+      while (p + 8 < end + 1 && p < end) {
+        const int32_t parent_local = int32_t(get_u32(p));
+        const auto kind = defs::RegionKind(get_u32(p + 4));
+        std::string name(p + 8);
+        p += 8 + name.size() + 1;
+        const int32_t gparent =
+            parent_local < 0 || size_t(parent_local) >= local_to_global.size()
+                ? -1
+                : local_to_global[size_t(parent_local)];
+        auto key = std::make_pair(gparent, name);
+        auto it = ids.find(key);
+        int32_t gid;
+        if (it == ids.end()) {
+          gid = int32_t(out.callpaths.size());
+          GlobalCallpath cp;
+          cp.region = name;
+          cp.kind = kind;
+          cp.parent = gparent;
+          cp.path = gparent < 0 ? name : out.callpaths[size_t(gparent)].path + "/" + name;
+          for (int c = 0; c < kColCount; ++c) {
+            cp.min[c] = std::numeric_limits<double>::infinity();
+            cp.max[c] = 0;
+          }
+          out.callpaths.push_back(std::move(cp));
+          ids.emplace(std::move(key), gid);
+        } else {
+          gid = it->second;
+        }
+        local_to_global.push_back(gid);
+        all_maps.push_back(gid);
+      }
+      map_counts[size_t(r)] = int(local_to_global.size());
+    }
+  }
+  int ncallpaths = int(out.callpaths.size());
+  if (PMPI_Bcast(&ncallpaths, 1, MPI_INT, 0, comm) != MPI_SUCCESS) return Status::kMpiError;
+  std::vector<int> my_map(local.nodes.size());
+  if (PMPI_Scatterv(all_maps.data(), map_counts.data(), map_displs.data(), MPI_INT, my_map.data(),
+                    int(my_map.size()), MPI_INT, 0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+
+  // 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
+  const size_t G = size_t(ncallpaths), C = kColCount;
+  std::vector<double> val(G * C, 0.0), vmin(G * C), vmax(G * C), present(G, 0.0);
+  for (size_t i = 0; i < local.nodes.size(); ++i) {
+    const CallNode& n = local.nodes[i];
+    const size_t g = size_t(my_map[i]);
+    double* v = &val[g * C];
+    v[kColVisits] += double(n.visits);
+    v[kColExclusive] += conv.ticks_to_seconds(n.exclusive_ticks);
+    v[kColInclusive] += conv.ticks_to_seconds(n.inclusive_ticks);
+    const defs::RegionDef def = defs::regions().get(n.region);
+    if (def.kind == defs::RegionKind::kMpi) v[kColMpi] += conv.ticks_to_seconds(n.exclusive_ticks);
+    v[kColBytesSent] += double(n.bytes_sent);
+    v[kColBytesReceived] += double(n.bytes_received);
+    if (n.visits > 0) present[g] = 1.0;
+  }
+  std::vector<double> totals(C, 0.0);
+  for (size_t g = 0; g < G; ++g) {
+    for (size_t c = 0; c < C; ++c) {
+      vmin[g * C + c] = present[g] > 0 ? val[g * C + c] : std::numeric_limits<double>::infinity();
+      vmax[g * C + c] = present[g] > 0 ? val[g * C + c] : 0.0;
+      if (c != kColInclusive) totals[c] += val[g * C + c];
+    }
+  }
+  // A rank's inclusive total is its root's inclusive time (= its measured span).
+  if (!local.nodes.empty()) totals[kColInclusive] = conv.ticks_to_seconds(local.nodes[0].inclusive_ticks);
+
+  std::vector<double> rsum(rank == 0 ? G * C : 0), rmin(rank == 0 ? G * C : 0),
+      rmax(rank == 0 ? G * C : 0), rpresent(rank == 0 ? G : 0);
+  if (PMPI_Reduce(val.data(), rsum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
+      PMPI_Reduce(vmin.data(), rmin.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0, comm) != MPI_SUCCESS ||
+      PMPI_Reduce(vmax.data(), rmax.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS ||
+      PMPI_Reduce(present.data(), rpresent.data(), int(G), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  std::vector<double> all_totals(rank == 0 ? size_t(size) * C : 0);
+  if (PMPI_Gather(totals.data(), int(C), MPI_DOUBLE, all_totals.data(), int(C), MPI_DOUBLE, 0,
+                  comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+
+  if (rank == 0) {
+    for (size_t g = 0; g < G; ++g) {
+      GlobalCallpath& cp = out.callpaths[g];
+      cp.ranks = int(rpresent[g] + 0.5);
+      for (size_t c = 0; c < C; ++c) {
+        cp.sum[c] = rsum[g * C + c];
+        cp.min[c] = cp.ranks > 0 ? rmin[g * C + c] : 0.0;
+        cp.max[c] = rmax[g * C + c];
+      }
+    }
+    out.by_rank.assign(size_t(size), std::vector<double>(C));
+    for (int r = 0; r < size; ++r)
+      for (size_t c = 0; c < C; ++c) out.by_rank[size_t(r)][c] = all_totals[size_t(r) * C + c];
+  }
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer

@@ -1,0 +1,303 @@
+// critpath — analyzer/report/report.cpp: summary.txt, report.json and critpath.cfg.
+#include "analyzer/report/report.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "libtrace/defs/definitions.h"
+
+#ifndef CRITPATH_VERSION
+#define CRITPATH_VERSION "0.1.0"
+#endif
+
+namespace critpath::analyzer {
+
+const std::vector<MetricDef>& metric_registry() {
+  static const std::vector<MetricDef> kMetrics = {
+      {"time", "s",
+       "Exclusive wall-clock time of the call path: time inside it but not inside a child call "
+       "path (MPI calls are leaves)",
+       kColExclusive},
+      {"visits", "count", "Number of times the call path was entered", kColVisits},
+      {"mpi_time", "s", "Time inside MPI calls (exclusive time of call paths ending in an MPI call)",
+       kColMpi},
+      {"bytes_sent", "bytes",
+       "Bytes sent: point-to-point payload at the send call, collective bytes this rank "
+       "contributes (docs/mpi-coverage.md)",
+       kColBytesSent},
+      {"bytes_received", "bytes",
+       "Bytes received: point-to-point payload at the receive completion, collective bytes this "
+       "rank receives",
+       kColBytesReceived},
+  };
+  return kMetrics;
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  char buf[64];
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", b, unit[u]);
+  return buf;
+}
+
+std::string section(const std::string& title) {
+  std::string s = "@--- " + title + " ";
+  while (s.size() < 75) s += '-';
+  return s + "\n";
+}
+
+double sum_stat(const ReportInput& in, int stat) {
+  double s = 0;
+  for (const auto& r : in.rank_stats) s += r[size_t(stat)];
+  return s;
+}
+double max_stat(const ReportInput& in, int stat) {
+  double m = 0;
+  for (const auto& r : in.rank_stats) m = std::max(m, r[size_t(stat)]);
+  return m;
+}
+
+// MPI seconds in each call path's subtree (for the MPI% column).
+std::vector<double> subtree_mpi(const GlobalProfile& p) {
+  std::vector<double> mpi(p.callpaths.size(), 0.0);
+  for (size_t i = p.callpaths.size(); i-- > 0;) {
+    mpi[i] += p.callpaths[i].sum[kColMpi];
+    if (p.callpaths[i].parent >= 0) mpi[size_t(p.callpaths[i].parent)] += mpi[i];
+  }
+  return mpi;
+}
+
+std::vector<size_t> depth_first_order(const GlobalProfile& p, std::vector<int>& depth) {
+  std::vector<std::vector<size_t>> kids(p.callpaths.size());
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < p.callpaths.size(); ++i) {
+    if (p.callpaths[i].parent < 0)
+      roots.push_back(i);
+    else
+      kids[size_t(p.callpaths[i].parent)].push_back(i);
+  }
+  // Children by inclusive time, largest first: the expensive paths come first.
+  for (auto& k : kids)
+    std::stable_sort(k.begin(), k.end(), [&](size_t a, size_t b) {
+      return p.callpaths[a].sum[kColInclusive] > p.callpaths[b].sum[kColInclusive];
+    });
+  std::vector<size_t> order;
+  depth.assign(p.callpaths.size(), 0);
+  std::vector<std::pair<size_t, int>> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back({*it, 0});
+  while (!stack.empty()) {
+    auto [n, d] = stack.back();
+    stack.pop_back();
+    order.push_back(n);
+    depth[n] = d;
+    for (auto it = kids[n].rbegin(); it != kids[n].rend(); ++it) stack.push_back({*it, d + 1});
+  }
+  return order;
+}
+
+std::string render_summary(const ReportInput& in) {
+  const RunInfo& run = *in.run;
+  const GlobalProfile& p = *in.profile;
+  std::string o;
+  char buf[1024];
+  auto line = [&](const char* fmt, auto... args) {
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    o += buf;
+  };
+  std::string cmd = run.executable;
+  for (const auto& a : run.args) cmd += " " + a;
+  const double events = sum_stat(in, kStatEvents);
+  const double cbytes = sum_stat(in, kStatCompressedBytes);
+  line("@ critpath %s - MPI performance summary\n", CRITPATH_VERSION);
+  line("@ Command         : %s\n", cmd.c_str());
+  line("@ Ranks           : %d\n", run.size);
+  line("@ MPI library     : %s\n", run.mpi_library.c_str());
+  line("@ Start (UTC)     : %s\n", run.start_utc.c_str());
+  line("@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n", in.wall_time_s);
+  line("@ Timer           : %s\n", run.timer_why.c_str());
+  line("@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
+       human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
+       human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
+  line("@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
+       max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
+  line("@ Analysis        : %.6f s (%.2f %% of wall time)\n", in.analysis_s,
+       in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
+  line("@ Output          : %s\n", run.output_dir.c_str());
+  line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
+  o += "\n";
+
+  o += section("MPI time per rank (seconds)");
+  line("%6s %14s %14s %8s\n", "Rank", "AppTime", "MPITime", "MPI%");
+  double app_sum = 0, mpi_sum = 0;
+  for (size_t r = 0; r < p.by_rank.size(); ++r) {
+    const double app = p.by_rank[r][kColInclusive], mpi = p.by_rank[r][kColMpi];
+    app_sum += app;
+    mpi_sum += mpi;
+    line("%6zu %14.6f %14.6f %8.2f\n", r, app, mpi, app > 0 ? 100.0 * mpi / app : 0.0);
+  }
+  line("%6s %14.6f %14.6f %8.2f\n", "*", app_sum, mpi_sum, app_sum > 0 ? 100.0 * mpi_sum / app_sum : 0.0);
+  o += "\n";
+
+  o += section("Call-path profile (seconds; min/avg/max over the ranks that visit)");
+  line("%-40s %5s %12s %10s %10s %10s %10s %10s %10s %7s\n", "Call path", "Ranks", "Visits",
+       "Incl.min", "Incl.avg", "Incl.max", "Excl.min", "Excl.avg", "Excl.max", "MPI%");
+  std::vector<int> depth;
+  const std::vector<size_t> order = depth_first_order(p, depth);
+  const std::vector<double> mpi = subtree_mpi(p);
+  for (size_t i : order) {
+    const GlobalCallpath& c = p.callpaths[i];
+    std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
+    const double n = c.ranks > 0 ? double(c.ranks) : 1.0;
+    line("%-40s %5d %12.0f %10.6f %10.6f %10.6f %10.6f %10.6f %10.6f %7.2f\n", label.c_str(), c.ranks,
+         c.sum[kColVisits], c.min[kColInclusive], c.sum[kColInclusive] / n, c.max[kColInclusive],
+         c.min[kColExclusive], c.sum[kColExclusive] / n, c.max[kColExclusive],
+         c.sum[kColInclusive] > 0 ? 100.0 * mpi[i] / c.sum[kColInclusive] : 0.0);
+  }
+  o += "\n";
+
+  o += section("Message volume per call path (bytes, summed over ranks)");
+  line("%-40s %16s %16s\n", "Call path", "Sent", "Received");
+  for (size_t i : order) {
+    const GlobalCallpath& c = p.callpaths[i];
+    if (c.sum[kColBytesSent] == 0 && c.sum[kColBytesReceived] == 0) continue;
+    std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
+    line("%-40s %16.0f %16.0f\n", label.c_str(), c.sum[kColBytesSent], c.sum[kColBytesReceived]);
+  }
+  o += "\n";
+
+  o += section("Notes");
+  if (in.notes.empty()) o += "none\n";
+  for (const auto& n : in.notes) o += n + "\n";
+  o += "\n";
+  o += section("End of Report");
+  return o;
+}
+
+nlohmann::json render_json(const ReportInput& in) {
+  using nlohmann::json;
+  const RunInfo& run = *in.run;
+  const GlobalProfile& p = *in.profile;
+  json j;
+  j["schema"] = "critpath-report/1";
+  json r;
+  r["executable"] = run.executable;
+  r["args"] = run.args;
+  r["ranks"] = run.size;
+  r["start_utc"] = run.start_utc;
+  r["wall_time_s"] = in.wall_time_s;
+  r["mpi_library"] = run.mpi_library;
+  r["critpath_version"] = CRITPATH_VERSION;
+  r["partitions"] = json::array({json{{"name", run.executable}, {"first_rank", 0}, {"ranks", run.size}}});
+  r["timer"] = clock::to_string(run.timer);
+  r["thread_level"] = run.thread_level;
+  r["output_dir"] = run.output_dir;
+  j["run"] = r;
+
+  json cps = json::array();
+  for (size_t i = 0; i < p.callpaths.size(); ++i) {
+    const GlobalCallpath& c = p.callpaths[i];
+    const double n = c.ranks > 0 ? double(c.ranks) : 1.0;
+    json e;
+    e["id"] = i;
+    e["path"] = c.path;
+    e["region"] = c.region;
+    e["parent"] = c.parent < 0 ? json(nullptr) : json(c.parent);
+    e["kind"] = defs::to_string(c.kind);
+    e["ranks"] = c.ranks;
+    e["inclusive_s"] = {{"min", c.min[kColInclusive]},
+                        {"avg", c.sum[kColInclusive] / n},
+                        {"max", c.max[kColInclusive]},
+                        {"sum", c.sum[kColInclusive]}};
+    e["exclusive_s"] = {{"min", c.min[kColExclusive]},
+                        {"avg", c.sum[kColExclusive] / n},
+                        {"max", c.max[kColExclusive]},
+                        {"sum", c.sum[kColExclusive]}};
+    cps.push_back(std::move(e));
+  }
+  j["callpaths"] = std::move(cps);
+
+  json metrics = json::object();
+  for (const MetricDef& m : metric_registry()) {
+    json mj;
+    mj["unit"] = m.unit;
+    mj["description"] = m.description;
+    json by_cp = json::object();
+    double total = 0;
+    for (const GlobalCallpath& c : p.callpaths) {
+      by_cp[c.path] = c.sum[m.column];
+      total += c.sum[m.column];
+    }
+    json by_rank = json::array();
+    for (const auto& row : p.by_rank) by_rank.push_back(row[size_t(m.column)]);
+    mj["total"] = total;
+    mj["by_callpath"] = std::move(by_cp);
+    mj["by_rank"] = std::move(by_rank);
+    metrics[m.id] = std::move(mj);
+  }
+  j["metrics"] = std::move(metrics);
+
+  const double events = sum_stat(in, kStatEvents);
+  const double cbytes = sum_stat(in, kStatCompressedBytes);
+  json s;
+  s["wall_time_s"] = in.wall_time_s;
+  s["events"] = events;
+  s["trace_compressed_bytes"] = cbytes;
+  s["trace_encoded_bytes"] = sum_stat(in, kStatEncodedBytes);
+  s["trace_bytes_per_event"] = events > 0 ? cbytes / events : 0.0;
+  s["trace_spilled_bytes"] = sum_stat(in, kStatSpilledBytes);
+  s["trace_chunks"] = sum_stat(in, kStatChunks);
+  s["trace_chunks_spilled"] = sum_stat(in, kStatChunksSpilled);
+  s["overhead_max_rank_s"] = max_stat(in, kStatOverheadSeconds);
+  s["compression_s"] = sum_stat(in, kStatCompressSeconds);
+  s["analysis_s"] = in.analysis_s;
+  s["analysis_pct_of_wall"] = in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0;
+  s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
+  s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);
+  s["partial_ranks"] = sum_stat(in, kStatPartial);
+  j["scalars"] = std::move(s);
+
+  json ranks = json::array();
+  for (size_t i = 0; i < in.rank_stats.size(); ++i) {
+    const auto& row = in.rank_stats[i];
+    ranks.push_back({{"rank", i},
+                     {"events", row[kStatEvents]},
+                     {"threads", row[kStatThreads]},
+                     {"compressed_bytes", row[kStatCompressedBytes]},
+                     {"spilled_bytes", row[kStatSpilledBytes]},
+                     {"chunks_spilled", row[kStatChunksSpilled]},
+                     {"overhead_s", row[kStatOverheadSeconds]},
+                     {"partial", row[kStatPartial] != 0}});
+  }
+  j["ranks"] = std::move(ranks);
+  j["notes"] = in.notes;
+  return j;
+}
+
+Status write_text(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "we");
+  if (!f) return Status::kIoError;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return (std::fclose(f) == 0 && ok) ? Status::kOk : Status::kIoError;
+}
+
+}  // namespace
+
+Status write_reports(const ReportInput& in) {
+  const std::string& dir = in.run->output_dir;
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", render_json(in).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer

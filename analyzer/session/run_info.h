@@ -1,0 +1,34 @@
+// critpath — analyzer/session/run_info.h
+//
+// Facts about this run that the analysis and the reports need: who we are, where output
+// goes, which clock ticked, and when the run began and ended in that clock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libtrace/clock/clock.h"
+
+namespace critpath::analyzer {
+
+struct RunInfo {
+  int rank = 0;
+  int size = 1;
+  int thread_level = 0;
+  std::string executable;        // basename of /proc/self/exe
+  std::vector<std::string> args; // argv[1..] from /proc/self/cmdline
+  std::string output_dir;        // agreed by all ranks at MPI_Init
+  std::string start_utc;         // ISO 8601, rank 0's clock at MPI_Init
+  std::string mpi_library;       // first line of MPI_Get_library_version
+  std::string timer_why;         // how the timer was chosen
+  clock::TimerKind timer = clock::TimerKind::kTsc;
+  clock::ClockPair begin;        // at MPI_Init
+  clock::ClockPair end;          // at MPI_Finalize
+  clock::TickConverter conv;     // ticks -> ns, fitted on begin/end
+  uint64_t init_enter_ticks = 0;
+  uint64_t finalize_enter_ticks = 0;
+  double analysis_seconds = 0;   // set as the analysis proceeds
+};
+
+}  // namespace critpath::analyzer

@@ -1,0 +1,256 @@
+// critpath — analyzer/session/session.cpp
+//
+// The MPI side of a measurement session, registered with libtrace/runtime/session.h:
+//
+//   MPI_Init      -> on_init:      config, output directory (rank 0 decides, broadcast),
+//                                  clock choice, recorder start, root + MPI_Init events
+//   MPI_Pcontrol  -> on_pcontrol:  pause / resume recording
+//   MPI_Finalize  -> on_finalize:  MPI_Finalize events, recorder stop, in-situ analysis
+//                                  (analyzer/analysis.h), then PMPI_Finalize runs
+//
+// Nothing here may throw into the application or change its MPI state: every step is
+// wrapped, failures disable measurement with one `critpath:` line.
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+
+#include "analyzer/analysis.h"
+#include "analyzer/session/run_info.h"
+#include "libtrace/config/config.h"
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/log.h"
+#include "libtrace/runtime/recorder.h"
+#include "libtrace/runtime/recorder_control.h"
+#include "libtrace/runtime/session.h"
+
+extern char** environ;
+
+namespace critpath::analyzer {
+namespace {
+
+using runtime::Phase;
+
+RunInfo g_run;
+
+std::string read_exe_name() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "app";
+  buf[n] = 0;
+  const char* slash = std::strrchr(buf, '/');
+  return slash ? slash + 1 : buf;
+}
+
+std::vector<std::string> read_args() {
+  std::vector<std::string> out;
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  bool first = true;
+  while (std::getline(f, arg, '\0')) {
+    if (!first) out.push_back(arg);
+    first = false;
+  }
+  return out;
+}
+
+std::string utc_now(const char* fmt) {
+  char buf[64];
+  time_t t = time(nullptr);
+  tm tmv;
+  gmtime_r(&t, &tmv);
+  strftime(buf, sizeof buf, fmt, &tmv);
+  return buf;
+}
+
+std::string local_stamp() {
+  char buf[64];
+  time_t t = time(nullptr);
+  tm tmv;
+  localtime_r(&t, &tmv);
+  strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tmv);
+  return buf;
+}
+
+bool mkdir_p(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  return true;
+}
+
+// Rank 0: creates a fresh directory, never reusing an existing one (".1", ".2", ... suffix).
+std::string create_output_dir(const std::string& wanted, const std::string& exe, int size) {
+  std::string base = wanted.empty()
+                         ? "critpath-" + exe + "-" + std::to_string(size) + "p-" + local_stamp()
+                         : wanted;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  const size_t slash = base.rfind('/');
+  if (slash != std::string::npos && slash > 0) mkdir_p(base.substr(0, slash));
+  for (int k = 0; k < 1000; ++k) {
+    std::string name = k == 0 ? base : base + "." + std::to_string(k);
+    if (mkdir(name.c_str(), 0755) == 0) {
+      if (k > 0 && !wanted.empty())
+        log::warn("output directory %s exists; writing to %s instead", base.c_str(), name.c_str());
+      return name;
+    }
+    if (errno != EEXIST) {
+      log::warn("cannot create output directory %s (%s); no report will be written",
+                name.c_str(), std::strerror(errno));
+      return {};
+    }
+  }
+  return {};
+}
+
+std::string mpi_library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  if (PMPI_Get_library_version(buf, &len) != MPI_SUCCESS) return "unknown";
+  std::string s(buf, size_t(len));
+  const size_t nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+void disable(const char* why) {
+  runtime::g_phase.store(uint8_t(Phase::kDisabled));
+  if (why) log::warn("measurement disabled: %s", why);
+}
+
+void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
+  try {
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    log::set_rank(rank);
+    std::vector<std::string> warnings;
+    config::Config cfg = config::parse(environ, warnings);
+    for (const auto& w : warnings) log::print0(w);
+    config::set_current(cfg);
+    log::set_verbosity(cfg.verbose);
+    if (!cfg.enable) {
+      runtime::g_phase.store(uint8_t(Phase::kDisabled));
+      return;
+    }
+    g_run.rank = rank;
+    g_run.size = size;
+    g_run.thread_level = thread_level;
+    g_run.executable = read_exe_name();
+    g_run.args = read_args();
+    g_run.mpi_library = mpi_library_version();
+    g_run.timer = clock::choose(cfg.timer, &g_run.timer_why);
+    if (g_run.timer != clock::TimerKind::kTsc) {
+      runtime::g_use_tsc = false;
+      t_enter = runtime::now();  // MPI_Init's own duration is lost when the timer changes
+    }
+    // The output directory: rank 0 creates it, everyone learns its name.
+    char dir[4096] = {0};
+    if (rank == 0) {
+      g_run.start_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+      std::string d = create_output_dir(cfg.output_dir, g_run.executable, size);
+      std::strncpy(dir, d.c_str(), sizeof dir - 1);
+    }
+    PMPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    g_run.output_dir = dir;
+
+    runtime::RecorderOptions ro;
+    ro.chunk_bytes = cfg.chunk_size;
+    ro.memory_budget = cfg.buffer_size;
+    ro.compression_level = cfg.compression_level;
+    ro.compress_thread = cfg.compress_thread;
+    std::string spill_dir = cfg.spill_dir.empty()
+                                ? (g_run.output_dir.empty() ? std::string("/tmp") : g_run.output_dir) + "/spill"
+                                : cfg.spill_dir;
+    ro.spill_path = spill_dir + "/rank-" + std::to_string(rank) + "." + std::to_string(getpid()) + ".chunks";
+    if (runtime::recorder_start(ro) != Status::kOk) return disable("no memory for trace buffers");
+
+    g_run.begin = clock::sample_pair(g_run.timer);
+    g_run.init_enter_ticks = t_enter;
+    runtime::g_phase.store(uint8_t(Phase::kRecording));
+    runtime::ThreadState* t = runtime::ready_state();
+    if (!t) return disable("cannot attach the main thread's trace buffer");
+    runtime::record_region(*t, trace::EventKind::kEnter, defs::kRootRegion, t_enter);
+    runtime::record_region(*t, trace::EventKind::kEnter, init_region, t_enter);
+    runtime::record_exit(*t, init_region);
+    log::info0(2, "recording to %s (timer: %s)", g_run.output_dir.c_str(), g_run.timer_why.c_str());
+  } catch (...) {
+    disable("internal error at MPI_Init");
+  }
+}
+
+void on_pcontrol(int level) {
+  const uint8_t phase = runtime::g_phase.load();
+  if (level == 0 && phase == uint8_t(Phase::kRecording)) {
+    if (runtime::ThreadState* t = runtime::ready_state()) {
+      trace::Event e;
+      e.time = runtime::now();
+      e.kind = trace::EventKind::kMeasurementOff;
+      runtime::record_event(*t, e);
+    }
+    runtime::g_phase.store(uint8_t(Phase::kPaused));
+  } else if (level != 0 && phase == uint8_t(Phase::kPaused)) {
+    runtime::g_phase.store(uint8_t(Phase::kRecording));
+    if (runtime::ThreadState* t = runtime::ready_state()) {
+      trace::Event e;
+      e.time = runtime::now();
+      e.kind = trace::EventKind::kMeasurementOn;
+      runtime::record_event(*t, e);
+    }
+  }
+}
+
+void on_finalize(uint32_t finalize_region) {
+  const uint8_t phase = runtime::g_phase.load();
+  if (phase != uint8_t(Phase::kRecording) && phase != uint8_t(Phase::kPaused)) return;
+  const uint64_t wall0 = clock::monotonic_ns();
+  try {
+    // The end of the run is recorded even when paused: the root must close.
+    runtime::g_phase.store(uint8_t(Phase::kRecording));
+    if (runtime::ThreadState* t = runtime::ready_state()) {
+      const uint64_t t_fin = runtime::now();
+      g_run.finalize_enter_ticks = t_fin;
+      if (phase == uint8_t(Phase::kPaused)) {
+        trace::Event e;
+        e.time = t_fin;
+        e.kind = trace::EventKind::kMeasurementOn;
+        runtime::record_event(*t, e);
+      }
+      runtime::record_region(*t, trace::EventKind::kEnter, finalize_region, t_fin);
+      const uint64_t t_end = runtime::now();
+      runtime::record_region(*t, trace::EventKind::kExit, finalize_region, t_end);
+      runtime::record_region(*t, trace::EventKind::kExit, defs::kRootRegion, t_end);
+    }
+    runtime::g_phase.store(uint8_t(Phase::kFinalizing));
+    g_run.end = clock::sample_pair(g_run.timer);
+    g_run.conv = clock::TickConverter(g_run.timer, g_run.begin, g_run.end);
+    runtime::recorder_stop();
+    run_analysis(g_run, wall0);
+  } catch (...) {
+    log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
+  }
+  runtime::g_phase.store(uint8_t(Phase::kFinalizing));
+}
+
+void after_finalize() {
+  const uint8_t phase = runtime::g_phase.load();
+  if (phase != uint8_t(Phase::kDisabled)) runtime::g_phase.store(uint8_t(Phase::kDone));
+}
+
+const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol};
+
+// The one load-time action of the library: tell libtrace who runs sessions. Only a pointer
+// store; no allocation, no I/O, safe in processes that never call MPI_Init (mpiexec itself).
+__attribute__((constructor)) void install_session() { runtime::register_session(&kHooks); }
+
+}  // namespace
+}  // namespace critpath::analyzer

@@ -1,0 +1,87 @@
+// critpath — libtrace/buffer/chunk_store.h
+//
+// Where compressed chunks live until the analysis reads them: in memory up to a budget,
+// then appended to a per-rank spill file. Recording never stops and nothing is dropped.
+//
+//   compressor --append(chunk)--> [in-memory chunks ... budget] --overflow--> spill file
+//   reader     --read(i)-------->  memory or pread() from the spill file
+//
+// Thread safety: append() may be called concurrently (compressor thread and application
+// threads compressing inline); everything else is for after recording has stopped.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "libtrace/buffer/codec.h"
+#include "libtrace/runtime/status.h"
+
+namespace critpath::trace {
+
+struct ChunkRef {
+  ChunkHeader header;
+  bool spilled = false;
+  uint64_t offset = 0;  // in the spill file when spilled, else index into the memory list
+  uint32_t size = 0;    // whole chunk bytes (header + payload)
+};
+
+struct ChunkStoreStats {
+  uint64_t chunks = 0;
+  uint64_t events = 0;
+  uint64_t bytes_total = 0;       // compressed bytes, header included
+  uint64_t bytes_in_memory = 0;
+  uint64_t bytes_spilled = 0;
+  uint64_t chunks_spilled = 0;
+  uint64_t encoded_bytes = 0;     // bytes before zstd
+};
+
+class ChunkStore {
+ public:
+  ChunkStore() = default;
+  ~ChunkStore();
+  ChunkStore(const ChunkStore&) = delete;
+  ChunkStore& operator=(const ChunkStore&) = delete;
+
+  // memory_budget: compressed bytes kept in memory before spilling. spill_path: the file
+  // created (O_EXCL not required; truncated) on the first spill. Call before append().
+  void configure(uint64_t memory_budget, std::string spill_path);
+
+  // Takes a complete chunk (header + payload). Thread-safe. On a spill I/O error the chunk
+  // is kept in memory instead (over budget, never dropped) and kIoError is returned once.
+  Status append(std::vector<uint8_t>&& chunk);
+
+  // Loads every chunk of a kept trace file (concatenated chunks) into this store, as
+  // spilled chunks read lazily from that file. For offline re-analysis.
+  Status open_file(const std::string& path);
+
+  size_t size() const { return refs_.size(); }
+  const ChunkRef& ref(size_t i) const { return refs_[i]; }
+  // Reads chunk i (header + payload) into `out`.
+  Status read(size_t i, std::vector<uint8_t>& out) const;
+  // Indices of the chunks of one location ordered by sequence number.
+  std::vector<size_t> chunks_of(uint16_t location) const;
+  // Distinct locations present, ascending.
+  std::vector<uint16_t> locations() const;
+  ChunkStoreStats stats() const;
+
+  // Writes every chunk, in (location, sequence) order, to `path` (a kept trace).
+  Status write_file(const std::string& path) const;
+  const std::string& spill_path() const { return spill_path_; }
+
+ private:
+  mutable std::mutex mu_;
+  uint64_t budget_ = UINT64_MAX;
+  std::string spill_path_;
+  int spill_fd_ = -1;
+  bool spill_failed_ = false;
+  bool owns_spill_file_ = true;
+  uint64_t spill_end_ = 0;
+  std::vector<ChunkRef> refs_;
+  std::vector<std::vector<uint8_t>> memory_;
+  ChunkStoreStats stats_;
+};
+
+}  // namespace critpath::trace

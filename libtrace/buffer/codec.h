@@ -1,0 +1,100 @@
+// critpath — libtrace/buffer/codec.h
+//
+// Raw slots -> compact bytes -> zstd chunk, and back. The second stage of the data flow:
+//
+//   Slot[] (raw chunk) --encode_slots--> varint bytes --zstd--> Chunk (header + frame)
+//   Chunk --decode_chunk--> Event[]
+//
+// A chunk is self-contained: delta timestamps restart from the header's first_time, so any
+// chunk decodes on its own. That is what lets the reader walk a trace backward one chunk at
+// a time without decompressing the rest (docs/trace-format.md has the byte tables).
+//
+// Encoded event = kind byte, zigzag-varint time delta, then the kind's fields as varints
+// (signed fields zigzag; request ids as zigzag deltas against the previous request id in
+// the chunk). All integers on disk are little-endian.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "libtrace/event/event.h"
+#include "libtrace/runtime/status.h"
+
+namespace critpath::trace {
+
+constexpr uint32_t kChunkMagic = 0x4b435043;  // "CPCK" little-endian
+constexpr uint16_t kChunkVersion = 1;         // v1: initial format
+
+// On-disk chunk header, serialized field by field in little-endian order (no bitfields).
+//
+//   0 magic u32 | 4 version u16 | 6 location u16 | 8 sequence u32 | 12 event_count u32
+//  16 encoded_size u32 | 20 payload_size u32 | 24 first_time u64 | 32 last_time u64 | 40
+struct ChunkHeader {
+  uint32_t magic = kChunkMagic;
+  uint16_t version = kChunkVersion;
+  uint16_t location = 0;      // thread index within the rank (0 = the thread that called MPI_Init)
+  uint32_t sequence = 0;      // per-location chunk counter, from 0, no gaps
+  uint32_t event_count = 0;   // events (not slots) in the chunk
+  uint32_t encoded_size = 0;  // bytes of the varint stream before compression
+  uint32_t payload_size = 0;  // bytes of the zstd frame that follows the header
+  uint64_t first_time = 0;    // time of the first event (ticks)
+  uint64_t last_time = 0;     // time of the last event (ticks)
+};
+constexpr size_t kChunkHeaderSize = 40;
+
+void write_header(const ChunkHeader& h, uint8_t out[kChunkHeaderSize]);
+Status read_header(const uint8_t* data, size_t size, ChunkHeader& h);
+
+// Converts one event into its raw slots. Returns the number of slots written (<= kMaxEventSlots).
+// Used by tests and slow paths; the hot path writes slots directly (runtime/recorder.h).
+unsigned event_to_slots(const Event& e, Slot* out);
+
+// Parses the raw slots [begin, end) into events (no compression involved).
+// Returns kCorrupt on an unknown kind or a truncated multi-slot event.
+Status slots_to_events(const Slot* begin, const Slot* end, std::vector<Event>& out);
+
+// Encodes raw slots into the varint stream. Appends to `out`; fills event_count,
+// first_time and last_time of `h` (other header fields untouched).
+Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out,
+                    ChunkHeader& h);
+
+// Decodes a varint stream produced by encode_slots. Appends to `out`.
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
+                     uint32_t event_count, std::vector<Event>& out);
+
+// Compresses raw slots into a complete chunk (header + zstd frame), replacing `out`.
+// `scratch` is reused across calls to avoid allocation. `zstd_cctx` is a ZSTD_CCtx* owned by
+// the caller (one per compressing thread). level: zstd level (1 = fast; negative allowed).
+class ChunkCompressor {
+ public:
+  explicit ChunkCompressor(int level);
+  ~ChunkCompressor();
+  ChunkCompressor(const ChunkCompressor&) = delete;
+  ChunkCompressor& operator=(const ChunkCompressor&) = delete;
+
+  Status compress(const Slot* begin, const Slot* end, uint16_t location, uint32_t sequence,
+                  std::vector<uint8_t>& out);
+
+ private:
+  int level_;
+  void* cctx_;  // ZSTD_CCtx*
+  std::vector<uint8_t> scratch_;
+};
+
+// Decompresses and decodes a whole chunk (header + frame). Replaces `out`.
+class ChunkDecoder {
+ public:
+  ChunkDecoder();
+  ~ChunkDecoder();
+  ChunkDecoder(const ChunkDecoder&) = delete;
+  ChunkDecoder& operator=(const ChunkDecoder&) = delete;
+
+  Status decode(const uint8_t* chunk, size_t size, ChunkHeader& header, std::vector<Event>& out);
+
+ private:
+  void* dctx_;  // ZSTD_DCtx*
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace critpath::trace

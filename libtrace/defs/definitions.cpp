@@ -1,0 +1,99 @@
+// critpath — libtrace/defs/definitions.cpp: region and communicator tables.
+#include "libtrace/defs/definitions.h"
+
+#include <string>
+
+namespace critpath::defs {
+
+const char* to_string(RegionKind k) {
+  switch (k) {
+    case RegionKind::kUser: return "user";
+    case RegionKind::kFunction: return "function";
+    case RegionKind::kMpi: return "mpi";
+    case RegionKind::kArtificial: return "artificial";
+  }
+  return "unknown";
+}
+
+RegionTable::RegionTable() { define_fixed(kRootRegion, "main", RegionKind::kArtificial); }
+
+uint32_t RegionTable::define(std::string_view name, RegionKind kind, std::string_view file,
+                             uint32_t line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string key(name);
+  auto it = by_name_.find(key);
+  if (it != by_name_.end()) return it->second;
+  const uint32_t id = next_++;
+  by_name_.emplace(key, id);
+  by_id_.emplace(id, RegionDef{id, std::move(key), kind, std::string(file), line});
+  return id;
+}
+
+void RegionTable::define_fixed(uint32_t id, std::string_view name, RegionKind kind) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (by_id_.count(id)) return;
+  std::string key(name);
+  by_id_.emplace(id, RegionDef{id, key, kind, {}, 0});
+  // Fixed ids win name lookups only when no dynamic region of that name exists yet; a user
+  // region called "main" stays distinct from the artificial root.
+  if (kind != RegionKind::kArtificial) by_name_.emplace(std::move(key), id);
+}
+
+const char* RegionTable::stable_name(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second.name.c_str();
+}
+
+RegionDef RegionTable::get(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it != by_id_.end()) return it->second;
+  return RegionDef{id, "region#" + std::to_string(id), RegionKind::kUser, {}, 0};
+}
+
+std::vector<RegionDef> RegionTable::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RegionDef> out;
+  out.reserve(by_id_.size());
+  for (const auto& [id, def] : by_id_) out.push_back(def);
+  return out;
+}
+
+RegionTable& regions() {
+  static RegionTable* table = new RegionTable;  // never destroyed: used during exit
+  return *table;
+}
+
+void CommTable::define(CommDef def) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_id_[def.id] = std::move(def);
+}
+
+void CommTable::mark_freed(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it != by_id_.end()) it->second.freed = true;
+}
+
+bool CommTable::find(uint32_t id, CommDef& out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return false;
+  out = it->second;
+  return true;
+}
+
+std::vector<CommDef> CommTable::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<CommDef> out;
+  for (const auto& [id, def] : by_id_) out.push_back(def);
+  return out;
+}
+
+CommTable& comms() {
+  static CommTable* table = new CommTable;
+  return *table;
+}
+
+}  // namespace critpath::defs

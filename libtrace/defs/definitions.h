@@ -1,0 +1,97 @@
+// critpath — libtrace/defs/definitions.h
+//
+// What the ids inside events mean: regions (functions, user regions, MPI calls) and
+// communicators. Events carry only small integer ids; these tables name them. They are
+// per-rank while recording and unified across ranks at finalize (analyzer/), so that
+// rank 0 can name every call path of every rank.
+//
+// Region ids:   0 invalid | 1..999 MPI functions (stable spec ids, pmpi_wrappers/spec)
+//               1000 the synthetic root "main" | 1001..1023 reserved | 1024.. defined at run time
+// Communicator ids: 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, others assigned at creation so that
+// every member rank records the same id (pmpi_wrappers/semantics/comm_ids).
+//
+// Thread safety: all functions are thread-safe (a mutex; only cold paths define things).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace critpath::defs {
+
+enum class RegionKind : uint8_t {
+  kUser = 0,        // critpath_region_define / CRITPATH_REGION_BEGIN
+  kFunction = 1,    // compiler-instrumented function
+  kMpi = 2,         // an MPI call
+  kArtificial = 3,  // synthetic (the root)
+};
+const char* to_string(RegionKind k);
+
+constexpr uint32_t kInvalidRegion = 0;
+constexpr uint32_t kLastMpiRegion = 999;
+constexpr uint32_t kRootRegion = 1000;
+constexpr uint32_t kFirstDynamicRegion = 1024;
+
+struct RegionDef {
+  uint32_t id = 0;
+  std::string name;
+  RegionKind kind = RegionKind::kUser;
+  std::string file;   // source file where known
+  uint32_t line = 0;  // source line where known
+};
+
+class RegionTable {
+ public:
+  RegionTable();
+  // Returns the id of the region called `name` of this kind, defining it on first use.
+  uint32_t define(std::string_view name, RegionKind kind, std::string_view file = {},
+                  uint32_t line = 0);
+  // Defines a region under a fixed id (MPI functions, the root). Idempotent.
+  void define_fixed(uint32_t id, std::string_view name, RegionKind kind);
+  // The table's own copy of a region's name; valid for the life of the process (regions
+  // are never removed). nullptr for an unknown id.
+  const char* stable_name(uint32_t id) const;
+  // Copy of one definition; an unknown id yields a RegionDef named "region#<id>".
+  RegionDef get(uint32_t id) const;
+  std::vector<RegionDef> snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, uint32_t> by_name_;
+  std::unordered_map<uint32_t, RegionDef> by_id_;
+  uint32_t next_ = kFirstDynamicRegion;
+};
+RegionTable& regions();
+
+constexpr uint32_t kCommWorld = 0;
+constexpr uint32_t kCommSelf = 1;
+constexpr uint32_t kCommUnknown = 0xffffffffu;
+
+struct CommDef {
+  uint32_t id = kCommUnknown;
+  std::vector<int32_t> members;  // world rank of each comm rank, in comm-rank order
+  std::vector<int32_t> remote;   // intercommunicators: the remote group's world ranks
+  uint32_t parent = kCommUnknown;
+  std::string created_by;        // "MPI_COMM_WORLD", "MPI_Comm_split", ...
+  std::vector<int32_t> dims;     // Cartesian topology, if any
+  std::vector<int32_t> periods;
+  bool freed = false;
+};
+
+class CommTable {
+ public:
+  void define(CommDef def);    // replaces an existing definition with the same id
+  void mark_freed(uint32_t id);
+  bool find(uint32_t id, CommDef& out) const;
+  std::vector<CommDef> snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, CommDef> by_id_;
+};
+CommTable& comms();
+
+}  // namespace critpath::defs

@@ -1,0 +1,96 @@
+// critpath — libtrace/runtime/log.cpp
+#include "libtrace/runtime/log.h"
+
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::log {
+namespace {
+int g_rank = -1;
+int g_verbosity = 1;
+std::mutex g_mu;
+std::vector<std::string>* g_notes = nullptr;  // leaked on purpose: usable during exit
+std::set<std::string>* g_causes = nullptr;
+
+void write_line(const char* prefix, const char* fmt, va_list ap) {
+  char buf[1024];
+  int n = std::snprintf(buf, sizeof buf, "%s", prefix);
+  int m = std::vsnprintf(buf + n, sizeof buf - size_t(n) - 1, fmt, ap);
+  size_t len = size_t(n) + (m < 0 ? 0 : std::min<size_t>(size_t(m), sizeof buf - size_t(n) - 2));
+  buf[len++] = '\n';
+  ssize_t w = ::write(2, buf, len);
+  (void)w;
+}
+}  // namespace
+
+void set_rank(int rank) { g_rank = rank; }
+int rank() { return g_rank; }
+void set_verbosity(int level) { g_verbosity = level; }
+int verbosity() { return g_verbosity; }
+
+static void keep(const char* fmt, va_list ap) {
+  char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_notes) g_notes = new std::vector<std::string>;
+  g_notes->push_back(buf);
+}
+
+void warn(const char* fmt, ...) {
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  write_line("critpath: ", fmt, ap);
+  keep(fmt, aq);
+  va_end(aq);
+  va_end(ap);
+}
+
+void warn_once(const char* cause, const char* fmt, ...) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_causes) g_causes = new std::set<std::string>;
+    if (!g_causes->insert(cause).second) return;
+  }
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  write_line("critpath: ", fmt, ap);
+  keep(fmt, aq);
+  va_end(aq);
+  va_end(ap);
+}
+
+void info0(int level, const char* fmt, ...) {
+  if (g_rank > 0 || g_verbosity < level) return;
+  va_list ap;
+  va_start(ap, fmt);
+  write_line("critpath: ", fmt, ap);
+  va_end(ap);
+}
+
+void print0(const std::string& line) {
+  if (g_rank > 0) return;
+  std::string l = line + "\n";
+  ssize_t w = ::write(2, l.data(), l.size());
+  (void)w;
+}
+
+std::vector<std::string> notes() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_notes ? *g_notes : std::vector<std::string>{};
+}
+
+void add_note(std::string note) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_notes) g_notes = new std::vector<std::string>;
+  g_notes->push_back(std::move(note));
+}
+
+}  // namespace critpath::log

@@ -1,0 +1,32 @@
+// critpath — libtrace/runtime/log.h
+//
+// Messages from inside someone else's process. Every line starts with "critpath: " and is
+// written with one write(2) so lines from different ranks don't interleave mid-line.
+// Per-run notes print on rank 0 only (set_rank); warnings about one rank's own problem print
+// on that rank, once per cause. Every warning is also kept as a note for the report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace critpath::log {
+
+void set_rank(int rank);  // -1 until MPI_Init has told us
+int rank();
+void set_verbosity(int level);  // CRITPATH_VERBOSE
+int verbosity();
+
+// One line on stderr, prefixed "critpath: ", from any rank. Kept as a report note.
+void warn(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Like warn, but only the first call with a given cause string prints.
+void warn_once(const char* cause, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Rank 0 only, when verbosity >= level. Not kept as a note.
+void info0(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+// Writes a pre-formatted line (without prefix) from rank 0 only, e.g. config warnings.
+void print0(const std::string& line);
+
+// Notes collected for the report (warnings of this rank).
+std::vector<std::string> notes();
+void add_note(std::string note);
+
+}  // namespace critpath::log

@@ -1,0 +1,48 @@
+// critpath — libtrace/runtime/recorder_control.h
+//
+// Starting and stopping the recorder (the session calls these; adapters never do).
+//
+//   start(): chunk pool + ChunkStore configured; threads attach lazily on their first event.
+//   stop():  every thread's partial chunk is handed off, the compressor drains and joins;
+//            afterwards the ChunkStore holds the complete trace of this rank.
+//
+// Filled raw chunks are compressed on a background thread started on the first hand-off
+// (CRITPATH_COMPRESS_THREAD=1), so the application thread only swaps buffers. When the
+// compressor lags and the pool is exhausted, the application thread compresses the oldest
+// filled chunk itself: slower, never lossy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "libtrace/buffer/chunk_store.h"
+
+namespace critpath::runtime {
+
+struct RecorderOptions {
+  uint64_t chunk_bytes = 256 * 1024;          // raw chunk size per thread
+  uint64_t memory_budget = 64ull << 20;       // compressed bytes kept in memory
+  std::string spill_path;                     // file for chunks past the budget
+  int compression_level = 1;
+  bool compress_thread = true;
+};
+
+struct RecorderStats {
+  uint64_t overhead_ticks_max_thread = 0;  // max over this rank's threads of cold-path ticks
+  uint64_t overhead_ticks_total = 0;
+  uint64_t compress_ticks = 0;             // ticks spent compressing (any thread)
+  uint64_t inline_compressions = 0;        // chunks the application thread compressed itself
+  uint64_t threads = 0;
+  uint64_t raw_chunks_allocated = 0;
+  uint64_t compress_errors = 0;
+};
+
+// Requires: called once, by the thread that called MPI_Init, before the phase is set to
+// recording. Returns kNoMemory when the first chunk cannot be allocated.
+Status recorder_start(const RecorderOptions& options);
+// Requires: the phase is no longer kRecording. Safe to call twice.
+void recorder_stop();
+trace::ChunkStore& chunk_store();
+RecorderStats recorder_stats();
+
+}  // namespace critpath::runtime

@@ -1,0 +1,149 @@
+// critpath — tests/unit/runtime/recorder_test.cpp
+//
+// The record API end to end without MPI: hot-path writes from several threads -> raw chunks
+// -> compressor thread -> ChunkStore (with spilling) -> TraceReader, and the user region API.
+#include <catch2/catch.hpp>
+
+#include <thread>
+#include <vector>
+
+#include "critpath.h"
+#include "libtrace/buffer/trace_reader.h"
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/recorder.h"
+#include "libtrace/runtime/recorder_control.h"
+
+using namespace critpath;
+using trace::EventKind;
+
+namespace {
+
+// The recorder is process-wide and starts once, so every test in this file shares one run:
+// the first test starts it, and the round-trip test (which stops it) runs last by name.
+void ensure_started() {
+  static bool started = false;
+  if (started) return;
+  runtime::RecorderOptions o;
+  o.chunk_bytes = 4096;        // tiny chunks: many hand-offs
+  o.memory_budget = 64 * 1024; // tiny budget: most chunks spill
+  o.spill_path = "/tmp/critpath-unit-recorder." + std::to_string(getpid()) + ".spill";
+  o.compress_thread = true;
+  REQUIRE(runtime::recorder_start(o) == Status::kOk);
+  runtime::g_phase.store(uint8_t(runtime::Phase::kRecording));
+  started = true;
+}
+
+void record_pattern(uint32_t base_region, int iterations) {
+  runtime::ThreadState* t = runtime::ready_state();
+  REQUIRE(t != nullptr);
+  for (int i = 0; i < iterations; ++i) {
+    runtime::record_enter(*t, base_region);
+    runtime::record_p2p(*t, EventKind::kIsend, 0, i % 7, i, uint64_t(i) * 8, uint64_t(i + 1));
+    runtime::record_coll_begin(*t);
+    runtime::record_coll_end(*t, EventKind::kCollEnd, 7, 0, 0, 8, 16, 0);
+    runtime::record_exit(*t, base_region);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("recorder: threads record in order, chunks spill, nothing lost", "[runtime]") {
+  ensure_started();
+  constexpr int kIters = 20000;
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 3; ++k) threads.emplace_back([k] { record_pattern(2000 + uint32_t(k), kIters); });
+  for (auto& th : threads) th.join();  // thread exit hands partial chunks off (key destructor)
+  record_pattern(1999, kIters);        // this thread too
+
+  runtime::g_phase.store(uint8_t(runtime::Phase::kFinalizing));
+  runtime::recorder_stop();
+  const trace::ChunkStore& store = runtime::chunk_store();
+  REQUIRE(store.locations().size() == 4);
+  CHECK(store.stats().chunks_spilled > 0);
+
+  for (uint16_t loc : store.locations()) {
+    trace::TraceReader r(store, loc);
+    trace::Event e;
+    r.seek_begin();
+    uint64_t n = 0, last = 0;
+    uint32_t region = 0;
+    while (r.next(e)) {
+      REQUIRE(e.time >= last);  // the TSC never goes backward within a thread
+      last = e.time;
+      const int i = int(n / 5);
+      switch (n % 5) {
+        case 0:
+          REQUIRE(e.kind == EventKind::kEnter);
+          if (n == 0) region = e.region;
+          REQUIRE(e.region == region);
+          break;
+        case 1:
+          REQUIRE(e.kind == EventKind::kIsend);
+          REQUIRE(e.peer == i % 7);
+          REQUIRE(e.tag == i);
+          REQUIRE(e.bytes == uint64_t(i) * 8);
+          REQUIRE(e.request == uint64_t(i + 1));
+          break;
+        case 2: REQUIRE(e.kind == EventKind::kCollBegin); break;
+        case 3:
+          REQUIRE(e.kind == EventKind::kCollEnd);
+          REQUIRE(e.region == 7);
+          REQUIRE(e.bytes_received == 16);
+          break;
+        case 4: REQUIRE(e.kind == EventKind::kExit); break;
+      }
+      ++n;
+    }
+    REQUIRE(r.status() == Status::kOk);
+    REQUIRE(n == uint64_t(kIters) * 5);
+    CHECK((region >= 1999 && region <= 2002));
+  }
+}
+
+TEST_CASE("recorder: nothing is recorded outside the recording phase", "[runtime]") {
+  const uint8_t saved = runtime::g_phase.load();
+  runtime::g_phase.store(uint8_t(runtime::Phase::kPaused));
+  CHECK(runtime::ready_state() == nullptr);
+  critpath_enter(5000);  // harmless no-op
+  critpath_exit(5000);
+  runtime::g_phase.store(uint8_t(runtime::Phase::kDisabled));
+  CHECK(runtime::ready_state() == nullptr);
+  runtime::g_phase.store(saved);
+}
+
+TEST_CASE("user API: region_define is idempotent, thread-safe and cached", "[defs]") {
+  const unsigned a = critpath_region_define("solver");
+  CHECK(a >= defs::kFirstDynamicRegion);
+  CHECK(critpath_region_define("solver") == a);
+  std::string copy = "solver";  // a different pointer with the same name
+  CHECK(critpath_region_define(copy.c_str()) == a);
+  CHECK(critpath_region_define("") == 0);
+  CHECK(critpath_region_define(nullptr) == 0);
+  std::vector<unsigned> ids(8);
+  std::vector<std::thread> ts;
+  for (int k = 0; k < 8; ++k)
+    ts.emplace_back([k, &ids] {
+      for (int i = 0; i < 1000; ++i) ids[size_t(k)] = critpath_region_define("contended");
+    });
+  for (auto& t : ts) t.join();
+  for (unsigned id : ids) CHECK(id == ids[0]);
+  CHECK(defs::regions().get(a).name == "solver");
+  CHECK(defs::regions().get(defs::kRootRegion).name == "main");
+  // A user region called "main" is not the artificial root.
+  CHECK(critpath_region_define("main") != defs::kRootRegion);
+}
+
+TEST_CASE("defs: communicator table", "[defs]") {
+  defs::CommDef d;
+  d.id = 42;
+  d.members = {3, 1, 2};
+  d.created_by = "MPI_Comm_split";
+  defs::comms().define(d);
+  defs::CommDef out;
+  REQUIRE(defs::comms().find(42, out));
+  CHECK(out.members == std::vector<int32_t>{3, 1, 2});
+  defs::comms().mark_freed(42);
+  REQUIRE(defs::comms().find(42, out));
+  CHECK(out.freed);
+  CHECK_FALSE(defs::comms().find(43, out));
+}
