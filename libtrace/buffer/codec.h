@@ -7,11 +7,12 @@
 //
 // A chunk is self-contained: delta timestamps restart from the header's first_time, so any
 // chunk decodes on its own. That is what lets the reader walk a trace backward one chunk at
-// a time without decompressing the rest (docs/trace-format.md has the byte tables).
+// a time without decompressing the rest.
 //
-// Encoded event = kind byte, zigzag-varint time delta, then the kind's fields as varints
-// (signed fields zigzag; request ids as zigzag deltas against the previous request id in
-// the chunk). All integers on disk are little-endian.
+// Encoded stream (v1) = t_size u32 | kinds column | zigzag time-residual column (the delta
+// minus the last delta seen for the same (kind, region, comm)) | per-kind fields column;
+// docs/trace-format.md §5 has the byte tables and the measurements behind the layout.
+// All integers on disk are little-endian.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,731 @@
+// critpath — libtrace/buffer/codec.cpp
+//
+// Second stage of the data flow: raw 16-byte slots -> compact column-split varint stream ->
+// zstd frame behind a 40-byte chunk header, and the way back to decoded Events.
+//
+//   Slot[] --parse_event--> Fields --encode--> [t_size | K | T | A] --zstd--> chunk payload
+//
+// The encoded stream (trace format v1, docs/trace-format.md has the byte tables):
+//
+//   +-------------+----------------+----------------------+--------------------------+
+//   | t_size u32  | K: kind bytes  | T: time residuals    | A: per-kind fields       |
+//   |  (LE)       | 1 per event    | 1 zigzag varint/event| varints, in event order  |
+//   +-------------+----------------+----------------------+--------------------------+
+//
+// Why three columns instead of interleaving kind, time and fields per event: zstd level 1
+// finds the long repeats of the kind and field columns (loops), while the time column is
+// mostly jitter that only its Huffman stage can squeeze; interleaved, the jitter bytes break
+// every match. Why a time *residual*: the delta to the previous event is predicted by the
+// delta last seen before the same (kind, region, comm) in this chunk, so a loop's region
+// durations cancel out and only their jitter is left. Both choices were measured with
+// benchmarks/bench_codec.cpp (figures in docs/trace-format.md, "Design notes").
+//
+// Decoding is defensive: every read is bounds-checked, every value range-checked, and any
+// inconsistency is Status::kCorrupt, never a crash or an out-of-bounds access.
+#include "libtrace/buffer/codec.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace critpath::trace {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Little-endian scalar helpers (explicit byte order, no reliance on the host).
+inline void put_le16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
+inline void put_le32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+inline void put_le64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+inline uint16_t get_le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
+inline uint32_t get_le32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+inline uint64_t get_le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
+inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+
+// Writes a LEB128 varint at p (no bounds check: callers reserve the worst case).
+inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = uint8_t(v) | 0x80;
+    v >>= 7;
+  }
+  *p++ = uint8_t(v);
+  return p;
+}
+
+// Bounds-checked varint reader over one column. A failed read leaves `ok` false and makes
+// every later read fail too, so decoders can check once per event.
+struct ColumnReader {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+
+  uint64_t u64() {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      if (p >= end) return fail();
+      const uint8_t b = *p++;
+      // The 10th byte may only carry the top bit of a 64-bit value.
+      if (shift == 63 && b > 1) return fail();
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    return fail();
+  }
+  uint32_t u32() {
+    const uint64_t v = u64();
+    if (v > UINT32_MAX) return uint32_t(fail());
+    return uint32_t(v);
+  }
+  int32_t s32() {
+    const uint64_t v = u64();
+    if (v > UINT32_MAX) return int32_t(fail());
+    return int32_t(unzigzag(v));
+  }
+  uint64_t fail() {
+    ok = false;
+    p = end;
+    return 0;
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Per-kind slot layout (event.h diagram). One table drives parsing, encoding and decoding.
+enum class Layout : uint8_t {
+  kNone,      // unknown kind
+  kRegion,    // ENTER, EXIT, MEASUREMENT_OFF/ON, CALLSITE: arg = region
+  kEmpty,     // COLL_BEGIN
+  kP2p,       // SEND, RECV: 1 extra
+  kP2pReq,    // ISEND, IRECV: 2 extra
+  kRequest,   // ISEND_COMPLETE, IRECV_REQUEST, REQUEST_TEST, CANCEL, ICOLL_COMPLETE: 1 extra
+  kColl,      // COLL_END: 2 extra, request stored as a plain value
+  kCollReq,   // ICOLL_POST: 2 extra, request delta-coded
+  kRma,       // RMA_*: 2 extra
+  kCounters,  // COUNTERS: ceil(count/2) extra
+};
+
+constexpr Layout layout_of(uint8_t kind) {
+  switch (EventKind(kind)) {
+    case EventKind::kEnter:
+    case EventKind::kExit:
+    case EventKind::kMeasurementOff:
+    case EventKind::kMeasurementOn:
+    case EventKind::kCallsite:
+      return Layout::kRegion;
+    case EventKind::kCollBegin:
+      return Layout::kEmpty;
+    case EventKind::kSend:
+    case EventKind::kRecv:
+      return Layout::kP2p;
+    case EventKind::kIsend:
+    case EventKind::kIrecv:
+      return Layout::kP2pReq;
+    case EventKind::kIsendComplete:
+    case EventKind::kIrecvRequest:
+    case EventKind::kRequestTest:
+    case EventKind::kRequestCancel:
+    case EventKind::kIcollComplete:
+      return Layout::kRequest;
+    case EventKind::kCollEnd:
+      return Layout::kColl;
+    case EventKind::kIcollPost:
+      return Layout::kCollReq;
+    case EventKind::kRmaWinCreate:
+    case EventKind::kRmaWinFree:
+    case EventKind::kRmaPut:
+    case EventKind::kRmaGet:
+    case EventKind::kRmaAccumulate:
+    case EventKind::kRmaSync:
+    case EventKind::kRmaCollSync:
+      return Layout::kRma;
+    case EventKind::kCounters:
+      return Layout::kCounters;
+    default:
+      return Layout::kNone;
+  }
+}
+
+// Extra slots a head of this layout must carry (COUNTERS depends on its count).
+constexpr unsigned fixed_extra(Layout l) {
+  switch (l) {
+    case Layout::kP2p:
+    case Layout::kRequest:
+      return 1;
+    case Layout::kP2pReq:
+    case Layout::kColl:
+    case Layout::kCollReq:
+    case Layout::kRma:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+// The fields of one event as parsed from slots, without the counter values (those stay in
+// the slots and are read from `counter_slots`).
+struct Fields {
+  uint64_t time = 0;
+  uint64_t bytes = 0;
+  uint64_t bytes_received = 0;
+  uint64_t request = 0;
+  uint32_t region = 0;
+  uint32_t comm = 0;
+  int32_t peer = 0;
+  int32_t tag = 0;
+  int32_t root = 0;
+  uint16_t flags = 0;
+  uint8_t kind = 0;
+  Layout layout = Layout::kNone;
+  const ExtraSlot* counter_slots = nullptr;
+};
+
+// Parses the event whose head is at p. Returns the slot count, or 0 if the head is not a
+// valid event (unknown kind, wrong nextra, more slots than remain before end).
+inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
+  const Layout l = layout_of(p->kind);
+  if (l == Layout::kNone) return 0;
+  unsigned extra = fixed_extra(l);
+  if (l == Layout::kCounters) {
+    if (p->arg > kMaxCounters) return 0;
+    extra = (p->arg + 1) / 2;
+  }
+  if (p->nextra != extra || size_t(end - p) < 1 + size_t(extra)) return 0;
+  const auto* x = reinterpret_cast<const ExtraSlot*>(p + 1);
+  f.time = p->tsc;
+  f.kind = p->kind;
+  f.flags = p->flags;
+  f.layout = l;
+  switch (l) {
+    case Layout::kRegion:
+      f.region = p->arg;
+      break;
+    case Layout::kP2pReq:
+      f.request = x[1].w0;
+      [[fallthrough]];
+    case Layout::kP2p:
+      f.comm = p->arg;
+      f.peer = int32_t(uint32_t(x[0].w0));
+      f.tag = int32_t(uint32_t(x[0].w0 >> 32));
+      f.bytes = x[0].w1;
+      break;
+    case Layout::kRequest:
+      f.request = x[0].w0;
+      break;
+    case Layout::kColl:
+    case Layout::kCollReq:
+      f.comm = p->arg;
+      f.region = uint32_t(x[0].w0);
+      f.root = int32_t(uint32_t(x[0].w0 >> 32));
+      f.bytes = x[0].w1;
+      f.bytes_received = x[1].w0;
+      f.request = x[1].w1;
+      break;
+    case Layout::kRma:
+      f.comm = p->arg;
+      f.peer = int32_t(uint32_t(x[0].w0));
+      f.region = uint32_t(x[0].w0 >> 32);
+      f.bytes = x[0].w1;
+      f.request = x[1].w0;
+      f.root = int32_t(uint32_t(x[1].w1));
+      break;
+    case Layout::kCounters:
+      f.bytes = p->arg;
+      f.counter_slots = x;
+      break;
+    case Layout::kEmpty:
+    case Layout::kNone:
+      break;
+  }
+  return 1 + extra;
+}
+
+// ---------------------------------------------------------------------------------------
+// Time-delta prediction shared by encoder and decoder: the delta last seen before an event
+// with the same (kind, region, comm), in a direct-mapped table reset at every chunk start.
+// Entries keep the low 32 bits of a delta (both sides truncate alike, so it stays
+// lossless; 8 KiB keeps the table cheap on a small thread stack).
+//
+// ENTER/EXIT, the bulk of every trace, index the table directly by region so that region
+// ids that are close together never collide: entry = 2 * fold(region) + (kind == EXIT),
+// where fold() XORs the bits above 10 into the low ones (MPI ids 1..999 and the run-time
+// ids from 1024 up, libtrace/defs, then land apart). Every other kind hashes
+// (kind, region, comm) into the table. A collision only costs compression, never
+// correctness.
+constexpr unsigned kPredictBits = 11;
+constexpr uint32_t kPredictMask = (1u << kPredictBits) - 1;
+
+struct Predictor {
+  uint32_t last[1u << kPredictBits];
+  Predictor() { std::memset(last, 0, sizeof(last)); }
+  static unsigned slot(uint8_t kind, uint32_t region, uint32_t comm) {
+    if (kind == uint8_t(EventKind::kEnter) || kind == uint8_t(EventKind::kExit)) {
+      const uint32_t folded = region ^ ((region >> 10) * 0x2a5u) ^ (region >> 20);
+      return ((folded << 1) | (kind == uint8_t(EventKind::kExit) ? 1u : 0u)) & kPredictMask;
+    }
+    uint32_t h = (uint32_t(kind) * 0x01000193u) ^ region ^ (comm * 0x9e3779b1u);
+    h ^= h >> 16;  // murmur3 finalizer
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h & kPredictMask;
+  }
+};
+
+// The encoded stream's fixed prefix: the T column's size.
+constexpr size_t kStreamPrefix = 4;
+// Worst-case column bytes per input slot: K 1 and T 10 (a 64-bit varint) per event, and A
+// at most 18.3 per slot (COUNTERS with 16 values: 3 flags + 1 count + 16 x 10 over 9 slots;
+// COLL_END needs 48 over 3 slots = 16). encode_into gives A 21 bytes per slot.
+constexpr size_t kMaxEncodedPerSlot = 32;
+// Largest encoded stream a v1 decoder accepts (bounds allocation on corrupt headers).
+constexpr uint64_t kMaxEncodedSize = uint64_t(1) << 30;
+// Bit 7 of a K byte: a flags varint leads the event's A fields. Kinds stay below 128.
+constexpr uint8_t kFlagsBit = 0x80;
+static_assert(uint8_t(EventKind::kKindEnd) <= kFlagsBit);
+
+// Encodes [begin, end) into buf[base, base + returned length). Grows buf if needed (never
+// shrinks it, so a reused scratch vector stops allocating after the largest chunk).
+Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf, size_t base,
+                   ChunkHeader& h, size_t& length) {
+  const size_t nslots = size_t(end - begin);
+  if (nslots > (kMaxEncodedSize - kStreamPrefix) / kMaxEncodedPerSlot)
+    return Status::kInvalidArgument;
+  // Columns are written into disjoint worst-case regions, then T and A are moved down so
+  // they follow K directly.
+  const size_t k_off = base + kStreamPrefix;
+  const size_t t_off = k_off + nslots;
+  const size_t a_off = t_off + nslots * 10;
+  const size_t need = a_off + nslots * (kMaxEncodedPerSlot - 11);
+  if (buf.size() < need) buf.resize(need);
+  uint8_t* const k0 = buf.data() + k_off;
+  uint8_t* const t0 = buf.data() + t_off;
+  uint8_t* const a0 = buf.data() + a_off;
+  uint8_t* k = k0;
+  uint8_t* t = t0;
+  uint8_t* a = a0;
+
+  Predictor pred;
+  uint64_t prev_time = nslots ? begin->tsc : 0;
+  uint64_t prev_request = 0;
+  uint64_t prev_counters[kMaxCounters] = {};
+  uint32_t count = 0;
+  h.first_time = prev_time;
+  h.last_time = prev_time;
+
+  for (const Slot* p = begin; p < end;) {
+    Fields f;
+    const unsigned n = parse_event(p, end, f);
+    if (n == 0) return Status::kCorrupt;
+    p += n;
+    ++count;
+
+    *k++ = uint8_t(f.kind | (f.flags ? kFlagsBit : 0));
+    if (f.flags) a = put_varint(a, f.flags);
+    auto put_request_delta = [&](uint64_t r) {
+      a = put_varint(a, zigzag(int64_t(r - prev_request)));
+      prev_request = r;
+    };
+    switch (f.layout) {
+      case Layout::kRegion:
+        a = put_varint(a, f.region);
+        break;
+      case Layout::kP2p:
+      case Layout::kP2pReq:
+        a = put_varint(a, f.comm);
+        a = put_varint(a, zigzag(f.peer));
+        a = put_varint(a, zigzag(f.tag));
+        a = put_varint(a, f.bytes);
+        if (f.layout == Layout::kP2pReq) put_request_delta(f.request);
+        break;
+      case Layout::kRequest:
+        put_request_delta(f.request);
+        break;
+      case Layout::kColl:
+      case Layout::kCollReq:
+        a = put_varint(a, f.region);
+        a = put_varint(a, f.comm);
+        a = put_varint(a, zigzag(f.root));
+        a = put_varint(a, f.bytes);
+        a = put_varint(a, f.bytes_received);
+        if (f.layout == Layout::kCollReq)
+          put_request_delta(f.request);
+        else
+          a = put_varint(a, f.request);
+        break;
+      case Layout::kRma:
+        a = put_varint(a, f.comm);
+        a = put_varint(a, zigzag(f.peer));
+        a = put_varint(a, f.region);
+        a = put_varint(a, f.bytes);
+        a = put_varint(a, f.request);
+        a = put_varint(a, zigzag(f.root));
+        break;
+      case Layout::kCounters: {
+        const unsigned nc = unsigned(f.bytes);
+        a = put_varint(a, nc);
+        for (unsigned i = 0; i < nc; ++i) {
+          const ExtraSlot& x = f.counter_slots[i / 2];
+          const uint64_t v = (i & 1) ? x.w1 : x.w0;
+          a = put_varint(a, zigzag(int64_t(v - prev_counters[i])));
+          prev_counters[i] = v;
+        }
+        break;
+      }
+      case Layout::kEmpty:
+      case Layout::kNone:
+        break;
+    }
+    const uint64_t delta = f.time - prev_time;
+    prev_time = f.time;
+    uint32_t& last = pred.last[Predictor::slot(f.kind, f.region, f.comm)];
+    t = put_varint(t, zigzag(int64_t(delta - last)));
+    last = uint32_t(delta);
+  }
+  h.event_count = count;
+  h.last_time = prev_time;
+
+  const size_t k_len = size_t(k - k0);
+  const size_t t_len = size_t(t - t0);
+  const size_t a_len = size_t(a - a0);
+  put_le32(buf.data() + base, uint32_t(t_len));
+  std::memmove(k0 + k_len, t0, t_len);
+  std::memmove(k0 + k_len + t_len, a0, a_len);
+  length = kStreamPrefix + k_len + t_len + a_len;
+  return Status::kOk;
+}
+
+}  // namespace
+
+// -----------------------------------------------------------------------------------------
+// Header.
+
+void write_header(const ChunkHeader& h, uint8_t out[kChunkHeaderSize]) {
+  put_le32(out + 0, h.magic);
+  put_le16(out + 4, h.version);
+  put_le16(out + 6, h.location);
+  put_le32(out + 8, h.sequence);
+  put_le32(out + 12, h.event_count);
+  put_le32(out + 16, h.encoded_size);
+  put_le32(out + 20, h.payload_size);
+  put_le64(out + 24, h.first_time);
+  put_le64(out + 32, h.last_time);
+}
+
+Status read_header(const uint8_t* data, size_t size, ChunkHeader& h) {
+  if (data == nullptr || size < kChunkHeaderSize) return Status::kCorrupt;
+  ChunkHeader r;
+  r.magic = get_le32(data + 0);
+  r.version = get_le16(data + 4);
+  r.location = get_le16(data + 6);
+  r.sequence = get_le32(data + 8);
+  r.event_count = get_le32(data + 12);
+  r.encoded_size = get_le32(data + 16);
+  r.payload_size = get_le32(data + 20);
+  r.first_time = get_le64(data + 24);
+  r.last_time = get_le64(data + 32);
+  if (r.magic != kChunkMagic || r.version != kChunkVersion) return Status::kCorrupt;
+  // Every event costs at least one K byte and one T byte.
+  if (r.encoded_size > kMaxEncodedSize ||
+      uint64_t(r.encoded_size) < kStreamPrefix + 2 * uint64_t(r.event_count))
+    return Status::kCorrupt;
+  if (r.payload_size == 0 || r.payload_size > UINT32_MAX - kChunkHeaderSize)
+    return Status::kCorrupt;
+  h = r;
+  return Status::kOk;
+}
+
+// -----------------------------------------------------------------------------------------
+// Slots <-> events.
+
+unsigned event_to_slots(const Event& e, Slot* out) {
+  const uint8_t kind = uint8_t(e.kind);
+  const Layout l = layout_of(kind);
+  auto* x = reinterpret_cast<ExtraSlot*>(out + 1);
+  auto head = [&](uint8_t nextra, uint32_t arg) {
+    out->tsc = e.time;
+    out->kind = kind;
+    out->nextra = nextra;
+    out->flags = e.flags;
+    out->arg = arg;
+  };
+  switch (l) {
+    case Layout::kRegion:
+      head(0, e.region);
+      return 1;
+    case Layout::kEmpty:
+      head(0, 0);
+      return 1;
+    case Layout::kP2p:
+    case Layout::kP2pReq: {
+      const bool req = l == Layout::kP2pReq;
+      head(req ? 2 : 1, e.comm);
+      x[0].w0 = uint64_t(uint32_t(e.peer)) | (uint64_t(uint32_t(e.tag)) << 32);
+      x[0].w1 = e.bytes;
+      if (!req) return 2;
+      x[1].w0 = e.request;
+      x[1].w1 = 0;
+      return 3;
+    }
+    case Layout::kRequest:
+      head(1, 0);
+      x[0].w0 = e.request;
+      x[0].w1 = 0;
+      return 2;
+    case Layout::kColl:
+    case Layout::kCollReq:
+      head(2, e.comm);
+      x[0].w0 = uint64_t(e.region) | (uint64_t(uint32_t(e.root)) << 32);
+      x[0].w1 = e.bytes;
+      x[1].w0 = e.bytes_received;
+      x[1].w1 = e.request;
+      return 3;
+    case Layout::kRma:
+      head(2, e.comm);
+      x[0].w0 = uint64_t(uint32_t(e.peer)) | (uint64_t(e.region) << 32);
+      x[0].w1 = e.bytes;
+      x[1].w0 = e.request;
+      x[1].w1 = uint64_t(uint32_t(e.root));
+      return 3;
+    case Layout::kCounters: {
+      const unsigned n = unsigned(std::min<uint64_t>(e.bytes, kMaxCounters));
+      const unsigned extra = (n + 1) / 2;
+      head(uint8_t(extra), n);
+      for (unsigned i = 0; i < extra; ++i) {
+        x[i].w0 = e.counters[2 * i];
+        x[i].w1 = 2 * i + 1 < n ? e.counters[2 * i + 1] : 0;
+      }
+      return 1 + extra;
+    }
+    case Layout::kNone:
+      break;
+  }
+  // Unknown kind: a bare head, which slots_to_events and the encoder reject.
+  head(0, 0);
+  return 1;
+}
+
+Status slots_to_events(const Slot* begin, const Slot* end, std::vector<Event>& out) {
+  for (const Slot* p = begin; p < end;) {
+    Fields f;
+    const unsigned n = parse_event(p, end, f);
+    if (n == 0) return Status::kCorrupt;
+    p += n;
+    Event& e = out.emplace_back();
+    e.time = f.time;
+    e.kind = EventKind(f.kind);
+    e.flags = f.flags;
+    e.region = f.region;
+    e.comm = f.comm;
+    e.peer = f.peer;
+    e.tag = f.tag;
+    e.root = f.root;
+    e.bytes = f.bytes;
+    e.bytes_received = f.bytes_received;
+    e.request = f.request;
+    for (unsigned i = 0; f.counter_slots && i < f.bytes; ++i)
+      e.counters[i] = (i & 1) ? f.counter_slots[i / 2].w1 : f.counter_slots[i / 2].w0;
+  }
+  return Status::kOk;
+}
+
+// -----------------------------------------------------------------------------------------
+// Varint stream.
+
+Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out,
+                    ChunkHeader& h) {
+  const size_t base = out.size();
+  size_t length = 0;
+  const Status s = encode_into(begin, end, out, base, h, length);
+  out.resize(s == Status::kOk ? base + length : base);
+  return s;
+}
+
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
+                     uint32_t event_count, std::vector<Event>& out) {
+  // Size checks come before any allocation, so a corrupt count cannot make us reserve
+  // more than the stream could possibly hold.
+  if (data == nullptr || size < kStreamPrefix) return Status::kCorrupt;
+  const uint64_t t_len = get_le32(data);
+  const uint64_t body = size - kStreamPrefix;
+  if (event_count > body || t_len > body - event_count) return Status::kCorrupt;
+  const uint8_t* kp = data + kStreamPrefix;
+  ColumnReader t{kp + event_count, kp + event_count + t_len};
+  ColumnReader a{t.end, data + size};
+
+  const size_t base = out.size();
+  out.resize(base + event_count);
+  Event* ev = out.data() + base;
+
+  Predictor pred;
+  uint64_t prev_time = first_time;
+  uint64_t prev_request = 0;
+  uint64_t prev_counters[kMaxCounters] = {};
+  auto request_delta = [&]() {
+    prev_request += uint64_t(unzigzag(a.u64()));
+    return prev_request;
+  };
+
+  for (uint32_t i = 0; i < event_count; ++i) {
+    Event& e = ev[i];
+    const uint8_t kb = kp[i];
+    const uint8_t kind = kb & uint8_t(~kFlagsBit);
+    const Layout l = layout_of(kind);
+    if (l == Layout::kNone) break;
+    e.kind = EventKind(kind);
+    if (kb & kFlagsBit) {
+      const uint64_t fl = a.u64();
+      if (fl > UINT16_MAX) a.fail();
+      e.flags = uint16_t(fl);
+    }
+    switch (l) {
+      case Layout::kRegion:
+        e.region = a.u32();
+        break;
+      case Layout::kP2p:
+      case Layout::kP2pReq:
+        e.comm = a.u32();
+        e.peer = a.s32();
+        e.tag = a.s32();
+        e.bytes = a.u64();
+        if (l == Layout::kP2pReq) e.request = request_delta();
+        break;
+      case Layout::kRequest:
+        e.request = request_delta();
+        break;
+      case Layout::kColl:
+      case Layout::kCollReq:
+        e.region = a.u32();
+        e.comm = a.u32();
+        e.root = a.s32();
+        e.bytes = a.u64();
+        e.bytes_received = a.u64();
+        e.request = l == Layout::kCollReq ? request_delta() : a.u64();
+        break;
+      case Layout::kRma:
+        e.comm = a.u32();
+        e.peer = a.s32();
+        e.region = a.u32();
+        e.bytes = a.u64();
+        e.request = a.u64();
+        e.root = a.s32();
+        break;
+      case Layout::kCounters: {
+        const uint64_t n = a.u64();
+        if (n > kMaxCounters) {
+          a.fail();
+          break;
+        }
+        e.bytes = n;
+        for (unsigned c = 0; c < n; ++c) {
+          prev_counters[c] += uint64_t(unzigzag(a.u64()));
+          e.counters[c] = prev_counters[c];
+        }
+        break;
+      }
+      case Layout::kEmpty:
+      case Layout::kNone:
+        break;
+    }
+    uint32_t& last = pred.last[Predictor::slot(kind, e.region, e.comm)];
+    const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
+    last = uint32_t(delta);
+    prev_time += delta;
+    e.time = prev_time;
+    if (!a.ok || !t.ok) break;
+    if (i + 1 == event_count) {
+      // Every column must be consumed exactly: leftovers mean a count or size mismatch.
+      if (t.p != t.end || a.p != a.end) break;
+      return Status::kOk;
+    }
+  }
+  if (event_count == 0 && t_len == 0 && body == 0) return Status::kOk;
+  out.resize(base);
+  return Status::kCorrupt;
+}
+
+// -----------------------------------------------------------------------------------------
+// Chunk compressor / decoder.
+
+ChunkCompressor::ChunkCompressor(int level) : level_(level), cctx_(ZSTD_createCCtx()) {
+  if (cctx_ == nullptr) return;
+  auto* c = static_cast<ZSTD_CCtx*>(cctx_);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level_);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);  // the decoder checks it
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);     // 4 bytes/chunk: catches bit rot
+}
+
+ChunkCompressor::~ChunkCompressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
+
+Status ChunkCompressor::compress(const Slot* begin, const Slot* end, uint16_t location,
+                                 uint32_t sequence, std::vector<uint8_t>& out) {
+  if (cctx_ == nullptr) return Status::kNoMemory;
+  ChunkHeader h;
+  h.location = location;
+  h.sequence = sequence;
+  size_t encoded = 0;
+  CRITPATH_FORWARD_IF_ERROR(encode_into(begin, end, scratch_, 0, h, encoded));
+  h.encoded_size = uint32_t(encoded);
+
+  const size_t bound = ZSTD_compressBound(encoded);
+  out.resize(kChunkHeaderSize + bound);
+  const size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx*>(cctx_), out.data() + kChunkHeaderSize,
+                                  bound, scratch_.data(), encoded);
+  if (ZSTD_isError(n) || n > UINT32_MAX) {
+    out.clear();
+    return Status::kCompressError;
+  }
+  h.payload_size = uint32_t(n);
+  write_header(h, out.data());
+  out.resize(kChunkHeaderSize + n);
+  return Status::kOk;
+}
+
+ChunkDecoder::ChunkDecoder() : dctx_(ZSTD_createDCtx()) {}
+
+ChunkDecoder::~ChunkDecoder() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
+
+Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
+                            std::vector<Event>& out) {
+  out.clear();
+  if (dctx_ == nullptr) return Status::kNoMemory;
+  ChunkHeader h;
+  CRITPATH_FORWARD_IF_ERROR(read_header(chunk, size, h));
+  if (size - kChunkHeaderSize != h.payload_size) return Status::kCorrupt;
+  const uint8_t* payload = chunk + kChunkHeaderSize;
+  // The frame must be exactly one zstd frame that declares the size the header claims,
+  // checked before the scratch buffer is sized from it.
+  if (ZSTD_findFrameCompressedSize(payload, h.payload_size) != h.payload_size ||
+      ZSTD_getFrameContentSize(payload, h.payload_size) != h.encoded_size)
+    return Status::kCorrupt;
+  if (scratch_.size() < h.encoded_size) scratch_.resize(h.encoded_size);
+  const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(),
+                                       h.encoded_size, payload, h.payload_size);
+  if (ZSTD_isError(n) || n != h.encoded_size) return Status::kCorrupt;
+  CRITPATH_FORWARD_IF_ERROR(
+      decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  if (h.event_count > 0 && out.back().time != h.last_time) {
+    out.clear();
+    return Status::kCorrupt;
+  }
+  header = h;
+  return Status::kOk;
+}
+
+}  // namespace critpath::trace
