@@ -118,8 +118,15 @@ std::string mpi_library_version() {
   std::string s(buf, size_t(len));
   const size_t nl = s.find('\n');
   if (nl != std::string::npos) s.resize(nl);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\0')) s.pop_back();
-  return s;
+  // One line, single spaces ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2").
+  std::string out;
+  for (char c : s) {
+    const bool blank = c == ' ' || c == '\t' || c == '\0' || c == '\r';
+    if (blank && (out.empty() || out.back() == ' ')) continue;
+    out += blank ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 void disable(const char* why) {

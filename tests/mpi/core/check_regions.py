@@ -1,0 +1,60 @@
+"""critpath — tests/mpi/core/check_regions.py: known answers for tests/mpi/core/regions.c.
+
+usage: check_regions.py OUTDIR NP [OTHER_OUTDIR]
+With OTHER_OUTDIR (the same program run the other way: preload vs linked), the set of call
+paths must be identical.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from critpath_check import approx, load_report  # noqa: E402
+
+
+def main():
+    out, np_ = sys.argv[1], int(sys.argv[2])
+    rep = load_report(out)
+    assert rep["schema"] == "critpath-report/1", rep["schema"]
+    assert rep["run"]["ranks"] == np_
+    cps = {c["path"]: c for c in rep["callpaths"]}
+    for p in ["main", "main/MPI_Init", "main/outer", "main/outer/inner", "main/MPI_Send",
+              "main/MPI_Recv", "main/MPI_Isend", "main/MPI_Irecv", "main/MPI_Waitall",
+              "main/MPI_Barrier", "main/MPI_Bcast", "main/MPI_Allreduce", "main/MPI_Finalize"]:
+        assert p in cps, f"call path {p} missing; have {sorted(cps)}"
+    outer, inner = cps["main/outer"], cps["main/outer/inner"]
+    for what, c, incl, excl in [("outer", outer, 0.36, 0.24), ("inner", inner, 0.12, 0.12)]:
+        assert c["ranks"] == np_, f"{what} on {c['ranks']} ranks"
+        for stat in ("min", "avg", "max"):
+            approx(c["inclusive_s"][stat], incl, f"{what} inclusive {stat}")
+            approx(c["exclusive_s"][stat], excl, f"{what} exclusive {stat}")
+    m = rep["metrics"]
+    approx(m["visits"]["by_callpath"]["main/outer"], 3 * np_, "outer visits", rel=0, abs_=0)
+    approx(m["visits"]["by_callpath"]["main/outer/inner"], 3 * np_, "inner visits", rel=0, abs_=0)
+    approx(m["visits"]["by_callpath"]["main/MPI_Send"], 3 * np_, "send visits", rel=0, abs_=0)
+    # Bytes: 3 iterations x (16 doubles blocking + 8 doubles nonblocking) per rank.
+    approx(m["bytes_sent"]["by_callpath"]["main/MPI_Send"], 3 * np_ * 128, "blocking bytes", rel=0, abs_=0)
+    approx(m["bytes_received"]["by_callpath"]["main/MPI_Recv"], 3 * np_ * 128, "recv bytes", rel=0, abs_=0)
+    approx(m["bytes_sent"]["by_callpath"]["main/MPI_Isend"], 3 * np_ * 64, "isend bytes", rel=0, abs_=0)
+    approx(m["bytes_received"]["by_callpath"]["main/MPI_Waitall"], 3 * np_ * 64, "irecv bytes at wait", rel=0, abs_=0)
+    # The hierarchy: a rank's exclusive times add up to its span; MPI time is part of it.
+    for r in range(np_):
+        span = m["time"]["by_rank"][r]
+        approx(span, cps["main"]["inclusive_s"]["max"], f"rank {r} span vs root", rel=0.05)
+        assert 0 <= m["mpi_time"]["by_rank"][r] <= span
+    assert rep["scalars"]["unmatched_exits"] == 0 and rep["scalars"]["unclosed_frames"] == 0
+    approx(rep["run"]["wall_time_s"], cps["main"]["inclusive_s"]["max"], "wall time", rel=0.05)
+    with open(os.path.join(out, "summary.txt")) as f:
+        text = f.read()
+    for marker in ["@--- Call-path profile", "@--- MPI time per rank", "@--- End of Report"]:
+        assert marker in text, f"summary.txt lacks {marker}"
+    if len(sys.argv) > 3:
+        other = load_report(sys.argv[3])
+        mine = sorted(cps)
+        theirs = sorted(c["path"] for c in other["callpaths"])
+        assert mine == theirs, f"call paths differ:\n{mine}\n{theirs}"
+    print("check_regions: ok")
+
+
+if __name__ == "__main__":
+    main()
