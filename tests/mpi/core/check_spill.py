@@ -13,7 +13,11 @@ subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "check_r
                check=True)
 rep = load_report(out)
 s = rep["scalars"]
-assert s["trace_chunks_spilled"] > 0.5 * s["trace_chunks"], s
+# 1.5M pairs per rank compress to ~1.25 MB against a 1 MB budget: a part spills (the
+# [buffer] unit tests cover "most chunks spill"); every event must still be counted.
+assert s["trace_chunks_spilled"] > 0.05 * s["trace_chunks"], s
+# argv[1] of regions.c = 1.5M tick pairs per rank: every one of them is in the profile.
+assert rep["metrics"]["visits"]["by_callpath"]["main/tick"] == 1500000 * int(np_), rep["metrics"]["visits"]
 assert s["trace_spilled_bytes"] > 0, s
 with open(os.path.join(out, "summary.txt")) as f:
     head = f.read()

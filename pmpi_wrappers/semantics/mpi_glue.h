@@ -1,0 +1,184 @@
+// critpath — pmpi_wrappers/semantics/mpi_glue.h
+//
+// The MPI-aware half of the wrapper semantics: everything the generated wrappers
+// (<build>/generated/mpi_wrappers.cpp) call besides PMPI and the record API.
+//
+//   MPI_x (generated) --guards, handle->id, bytes--> this header (inline, hot)
+//                     --creation, completion, init--> mpi_glue.cpp, completion.cpp (cold-ish)
+//                     --record_*()--> libtrace/runtime/recorder.h
+//
+// Guards. Every wrapper starts with one of two guards:
+//   * simple    `t = ready_state(); if (!t || t->in_mpi) return PMPI_x(...)` — for calls
+//               that only record (sends, receives, collectives, posts of nonblocking p2p);
+//   * tracking  `t = recording_state(); if (!t && !track_unrecorded()) return PMPI_x(...)`
+//               — for calls that must keep the request/message/communicator tables right
+//               even while measurement is paused (MPI_Pcontrol(0)); with t == nullptr they
+//               update the tables and record nothing.
+// Before MPI_Init, after MPI_Finalize and with CRITPATH_ENABLE=0 both guards pass straight
+// through: no table access, no extra MPI call.
+//
+// Hot-path rules (docs/style B4): nothing here allocates, locks, throws or prints, except the
+// explicitly cold functions declared at the end (communicator creation, init).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "libtrace/runtime/recorder.h"
+#include "pmpi_wrappers/semantics/coll_bytes.h"
+#include "pmpi_wrappers/semantics/comm_ids.h"
+#include "pmpi_wrappers/semantics/counters.h"
+#include "pmpi_wrappers/semantics/request_table.h"
+
+namespace critpath::pmpi {
+
+// ---- handles --------------------------------------------------------------------------
+// An MPI handle's bits as a table key: MPICH handles are ints, Open MPI's are pointers.
+template <class Handle>
+CRITPATH_NOINSTR inline uint64_t handle_bits(Handle h) {
+  if constexpr (std::is_pointer_v<Handle>) {
+    return uint64_t(reinterpret_cast<uintptr_t>(h));
+  } else {
+    static_assert(std::is_integral_v<Handle>);
+    return uint64_t(uint32_t(h));
+  }
+}
+
+// ---- guards ---------------------------------------------------------------------------
+// Measurement is tracking: recording or paused.
+CRITPATH_NOINSTR inline bool tracking() {
+  const uint8_t p = runtime::g_phase.load(std::memory_order_relaxed);
+  return p == uint8_t(runtime::Phase::kRecording) || p == uint8_t(runtime::Phase::kPaused);
+}
+
+// The calling thread's state if this call may record (recording, buffer attached, not
+// nested in another wrapper); nullptr otherwise.
+CRITPATH_NOINSTR inline runtime::ThreadState* recording_state() {
+  runtime::ThreadState* t = runtime::ready_state();
+  return (t && !t->in_mpi) ? t : nullptr;
+}
+
+// For the tracking guard, after recording_state() returned nullptr: true when this call
+// must still update the tables (paused, or this thread has no buffer) and is not nested.
+CRITPATH_NOINSTR inline bool track_unrecorded() {
+  return tracking() && !runtime::t_state.in_mpi;
+}
+
+// Marks the thread as inside a wrapper for the scope (nested MPI calls made by the MPI
+// library itself then pass through).
+class InMpi {
+ public:
+  CRITPATH_NOINSTR InMpi() { runtime::t_state.in_mpi = 1; }
+  CRITPATH_NOINSTR ~InMpi() { runtime::t_state.in_mpi = 0; }
+  InMpi(const InMpi&) = delete;
+  InMpi& operator=(const InMpi&) = delete;
+};
+
+// ---- communicators ------------------------------------------------------------------
+// Set once by after_init() (before the phase allows any tracking), read-only afterwards.
+struct WorldInfo {
+  CommView world{kCommIdWorld, 1, 0};
+  CommView self{kCommIdSelf, 1, 0};
+  unsigned rank_bits = 1;
+};
+extern WorldInfo g_world;
+CommMap& comm_map();
+
+CommView comm_view_slow(MPI_Comm c);  // untracked handle: asks MPI for size and rank
+
+// {id, size, rank} of a communicator. MPI_COMM_WORLD is one compare; others one lock-free
+// table probe. Unknown handles get kCommIdUnknown (counted).
+CRITPATH_NOINSTR inline CommView comm_view(MPI_Comm c) {
+  if (CRITPATH_LIKELY(c == MPI_COMM_WORLD)) return g_world.world;
+  CommView v;
+  if (CRITPATH_LIKELY(comm_map().find(handle_bits(c), v))) return v;
+  return comm_view_slow(c);
+}
+CRITPATH_NOINSTR inline uint32_t comm_id(MPI_Comm c) {
+  if (CRITPATH_LIKELY(c == MPI_COMM_WORLD)) return kCommIdWorld;
+  CommView v;
+  if (CRITPATH_LIKELY(comm_map().find(handle_bits(c), v))) return v.id;
+  count_unknown_comm();
+  return kCommIdUnknown;
+}
+
+// ---- sizes ----------------------------------------------------------------------------
+// Size of one element of a datatype in bytes; 0 when MPI cannot say.
+// Requires: t is a valid datatype (callers only pass significant arguments).
+CRITPATH_NOINSTR inline uint64_t type_size(MPI_Datatype t) {
+  MPI_Count size = 0;
+  if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0) return 0;
+  return uint64_t(size);
+}
+
+// count x size; 0 for count <= 0 without asking MPI (the datatype may then be anything).
+CRITPATH_NOINSTR inline uint64_t type_bytes(int count, MPI_Datatype t) {
+  return count > 0 ? uint64_t(count) * type_size(t) : 0;
+}
+
+// Bytes a completed receive delivered, from its status.
+CRITPATH_NOINSTR inline uint64_t status_bytes(const MPI_Status* st) {
+  MPI_Count n = 0;
+  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
+  return uint64_t(n);
+}
+
+CRITPATH_NOINSTR inline bool is_in_place(const void* sendbuf, const void* recvbuf) {
+  return sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE;
+}
+
+// ---- recording helpers (mpi_glue.cpp) ---------------------------------------------------
+// Nonblocking posts. Require: the PMPI call succeeded and peer != MPI_PROC_NULL.
+void post_isend(runtime::ThreadState& t, MPI_Request request, uint32_t comm, int peer, int tag,
+                uint64_t bytes);
+void post_irecv(runtime::ThreadState& t, MPI_Request request, uint32_t comm, int peer, int tag);
+// MPI_Imrecv: the message's entry is consumed even when t == nullptr (paused).
+void post_imrecv(runtime::ThreadState* t, MPI_Request request, MPI_Message message);
+
+// Persistent requests: MPI_*_init (inactive, no event) and MPI_Start/Startall (a fresh
+// request id and the post event per activation). t == nullptr: track, record nothing.
+void track_persistent(MPI_Request request, RequestKind kind, uint32_t comm, int peer, int tag,
+                      uint64_t bytes);
+void start_requests(runtime::ThreadState* t, int count, const MPI_Request* requests);
+
+// MPI_Cancel (after success: the completion will check MPI_Test_cancelled) and
+// MPI_Request_free (after success: the request is forgotten; an active one will never
+// produce a completion event).
+void cancel_request(MPI_Request request);
+void free_request(MPI_Request request);
+
+// Matched probes. take_message_comm() consumes the entry; kCommIdUnknown if absent.
+void track_message(MPI_Message message, MPI_Comm comm);
+uint32_t take_message_comm(MPI_Message message);
+
+// Probe family: records EXIT (blocking probes; ENTER was recorded before the call) or, for
+// MPI_Iprobe/MPI_Improbe, ENTER(t0)+EXIT only when a message was found (else counted), and
+// tracks the matched message of MPI_Mprobe/MPI_Improbe.
+void finish_probe(runtime::ThreadState* t, uint32_t region, uint64_t t0, bool is_test,
+                  int rc, const int* flag, const MPI_Message* message, MPI_Comm comm);
+
+// Blocking collectives: COLL_END with this rank's bytes (coll_bytes.h). rc != MPI_SUCCESS
+// records zero bytes (the arguments may be invalid).
+void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule,
+                 int root, bool in_place, int sendcount, int recvcount, const int* sendcounts,
+                 const int* recvcounts, MPI_Datatype sendtype, MPI_Datatype recvtype,
+                 const MPI_Datatype* sendtypes, const MPI_Datatype* recvtypes);
+
+// ---- cold paths (mpi_glue.cpp) ------------------------------------------------------------
+// After a successful communicator constructor: agree on the new communicator's id with one
+// PMPI_Bcast on it, define it in defs::comms() and map the handle. newcomm may be
+// MPI_COMM_NULL (MPI_UNDEFINED color, non-member of MPI_Comm_create): nothing to do.
+// Intercommunicators are not supported yet: mapped to kCommIdUnknown.
+void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region);
+// After a successful MPI_Comm_free: forget the handle (MPI reuses handles) and mark the id
+// freed in defs::comms().
+void untrack_comm(MPI_Comm freed_handle);
+
+// After a successful PMPI_Init/PMPI_Init_thread: registers the MPI regions, starts the
+// session (runtime::session_init), then — when the session is recording — sets up
+// MPI_COMM_WORLD and MPI_COMM_SELF tracking. provided == nullptr: asks PMPI_Query_thread.
+void after_init(uint64_t t_enter, uint32_t region, const int* provided);
+
+}  // namespace critpath::pmpi

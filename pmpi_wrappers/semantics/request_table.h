@@ -1,0 +1,71 @@
+// critpath — pmpi_wrappers/semantics/request_table.h
+//
+// Request and message tracking: what an MPI_Request / MPI_Message handle stands for between
+// the call that creates it and the call that completes it.
+//
+//   MPI_Isend/Irecv/Imrecv ----insert----> requests() ----claim----> Wait/Test family
+//   MPI_*_init  (persistent, inactive) -->             <--claim----  MPI_Start/Startall
+//   MPI_Mprobe/Improbe -----insert-------> messages() ---claim/erase-> MPI_Mrecv/Imrecv
+//
+// Request ids (the `request` field of events) are a per-rank counter starting at 1, so an
+// ISEND/IRECV_REQUEST and its completion carry the same small number; a persistent request
+// gets a fresh id on every MPI_Start. Pure C++ (no MPI); the MPI side is mpi_glue.h.
+//
+// Thread safety: all functions are thread-safe (MPI_THREAD_MULTIPLE: a request may be
+// created on one thread and completed on another). Signal safety: none.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "pmpi_wrappers/semantics/handle_table.h"
+
+namespace critpath::pmpi {
+
+enum class RequestKind : uint8_t {
+  kSend = 1,  // completion records ISEND_COMPLETE
+  kRecv = 2,  // completion records IRECV with the matched source, tag and size
+};
+
+namespace request_flag {
+constexpr uint8_t kPersistent = 1;       // MPI_*_init: survives completion (inactive)
+constexpr uint8_t kActive = 2;           // started (always set for non-persistent requests)
+constexpr uint8_t kRecorded = 4;         // the post event of this activation was recorded
+constexpr uint8_t kCancelRequested = 8;  // MPI_Cancel was called on this activation
+}  // namespace request_flag
+
+//   0        8         16     20     24   25    26    28       32
+//   +--------+---------+------+------+----+-----+-----+--------+
+//   | id u64 | bytes   | peer | tag  |kind|flags| pad | comm   |
+//   +--------+---------+------+------+----+-----+-----+--------+
+struct RequestInfo {
+  uint64_t id = 0;     // request id of the current activation (0: inactive persistent)
+  uint64_t bytes = 0;  // sends: count x type size (receives take the size from the status)
+  int32_t peer = 0;    // rank in comm as passed (receives: may be MPI_ANY_SOURCE)
+  int32_t tag = 0;
+  RequestKind kind = RequestKind::kSend;
+  uint8_t flags = 0;
+  uint32_t comm = 0;   // critpath communicator id
+};
+static_assert(sizeof(RequestInfo) == 32);
+
+// A matched message (MPI_Mprobe/MPI_Improbe) waiting for MPI_Mrecv/MPI_Imrecv.
+struct MessageInfo {
+  uint32_t comm = 0;
+};
+
+// 16384 outstanding requests (persistent ones included) per process; past that, new
+// requests are not tracked (counted in untracked_requests(), one warning).
+using RequestTable = ClaimTable<RequestInfo, 14>;
+using MessageTable = ClaimTable<MessageInfo, 10>;
+
+RequestTable& requests();
+MessageTable& messages();
+
+// Next request id of this rank: 1, 2, 3, ... Thread-safe, lock-free.
+uint64_t next_request_id();
+
+// Requires: no concurrent use. Empties both tables and restarts ids at 1 (tests).
+void reset_request_tracking();
+
+}  // namespace critpath::pmpi

@@ -1,0 +1,180 @@
+// critpath — tests/unit/wrappers/coll_bytes_test.cpp: the collective byte rules
+// (pmpi_wrappers/semantics/coll_bytes.h) with sentinel type sizes, no MPI.
+//
+// Send type = 4 bytes, receive type = 8 bytes, so every result shows which datatype argument a
+// rule used. The TypeSize callback logs its calls: arguments that are not significant at a
+// rank must never be looked at (they may be garbage handles in a real program).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "pmpi_wrappers/semantics/coll_bytes.h"
+
+using critpath::pmpi::CollArgs;
+using critpath::pmpi::CollBytes;
+using critpath::pmpi::CollRule;
+using critpath::pmpi::coll_bytes;
+using critpath::pmpi::TypeArg;
+
+namespace {
+
+struct Sizer {
+  std::vector<TypeArg> calls;
+  uint64_t operator()(TypeArg which, int index) {
+    calls.push_back(which);
+    if (which == TypeArg::kSend) return 4 + 0 * uint64_t(index);
+    return 8;
+  }
+  bool used(TypeArg which) const {
+    for (TypeArg t : calls)
+      if (t == which) return true;
+    return false;
+  }
+};
+
+CollArgs args(int size, int rank, int root, int64_t sc, int64_t rc, bool in_place = false) {
+  CollArgs a;
+  a.size = size;
+  a.rank = rank;
+  a.root = root;
+  a.sendcount = sc;
+  a.recvcount = rc;
+  a.in_place = in_place;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("barrier moves no bytes and reads no datatype", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kBarrier, args(4, 1, -1, 0, 0), s) == CollBytes{0, 0});
+  CHECK(s.calls.empty());
+}
+
+TEST_CASE("bcast: root sends the buffer once, others receive it", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kBcast, args(4, 0, 0, 10, 10), s) == CollBytes{40, 0});
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kBcast, args(4, 3, 0, 10, 10), s2) == CollBytes{0, 80});
+  CHECK_FALSE(s2.used(TypeArg::kSend));
+}
+
+TEST_CASE("gather: the root receives N blocks; recvtype unread on non-roots", "[semantics]") {
+  Sizer nonroot;
+  CHECK(coll_bytes(CollRule::kGather, args(4, 1, 0, 3, 3), nonroot) == CollBytes{12, 0});
+  CHECK_FALSE(nonroot.used(TypeArg::kRecv));
+  Sizer root;
+  CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, 3, 3), root) == CollBytes{12, 96});
+  Sizer in_place;  // root with MPI_IN_PLACE: sendcount/sendtype are not significant
+  CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, 999, 3, true), in_place) ==
+        CollBytes{24, 96});
+  CHECK_FALSE(in_place.used(TypeArg::kSend));
+}
+
+TEST_CASE("gatherv and scatterv sum the count arrays at the root", "[semantics]") {
+  const int counts[3] = {1, 2, 3};
+  CollArgs a = args(3, 2, 2, 5, 0);
+  a.recvcounts = counts;
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kGatherv, a, s) == CollBytes{20, 48});
+  a.in_place = true;
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kGatherv, a, s2) == CollBytes{24, 48});  // own block: counts[2]
+  CHECK_FALSE(s2.used(TypeArg::kSend));
+
+  CollArgs b = args(3, 0, 1, 0, 7);
+  b.sendcounts = counts;
+  Sizer s3;  // non-root of scatterv: only recvcount/recvtype
+  CHECK(coll_bytes(CollRule::kScatterv, b, s3) == CollBytes{0, 56});
+  CHECK_FALSE(s3.used(TypeArg::kSend));
+  b.rank = 1;
+  Sizer s4;
+  CHECK(coll_bytes(CollRule::kScatterv, b, s4) == CollBytes{24, 56});
+  b.in_place = true;
+  Sizer s5;  // root in place: receives its own block, described by sendcounts[root]
+  CHECK(coll_bytes(CollRule::kScatterv, b, s5) == CollBytes{24, 8});
+  CHECK_FALSE(s5.used(TypeArg::kRecv));
+}
+
+TEST_CASE("scatter: the root sends N blocks", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kScatter, args(4, 0, 0, 2, 2), s) == CollBytes{32, 16});
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kScatter, args(4, 2, 0, 2, 2), s2) == CollBytes{0, 16});
+  CHECK_FALSE(s2.used(TypeArg::kSend));
+  Sizer s3;
+  CHECK(coll_bytes(CollRule::kScatter, args(4, 0, 0, 2, 999, true), s3) == CollBytes{32, 8});
+  CHECK_FALSE(s3.used(TypeArg::kRecv));
+}
+
+TEST_CASE("allgather(v) and alltoall(v) per rank", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kAllgather, args(3, 1, -1, 2, 2), s) == CollBytes{8, 48});
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kAllgather, args(3, 1, -1, 0, 2, true), s2) == CollBytes{16, 48});
+  const int counts[3] = {4, 0, 1};
+  CollArgs a = args(3, 2, -1, 1, 0);
+  a.recvcounts = counts;
+  Sizer s3;
+  CHECK(coll_bytes(CollRule::kAllgatherv, a, s3) == CollBytes{4, 40});
+  a.in_place = true;
+  Sizer s4;
+  CHECK(coll_bytes(CollRule::kAllgatherv, a, s4) == CollBytes{8, 40});
+  Sizer s5;
+  CHECK(coll_bytes(CollRule::kAlltoall, args(3, 0, -1, 2, 2), s5) == CollBytes{24, 48});
+  Sizer s6;
+  CHECK(coll_bytes(CollRule::kAlltoall, args(3, 0, -1, 0, 2, true), s6) == CollBytes{48, 48});
+  CollArgs v = args(3, 0, -1, 0, 0);
+  const int sc[3] = {1, 1, 1};
+  v.sendcounts = sc;
+  v.recvcounts = counts;
+  Sizer s7;
+  CHECK(coll_bytes(CollRule::kAlltoallv, v, s7) == CollBytes{12, 40});
+}
+
+TEST_CASE("alltoallw sizes every block by its own datatype", "[semantics]") {
+  const int sc[2] = {1, 2};
+  const int rc[2] = {3, 0};
+  CollArgs a = args(2, 0, -1, 0, 0);
+  a.sendcounts = sc;
+  a.recvcounts = rc;
+  std::vector<int> seen;
+  auto sizer = [&](TypeArg which, int i) -> uint64_t {
+    seen.push_back(i);
+    return which == TypeArg::kSend ? uint64_t(10 + i) : uint64_t(100 + i);
+  };
+  // sent = 1*10 + 2*11, received = 3*100 (block 1 has count 0: its type is not read)
+  CHECK(coll_bytes(CollRule::kAlltoallw, a, sizer) == CollBytes{32, 300});
+  CHECK(seen == std::vector<int>{0, 0, 1});
+}
+
+TEST_CASE("reductions", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kReduce, args(4, 1, 0, 5, 5), s) == CollBytes{20, 0});
+  CHECK_FALSE(s.used(TypeArg::kRecv));
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kReduce, args(4, 0, 0, 5, 5, true), s2) == CollBytes{20, 40});
+  Sizer s3;
+  CHECK(coll_bytes(CollRule::kAllreduce, args(4, 2, -1, 5, 5, true), s3) == CollBytes{20, 40});
+  Sizer s4;
+  CHECK(coll_bytes(CollRule::kScan, args(4, 0, -1, 5, 5), s4) == CollBytes{20, 40});
+  Sizer s5;
+  CHECK(coll_bytes(CollRule::kExscan, args(4, 0, -1, 5, 5), s5) == CollBytes{20, 0});
+  CHECK_FALSE(s5.used(TypeArg::kRecv));
+  Sizer s6;
+  CHECK(coll_bytes(CollRule::kExscan, args(4, 1, -1, 5, 5), s6) == CollBytes{20, 40});
+  const int counts[4] = {1, 2, 3, 4};
+  CollArgs a = args(4, 2, -1, 0, 0);
+  a.recvcounts = counts;
+  Sizer s7;
+  CHECK(coll_bytes(CollRule::kReduceScatter, a, s7) == CollBytes{40, 24});
+  Sizer s8;
+  CHECK(coll_bytes(CollRule::kReduceScatterBlock, args(4, 2, -1, 0, 3), s8) == CollBytes{48, 24});
+}
+
+TEST_CASE("zero and negative counts never query a datatype", "[semantics]") {
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kAllreduce, args(4, 0, -1, 0, 0), s) == CollBytes{0, 0});
+  CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, -3, 0), s) == CollBytes{0, 0});
+  CHECK(s.calls.empty());
+}

@@ -1,0 +1,202 @@
+// critpath — tests/unit/wrappers/tables_test.cpp: request/message/communicator tracking
+// (pmpi_wrappers/semantics/{handle_table,request_table,comm_ids,counters}.h) with sentinel
+// handle values, no MPI.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "pmpi_wrappers/semantics/comm_ids.h"
+#include "pmpi_wrappers/semantics/counters.h"
+#include "pmpi_wrappers/semantics/handle_table.h"
+#include "pmpi_wrappers/semantics/request_table.h"
+
+using namespace critpath::pmpi;
+
+namespace {
+using SmallTable = ClaimTable<RequestInfo, 8>;  // 256 slots
+
+RequestInfo info_with_id(uint64_t id) {
+  RequestInfo r;
+  r.id = id;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("claim table: insert, claim, release, erase", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  CHECK(t->claim(0x44000001) == SmallTable::kNone);
+  REQUIRE(t->insert(0x44000001, info_with_id(7)));
+  const uint32_t s = t->claim(0x44000001);
+  REQUIRE(s != SmallTable::kNone);
+  CHECK(t->at(s).id == 7);
+  CHECK(t->claim(0x44000001) == SmallTable::kNone);  // claimed entries are invisible
+  t->at(s).id = 8;
+  t->release(s);
+  const uint32_t s2 = t->claim(0x44000001);
+  REQUIRE(s2 == s);
+  CHECK(t->at(s2).id == 8);
+  t->erase(s2);
+  CHECK(t->claim(0x44000001) == SmallTable::kNone);
+  CHECK(t->size() == 0);
+}
+
+TEST_CASE("claim table: a reused handle inserted while the old entry is claimed", "[semantics]") {
+  // Thread A claims handle H before PMPI_Wait; MPI frees H and thread B's MPI_Isend gets H
+  // again and inserts it; A then erases its own entry. Only B's entry may remain.
+  auto t = std::make_unique<SmallTable>();
+  const uint64_t h = 0x7f00dead0000ull;
+  REQUIRE(t->insert(h, info_with_id(1)));
+  const uint32_t a = t->claim(h);
+  REQUIRE(a != SmallTable::kNone);
+  REQUIRE(t->insert(h, info_with_id(2)));
+  const uint32_t b = t->claim(h);  // a lookup now finds B's entry, not A's
+  REQUIRE(b != SmallTable::kNone);
+  CHECK(b != a);
+  CHECK(t->at(b).id == 2);
+  t->release(b);
+  t->erase(a);
+  const uint32_t again = t->claim(h);
+  REQUIRE(again == b);
+  CHECK(t->at(again).id == 2);
+}
+
+TEST_CASE("claim table: distinct handles, tombstones reused, bounded probing", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  for (uint64_t h = 1; h <= 200; ++h) REQUIRE(t->insert(h * 4096, info_with_id(h)));
+  CHECK(t->size() == 200);
+  for (uint64_t h = 1; h <= 200; ++h) {
+    const uint32_t s = t->claim(h * 4096);
+    REQUIRE(s != SmallTable::kNone);
+    CHECK(t->at(s).id == h);
+    if (h % 2) t->erase(s);
+    else t->release(s);
+  }
+  CHECK(t->size() == 100);
+  for (uint64_t h = 1000; h < 1100; ++h) REQUIRE(t->insert(h * 4096, info_with_id(h)));
+  CHECK(t->size() == 200);
+  // Fill up: inserts eventually fail (never overwrite, never loop forever).
+  uint64_t h = 5000;
+  while (t->insert(h * 4096, info_with_id(h))) ++h;
+  CHECK(t->size() <= SmallTable::kCapacity);
+  CHECK(t->size() > 200);
+  t->clear();
+  CHECK(t->size() == 0);
+}
+
+TEST_CASE("claim table: concurrent posts and completions on two threads", "[semantics]") {
+  // Producer inserts handles, consumer claims and erases them; every handle is completed once.
+  auto t = std::make_unique<ClaimTable<RequestInfo, 10>>();
+  constexpr uint64_t kN = 20000;
+  std::atomic<uint64_t> posted{0};
+  std::atomic<uint64_t> completed{0};
+  std::thread producer([&] {
+    for (uint64_t i = 1; i <= kN; ++i) {
+      while (!t->insert(0x1000 + (i % 300), info_with_id(i))) std::this_thread::yield();
+      posted.store(i, std::memory_order_release);
+    }
+  });
+  std::thread consumer([&] {
+    uint64_t seen = 0;
+    while (seen < kN) {
+      const uint64_t p = posted.load(std::memory_order_acquire);
+      for (uint64_t k = 0; k < 300 && seen < p; ++k) {
+        const uint32_t s = t->claim(0x1000 + ((seen + 1) % 300));
+        if (s == ClaimTable<RequestInfo, 10>::kNone) break;
+        t->erase(s);
+        ++seen;
+      }
+      std::this_thread::yield();
+    }
+    completed.store(seen);
+  });
+  producer.join();
+  consumer.join();
+  CHECK(completed.load() == kN);
+  CHECK(t->size() == 0);
+}
+
+TEST_CASE("request ids count from 1 and reset", "[semantics]") {
+  reset_request_tracking();
+  CHECK(next_request_id() == 1);
+  CHECK(next_request_id() == 2);
+  REQUIRE(requests().insert(42, info_with_id(3)));
+  REQUIRE(messages().insert(43, MessageInfo{5}));
+  reset_request_tracking();
+  CHECK(requests().claim(42) == RequestTable::kNone);
+  CHECK(messages().claim(43) == MessageTable::kNone);
+  CHECK(next_request_id() == 1);
+  reset_request_tracking();
+}
+
+TEST_CASE("communicator ids: packing, uniqueness, limits", "[semantics]") {
+  CHECK(comm_rank_bits(1) == 1);
+  CHECK(comm_rank_bits(2) == 1);
+  CHECK(comm_rank_bits(3) == 2);
+  CHECK(comm_rank_bits(1024) == 10);
+  CHECK(comm_rank_bits(1025) == 11);
+  CHECK(comm_sequence_period(10) == 4194302u);
+  CHECK(comm_sequence_period(20) == 4094u);
+  // Never WORLD, SELF or unknown, even for the largest leader and sequence.
+  for (int p : {1, 2, 3, 7, 1024, 1 << 20}) {
+    const unsigned bits = comm_rank_bits(p);
+    for (uint32_t seq : {0u, 1u, comm_sequence_period(bits) - 1, comm_sequence_period(bits)}) {
+      for (int leader : {0, p - 1}) {
+        const uint32_t id = pack_comm_id(leader, seq, bits);
+        CHECK(id != kCommIdWorld);
+        CHECK(id != kCommIdSelf);
+        CHECK(id != kCommIdUnknown);
+        CHECK(comm_id_leader(id, bits) == leader);
+      }
+    }
+  }
+  CHECK(pack_comm_id(0, 0, 1) == 2);  // the first split of a 2-rank run (tests rely on it)
+  // Distinct (leader, sequence) pairs give distinct ids within the period.
+  std::vector<uint32_t> ids;
+  for (int leader = 0; leader < 5; ++leader)
+    for (uint32_t seq = 0; seq < 50; ++seq) ids.push_back(pack_comm_id(leader, seq, 3));
+  std::sort(ids.begin(), ids.end());
+  CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+}
+
+TEST_CASE("communicator map: find, replace, erase", "[semantics]") {
+  auto m = std::make_unique<CommMap>();
+  CommView v;
+  CHECK_FALSE(m->find(0x84000002, v));
+  REQUIRE(m->insert(0x84000002, CommView{7, 3, 1}));
+  REQUIRE(m->find(0x84000002, v));
+  CHECK(v.id == 7);
+  CHECK(v.size == 3);
+  CHECK(v.rank == 1);
+  REQUIRE(m->insert(0x84000002, CommView{9, 2, 0}));  // handle reused: replaced
+  REQUIRE(m->find(0x84000002, v));
+  CHECK(v.id == 9);
+  CHECK(m->erase(0x84000002) == 9);
+  CHECK_FALSE(m->find(0x84000002, v));
+  CHECK(m->erase(0x84000002) == kCommIdUnknown);
+  for (uint64_t h = 0; h < 1000; ++h) REQUIRE(m->insert(0x7f0000000000ull + h * 64, CommView{uint32_t(h + 2), 1, 0}));
+  for (uint64_t h = 0; h < 1000; h += 7) {
+    REQUIRE(m->find(0x7f0000000000ull + h * 64, v));
+    CHECK(v.id == h + 2);
+  }
+}
+
+TEST_CASE("counters sum over thread slots", "[semantics]") {
+  reset_counters();
+  count_test_without_completion(0, 10);
+  count_test_without_completion(3, 5);
+  count_test_without_completion(259, 1);  // wraps onto slot 3
+  count_probe_without_message(1);
+  count_untracked_request();
+  count_unknown_comm();
+  CHECK(test_calls_without_completion() == 3);
+  CHECK(test_ticks_without_completion() == 16);
+  CHECK(probe_calls_without_message() == 1);
+  CHECK(untracked_requests() == 1);
+  CHECK(unknown_comm_uses() == 1);
+  reset_counters();
+  CHECK(test_calls_without_completion() == 0);
+}
