@@ -5,10 +5,16 @@
 #include <sys/stat.h>
 
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
+#include "analyzer/passes/wait_states.h"
+#include "analyzer/passes/wait_states_report.h"
 #include "analyzer/profile/profile.h"
+#include "analyzer/replay/clock_sync.h"
+#include "analyzer/replay/exchange.h"
+#include "analyzer/replay/timeline.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -47,7 +53,21 @@ std::vector<std::string> gather_notes(MPI_Comm comm, int rank, int size) {
 
 }  // namespace
 
-void run_analysis(RunInfo& run, uint64_t wall0) {
+namespace {
+
+// Feeds location 0's events, with their call-path nodes, into the replay index.
+class TimelineObserver : public ProfileObserver {
+ public:
+  explicit TimelineObserver(replay::TimelineBuilder& b) : b_(b) {}
+  void on_event(const trace::Event& e, int32_t node) override { b_.on_event(e, node); }
+
+ private:
+  replay::TimelineBuilder& b_;
+};
+
+}  // namespace
+
+void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
   const config::Config& cfg = config::current();
   const trace::ChunkStore& store = runtime::chunk_store();
   MPI_Comm comm = MPI_COMM_NULL;
@@ -77,12 +97,51 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     return;
   }
 
-  LocalProfile local = build_profile(store);
+  // One time base: this rank's offset to rank 0 at finalize, interpolated with MPI_Init's.
+  OffsetSample fin_offset;
+  const bool correct = run.clock_linear && run.size > 1 && !run.all_on_one_host;
+  if (correct) fin_offset = measure_offset(comm, local_clock_ns);
+  const GlobalClock gclock(run.init_offset, fin_offset, correct && !run.same_host_as_root);
+  auto to_global = [&](uint64_t ticks) {
+    return gclock.to_global_s(skewed_ns(run.skew, run.conv.to_ns(ticks)));
+  };
+
+  // One forward pass: the call-path profile and the replay index of the MPI activity.
+  replay::TimelineBuilder tb(to_global, run.rank);
+  TimelineObserver observer(tb);
+  LocalProfile local = build_profile(store, &observer);
+  const replay::Timeline timeline = tb.finish();
   if (local.status != Status::kOk)
     log::warn("the trace of rank %d did not decode completely (%s); its results are partial",
               run.rank, to_string(local.status));
+  // Exchange what the patterns need, then find the wait states locally.
+  passes::RunSync rsync;
+  {
+    double mx[2] = {timeline.init_call != replay::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
+                    timeline.finalize_call != replay::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
+    double mn = timeline.init_call != replay::kNoCall ? timeline.calls[timeline.init_call].exit : 0;
+    double mx_out[2] = {0, 0}, mn_out = 0;
+    PMPI_Allreduce(mx, mx_out, 2, MPI_DOUBLE, MPI_MAX, comm);
+    PMPI_Allreduce(&mn, &mn_out, 1, MPI_DOUBLE, MPI_MIN, comm);
+    rsync.latest_init_enter = mx_out[0];
+    rsync.latest_finalize_enter = mx_out[1];
+    rsync.earliest_init_exit = mn_out;
+  }
+  replay::P2pMatch match;
+  std::vector<replay::CollSync> csync;
+  replay::CollExchangeStats cstats;
+  if (replay::exchange_p2p(timeline, comm, match) != Status::kOk ||
+      replay::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
+    log::warn("the replay exchange failed; no report");
+    PMPI_Comm_free(&comm);
+    return;
+  }
+  const passes::WaitStates waits =
+      passes::compute_wait_states(timeline, match, csync, rsync, local.nodes.size(), run.rank);
+
   GlobalProfile global;
-  const Status us = unify_profile(local, run.conv, comm, global);
+  std::vector<int> local_to_global;
+  const Status us = unify_profile(local, run.conv, comm, global, &local_to_global);
   if (us != Status::kOk) {
     log::warn("call-path unification failed (%s); no report", to_string(us));
     PMPI_Comm_free(&comm);
@@ -101,8 +160,15 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   st[kStatChunksSpilled] = double(ss.chunks_spilled);
   st[kStatOverheadSeconds] = run.conv.ticks_to_seconds(rs.overhead_ticks_max_thread);
   st[kStatCompressSeconds] = run.conv.ticks_to_seconds(rs.compress_ticks);
-  st[kStatInitNs] = run.conv.to_ns(run.init_enter_ticks);
-  st[kStatFinalizeNs] = run.conv.to_ns(run.finalize_enter_ticks);
+  st[kStatInitNs] = to_global(run.init_enter_ticks) * 1e9;
+  st[kStatFinalizeNs] = to_global(run.finalize_enter_ticks) * 1e9;
+  st[kStatReplayBytes] = double(match.bytes_sent);
+  st[kStatReplayCollBytes] = double(cstats.bytes_sent);
+  st[kStatMessages] = double(timeline.sends.size());
+  st[kStatUnmatched] = double(match.unmatched_sends + match.unmatched_recvs);
+  st[kStatP2pViolations] = double(waits.p2p_clock_violations);
+  st[kStatCollViolations] = double(waits.coll_clock_violations);
+  st[kStatClockError] = gclock.max_error_s();
   st[kStatUnmatchedExits] = double(local.unmatched_exits);
   st[kStatUnclosedFrames] = double(local.unclosed_frames);
   st[kStatPartial] = local.status == Status::kOk ? 0.0 : 1.0;
@@ -110,9 +176,19 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   std::vector<double> all_st(run.rank == 0 ? size_t(run.size) * kStatCount : 0);
   PMPI_Gather(st.data(), kStatCount, MPI_DOUBLE, all_st.data(), kStatCount, MPI_DOUBLE, 0, comm);
   std::vector<std::string> notes = gather_notes(comm, run.rank, run.size);
-
+  ReportInput in;
+  {
+    // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
+    double lo_hi[2] = {-to_global(run.init_enter_ticks), to_global(run.finalize_enter_ticks)};
+    double lo_hi_out[2] = {0, 0};
+    PMPI_Allreduce(lo_hi, lo_hi_out, 2, MPI_DOUBLE, MPI_MAX, comm);
+    int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
+    PMPI_Bcast(&n_callpaths, 1, MPI_INT, 0, comm);
+    if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, comm, global,
+                                   lo_hi_out[1] + lo_hi_out[0], in) != Status::kOk)
+      log::warn("reducing the wait states failed; the report lacks them");
+  }
   if (run.rank == 0) {
-    ReportInput in;
     in.run = &run;
     in.profile = &global;
     double init_min = 0, fin_max = 0;
@@ -123,6 +199,28 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
       in.rank_stats.push_back(std::move(row));
     }
     in.wall_time_s = (fin_max - init_min) * 1e-9;
+    double bytes = 0, coll_bytes = 0, msgs = 0, unmatched = 0, v_p2p = 0, v_coll = 0, err = 0;
+    for (const auto& row : in.rank_stats) {
+      bytes += row[kStatReplayBytes];
+      coll_bytes += row[kStatReplayCollBytes];
+      msgs += row[kStatMessages];
+      unmatched += row[kStatUnmatched];
+      v_p2p += row[kStatP2pViolations];
+      v_coll += row[kStatCollViolations];
+      err = std::max(err, row[kStatClockError]);
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "@ Clock           : %s; max error %.1f us; clock-condition violations: %.0f p2p, %.0f collective",
+                  !run.clock_linear || run.size == 1 ? "no correction"
+                  : run.all_on_one_host ? "one host: CLOCK_MONOTONIC shared, no correction needed"
+                                        : "linear correction to rank 0",
+                  err * 1e6, v_p2p, v_coll);
+    in.header_lines.push_back(line);
+    std::snprintf(line, sizeof line,
+                  "@ Replay          : %.0f messages, %.1f B per message exchanged (all passes), %.0f unmatched; "
+                  "%.0f B for collectives",
+                  msgs, msgs > 0 ? bytes / msgs : 0.0, unmatched, coll_bytes);
+    in.header_lines.push_back(line);
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
     in.analysis_s = double(clock::monotonic_ns() - wall0) * 1e-9;

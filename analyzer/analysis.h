@@ -16,6 +16,7 @@
 namespace critpath::analyzer {
 
 // wall0: CLOCK_MONOTONIC ns at the entry of MPI_Finalize (for the analysis-time figure).
-void run_analysis(RunInfo& run, uint64_t wall0);
+// local_clock_ns: this rank's clock for the finalize-time offset measurement.
+void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)());
 
 }  // namespace critpath::analyzer

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/replay/clock_sync.h"
 #include "libtrace/clock/clock.h"
 
 namespace critpath::analyzer {
@@ -29,6 +30,11 @@ struct RunInfo {
   uint64_t init_enter_ticks = 0;
   uint64_t finalize_enter_ticks = 0;
   double analysis_seconds = 0;   // set as the analysis proceeds
+  ClockSkew skew;                // injected distortion (CRITPATH_DEBUG_CLOCK_SKEW), tests only
+  bool clock_linear = true;      // CRITPATH_CLOCK_CORRECTION=linear
+  OffsetSample init_offset;      // offset to rank 0 measured at MPI_Init
+  bool same_host_as_root = false;  // shares rank 0's CLOCK_MONOTONIC (and no skew injected)
+  bool all_on_one_host = false;    // every rank does: no offsets needed at all
 };
 
 }  // namespace critpath::analyzer

@@ -37,6 +37,9 @@ using runtime::Phase;
 
 RunInfo g_run;
 
+// This rank's clock as the analysis sees it: CLOCK_MONOTONIC plus any injected skew.
+double local_clock_ns() { return skewed_ns(g_run.skew, double(clock::monotonic_ns())); }
+
 std::string read_exe_name() {
   char buf[4096];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -183,6 +186,26 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
 
     g_run.begin = clock::sample_pair(g_run.timer);
     g_run.init_enter_ticks = t_enter;
+    g_run.skew = parse_debug_skew(cfg.debug_clock_skew, rank, double(g_run.begin.ns));
+    g_run.clock_linear = cfg.clock_correction == "linear";
+    // Ranks on rank 0's host read the same CLOCK_MONOTONIC: their offset is exactly 0, and a
+    // measured one would only add ping-pong noise. (An injected skew simulates other hosts.)
+    char host[256] = {0}, host0[256] = {0};
+    gethostname(host, sizeof host - 1);
+    std::memcpy(host0, host, sizeof host0);
+    PMPI_Bcast(host0, sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
+    g_run.same_host_as_root = std::strcmp(host, host0) == 0 && !g_run.skew.active;
+    int all_same = g_run.same_host_as_root ? 1 : 0, all_same_out = 0;
+    PMPI_Allreduce(&all_same, &all_same_out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    g_run.all_on_one_host = all_same_out == 1;
+    if (g_run.clock_linear && size > 1 && !g_run.all_on_one_host) {
+      // On a private communicator: the ping-pongs can never meet application messages.
+      MPI_Comm sync = MPI_COMM_NULL;
+      if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync) == MPI_SUCCESS) {
+        g_run.init_offset = measure_offset(sync, local_clock_ns);
+        PMPI_Comm_free(&sync);
+      }
+    }
     runtime::g_phase.store(uint8_t(Phase::kRecording));
     runtime::ThreadState* t = runtime::ready_state();
     if (!t) return disable("cannot attach the main thread's trace buffer");
@@ -241,7 +264,7 @@ void on_finalize(uint32_t finalize_region) {
     g_run.end = clock::sample_pair(g_run.timer);
     g_run.conv = clock::TickConverter(g_run.timer, g_run.begin, g_run.end);
     runtime::recorder_stop();
-    run_analysis(g_run, wall0);
+    run_analysis(g_run, wall0, local_clock_ns);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

@@ -1,0 +1,218 @@
+// critpath — analyzer/passes/wait_states.cpp
+#include "analyzer/passes/wait_states.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include "libtrace/defs/definitions.h"
+
+namespace critpath::analyzer::passes {
+
+using replay::CollKind;
+using replay::kNoCall;
+
+const PatternDef& pattern_def(int p) {
+  static const PatternDef kDefs[kPatternCount] = {
+      {"late_sender", "Late Sender",
+       "Receiver blocked in a receive (or the wait completing it) before the matching send began"},
+      {"late_sender_wrong_order", "Late Sender, wrong order",
+       "Late-sender time where a message sent later was received first (subset of late_sender)"},
+      {"late_sender_wrong_order_same_source", "  same source",
+       "Wrong-order late-sender time where both messages came from the same source"},
+      {"late_sender_wrong_order_different_source", "  different source",
+       "Wrong-order late-sender time where the messages came from different sources"},
+      {"late_receiver", "Late Receiver",
+       "Sender blocked in a send (or its completion) until the matching receive was posted"},
+      {"wait_barrier", "Wait at Barrier", "Time in a barrier before the last participant entered"},
+      {"barrier_completion", "Barrier Completion",
+       "Time in a barrier after the first participant left"},
+      {"wait_nxn", "Wait at N x N",
+       "Time in an all-to-all collective before the last participant entered"},
+      {"nxn_completion", "N x N Completion",
+       "Time in an all-to-all collective after the first participant left"},
+      {"late_broadcast", "Late Broadcast",
+       "Time a non-root spent in a one-to-all collective before the root entered"},
+      {"early_reduce", "Early Reduce",
+       "Time the root of an all-to-one collective waited for the last sender to enter"},
+      {"early_scan", "Early Scan",
+       "Time in a prefix reduction before the last lower-ranked participant entered"},
+      {"wait_finalize", "Wait at Finalize",
+       "Time between entering MPI_Finalize and the last rank entering it"},
+      {"init_completion", "Initialization Completion",
+       "Time in MPI_Init after the first rank could have left it"},
+  };
+  return kDefs[p];
+}
+
+void PatternStats::add(double v, int32_t node, int32_t rank) {
+  if (count == 0) {
+    min = max = v;
+  } else {
+    min = std::min(min, v);
+    max = std::max(max, v);
+  }
+  ++count;
+  sum += v;
+  // Top instances, largest first.
+  if (worst.size() < kWorstInstances || v > worst.back().value) {
+    Instance in{v, node, rank};
+    auto it = std::upper_bound(worst.begin(), worst.end(), in,
+                               [](const Instance& a, const Instance& b) { return a.value > b.value; });
+    worst.insert(it, in);
+    if (worst.size() > kWorstInstances) worst.pop_back();
+  }
+  // Reservoir sample (deterministic LCG so reports are reproducible).
+  ++seen;
+  if (sample.size() < kSampleSize) {
+    sample.push_back(v);
+  } else {
+    const uint64_t j = (seen * 6364136223846793005ull + 1442695040888963407ull) % seen;
+    if (j < kSampleSize) sample[j] = v;
+  }
+}
+
+namespace {
+
+struct Ctx {
+  const replay::Timeline& t;
+  WaitStates& w;
+  int32_t rank;
+  void book(int pattern, uint32_t call, double v) {
+    if (!(v > 0) || call == kNoCall) return;
+    const int32_t node = t.calls[call].node;
+    if (node >= 0 && size_t(node) < w.by_node.size()) w.by_node[size_t(node)][size_t(pattern)] += v;
+    w.stats[size_t(pattern)].add(v, node, rank);
+  }
+};
+
+bool is_test_call(const std::string& name) { return name.rfind("MPI_Test", 0) == 0; }
+
+}  // namespace
+
+WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch& m,
+                               const std::vector<replay::CollSync>& cs, const RunSync& run,
+                               size_t nodes, int32_t my_rank) {
+  WaitStates w;
+  w.by_node.assign(nodes, {});
+  Ctx ctx{t, w, my_rank};
+  std::unordered_map<uint32_t, std::string> names;
+  auto name_of = [&](uint32_t call) -> const std::string& {
+    const uint32_t region = t.calls[call].region;
+    auto it = names.find(region);
+    if (it == names.end()) it = names.emplace(region, defs::regions().get(region).name).first;
+    return it->second;
+  };
+
+  // --- Late sender (+ wrong order). Receives are in completion order, so the receives a
+  // call completes are consecutive; in a call completing several receives only the largest
+  // wait counts (Scalasca's Waitall/any/some rule), booked once at that call.
+  struct LsInstance {
+    double send_enter;
+    int32_t source;
+    double idle;
+    uint32_t call;
+  };
+  std::deque<LsInstance> recent;  // the last 100 late-sender instances
+  std::unordered_map<uint32_t, bool> ls_calls;
+  LsInstance group{0, -1, 0, kNoCall};  // the largest wait of the current call
+  auto close_group = [&] {
+    if (group.call == kNoCall) return;
+    ctx.book(kLateSender, group.call, group.idle);
+    ls_calls[group.call] = true;
+    recent.push_back(group);
+    if (recent.size() > 100) recent.pop_front();
+    group = {0, -1, 0, kNoCall};
+  };
+  for (uint32_t i = 0; i < t.recvs.size(); ++i) {
+    const replay::RecvRecord& r = t.recvs[i];
+    const double ts = m.send_enter[i];
+    if (std::isnan(ts) || r.complete_call == kNoCall) continue;
+    if (r.complete_call != group.call) close_group();
+    const replay::CallRecord& c = t.calls[r.complete_call];
+    if (c.exit < ts) ++w.p2p_clock_violations;
+    // Wrong order: an earlier late-sender instance whose message was sent after this one's.
+    for (auto it = recent.begin(); it != recent.end();) {
+      if (it->send_enter > ts) {
+        ctx.book(kLateSenderWrongOrder, it->call, it->idle);
+        ctx.book(it->source == r.peer ? kLateSenderWrongOrderSameSource
+                                      : kLateSenderWrongOrderDifferentSource,
+                 it->call, it->idle);
+        it = recent.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (is_test_call(name_of(r.complete_call))) continue;  // Scalasca skips MPI_Test*
+    const double idle = std::min(ts, c.exit) - c.enter;
+    if (idle > 0 && idle > group.idle) group = {ts, r.peer, idle, r.complete_call};
+  }
+  close_group();
+
+  // --- Late receiver: the sender's completion call waited for the receive to be posted
+  // (Scalasca's condition: the call ended after the post). Per call only the largest wait;
+  // a call that already holds a late-sender wait is skipped (no double counting).
+  std::map<uint32_t, double> lr;  // ordered: reports must be reproducible
+  for (uint32_t i = 0; i < t.sends.size(); ++i) {
+    const replay::SendRecord& s = t.sends[i];
+    const double tp = m.recv_post_enter[i];
+    if (std::isnan(tp) || s.complete_call == kNoCall) continue;
+    const replay::CallRecord& c = t.calls[s.complete_call];
+    if (c.exit <= tp) continue;  // finished before the receive was posted: buffered
+    const double idle = tp - c.enter;
+    if (idle > 0) lr[s.complete_call] = std::max(lr[s.complete_call], idle);
+  }
+  for (const auto& [call, idle] : lr)
+    if (!ls_calls.count(call)) ctx.book(kLateReceiver, call, idle);
+
+  // --- Collectives.
+  for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
+    const replay::CollRecord& c = t.colls[i];
+    const replay::CollSync& s = cs[i];
+    if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
+    const replay::CallRecord& wc = t.calls[c.complete_call];
+    const double wait_enter = wc.enter, end = wc.exit;
+    const CollKind kind = replay::classify_collective(defs::regions().get(c.op).name);
+    const double latest = std::min(s.latest_begin, end);
+    switch (kind) {
+      case CollKind::kBarrier:
+      case CollKind::kNxN: {
+        if (s.latest_begin > end) ++w.coll_clock_violations;
+        const bool barrier = kind == CollKind::kBarrier;
+        ctx.book(barrier ? kWaitBarrier : kWaitNxN, c.complete_call, latest - wait_enter);
+        ctx.book(barrier ? kBarrierCompletion : kNxNCompletion, c.complete_call,
+                 end - std::max(s.earliest_end, latest));
+        break;
+      }
+      case CollKind::kOneToN:
+        if (s.root_begin > end && s.my_comm_rank != c.root) ++w.coll_clock_violations;
+        if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0)
+          ctx.book(kLateBroadcast, c.complete_call, std::min(s.root_begin, end) - wait_enter);
+        break;
+      case CollKind::kNToOne:
+        if (s.my_comm_rank == c.root && s.latest_sender_rank >= 0)
+          ctx.book(kEarlyReduce, c.complete_call,
+                   std::min(s.latest_sender_begin, end) - wait_enter);
+        break;
+      case CollKind::kScan:
+        ctx.book(kEarlyScan, c.complete_call, std::min(s.prefix_latest, end) - wait_enter);
+        break;
+      case CollKind::kOther:
+        break;
+    }
+  }
+
+  // --- MPI_Init / MPI_Finalize.
+  if (t.init_call != kNoCall) {
+    const replay::CallRecord& c = t.calls[t.init_call];
+    ctx.book(kInitCompletion, t.init_call,
+             c.exit - std::max(run.earliest_init_exit, run.latest_init_enter));
+  }
+  if (t.finalize_call != kNoCall)
+    ctx.book(kWaitFinalize, t.finalize_call, run.latest_finalize_enter - t.calls[t.finalize_call].enter);
+  return w;
+}
+
+}  // namespace critpath::analyzer::passes

@@ -1,0 +1,27 @@
+// critpath — analyzer/passes/wait_states_report.h
+//
+// Reduces the wait-state pass's per-call-path values and per-pattern statistics to rank 0,
+// adds the MPI time hierarchy (time ⊇ mpi_time ⊇ mpi_p2p, mpi_collective, mpi_rma,
+// mpi_management; computation = time − mpi_time), and hands both to the report
+// (metrics, the "Wait states" and "Wait-state statistics" sections, report.json's
+// wait_state_stats).
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "analyzer/passes/wait_states.h"
+#include "analyzer/profile/profile.h"
+#include "analyzer/report/report.h"
+
+namespace critpath::analyzer::passes {
+
+// Collective over `comm`. local_to_global from unify_profile; n_callpaths = global count.
+// On rank 0 appends to `in` (extra_metrics, sections, extra_json).
+Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
+                          const clock::TickConverter& conv, const std::vector<int>& local_to_global,
+                          int n_callpaths, MPI_Comm comm, const GlobalProfile& global,
+                          double wall_time_s, ReportInput& in);
+
+}  // namespace critpath::analyzer::passes

@@ -1,0 +1,282 @@
+// critpath — analyzer/replay/exchange.cpp: bulk p2p matching and collective synchronization.
+#include "analyzer/replay/exchange.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "libtrace/defs/definitions.h"
+
+namespace critpath::analyzer::replay {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+using GroupKey = std::pair<uint32_t, int32_t>;  // (comm, tag)
+
+template <typename T>
+void put(std::vector<char>& b, T v) {
+  const size_t at = b.size();
+  b.resize(at + sizeof(T));
+  std::memcpy(b.data() + at, &v, sizeof(T));
+}
+template <typename T>
+T get(const char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+
+// All-to-all of variable byte buffers (one per rank). Returns the received bytes, with
+// per-source displacements in `rdispls` and sizes in `rcounts`.
+Status alltoallv_bytes(MPI_Comm comm, const std::vector<std::vector<char>>& out,
+                       std::vector<char>& in, std::vector<int>& rcounts,
+                       std::vector<int>& rdispls, uint64_t& bytes_sent) {
+  const int P = int(out.size());
+  std::vector<int> scounts(static_cast<size_t>(P)), sdispls(static_cast<size_t>(P));
+  std::vector<char> sbuf;
+  for (int r = 0; r < P; ++r) {
+    sdispls[size_t(r)] = int(sbuf.size());
+    scounts[size_t(r)] = int(out[size_t(r)].size());
+    sbuf.insert(sbuf.end(), out[size_t(r)].begin(), out[size_t(r)].end());
+  }
+  bytes_sent += sbuf.size();
+  rcounts.assign(size_t(P), 0);
+  if (PMPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  rdispls.assign(size_t(P), 0);
+  long total = 0;
+  for (int r = 0; r < P; ++r) {
+    rdispls[size_t(r)] = int(total);
+    total += rcounts[size_t(r)];
+  }
+  in.resize(size_t(total));
+  if (PMPI_Alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_CHAR, in.data(),
+                     rcounts.data(), rdispls.data(), MPI_CHAR, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status exchange_p2p(const Timeline& t, MPI_Comm world, P2pMatch& out) {
+  int P = 1;
+  PMPI_Comm_size(world, &P);
+  out.send_enter.assign(t.recvs.size(), kNaN);
+  out.send_index.assign(t.recvs.size(), UINT32_MAX);
+  out.recv_post_enter.assign(t.sends.size(), kNaN);
+  out.recv_index.assign(t.sends.size(), UINT32_MAX);
+
+  // Sender side: sends per destination, grouped by (comm, tag), in send order.
+  std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_dst(static_cast<size_t>(P));
+  for (uint32_t i = 0; i < t.sends.size(); ++i) {
+    const SendRecord& s = t.sends[i];
+    if (s.peer >= 0 && s.peer < P) by_dst[size_t(s.peer)][{s.comm, s.tag}].push_back(i);
+  }
+  std::vector<std::vector<char>> fwd(static_cast<size_t>(P));
+  for (int d = 0; d < P; ++d)
+    for (const auto& [key, idx] : by_dst[size_t(d)]) {
+      put<uint32_t>(fwd[size_t(d)], key.first);
+      put<int32_t>(fwd[size_t(d)], key.second);
+      put<uint32_t>(fwd[size_t(d)], uint32_t(idx.size()));
+      for (uint32_t i : idx) {
+        const SendRecord& s = t.sends[i];
+        put<double>(fwd[size_t(d)], s.call == kNoCall ? kNaN : t.calls[s.call].enter);
+        put<uint32_t>(fwd[size_t(d)], i);
+      }
+    }
+  std::vector<char> in;
+  std::vector<int> rcounts, rdispls;
+  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
+  fwd.clear();
+
+  // Receiver side: receives per source, grouped by (comm, tag), in posting order.
+  std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_src(static_cast<size_t>(P));
+  for (uint32_t i = 0; i < t.recvs.size(); ++i) {
+    const RecvRecord& r = t.recvs[i];
+    if (r.peer >= 0 && r.peer < P) by_src[size_t(r.peer)][{r.comm, r.tag}].push_back(i);
+  }
+  for (auto& m : by_src)
+    for (auto& [key, idx] : m)
+      std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
+        return t.recvs[a].post_seq < t.recvs[b].post_seq;
+      });
+  uint64_t matched_recvs = 0;
+  std::vector<std::vector<char>> bwd(static_cast<size_t>(P));
+  for (int s = 0; s < P; ++s) {
+    const char* p = in.data() + rdispls[size_t(s)];
+    const char* end = p + rcounts[size_t(s)];
+    while (end - p >= 12) {
+      const uint32_t comm = get<uint32_t>(p);
+      const int32_t tag = get<int32_t>(p);
+      const uint32_t count = get<uint32_t>(p);
+      auto it = by_src[size_t(s)].find({comm, tag});
+      const std::vector<uint32_t>* mine = it == by_src[size_t(s)].end() ? nullptr : &it->second;
+      for (uint32_t k = 0; k < count && end - p >= 12; ++k) {
+        const double t_send = get<double>(p);
+        const uint32_t send_idx = get<uint32_t>(p);
+        if (mine && k < mine->size()) {
+          const uint32_t ri = (*mine)[k];
+          out.send_enter[ri] = t_send;
+          out.send_index[ri] = send_idx;
+          const RecvRecord& r = t.recvs[ri];
+          put<double>(bwd[size_t(s)], r.post_call == kNoCall ? kNaN : t.calls[r.post_call].enter);
+          put<uint32_t>(bwd[size_t(s)], ri);
+          ++matched_recvs;
+        } else {
+          put<double>(bwd[size_t(s)], kNaN);
+          put<uint32_t>(bwd[size_t(s)], UINT32_MAX);
+        }
+      }
+    }
+  }
+  out.unmatched_recvs = t.recvs.size() - matched_recvs;
+  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, bwd, in, rcounts, rdispls, out.bytes_sent));
+
+  // Sender side again: replies come back in the order the sends went out.
+  uint64_t matched_sends = 0;
+  for (int d = 0; d < P; ++d) {
+    const char* p = in.data() + rdispls[size_t(d)];
+    const char* end = p + rcounts[size_t(d)];
+    for (const auto& [key, idx] : by_dst[size_t(d)])
+      for (uint32_t i : idx) {
+        if (end - p < 12) break;
+        const double t_post = get<double>(p);
+        const uint32_t ri = get<uint32_t>(p);
+        out.recv_post_enter[i] = t_post;
+        out.recv_index[i] = ri;
+        if (ri != UINT32_MAX) ++matched_sends;
+      }
+  }
+  out.unmatched_sends = t.sends.size() - matched_sends;
+  return Status::kOk;
+}
+
+namespace {
+
+struct DoubleInt {
+  double v;
+  int r;
+};
+
+std::vector<int32_t> members_of(uint32_t comm, int world_size, int me) {
+  if (comm == defs::kCommWorld) {
+    std::vector<int32_t> m(static_cast<size_t>(world_size));
+    for (int i = 0; i < world_size; ++i) m[size_t(i)] = i;
+    return m;
+  }
+  if (comm == defs::kCommSelf) return {me};
+  defs::CommDef d;
+  if (defs::comms().find(comm, d)) return d.members;
+  return {};
+}
+
+}  // namespace
+
+Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>& out,
+                        CollExchangeStats& stats) {
+  int P = 1, me = 0;
+  PMPI_Comm_size(world, &P);
+  PMPI_Comm_rank(world, &me);
+  out.assign(t.colls.size(), CollSync{});
+
+  // Instances per communicator, in call order; communicators grouped by ordered members.
+  std::map<uint32_t, std::vector<uint32_t>> by_comm;
+  for (uint32_t i = 0; i < t.colls.size(); ++i) by_comm[t.colls[i].comm].push_back(i);
+  std::map<std::vector<int32_t>, std::vector<uint32_t>> sets;  // members -> comm ids (sorted)
+  for (const auto& [comm, idx] : by_comm) {
+    std::vector<int32_t> m = members_of(comm, P, me);
+    if (m.size() < 2 || std::find(m.begin(), m.end(), me) == m.end()) continue;
+    sets[m].push_back(comm);
+  }
+  // A global order: by smallest communicator id (ids are unique, and every member of a set
+  // knows all of the set's communicators).
+  std::vector<std::pair<uint32_t, const std::vector<int32_t>*>> order;
+  for (const auto& [m, comms] : sets) order.push_back({comms.front(), &m});
+  std::sort(order.begin(), order.end());
+
+  MPI_Group world_group;
+  PMPI_Comm_group(world, &world_group);
+  for (const auto& [min_comm, members_ptr] : order) {
+    const std::vector<int32_t>& members = *members_ptr;
+    const std::vector<uint32_t>& comms = sets[members];
+    ++stats.member_sets;
+    MPI_Comm sub = MPI_COMM_NULL;
+    bool own = false;
+    bool is_world = int(members.size()) == P;
+    for (int i = 0; is_world && i < P; ++i) is_world = members[size_t(i)] == i;
+    if (is_world) {
+      sub = world;
+    } else {
+      MPI_Group g;
+      PMPI_Group_incl(world_group, int(members.size()), members.data(), &g);
+      const int tag = int(min_comm % 32000u) + 1;
+      if (PMPI_Comm_create_group(world, g, tag, &sub) != MPI_SUCCESS) {
+        PMPI_Group_free(&g);
+        PMPI_Group_free(&world_group);
+        return Status::kMpiError;
+      }
+      PMPI_Group_free(&g);
+      own = true;
+    }
+    int my_rank = 0;
+    PMPI_Comm_rank(sub, &my_rank);
+    const int n_members = int(members.size());
+
+    // Agree on how many instances each communicator has.
+    std::vector<int> counts, cmin(comms.size()), cmax(comms.size());
+    for (uint32_t c : comms) counts.push_back(int(by_comm[c].size()));
+    PMPI_Allreduce(counts.data(), cmin.data(), int(counts.size()), MPI_INT, MPI_MIN, sub);
+    PMPI_Allreduce(counts.data(), cmax.data(), int(counts.size()), MPI_INT, MPI_MAX, sub);
+    std::vector<uint32_t> inst;  // local coll index per vector slot
+    for (size_t k = 0; k < comms.size(); ++k) {
+      if (cmin[k] != cmax[k]) ++stats.inconsistent_comms;
+      const auto& idx = by_comm[comms[k]];
+      for (int j = 0; j < cmin[k]; ++j) inst.push_back(idx[size_t(j)]);
+    }
+    const size_t n = inst.size();
+    std::vector<DoubleInt> maxloc_in(2 * n), maxloc_out(2 * n), minloc_in(n), minloc_out(n);
+    std::vector<double> max_in(2 * n), max_out(2 * n), scan_in(n), scan_out(n);
+    for (size_t j = 0; j < n; ++j) {
+      const CollRecord& c = t.colls[inst[j]];
+      const double begin = c.call == kNoCall ? 0 : t.calls[c.call].enter;
+      const double end = c.complete_call == kNoCall ? begin : t.calls[c.complete_call].exit;
+      const bool root = c.root >= 0 && c.root == my_rank;
+      maxloc_in[2 * j] = {begin, my_rank};
+      maxloc_in[2 * j + 1] = {c.sent > 0 ? begin : -1e300, my_rank};
+      minloc_in[j] = {end, my_rank};
+      max_in[2 * j] = root ? begin : -1e300;
+      max_in[2 * j + 1] = root ? double(c.sent) : -1.0;
+      scan_in[j] = begin;
+    }
+    stats.bytes_sent += n * (sizeof(DoubleInt) * 3 + sizeof(double) * 3);
+    if (n > 0) {
+      PMPI_Allreduce(maxloc_in.data(), maxloc_out.data(), int(2 * n), MPI_DOUBLE_INT, MPI_MAXLOC, sub);
+      PMPI_Allreduce(minloc_in.data(), minloc_out.data(), int(n), MPI_DOUBLE_INT, MPI_MINLOC, sub);
+      PMPI_Allreduce(max_in.data(), max_out.data(), int(2 * n), MPI_DOUBLE, MPI_MAX, sub);
+      PMPI_Scan(scan_in.data(), scan_out.data(), int(n), MPI_DOUBLE, MPI_MAX, sub);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      CollSync& s = out[inst[j]];
+      s.valid = true;
+      s.comm_size = n_members;
+      s.my_comm_rank = my_rank;
+      s.latest_begin = maxloc_out[2 * j].v;
+      s.latest_rank = members[size_t(maxloc_out[2 * j].r)];
+      s.latest_sender_begin = maxloc_out[2 * j + 1].v;
+      s.latest_sender_rank = maxloc_out[2 * j + 1].v > -1e299 ? members[size_t(maxloc_out[2 * j + 1].r)] : -1;
+      s.earliest_end = minloc_out[j].v;
+      s.root_begin = max_out[2 * j];
+      s.root_sent = max_out[2 * j + 1];
+      s.prefix_latest = scan_out[j];
+    }
+    if (own) PMPI_Comm_free(&sub);
+  }
+  PMPI_Group_free(&world_group);
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer::replay

@@ -1,0 +1,207 @@
+// critpath — analyzer/replay/timeline.cpp
+#include "analyzer/replay/timeline.h"
+
+#include <string>
+
+#include "libtrace/defs/definitions.h"
+
+namespace critpath::analyzer::replay {
+
+namespace {
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (s == n) return true;
+  return false;
+}
+}  // namespace
+
+MpiGroup classify_mpi(const std::string& n) {
+  if (one_of(n, {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
+                 "MPI_Sendrecv_replace", "MPI_Isend", "MPI_Ibsend", "MPI_Issend", "MPI_Irsend",
+                 "MPI_Irecv", "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init",
+                 "MPI_Rsend_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall", "MPI_Wait",
+                 "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
+                 "MPI_Testany", "MPI_Testsome", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
+                 "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Cancel", "MPI_Request_free"}))
+    return MpiGroup::kP2p;
+  if (starts_with(n, "MPI_Win_") || one_of(n, {"MPI_Put", "MPI_Get", "MPI_Accumulate",
+                                              "MPI_Get_accumulate", "MPI_Fetch_and_op",
+                                              "MPI_Compare_and_swap", "MPI_Rput", "MPI_Rget",
+                                              "MPI_Raccumulate", "MPI_Rget_accumulate"}))
+    return MpiGroup::kRma;
+  if (classify_collective(n) != CollKind::kOther || n == "MPI_Reduce_local")
+    return MpiGroup::kCollective;
+  return MpiGroup::kManagement;
+}
+
+CollKind classify_collective(const std::string& n) {
+  std::string b = n;
+  // Nonblocking collectives behave like their blocking twins at completion.
+  if (starts_with(b, "MPI_I") && !starts_with(b, "MPI_Intercomm")) b = "MPI_" + b.substr(5);
+  if (b == "MPI_Barrier" || b == "MPI_barrier") return CollKind::kBarrier;
+  if (one_of(b, {"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+                 "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter",
+                 "MPI_Reduce_scatter_block", "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
+                 "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"}) ||
+      one_of(n, {"MPI_Iallreduce", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",
+                 "MPI_Ialltoallv", "MPI_Ialltoallw", "MPI_Ireduce_scatter",
+                 "MPI_Ireduce_scatter_block"}))
+    return CollKind::kNxN;
+  if (one_of(b, {"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})) return CollKind::kOneToN;
+  if (one_of(b, {"MPI_Reduce", "MPI_Gather", "MPI_Gatherv"})) return CollKind::kNToOne;
+  if (one_of(b, {"MPI_Scan", "MPI_Exscan"})) return CollKind::kScan;
+  if (n == "MPI_Ibarrier") return CollKind::kBarrier;
+  return CollKind::kOther;
+}
+
+TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank)
+    : to_global_(std::move(to_global)), me_(my_world_rank) {}
+
+bool TimelineBuilder::is_mpi(uint32_t region) {
+  auto it = mpi_region_.find(region);
+  if (it != mpi_region_.end()) return it->second;
+  const bool m = defs::regions().get(region).kind == defs::RegionKind::kMpi;
+  mpi_region_.emplace(region, m);
+  return m;
+}
+
+int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
+  if (comm == defs::kCommWorld) return peer;
+  if (comm == defs::kCommSelf) return peer == 0 ? me_ : -1;
+  auto it = members_.find(comm);
+  if (it == members_.end()) {
+    defs::CommDef d;
+    std::vector<int32_t> m;
+    if (defs::comms().find(comm, d)) m = d.members;
+    it = members_.emplace(comm, std::move(m)).first;
+  }
+  if (peer < 0 || size_t(peer) >= it->second.size()) {
+    ++t_.unresolved_peers;
+    return -1;
+  }
+  return it->second[size_t(peer)];
+}
+
+void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
+  using K = trace::EventKind;
+  const uint32_t cur = open_.empty() ? kNoCall : open_.back();
+  switch (e.kind) {
+    case K::kEnter:
+      if (is_mpi(e.region)) {
+        CallRecord c;
+        c.enter = c.exit = to_global_(e.time);
+        c.node = node;
+        c.region = e.region;
+        t_.calls.push_back(c);
+        open_.push_back(uint32_t(t_.calls.size() - 1));
+      }
+      break;
+    case K::kExit:
+      if (!open_.empty() && t_.calls[open_.back()].region == e.region) {
+        const uint32_t idx = open_.back();
+        t_.calls[idx].exit = to_global_(e.time);
+        const std::string name = defs::regions().get(e.region).name;
+        if (name == "MPI_Init" || name == "MPI_Init_thread") t_.init_call = idx;
+        if (name == "MPI_Finalize") t_.finalize_call = idx;
+        open_.pop_back();
+      }
+      break;
+    case K::kSend:
+    case K::kIsend: {
+      SendRecord s;
+      s.peer = world_rank(e.comm, e.peer);
+      s.comm = e.comm;
+      s.tag = e.tag;
+      s.call = cur;
+      s.complete_call = e.kind == K::kSend ? cur : kNoCall;
+      s.bytes = e.bytes;
+      if (s.peer >= 0) {
+        t_.sends.push_back(s);
+        if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
+      }
+      break;
+    }
+    case K::kIsendComplete: {
+      auto it = isend_by_req_.find(e.request);
+      if (it != isend_by_req_.end()) {
+        t_.sends[it->second].complete_call = cur;
+        isend_by_req_.erase(it);
+      }
+      break;
+    }
+    case K::kRecv: {
+      RecvRecord r;
+      r.peer = world_rank(e.comm, e.peer);
+      r.comm = e.comm;
+      r.tag = e.tag;
+      r.post_call = r.complete_call = cur;
+      r.post_seq = post_seq_++;
+      r.bytes = e.bytes;
+      if (r.peer >= 0) t_.recvs.push_back(r);
+      break;
+    }
+    case K::kIrecvRequest:
+      irecv_post_[e.request] = {cur, post_seq_++};
+      break;
+    case K::kIrecv: {
+      RecvRecord r;
+      r.peer = world_rank(e.comm, e.peer);
+      r.comm = e.comm;
+      r.tag = e.tag;
+      r.complete_call = cur;
+      r.bytes = e.bytes;
+      auto it = irecv_post_.find(e.request);
+      if (it != irecv_post_.end()) {
+        r.post_call = it->second.first;
+        r.post_seq = it->second.second;
+        irecv_post_.erase(it);
+      } else {
+        r.post_call = cur;
+        r.post_seq = post_seq_++;
+      }
+      if (r.peer >= 0) t_.recvs.push_back(r);
+      break;
+    }
+    case K::kRequestCancel:
+      irecv_post_.erase(e.request);
+      isend_by_req_.erase(e.request);
+      icoll_by_req_.erase(e.request);
+      break;
+    case K::kCollEnd:
+    case K::kIcollPost: {
+      CollRecord c;
+      c.comm = e.comm;
+      c.op = e.region;
+      c.root = e.root;
+      c.call = cur;
+      c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;
+      c.sent = e.bytes;
+      c.received = e.bytes_received;
+      t_.colls.push_back(c);
+      if (e.kind == K::kIcollPost) icoll_by_req_[e.request] = uint32_t(t_.colls.size() - 1);
+      break;
+    }
+    case K::kIcollComplete: {
+      auto it = icoll_by_req_.find(e.request);
+      if (it != icoll_by_req_.end()) {
+        t_.colls[it->second].complete_call = cur;
+        icoll_by_req_.erase(it);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+Timeline TimelineBuilder::finish() {
+  // A send request never completed (e.g. MPI_Request_free) completes "at its post".
+  for (auto& s : t_.sends)
+    if (s.complete_call == kNoCall) s.complete_call = s.call;
+  for (auto& c : t_.colls)
+    if (c.complete_call == kNoCall) c.complete_call = c.call;
+  return std::move(t_);
+}
+
+}  // namespace critpath::analyzer::replay

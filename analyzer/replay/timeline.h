@@ -1,0 +1,114 @@
+// critpath — analyzer/replay/timeline.h
+//
+// The replay index of one rank: what the analyses need from its trace, in global time.
+// Built by one forward scan (fused with the profile pass, which supplies call-path nodes):
+//
+//   events --> CallRecord per MPI call      (enter/exit, call-path node, region)
+//          --> SendRecord per message sent  (peer as world rank, comm, tag, calls)
+//          --> RecvRecord per message received (posting order kept for matching)
+//          --> CollRecord per collective instance, per communicator in call order
+//
+// Matching rule (exchange.h): MPI's non-overtaking order makes the k-th receive — in
+// posting order — of (source, comm, tag), with wildcards already resolved from the status,
+// match the k-th send of (destination, comm, tag). No per-message lockstep replay needed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "libtrace/event/event.h"
+
+namespace critpath::analyzer::replay {
+
+constexpr uint32_t kNoCall = UINT32_MAX;
+
+// MPI call classes (docs/metrics.md: the mpi_* hierarchy).
+enum class MpiGroup : uint8_t { kP2p = 0, kCollective = 1, kRma = 2, kManagement = 3 };
+MpiGroup classify_mpi(const std::string& name);
+
+// Collective families for the wait-state patterns.
+enum class CollKind : uint8_t {
+  kBarrier,    // Barrier, Ibarrier
+  kNxN,        // Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), I*, neighbours
+  kOneToN,     // Bcast, Scatter(v)
+  kNToOne,     // Reduce, Gather(v)
+  kScan,       // Scan, Exscan
+  kOther,      // Reduce_local, communicator constructors recorded as collectives, ...
+};
+CollKind classify_collective(const std::string& op_name);
+
+struct CallRecord {
+  double enter = 0;  // global seconds
+  double exit = 0;
+  int32_t node = -1;     // local call-path node (profile)
+  uint32_t region = 0;
+};
+
+struct SendRecord {
+  int32_t peer = 0;  // world rank of the destination
+  uint32_t comm = 0;
+  int32_t tag = 0;
+  uint32_t call = kNoCall;           // the call that sent (MPI_Send, MPI_Isend, ...)
+  uint32_t complete_call = kNoCall;  // the call where the send completed
+  uint64_t bytes = 0;
+};
+
+struct RecvRecord {
+  int32_t peer = 0;  // world rank of the source (resolved)
+  uint32_t comm = 0;
+  int32_t tag = 0;
+  uint32_t post_call = kNoCall;      // MPI_Recv itself, or the MPI_Irecv
+  uint32_t complete_call = kNoCall;  // MPI_Recv itself, or the Wait/Test that completed it
+  uint64_t post_seq = 0;             // posting order on this rank
+  uint64_t bytes = 0;
+};
+
+struct CollRecord {
+  uint32_t comm = 0;
+  uint32_t op = 0;                   // region id of the MPI function
+  int32_t root = -1;                 // rank in comm, or -1
+  uint32_t call = kNoCall;           // the collective call (or the I* call that posted it)
+  uint32_t complete_call = kNoCall;  // == call for blocking ones; the Wait/Test otherwise
+  uint64_t sent = 0, received = 0;
+};
+
+struct Timeline {
+  std::vector<CallRecord> calls;
+  std::vector<SendRecord> sends;
+  std::vector<RecvRecord> recvs;
+  std::vector<CollRecord> colls;
+  uint32_t init_call = kNoCall;      // MPI_Init / MPI_Init_thread
+  uint32_t finalize_call = kNoCall;  // MPI_Finalize
+  uint64_t unresolved_peers = 0;     // peers on unknown communicators
+};
+
+// Builds a Timeline from location 0's events. Feed every event with the call-path node the
+// profile assigned (ENTER: the node entered; EXIT: the node left; others: the current node).
+class TimelineBuilder {
+ public:
+  // to_global: raw ticks -> global seconds.
+  // my_world_rank resolves MPI_COMM_SELF peers.
+  TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank);
+  void on_event(const trace::Event& e, int32_t node);
+  Timeline finish();
+
+ private:
+  int32_t world_rank(uint32_t comm, int32_t peer);
+  bool is_mpi(uint32_t region);
+
+  std::function<double(uint64_t)> to_global_;
+  Timeline t_;
+  std::vector<uint32_t> open_;  // stack of open MPI calls (normally depth <= 1)
+  std::unordered_map<uint64_t, uint32_t> isend_by_req_;        // request -> send index
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
+  std::unordered_map<uint64_t, uint32_t> icoll_by_req_;        // request -> coll index
+  std::unordered_map<uint32_t, std::vector<int32_t>> members_;  // comm -> world ranks
+  std::unordered_map<uint32_t, bool> mpi_region_;
+  uint64_t post_seq_ = 0;
+  int32_t me_ = 0;
+};
+
+}  // namespace critpath::analyzer::replay

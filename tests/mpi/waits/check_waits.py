@@ -1,0 +1,79 @@
+"""critpath — tests/mpi/waits/check_waits.py: known answers for tests/mpi/waits/waits.c.
+
+usage: check_waits.py OUTDIR NP [--expect-distorted]
+Every scenario's pattern is checked per rank at its call path (±5 % or ±2 ms), and the
+same pattern must be ~0 on the ranks that do not wait. --expect-distorted inverts the
+verdict: used with an injected clock skew and CRITPATH_CLOCK_CORRECTION=none, it proves the
+checks can fail (and so that the correction is what makes them pass).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from critpath_check import CheckError, approx, load_report  # noqa: E402
+
+D, L = 0.100, 0.200
+
+
+def expectations(P):
+    """(scenario, metric, call in scenario, {rank: expected seconds})."""
+    e = []
+    one = lambda r, v: {q: (v if q == r else 0.0) for q in range(P)}  # noqa: E731
+    e.append(("ls_blocking", "late_sender", "MPI_Recv", one(1, L)))
+    e.append(("ls_nonblocking", "late_sender", "MPI_Waitall", one(1, L)))
+    e.append(("ls_anysource", "late_sender", "MPI_Recv", one(1, L)))
+    e.append(("wrong_order", "late_sender", "MPI_Recv", one(1, L)))
+    e.append(("wrong_order", "late_sender_wrong_order", "MPI_Recv", one(1, L)))
+    e.append(("wrong_order", "late_sender_wrong_order_same_source", "MPI_Recv", one(1, L)))
+    e.append(("late_receiver", "late_receiver", "MPI_Ssend", one(0, L)))
+    e.append(("barrier", "wait_barrier", "MPI_Barrier", {r: D * (P - 1 - r) for r in range(P)}))
+    e.append(("allreduce", "wait_nxn", "MPI_Allreduce", {r: D * (P - 1 - r) for r in range(P)}))
+    e.append(("alltoallv", "wait_nxn", "MPI_Alltoallv", {r: D * (P - 1 - r) for r in range(P)}))
+    e.append(("bcast", "late_broadcast", "MPI_Bcast", {r: (L if r else 0.0) for r in range(P)}))
+    e.append(("reduce", "early_reduce", "MPI_Reduce", one(0, D * (P - 1))))
+    e.append(("scan", "early_scan", "MPI_Scan", {r: D * r for r in range(P)}))
+    e.append(("iallreduce", "wait_nxn", "MPI_Wait", {r: D * (P - 1 - r) for r in range(P)}))
+    halves = {}
+    for r in range(P):
+        Q = (P - r % 2 + 1) // 2  # ranks of r's parity
+        halves[r] = D * (Q - 1 - r // 2)
+    e.append(("split", "wait_barrier", "MPI_Barrier", halves))
+    return e
+
+
+def main():
+    out, P = sys.argv[1], int(sys.argv[2])
+    distorted = "--expect-distorted" in sys.argv
+    rep = load_report(out)
+    m = rep["metrics"]
+    failures, checked = [], 0
+    for scen, metric, call, exp in expectations(P):
+        path = f"main/s_{scen}/{call}"
+        per_rank = m[metric].get("by_callpath_rank", {}).get(path, [0.0] * P)
+        for r in range(P):
+            checked += 1
+            try:
+                approx(per_rank[r], exp[r], f"{metric} at {path} on rank {r}")
+            except CheckError as ex:
+                failures.append(str(ex))
+    # The hierarchy holds: a pattern's total never exceeds the MPI time of its call paths.
+    for metric in ("late_sender", "wait_barrier", "wait_nxn"):
+        for path, v in m[metric]["by_callpath"].items():
+            assert v <= m["mpi_time"]["by_callpath"].get(path, 0) + 1e-9, (metric, path)
+    comp = m["computation"]["total"] + m["mpi_time"]["total"]
+    assert abs(comp - m["time"]["total"]) <= 1e-6 * max(1.0, m["time"]["total"]), "time != computation + mpi"
+    if distorted:
+        if not failures:
+            print("check_waits: expected distorted results, but every check passed")
+            sys.exit(1)
+        print(f"check_waits: ok ({len(failures)} of {checked} checks distorted, as expected)")
+        return
+    if failures:
+        print("\n".join(failures))
+        print(f"check_waits: {len(failures)} of {checked} checks failed")
+        sys.exit(1)
+    print(f"check_waits: ok ({checked} checks)")
+
+
+if __name__ == "__main__":
+    main()
