@@ -9,12 +9,15 @@
 #include <cstdio>
 #include <string>
 
+#include "analyzer/passes/critical_path_report.h"
 #include "analyzer/passes/wait_states.h"
 #include "analyzer/passes/wait_states_report.h"
 #include "analyzer/profile/profile.h"
+#include "analyzer/replay/clc.h"
 #include "analyzer/replay/clock_sync.h"
 #include "analyzer/replay/exchange.h"
 #include "analyzer/replay/timeline.h"
+#include "analyzer/session/trace_archive.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -56,18 +59,48 @@ std::vector<std::string> gather_notes(MPI_Comm comm, int rank, int size) {
 namespace {
 
 // Feeds location 0's events, with their call-path nodes, into the replay index.
+// Progress on rank 0 for long analyses: nothing during the first ~2 s, then one line
+// "critpath: analysis: <phase> <percent>%" per phase change or per second at most.
+class Progress {
+ public:
+  Progress(int rank, uint64_t start_ns) : rank_(rank), start_(start_ns) {}
+  void report(const char* phase, double fraction) {
+    if (rank_ != 0) return;
+    const uint64_t now = clock::monotonic_ns();
+    if (now - start_ < 2000000000ull) return;
+    if (phase == last_phase_ && now - last_ < 1000000000ull) return;
+    last_phase_ = phase;
+    last_ = now;
+    log::print0(std::string("critpath: analysis: ") + phase + " " +
+                std::to_string(int(100.0 * std::min(1.0, std::max(0.0, fraction)))) + "%");
+  }
+
+ private:
+  int rank_;
+  uint64_t start_;
+  uint64_t last_ = 0;
+  const char* last_phase_ = nullptr;
+};
+
 class TimelineObserver : public ProfileObserver {
  public:
-  explicit TimelineObserver(replay::TimelineBuilder& b) : b_(b) {}
-  void on_event(const trace::Event& e, int32_t node) override { b_.on_event(e, node); }
+  TimelineObserver(replay::TimelineBuilder& b, Progress& p, uint64_t total)
+      : b_(b), progress_(p), total_(total ? total : 1) {}
+  void on_event(const trace::Event& e, int32_t node) override {
+    b_.on_event(e, node);
+    if ((++seen_ & 0xfffff) == 0) progress_.report("replay index", double(seen_) / double(total_));
+  }
 
  private:
   replay::TimelineBuilder& b_;
+  Progress& progress_;
+  uint64_t total_;
+  uint64_t seen_ = 0;
 };
 
 }  // namespace
 
-void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
+void run_analysis(RunInfo& run, uint64_t wall0) {
   const config::Config& cfg = config::current();
   const trace::ChunkStore& store = runtime::chunk_store();
   MPI_Comm comm = MPI_COMM_NULL;
@@ -85,11 +118,12 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
       if (write_event_dump(store, path) != Status::kOk)
         log::warn("cannot write the event dump %s", path.c_str());
     }
-    if (cfg.keep_trace) {
+    if (cfg.keep_trace && !run.offline) {
       const std::string dir = run.output_dir + "/trace";
       mkdir(dir.c_str(), 0755);
       const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".cptrace";
-      if (store.write_file(path) != Status::kOk) log::warn("cannot keep the trace in %s", path.c_str());
+      if (store.write_file(path) != Status::kOk || save_archive(run, dir) != Status::kOk)
+        log::warn("cannot keep the trace in %s", dir.c_str());
     }
   }
   if (!cfg.analysis || run.output_dir.empty()) {
@@ -98,19 +132,18 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
   }
 
   // One time base: this rank's offset to rank 0 at finalize, interpolated with MPI_Init's.
-  OffsetSample fin_offset;
   const bool correct = run.clock_linear && run.size > 1 && !run.all_on_one_host;
-  if (correct) fin_offset = measure_offset(comm, local_clock_ns);
-  const GlobalClock gclock(run.init_offset, fin_offset, correct && !run.same_host_as_root);
+  const GlobalClock gclock(run.init_offset, run.fin_offset, correct && !run.same_host_as_root);
   auto to_global = [&](uint64_t ticks) {
-    return gclock.to_global_s(skewed_ns(run.skew, run.conv.to_ns(ticks)));
+    return gclock.to_global_s(skewed_ns(run.skew, run.conv.to_ns(ticks))) + run.skew.event_jump_s;
   };
 
   // One forward pass: the call-path profile and the replay index of the MPI activity.
   replay::TimelineBuilder tb(to_global, run.rank);
-  TimelineObserver observer(tb);
+  Progress progress(run.rank, wall0);
+  TimelineObserver observer(tb, progress, run.store.events);
   LocalProfile local = build_profile(store, &observer);
-  const replay::Timeline timeline = tb.finish();
+  replay::Timeline timeline = tb.finish();
   if (local.status != Status::kOk)
     log::warn("the trace of rank %d did not decode completely (%s); its results are partial",
               run.rank, to_string(local.status));
@@ -130,17 +163,23 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
   replay::P2pMatch match;
   std::vector<replay::CollSync> csync;
   replay::CollExchangeStats cstats;
+  progress.report("exchange", 0.0);
   if (replay::exchange_p2p(timeline, comm, match) != Status::kOk ||
       replay::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
     log::warn("the replay exchange failed; no report");
     PMPI_Comm_free(&comm);
     return;
   }
+  replay::ClcStats clc;
+  if (cfg.clock_correction == "clc" &&
+      replay::apply_clc(timeline, comm, match, csync, cstats, clc) != Status::kOk)
+    log::warn("the controlled-logical-clock pass failed; times are only linearly corrected");
   const passes::WaitStates waits =
       passes::compute_wait_states(timeline, match, csync, rsync, local.nodes.size(), run.rank);
 
   GlobalProfile global;
   std::vector<int> local_to_global;
+  progress.report("unification", 0.0);
   const Status us = unify_profile(local, run.conv, comm, global, &local_to_global);
   if (us != Status::kOk) {
     log::warn("call-path unification failed (%s); no report", to_string(us));
@@ -149,8 +188,8 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
   }
 
   // Per-rank statistics.
-  const trace::ChunkStoreStats ss = store.stats();
-  const runtime::RecorderStats rs = runtime::recorder_stats();
+  const trace::ChunkStoreStats& ss = run.store;
+  const runtime::RecorderStats& rs = run.recorder;
   std::vector<double> st(kStatCount, 0.0);
   st[kStatEvents] = double(local.events);
   st[kStatChunks] = double(ss.chunks);
@@ -169,6 +208,10 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
   st[kStatP2pViolations] = double(waits.p2p_clock_violations);
   st[kStatCollViolations] = double(waits.coll_clock_violations);
   st[kStatClockError] = gclock.max_error_s();
+  st[kStatClcPasses] = double(clc.passes);
+  st[kStatClcCorrected] = double(clc.corrected);
+  st[kStatClcMaxShift] = clc.max_shift_s;
+  st[kStatClcViolationsBefore] = double(clc.violations_before);
   st[kStatUnmatchedExits] = double(local.unmatched_exits);
   st[kStatUnclosedFrames] = double(local.unclosed_frames);
   st[kStatPartial] = local.status == Status::kOk ? 0.0 : 1.0;
@@ -187,6 +230,18 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
     if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, comm, global,
                                    lo_hi_out[1] + lo_hi_out[0], in) != Status::kOk)
       log::warn("reducing the wait states failed; the report lacks them");
+    passes::CriticalPathInput cpi;
+    cpi.run = &run;
+    cpi.store = &store;
+    cpi.timeline = &timeline;
+    cpi.waits = &waits;
+    cpi.local = &local;
+    cpi.local_to_global = &local_to_global;
+    cpi.n_callpaths = n_callpaths;
+    cpi.global = &global;
+    cpi.to_global = to_global;
+    if (passes::analyze_critical_path(cpi, comm, in) != Status::kOk)
+      log::warn("the critical-path analysis failed; the report lacks it");
   }
   if (run.rank == 0) {
     in.run = &run;
@@ -216,6 +271,19 @@ void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)()) {
                                         : "linear correction to rank 0",
                   err * 1e6, v_p2p, v_coll);
     in.header_lines.push_back(line);
+    if (cfg.clock_correction == "clc") {
+      double passes = 0, corrected = 0, shift = 0, before = 0;
+      for (const auto& row : in.rank_stats) {
+        passes = std::max(passes, row[kStatClcPasses]);
+        corrected += row[kStatClcCorrected];
+        shift = std::max(shift, row[kStatClcMaxShift]);
+        before += row[kStatClcViolationsBefore];
+      }
+      std::snprintf(line, sizeof line,
+                    "@ Logical clock   : %.0f violations before, %.0f passes, %.0f call times moved, max shift %.1f us",
+                    before, passes, corrected, shift * 1e6);
+      in.header_lines.push_back(line);
+    }
     std::snprintf(line, sizeof line,
                   "@ Replay          : %.0f messages, %.1f B per message exchanged (all passes), %.0f unmatched; "
                   "%.0f B for collectives",

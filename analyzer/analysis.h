@@ -16,7 +16,8 @@
 namespace critpath::analyzer {
 
 // wall0: CLOCK_MONOTONIC ns at the entry of MPI_Finalize (for the analysis-time figure).
-// local_clock_ns: this rank's clock for the finalize-time offset measurement.
-void run_analysis(RunInfo& run, uint64_t wall0, double (*local_clock_ns)());
+// `run` must be complete (clock samples, offsets, recorder statistics): the same call serves
+// the in-situ analysis and critpath-analyze's re-analysis of a kept trace.
+void run_analysis(RunInfo& run, uint64_t wall0);
 
 }  // namespace critpath::analyzer

@@ -17,6 +17,8 @@
 #ifndef CRITPATH_H
 #define CRITPATH_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,9 @@ extern "C" {
 /* Returns the handle of the region called `name`, defining it on first use. Thread-safe;
  * the same name always yields the same handle. Returns 0 for a NULL or empty name. */
 unsigned critpath_region_define(const char* name);
+/* The same for a name of `length` bytes that need not be NUL-terminated (the Fortran module
+ * `critpath` calls this). */
+unsigned critpath_region_define_n(const char* name, size_t length);
 /* Records entering / leaving a region. Handle 0 is ignored. */
 void critpath_enter(unsigned region);
 void critpath_exit(unsigned region);

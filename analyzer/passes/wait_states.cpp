@@ -90,6 +90,60 @@ struct Ctx {
 
 bool is_test_call(const std::string& name) { return name.rfind("MPI_Test", 0) == 0; }
 
+// World rank of rank `r` of communicator `comm`; -1 when unknown.
+int32_t world_rank_of(uint32_t comm, int32_t r, int32_t me) {
+  if (r < 0) return -1;
+  if (comm == defs::kCommWorld) return r;
+  if (comm == defs::kCommSelf) return r == 0 ? me : -1;
+  defs::CommDef d;
+  if (!defs::comms().find(comm, d) || size_t(r) >= d.members.size()) return -1;
+  return d.members[size_t(r)];
+}
+
+// The waiting intervals of each call, with their causes (WaitRecord), merged per call.
+class RecordBook {
+ public:
+  explicit RecordBook(const replay::Timeline& t) : t_(t) {}
+  // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
+  void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
+    if (call == kNoCall || !(end > t_.calls[call].enter)) return;
+    WaitRecord& r = get(call);
+    if (end > r.wait_end) {
+      r.wait_end = end;
+      r.cause_rank = cause_rank;
+      r.cause_time = cause_time;
+    }
+  }
+  // The call waited from `begin` until its exit (a completion wait).
+  void post(uint32_t call, double begin) {
+    if (call == kNoCall || !(t_.calls[call].exit > begin)) return;
+    WaitRecord& r = get(call);
+    r.completion_begin = std::min(r.completion_begin, begin);
+  }
+  std::vector<WaitRecord> finish() {
+    std::vector<WaitRecord> out;
+    out.reserve(recs_.size());
+    for (auto& [call, r] : recs_) {
+      r.completion_begin = std::max(r.completion_begin, r.wait_end);
+      out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  WaitRecord& get(uint32_t call) {
+    auto it = recs_.find(call);
+    if (it != recs_.end()) return it->second;
+    WaitRecord r;
+    r.call = call;
+    r.wait_end = t_.calls[call].enter;
+    r.completion_begin = t_.calls[call].exit;
+    return recs_.emplace(call, r).first->second;
+  }
+  const replay::Timeline& t_;
+  std::map<uint32_t, WaitRecord> recs_;  // ordered by call index
+};
+
 }  // namespace
 
 WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch& m,
@@ -98,6 +152,7 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
   WaitStates w;
   w.by_node.assign(nodes, {});
   Ctx ctx{t, w, my_rank};
+  RecordBook rb(t);
   std::unordered_map<uint32_t, std::string> names;
   auto name_of = [&](uint32_t call) -> const std::string& {
     const uint32_t region = t.calls[call].region;
@@ -121,6 +176,7 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
   auto close_group = [&] {
     if (group.call == kNoCall) return;
     ctx.book(kLateSender, group.call, group.idle);
+    rb.pre(group.call, t.calls[group.call].enter + group.idle, group.source, group.send_enter);
     ls_calls[group.call] = true;
     recent.push_back(group);
     if (recent.size() > 100) recent.pop_front();
@@ -155,6 +211,7 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
   // (Scalasca's condition: the call ended after the post). Per call only the largest wait;
   // a call that already holds a late-sender wait is skipped (no double counting).
   std::map<uint32_t, double> lr;  // ordered: reports must be reproducible
+  std::map<uint32_t, std::pair<int32_t, double>> lr_cause;  // call -> (receiver, post enter)
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const replay::SendRecord& s = t.sends[i];
     const double tp = m.recv_post_enter[i];
@@ -162,10 +219,16 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
     const replay::CallRecord& c = t.calls[s.complete_call];
     if (c.exit <= tp) continue;  // finished before the receive was posted: buffered
     const double idle = tp - c.enter;
-    if (idle > 0) lr[s.complete_call] = std::max(lr[s.complete_call], idle);
+    if (idle > 0 && idle > lr[s.complete_call]) {
+      lr[s.complete_call] = idle;
+      lr_cause[s.complete_call] = {s.peer, tp};
+    }
   }
   for (const auto& [call, idle] : lr)
-    if (!ls_calls.count(call)) ctx.book(kLateReceiver, call, idle);
+    if (!ls_calls.count(call)) {
+      ctx.book(kLateReceiver, call, idle);
+      rb.pre(call, t.calls[call].enter + idle, lr_cause[call].first, lr_cause[call].second);
+    }
 
   // --- Collectives.
   for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
@@ -184,20 +247,32 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
         ctx.book(barrier ? kWaitBarrier : kWaitNxN, c.complete_call, latest - wait_enter);
         ctx.book(barrier ? kBarrierCompletion : kNxNCompletion, c.complete_call,
                  end - std::max(s.earliest_end, latest));
+        rb.pre(c.complete_call, latest, s.latest_rank, s.latest_begin);
+        rb.post(c.complete_call, std::max(s.earliest_end, latest));
         break;
       }
       case CollKind::kOneToN:
         if (s.root_begin > end && s.my_comm_rank != c.root) ++w.coll_clock_violations;
-        if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0)
+        if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0) {
           ctx.book(kLateBroadcast, c.complete_call, std::min(s.root_begin, end) - wait_enter);
+          rb.pre(c.complete_call, std::min(s.root_begin, end), world_rank_of(c.comm, c.root, my_rank),
+                 s.root_begin);
+        }
         break;
       case CollKind::kNToOne:
-        if (s.my_comm_rank == c.root && s.latest_sender_rank >= 0)
+        if (s.my_comm_rank == c.root && s.latest_sender_rank >= 0) {
           ctx.book(kEarlyReduce, c.complete_call,
                    std::min(s.latest_sender_begin, end) - wait_enter);
+          rb.pre(c.complete_call, std::min(s.latest_sender_begin, end), s.latest_sender_rank,
+                 s.latest_sender_begin);
+        }
         break;
       case CollKind::kScan:
         ctx.book(kEarlyScan, c.complete_call, std::min(s.prefix_latest, end) - wait_enter);
+        // The exchange names the latest rank overall only: the cause is known when that
+        // rank is also the latest of the prefix.
+        rb.pre(c.complete_call, std::min(s.prefix_latest, end),
+               s.prefix_latest == s.latest_begin ? s.latest_rank : -1, s.prefix_latest);
         break;
       case CollKind::kOther:
         break;
@@ -209,9 +284,11 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
     const replay::CallRecord& c = t.calls[t.init_call];
     ctx.book(kInitCompletion, t.init_call,
              c.exit - std::max(run.earliest_init_exit, run.latest_init_enter));
+    rb.post(t.init_call, std::max(run.earliest_init_exit, run.latest_init_enter));
   }
   if (t.finalize_call != kNoCall)
     ctx.book(kWaitFinalize, t.finalize_call, run.latest_finalize_enter - t.calls[t.finalize_call].enter);
+  w.records = rb.finish();
   return w;
 }
 

@@ -68,9 +68,24 @@ struct RunSync {
   double latest_finalize_enter = 0;
 };
 
+// One MPI call that waited, with what ended its wait: the critical path (critical_path.h)
+// leaves a rank at such a call and continues on the rank that caused the wait. A call holds
+// at most two waiting intervals, [enter, wait_end] and [completion_begin, exit]; every
+// pattern booked at the call lies in one of them (the wrong-order patterns are subsets).
+struct WaitRecord {
+  uint32_t call = replay::kNoCall;  // index in Timeline::calls
+  double wait_end = 0;              // end of the wait that began at the call's enter (= enter: none)
+  double completion_begin = 0;      // start of the completion wait ending at exit (= exit: none)
+  int32_t cause_rank = -1;          // world rank whose event ended [enter, wait_end]; -1 unknown
+  double cause_time = 0;            // that event: the enter of the causing call on cause_rank
+};
+
 struct WaitStates {
   // [local call-path node][pattern], seconds.
   std::vector<std::array<double, kPatternCount>> by_node;
+  // Calls with a booked wait (Wait at Finalize excepted: it lies after the call's enter,
+  // outside the measured span), by call index.
+  std::vector<WaitRecord> records;
   std::array<PatternStats, kPatternCount> stats;
   uint64_t p2p_clock_violations = 0;
   uint64_t coll_clock_violations = 0;

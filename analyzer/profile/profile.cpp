@@ -1,6 +1,7 @@
 // critpath — analyzer/profile/profile.cpp: call-tree pass and cross-rank unification.
 #include "analyzer/profile/profile.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -16,7 +17,11 @@ struct Frame {
   uint32_t region;
   uint64_t enter;
   uint64_t child_ticks;
-  bool alias;  // an instrumented `main` entered directly under the root: same node
+  bool alias;     // an instrumented `main` entered directly under the root: same node
+  bool callsite;  // a call-site node (CALLSITE event) wrapping the MPI call above it
+  bool has_counters = false;                            // COUNTERS followed its ENTER
+  std::array<uint64_t, trace::kMaxCounters> counters_at_enter{};
+  std::array<double, trace::kMaxCounters> child_counters{};
 };
 
 class TreeBuilder {
@@ -27,6 +32,7 @@ class TreeBuilder {
       root.region = defs::kRootRegion;
       p_.nodes.push_back(root);
     }
+    ncounters_ = p_.counters;
   }
 
   int32_t child(int32_t parent, uint32_t region) {
@@ -42,46 +48,111 @@ class TreeBuilder {
     return id;
   }
 
-  bool is_main_function(uint32_t region) {
-    auto it = main_cache_.find(region);
-    if (it != main_cache_.end()) return it->second;
-    const bool m = defs::regions().get(region).name == "main";
-    main_cache_.emplace(region, m);
-    return m;
+  struct RegionFacts {
+    bool is_main;
+    defs::RegionKind kind;
+  };
+  const RegionFacts& facts(uint32_t region) {
+    auto it = facts_.find(region);
+    if (it != facts_.end()) return it->second;
+    const defs::RegionDef d = defs::regions().get(region);
+    return facts_.emplace(region, RegionFacts{d.name == "main", d.kind}).first->second;
+  }
+  bool is_main_function(uint32_t region) { return facts(region).is_main; }
+
+  // Called before every event: a frame popped at the previous EXIT waits for the COUNTERS
+  // event that may follow it; any other event means it has none.
+  void before_event(const trace::Event& e) {
+    if (e.kind == trace::EventKind::kCounters) return;
+    enter_pending_ = false;
+    if (exit_pending_) {
+      exit_pending_ = false;
+      close_counters(pending_frame_, nullptr);
+    }
+    if (e.kind != trace::EventKind::kEnter && e.kind != trace::EventKind::kCallsite)
+      pending_callsite_ = 0;
   }
 
+  void counters(const trace::Event& e) {
+    if (ncounters_ == 0) return;
+    if (enter_pending_ && !stack_.empty()) {
+      Frame& f = stack_.back();
+      f.has_counters = true;
+      for (size_t k = 0; k < ncounters_; ++k) f.counters_at_enter[k] = e.counters[k];
+    } else if (exit_pending_) {
+      close_counters(pending_frame_, e.counters);
+    }
+    enter_pending_ = exit_pending_ = false;
+  }
+
+  void callsite(uint32_t region) { pending_callsite_ = region; }
+
   void enter(uint32_t region, uint64_t t) {
+    const uint32_t cs = pending_callsite_;
+    pending_callsite_ = 0;
+    enter_pending_ = true;
     if (region == defs::kRootRegion && stack_.empty()) {
       p_.nodes[0].visits++;
-      stack_.push_back({0, region, t, 0, false});
+      stack_.push_back({0, region, t, 0, false, false});
       return;
     }
     if (stack_.empty()) {  // a thread other than the MPI_Init one: hang under the root
-      stack_.push_back({0, defs::kRootRegion, t, 0, true});
+      stack_.push_back({0, defs::kRootRegion, t, 0, true, false});
     }
-    Frame& top = stack_.back();
-    if (top.node == 0 && is_main_function(region)) {
-      stack_.push_back({0, region, t, 0, true});
+    if (stack_.back().node == 0 && is_main_function(region)) {
+      stack_.push_back({0, region, t, 0, true, false});
       return;
     }
-    const int32_t n = child(top.node, region);
+    if (cs != 0 && facts(region).kind == defs::RegionKind::kMpi) {
+      const int32_t c = child(stack_.back().node, cs);
+      p_.nodes[size_t(c)].visits++;
+      stack_.push_back({c, cs, t, 0, false, true});
+    }
+    const int32_t n = child(stack_.back().node, region);
     p_.nodes[size_t(n)].visits++;
-    stack_.push_back({n, region, t, 0, false});
+    stack_.push_back({n, region, t, 0, false, false});
   }
 
-  void pop(uint64_t t) {
+  // Books a popped frame's counter values. `at_exit` null: the frame has no exit values.
+  void close_counters(const Frame& f, const uint64_t* at_exit) {
+    if (ncounters_ == 0) return;
+    Frame* parent = stack_.empty() ? nullptr : &stack_.back();
+    const bool own = f.has_counters && at_exit != nullptr;
+    CallNode& n = p_.nodes[size_t(f.node)];
+    for (size_t k = 0; k < ncounters_; ++k) {
+      const double incl = own ? double(int64_t(at_exit[k] - f.counters_at_enter[k])) : f.child_counters[k];
+      if (f.alias) {
+        if (own) n.counter_exclusive[k] += incl - f.child_counters[k];
+      } else {
+        n.counter_inclusive[k] += incl;
+        if (own) n.counter_exclusive[k] += incl - f.child_counters[k];
+      }
+      if (parent) parent->child_counters[k] += incl;
+    }
+  }
+
+  // Pops the top frame; `may_wait`: its COUNTERS event may follow (the EXIT's own frame).
+  void pop(uint64_t t, bool may_wait = false) {
     Frame f = stack_.back();
     stack_.pop_back();
     const uint64_t dur = t >= f.enter ? t - f.enter : 0;
     if (f.alias) {
       if (!stack_.empty()) stack_.back().child_ticks += f.child_ticks;
-      return;
+    } else {
+      CallNode& n = p_.nodes[size_t(f.node)];
+      n.inclusive_ticks += dur;
+      n.exclusive_ticks += dur >= f.child_ticks ? dur - f.child_ticks : 0;
+      if (!stack_.empty()) stack_.back().child_ticks += dur;
     }
-    CallNode& n = p_.nodes[size_t(f.node)];
-    n.inclusive_ticks += dur;
-    n.exclusive_ticks += dur >= f.child_ticks ? dur - f.child_ticks : 0;
-    if (!stack_.empty()) stack_.back().child_ticks += dur;
+    if (may_wait && f.has_counters) {
+      pending_frame_ = f;
+      exit_pending_ = true;
+    } else {
+      close_counters(f, nullptr);
+    }
   }
+
+  int32_t current_node() const { return stack_.empty() ? -1 : stack_.back().node; }
 
   void exit(uint32_t region, uint64_t t) {
     // Close frames until the matching one; an EXIT matching nothing is ignored.
@@ -91,8 +162,16 @@ class TreeBuilder {
       p_.unmatched_exits++;
       return;
     }
-    if (i != stack_.size()) p_.unmatched_exits += stack_.size() - i;
-    while (stack_.size() >= i) pop(t);
+    for (size_t j = i; j < stack_.size(); ++j) {
+      // Functions still active at MPI_Finalize are closed by the root's EXIT: expected.
+      if (region == defs::kRootRegion && facts(stack_[j].region).kind == defs::RegionKind::kFunction)
+        p_.functions_open_at_finalize++;
+      else
+        p_.unmatched_exits++;
+    }
+    while (stack_.size() > i) pop(t);
+    pop(t, /*may_wait=*/true);
+    if (!exit_pending_ && !stack_.empty() && stack_.back().callsite) pop(t);
   }
 
   void bytes(uint64_t sent, uint64_t received) {
@@ -103,6 +182,10 @@ class TreeBuilder {
   }
 
   void finish(uint64_t t) {
+    if (exit_pending_) {
+      exit_pending_ = false;
+      close_counters(pending_frame_, nullptr);
+    }
     p_.unclosed_frames += stack_.size();
     while (!stack_.empty()) pop(t);
   }
@@ -111,13 +194,50 @@ class TreeBuilder {
   LocalProfile& p_;
   std::vector<Frame> stack_;
   std::unordered_map<uint64_t, int32_t> children_;
-  std::unordered_map<uint32_t, bool> main_cache_;
+  std::unordered_map<uint32_t, RegionFacts> facts_;
+  size_t ncounters_ = 0;
+  uint32_t pending_callsite_ = 0;
+  bool enter_pending_ = false;
+  bool exit_pending_ = false;
+  Frame pending_frame_{};
 };
+
+// Visits and time the automatic filter counted but did not record (compiler_hooks; the time is
+// estimated from timed samples): added to the region's call paths in proportion to their
+// recorded visits, as leaf time (exclusive = inclusive), and taken out of the parents'
+// exclusive time, where the trace had put it.
+void add_unrecorded(LocalProfile& p) {
+  std::unordered_map<uint32_t, defs::RegionDef> defs_by_id;
+  for (const defs::RegionDef& d : defs::regions().snapshot())
+    if (d.unrecorded_visits > 0) defs_by_id.emplace(d.id, d);
+  if (defs_by_id.empty()) return;
+  std::unordered_map<uint32_t, uint64_t> recorded;
+  for (const CallNode& n : p.nodes)
+    if (defs_by_id.count(n.region)) recorded[n.region] += n.visits;
+  for (CallNode& n : p.nodes) {
+    auto it = defs_by_id.find(n.region);
+    if (it == defs_by_id.end() || n.visits == 0) continue;
+    const double share = double(n.visits) / double(recorded[n.region]);
+    const uint64_t v = uint64_t(double(it->second.unrecorded_visits) * share + 0.5);
+    uint64_t ticks = uint64_t(double(it->second.unrecorded_ticks) * share + 0.5);
+    // The time is an estimate (sampled mean x visits); the parent's exclusive time, where the
+    // trace put the real time, bounds it.
+    if (n.parent >= 0) ticks = std::min(ticks, p.nodes[size_t(n.parent)].exclusive_ticks);
+    n.visits += v;
+    n.inclusive_ticks += ticks;
+    n.exclusive_ticks += ticks;
+    if (n.parent >= 0) {
+      CallNode& par = p.nodes[size_t(n.parent)];
+      par.exclusive_ticks = par.exclusive_ticks >= ticks ? par.exclusive_ticks - ticks : 0;
+    }
+  }
+}
 
 }  // namespace
 
-LocalProfile build_profile(const trace::ChunkStore& store) {
+LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* observer) {
   LocalProfile p;
+  p.counters = std::min<size_t>(defs::counter_names().size(), trace::kMaxCounters);
   std::unordered_map<uint64_t, int32_t> shared_children;
   for (uint16_t loc : store.locations()) {
     TreeBuilder tb(p);
@@ -128,7 +248,10 @@ LocalProfile build_profile(const trace::ChunkStore& store) {
     while (r.next(e)) {
       ++p.events;
       last = e.time;
+      tb.before_event(e);
       switch (e.kind) {
+        case trace::EventKind::kCounters: tb.counters(e); break;
+        case trace::EventKind::kCallsite: tb.callsite(e.region); break;
         case trace::EventKind::kEnter: tb.enter(e.region, e.time); break;
         case trace::EventKind::kExit: tb.exit(e.region, e.time); break;
         case trace::EventKind::kSend:
@@ -139,6 +262,7 @@ LocalProfile build_profile(const trace::ChunkStore& store) {
         case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
         default: break;
       }
+      if (observer && loc == 0) observer->on_event(e, tb.current_node());
     }
     if (r.status() != Status::kOk) p.status = r.status();
     tb.finish(last);
@@ -165,11 +289,16 @@ LocalProfile build_profile(const trace::ChunkStore& store) {
       m.exclusive_ticks += n.exclusive_ticks;
       m.bytes_sent += n.bytes_sent;
       m.bytes_received += n.bytes_received;
+      for (size_t k = 0; k < trace::kMaxCounters; ++k) {
+        m.counter_inclusive[k] += n.counter_inclusive[k];
+        m.counter_exclusive[k] += n.counter_exclusive[k];
+      }
       remap[i] = it->second;
     }
   }
   p.nodes = std::move(merged);
   (void)shared_children;
+  add_unrecorded(p);
   return p;
 }
 
@@ -190,7 +319,7 @@ uint32_t get_u32(const char* p) {
 }  // namespace
 
 Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv, MPI_Comm comm,
-                     GlobalProfile& out) {
+                     GlobalProfile& out, std::vector<int>* local_to_global) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
@@ -200,7 +329,8 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
   for (const CallNode& n : local.nodes) {
     const defs::RegionDef def = defs::regions().get(n.region);
     put_u32(mine, uint32_t(n.parent));
-    put_u32(mine, uint32_t(def.kind));
+    // kind in the low byte; bit 8: auto-filtered (compiler_hooks' automatic filter)
+    put_u32(mine, uint32_t(def.kind) | (def.auto_filtered ? 0x100u : 0u));
     mine.insert(mine.end(), def.name.begin(), def.name.end());
     mine.push_back('\0');
   }
@@ -231,17 +361,19 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
     for (int r = 0; r < size; ++r) {
       const char* p = all.data() + displs[size_t(r)];
       const char* end = p + lens[size_t(r)];
-      std::vector<int32_t> local_to_global;
+      std::vector<int32_t> rank_l2g;
       map_displs[size_t(r)] = int(all_maps.size());
       while (p + 8 < end + 1 && p < end) {
         const int32_t parent_local = int32_t(get_u32(p));
-        const auto kind = defs::RegionKind(get_u32(p + 4));
+        const uint32_t kind_word = get_u32(p + 4);
+        const auto kind = defs::RegionKind(kind_word & 0xff);
+        const bool auto_filtered = (kind_word & 0x100u) != 0;
         std::string name(p + 8);
         p += 8 + name.size() + 1;
         const int32_t gparent =
-            parent_local < 0 || size_t(parent_local) >= local_to_global.size()
+            parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
                 ? -1
-                : local_to_global[size_t(parent_local)];
+                : rank_l2g[size_t(parent_local)];
         auto key = std::make_pair(gparent, name);
         auto it = ids.find(key);
         int32_t gid;
@@ -261,10 +393,11 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
         } else {
           gid = it->second;
         }
-        local_to_global.push_back(gid);
+        if (auto_filtered) out.callpaths[size_t(gid)].auto_filtered = true;
+        rank_l2g.push_back(gid);
         all_maps.push_back(gid);
       }
-      map_counts[size_t(r)] = int(local_to_global.size());
+      map_counts[size_t(r)] = int(rank_l2g.size());
     }
   }
   int ncallpaths = int(out.callpaths.size());
@@ -273,6 +406,7 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
   if (PMPI_Scatterv(all_maps.data(), map_counts.data(), map_displs.data(), MPI_INT, my_map.data(),
                     int(my_map.size()), MPI_INT, 0, comm) != MPI_SUCCESS)
     return Status::kMpiError;
+  if (local_to_global) *local_to_global = my_map;
 
   // 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
   const size_t G = size_t(ncallpaths), C = kColCount;
@@ -313,7 +447,42 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
                   comm) != MPI_SUCCESS)
     return Status::kMpiError;
 
+  // 4. Hardware counters: per call path inclusive/exclusive sums over ranks, per-rank totals.
+  //    Every rank must carry the same counters; the smallest count wins.
+  int my_k = int(local.counters), K = 0;
+  if (PMPI_Allreduce(&my_k, &K, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return Status::kMpiError;
+  std::vector<double> csum(rank == 0 ? G * 2 * size_t(K) : 0), ctotals_all;
+  if (K > 0) {
+    const size_t KK = size_t(K);
+    std::vector<double> cval(G * 2 * KK, 0.0), ctot(KK, 0.0);
+    for (size_t i = 0; i < local.nodes.size(); ++i) {
+      const CallNode& n = local.nodes[i];
+      double* v = &cval[size_t(my_map[i]) * 2 * KK];
+      for (size_t k = 0; k < KK; ++k) {
+        v[k] += n.counter_inclusive[k];
+        v[KK + k] += n.counter_exclusive[k];
+        ctot[k] += n.counter_exclusive[k];
+      }
+    }
+    ctotals_all.resize(rank == 0 ? size_t(size) * KK : 0);
+    if (PMPI_Reduce(cval.data(), csum.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
+        PMPI_Gather(ctot.data(), K, MPI_DOUBLE, ctotals_all.data(), K, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
+      return Status::kMpiError;
+  }
+
   if (rank == 0) {
+    if (K > 0) {
+      const size_t KK = size_t(K);
+      out.counter_names = defs::counter_names();
+      out.counter_names.resize(KK);
+      for (size_t g = 0; g < G; ++g) {
+        out.callpaths[g].counter_inclusive.assign(&csum[g * 2 * KK], &csum[g * 2 * KK] + KK);
+        out.callpaths[g].counter_exclusive.assign(&csum[g * 2 * KK + KK], &csum[g * 2 * KK] + 2 * KK);
+      }
+      out.counters_by_rank.assign(size_t(size), std::vector<double>(KK));
+      for (int r = 0; r < size; ++r)
+        for (size_t k = 0; k < KK; ++k) out.counters_by_rank[size_t(r)][k] = ctotals_all[size_t(r) * KK + k];
+    }
     for (size_t g = 0; g < G; ++g) {
       GlobalCallpath& cp = out.callpaths[g];
       cp.ranks = int(rpresent[g] + 0.5);

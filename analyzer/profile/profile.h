@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/defs/definitions.h"
+#include "libtrace/event/event.h"
 
 namespace critpath::analyzer {
 
@@ -37,6 +39,13 @@ struct CallNode {
   uint64_t exclusive_ticks = 0;
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
+  // Hardware counters (COUNTERS events after a function's ENTER/EXIT; see
+  // compiler_hooks/counters.h), in the order of defs::counter_names(). A frame without its
+  // own values (MPI call, root, user region) passes its children's values up: its inclusive
+  // value is their sum and its exclusive value 0, so counts inside an MPI call land in the
+  // caller's exclusive value.
+  std::array<double, trace::kMaxCounters> counter_inclusive{};
+  std::array<double, trace::kMaxCounters> counter_exclusive{};
 };
 
 struct LocalProfile {
@@ -44,11 +53,24 @@ struct LocalProfile {
   uint64_t events = 0;
   uint64_t unmatched_exits = 0;  // EXIT without its ENTER, or closing the wrong region
   uint64_t unclosed_frames = 0;  // frames still open at the end of the trace
+  // Instrumented functions still active when MPI_Finalize closed the root (main, or the
+  // function that called MPI_Finalize): closed there, not counted as unmatched.
+  uint64_t functions_open_at_finalize = 0;
+  size_t counters = 0;           // values per COUNTERS event (defs::counter_names().size())
   Status status = Status::kOk;   // decode problems make the profile partial
 };
 
+// Sees every event of location 0 right after the profile handled it, with the call-path
+// node on top of the stack then (after an ENTER: the node entered). Location 0's node ids
+// are final (the cross-location merge keeps them), so replay passes can key on them.
+class ProfileObserver {
+ public:
+  virtual ~ProfileObserver() = default;
+  virtual void on_event(const trace::Event& e, int32_t node) = 0;
+};
+
 // Forward pass over every location of `store`.
-LocalProfile build_profile(const trace::ChunkStore& store);
+LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* observer = nullptr);
 
 struct GlobalCallpath {
   std::string path;    // region names joined by '/' from the root
@@ -59,15 +81,22 @@ struct GlobalCallpath {
   double min[kColCount] = {};  // over ranks that visited the call path
   double max[kColCount] = {};
   int ranks = 0;               // ranks that visited it
+  bool auto_filtered = false;  // the region was auto-filtered on some rank (compiler_hooks)
+  std::vector<double> counter_inclusive;  // [counter] summed over ranks
+  std::vector<double> counter_exclusive;
 };
 
 struct GlobalProfile {
   std::vector<GlobalCallpath> callpaths;             // rank 0 only
   std::vector<std::vector<double>> by_rank;          // rank 0 only: [rank][column] totals
+  std::vector<std::string> counter_names;            // "PAPI_TOT_INS", ...
+  std::vector<std::vector<double>> counters_by_rank; // rank 0 only: [rank][counter] totals
 };
 
 // Collective over `comm`. Returns the unified profile on rank 0 (empty elsewhere).
+// `local_to_global`, when given, receives the global call-path id of every local node
+// (on every rank), for passes that reduce their own per-call-path metrics.
 Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv, MPI_Comm comm,
-                     GlobalProfile& out);
+                     GlobalProfile& out, std::vector<int>* local_to_global = nullptr);
 
 }  // namespace critpath::analyzer

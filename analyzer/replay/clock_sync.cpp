@@ -13,13 +13,15 @@ ClockSkew parse_debug_skew(const std::string& spec, int rank, double origin_ns) 
   if (!*v || rank == 0) return s;
   char* end = nullptr;
   const double off = std::strtod(v, &end);
-  double ppm = 0;
-  if (end && *end == ',') ppm = std::strtod(end + 1, nullptr);
+  double ppm = 0, jump = 0;
+  if (end && *end == ',') ppm = std::strtod(end + 1, &end);
+  if (end && *end == ',') jump = std::strtod(end + 1, nullptr);
   const double sign = (rank % 2) ? 1.0 : -1.0;
   s.offset_s = sign * off;
   s.drift = sign * ppm * 1e-6;
+  s.event_jump_s = sign * jump;
   s.origin_ns = origin_ns;
-  s.active = off != 0 || ppm != 0;
+  s.active = off != 0 || ppm != 0 || jump != 0;
   return s;
 }
 

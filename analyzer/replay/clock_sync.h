@@ -10,9 +10,12 @@
 // smallest round trip wins (its error is at most half that round trip). `none` uses local
 // times as they are (exact on one node, where CLOCK_MONOTONIC is shared).
 //
-// For tests, CRITPATH_DEBUG_CLOCK_SKEW="<offset seconds>,<drift ppm>" distorts every rank's
-// clock on purpose: rank r reads t + s_r·offset + s_r·drift·1e-6·(t − t_init), with s_r = +1
-// on odd ranks and −1 on even ranks (rank 0 undistorted). The correction must undo it.
+// For tests, CRITPATH_DEBUG_CLOCK_SKEW="<offset seconds>,<drift ppm>[,<jump seconds>]"
+// distorts every rank's clock on purpose: rank r reads t + s_r·offset + s_r·drift·1e-6·
+// (t − t_init), with s_r = +1 on odd ranks and −1 on even ranks (rank 0 undistorted); the
+// linear correction must undo it. The optional jump shifts only the recorded events (not
+// the clock the offsets are measured with) by s_r·jump: a clock error the linear correction
+// cannot see, left for `clc` to repair.
 #pragma once
 
 #include <mpi.h>
@@ -26,6 +29,7 @@ struct ClockSkew {
   double offset_s = 0;   // injected offset of this rank
   double drift = 0;      // injected drift (dimensionless)
   double origin_ns = 0;  // drift reference (this rank's undistorted init time)
+  double event_jump_s = 0;  // applied to event times only (see above)
   bool active = false;
 };
 // Parses a CRITPATH_DEBUG_CLOCK_SKEW value for `rank`; origin_ns is the init time.

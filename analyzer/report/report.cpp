@@ -1,6 +1,7 @@
 // critpath — analyzer/report/report.cpp: summary.txt, report.json and critpath.cfg.
 #include "analyzer/report/report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -77,6 +78,48 @@ std::vector<double> subtree_mpi(const GlobalProfile& p) {
   return mpi;
 }
 
+// Auto-filtered regions (compiler_hooks' automatic filter), one row per region name.
+struct AutoFiltered {
+  std::string region;
+  double visits = 0;
+  double inclusive_s = 0;
+};
+std::vector<AutoFiltered> auto_filtered_regions(const GlobalProfile& p) {
+  std::vector<AutoFiltered> out;
+  for (const GlobalCallpath& c : p.callpaths) {
+    if (!c.auto_filtered) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const AutoFiltered& a) { return a.region == c.region; });
+    if (it == out.end()) {
+      out.push_back({c.region, 0, 0});
+      it = out.end() - 1;
+    }
+    it->visits += c.sum[kColVisits];
+    it->inclusive_s += c.sum[kColInclusive];
+  }
+  std::stable_sort(out.begin(), out.end(), [](const AutoFiltered& a, const AutoFiltered& b) { return a.visits > b.visits; });
+  return out;
+}
+
+// Backslash-escapes the filter-file wildcard characters (compiler_hooks/filter.h syntax).
+std::string filter_escape(const std::string& name) {
+  std::string o;
+  for (char c : name) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#') o += '\\';
+    o += c;
+  }
+  return o;
+}
+
+std::string suggested_filter(const std::vector<AutoFiltered>& af) {
+  std::string o =
+      "# critpath: suggested filter file. These functions were auto-filtered at run time (many\n"
+      "# visits, short mean duration). Use it with CRITPATH_FILTER=<this file> to leave them out\n"
+      "# from the start; same syntax as Score-P filter files.\n"
+      "SCOREP_REGION_NAMES_BEGIN\n";
+  for (const AutoFiltered& a : af) o += "  EXCLUDE " + filter_escape(a.region) + "\n";
+  return o + "SCOREP_REGION_NAMES_END\n";
+}
+
 std::vector<size_t> depth_first_order(const GlobalProfile& p, std::vector<int>& depth) {
   std::vector<std::vector<size_t>> kids(p.callpaths.size());
   std::vector<size_t> roots;
@@ -133,6 +176,7 @@ std::string render_summary(const ReportInput& in) {
   line("@ Analysis        : %.6f s (%.2f %% of wall time)\n", in.analysis_s,
        in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
   line("@ Output          : %s\n", run.output_dir.c_str());
+  for (const std::string& h : in.header_lines) o += h + "\n";
   line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
   o += "\n";
 
@@ -175,6 +219,58 @@ std::string render_summary(const ReportInput& in) {
   }
   o += "\n";
 
+  if (!p.counter_names.empty()) {
+    o += section("Hardware counters per call path (summed over ranks; inclusive / exclusive)");
+    std::string head = "Call path                               ";
+    for (const auto& n : p.counter_names) {
+      std::snprintf(buf, sizeof buf, " %20s %20s", (n + ".incl").c_str(), (n + ".excl").c_str());
+      head += buf;
+    }
+    o += head + "\n";
+    for (size_t i : order) {
+      const GlobalCallpath& c = p.callpaths[i];
+      std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
+      std::snprintf(buf, sizeof buf, "%-40s", label.c_str());
+      std::string row = buf;
+      for (size_t k = 0; k < p.counter_names.size(); ++k) {
+        std::snprintf(buf, sizeof buf, " %20.0f %20.0f",
+                      k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0,
+                      k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0);
+        row += buf;
+      }
+      o += row + "\n";
+    }
+    line("%-40s", "Per rank (total)");
+    o += "\n";
+    for (size_t r = 0; r < p.counters_by_rank.size(); ++r) {
+      std::snprintf(buf, sizeof buf, "%-40zu", r);
+      std::string row = buf;
+      for (double v : p.counters_by_rank[r]) {
+        std::snprintf(buf, sizeof buf, " %20.0f", v);
+        row += buf;
+      }
+      o += row + "\n";
+    }
+    o += "\n";
+  }
+
+  const std::vector<AutoFiltered> af = auto_filtered_regions(p);
+  if (!af.empty()) {
+    o += section("Auto-filtered regions");
+    o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
+         "stay in the profile. A filter file that leaves them out from the start:\n" +
+         run.output_dir + "/suggested-filter.txt\n";
+    line("%-60s %14s %14s\n", "Region", "Visits", "Mean (ns)");
+    for (const AutoFiltered& a : af)
+      line("%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits, a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
+    o += "\n";
+  }
+
+  for (const ReportSection& sec : in.sections) {
+    o += section(sec.title);
+    o += sec.body;
+    o += "\n";
+  }
   o += section("Notes");
   if (in.notes.empty()) o += "none\n";
   for (const auto& n : in.notes) o += n + "\n";
@@ -222,6 +318,14 @@ nlohmann::json render_json(const ReportInput& in) {
                         {"avg", c.sum[kColExclusive] / n},
                         {"max", c.max[kColExclusive]},
                         {"sum", c.sum[kColExclusive]}};
+    if (!p.counter_names.empty()) {
+      json pj = json::object();
+      for (size_t k = 0; k < p.counter_names.size(); ++k)
+        pj[p.counter_names[k]] = {{"inclusive", k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0},
+                                  {"exclusive", k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0}};
+      e["papi"] = std::move(pj);
+    }
+    if (c.auto_filtered) e["auto_filtered"] = true;
     cps.push_back(std::move(e));
   }
   j["callpaths"] = std::move(cps);
@@ -244,7 +348,58 @@ nlohmann::json render_json(const ReportInput& in) {
     mj["by_rank"] = std::move(by_rank);
     metrics[m.id] = std::move(mj);
   }
+  // papi_<event>: by_callpath = exclusive values summed over ranks (like "time"),
+  // by_callpath_inclusive, by_rank = the rank's total.
+  for (size_t k = 0; k < p.counter_names.size(); ++k) {
+    json mj;
+    mj["unit"] = "count";
+    mj["description"] = "Hardware counter " + p.counter_names[k] +
+                        " (CRITPATH_PAPI_EVENTS): exclusive value per call path, summed over ranks";
+    json by_cp = json::object(), by_cp_incl = json::object();
+    double total = 0;
+    for (const GlobalCallpath& c : p.callpaths) {
+      const double ex = k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0;
+      by_cp[c.path] = ex;
+      by_cp_incl[c.path] = k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0;
+      total += ex;
+    }
+    json by_rank = json::array();
+    for (const auto& row : p.counters_by_rank) by_rank.push_back(k < row.size() ? row[k] : 0.0);
+    mj["total"] = total;
+    mj["by_callpath"] = std::move(by_cp);
+    mj["by_callpath_inclusive"] = std::move(by_cp_incl);
+    mj["by_rank"] = std::move(by_rank);
+    metrics["papi_" + p.counter_names[k]] = std::move(mj);
+  }
+  for (const ExtraMetric& m : in.extra_metrics) {
+    json mj;
+    mj["unit"] = m.unit;
+    mj["description"] = m.description;
+    json by_cp = json::object();
+    double total = 0;
+    for (size_t g = 0; g < p.callpaths.size() && g < m.by_callpath.size(); ++g) {
+      by_cp[p.callpaths[g].path] = m.by_callpath[g];
+      total += m.by_callpath[g];
+    }
+    mj["total"] = total;
+    mj["by_callpath"] = std::move(by_cp);
+    mj["by_rank"] = m.by_rank;
+    if (!m.by_callpath_rank.empty()) {
+      json cr = json::object();
+      for (const auto& [g, values] : m.by_callpath_rank)
+        if (g >= 0 && size_t(g) < p.callpaths.size()) cr[p.callpaths[size_t(g)].path] = values;
+      mj["by_callpath_rank"] = std::move(cr);
+    }
+    metrics[m.id] = std::move(mj);
+  }
   j["metrics"] = std::move(metrics);
+  json afj = json::array();
+  for (const AutoFiltered& a : auto_filtered_regions(p))
+    afj.push_back({{"region", a.region},
+                   {"visits", a.visits},
+                   {"inclusive_s", a.inclusive_s},
+                   {"mean_s", a.visits > 0 ? a.inclusive_s / a.visits : 0.0}});
+  j["auto_filtered"] = std::move(afj);
 
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);
@@ -264,6 +419,19 @@ nlohmann::json render_json(const ReportInput& in) {
   s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
   s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);
   s["partial_ranks"] = sum_stat(in, kStatPartial);
+  const double msgs = sum_stat(in, kStatMessages);
+  s["messages"] = msgs;
+  s["replay_bytes"] = sum_stat(in, kStatReplayBytes);
+  s["replay_bytes_per_message"] = msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0;
+  s["replay_collective_bytes"] = sum_stat(in, kStatReplayCollBytes);
+  s["unmatched_messages"] = sum_stat(in, kStatUnmatched);
+  s["clock_violations_p2p"] = sum_stat(in, kStatP2pViolations);
+  s["clock_violations_collective"] = sum_stat(in, kStatCollViolations);
+  s["clock_max_error_s"] = max_stat(in, kStatClockError);
+  s["clc_passes"] = max_stat(in, kStatClcPasses);
+  s["clc_violations_before"] = sum_stat(in, kStatClcViolationsBefore);
+  s["clc_corrected_times"] = sum_stat(in, kStatClcCorrected);
+  s["clc_max_shift_s"] = max_stat(in, kStatClcMaxShift);
   j["scalars"] = std::move(s);
 
   json ranks = json::array();
@@ -280,6 +448,14 @@ nlohmann::json render_json(const ReportInput& in) {
   }
   j["ranks"] = std::move(ranks);
   j["notes"] = in.notes;
+  // Analyses' JSON: new top-level keys are added; objects that exist ("run", "scalars") are
+  // extended key by key.
+  for (const auto& [key, value] : in.extra_json.items()) {
+    if (j.contains(key) && j[key].is_object() && value.is_object())
+      j[key].update(value);
+    else
+      j[key] = value;
+  }
   return j;
 }
 
@@ -297,6 +473,8 @@ Status write_reports(const ReportInput& in) {
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", render_json(in).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
+  const std::vector<AutoFiltered> af = auto_filtered_regions(*in.profile);
+  if (!af.empty()) CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/suggested-filter.txt", suggested_filter(af)));
   return Status::kOk;
 }
 

@@ -6,6 +6,7 @@
 //   report.json  — the stable machine-readable contract (schema critpath-report/1)
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,17 @@ enum RankStat : int {
   kStatUnclosedFrames,
   kStatPartial,           // 1 when this rank's trace did not decode completely
   kStatThreads,
+  kStatReplayBytes,     // p2p replay payload this rank sent (both directions, with counts)
+  kStatReplayCollBytes, // collective synchronization payload this rank contributed
+  kStatMessages,        // point-to-point messages this rank sent
+  kStatUnmatched,       // messages the replay could not match (sends + receives)
+  kStatP2pViolations,   // receive completed before its send began (after correction)
+  kStatCollViolations,  // collective ended before its latest participant began
+  kStatClockError,      // max error bound of the clock correction (s)
+  kStatClcPasses,       // controlled-logical-clock passes (clc)
+  kStatClcCorrected,    // call times the logical clock moved on this rank
+  kStatClcMaxShift,     // largest such move (s)
+  kStatClcViolationsBefore,  // violations before the logical clock
   kStatCount
 };
 
@@ -43,6 +55,21 @@ struct MetricDef {
 // The metric registry (docs/metrics.md documents each entry).
 const std::vector<MetricDef>& metric_registry();
 
+// A metric computed by an analysis pass, already reduced over ranks (rank 0).
+struct ExtraMetric {
+  std::string id, unit, description;
+  std::vector<double> by_callpath;  // [global call path] exclusive value summed over ranks
+  std::vector<double> by_rank;      // [rank] total
+  // Optional: [global call path] -> value per rank, for call paths with any non-zero value.
+  std::vector<std::pair<int, std::vector<double>>> by_callpath_rank;
+};
+
+// A summary.txt section contributed by an analysis (inserted before Notes).
+struct ReportSection {
+  std::string title;
+  std::string body;
+};
+
 struct ReportInput {
   const RunInfo* run = nullptr;
   const GlobalProfile* profile = nullptr;
@@ -51,6 +78,10 @@ struct ReportInput {
   double wall_time_s = 0;
   double analysis_s = 0;
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
+  std::vector<std::string> header_lines;  // extra "@ Key : value" lines
+  std::vector<ExtraMetric> extra_metrics;
+  std::vector<ReportSection> sections;
+  nlohmann::json extra_json = nlohmann::json::object();  // merged into report.json's top level
 };
 
 // Writes summary.txt, report.json and critpath.cfg into run->output_dir.

@@ -10,6 +10,7 @@
 
 #include "analyzer/replay/clock_sync.h"
 #include "libtrace/clock/clock.h"
+#include "libtrace/runtime/recorder_control.h"
 
 namespace critpath::analyzer {
 
@@ -17,6 +18,7 @@ struct RunInfo {
   int rank = 0;
   int size = 1;
   int thread_level = 0;
+  int appnum = 0;                // MPI_APPNUM (which command of an MPMD launch); 0 when unset
   std::string executable;        // basename of /proc/self/exe
   std::vector<std::string> args; // argv[1..] from /proc/self/cmdline
   std::string output_dir;        // agreed by all ranks at MPI_Init
@@ -35,6 +37,10 @@ struct RunInfo {
   OffsetSample init_offset;      // offset to rank 0 measured at MPI_Init
   bool same_host_as_root = false;  // shares rank 0's CLOCK_MONOTONIC (and no skew injected)
   bool all_on_one_host = false;    // every rank does: no offsets needed at all
+  OffsetSample fin_offset;         // offset to rank 0 measured at MPI_Finalize
+  runtime::RecorderStats recorder; // cold-path and compression costs of the run
+  trace::ChunkStoreStats store;    // the trace as recorded (sizes, spilling)
+  bool offline = false;            // re-analysis of a kept trace (critpath-analyze)
 };
 
 }  // namespace critpath::analyzer

@@ -155,6 +155,12 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     g_run.rank = rank;
     g_run.size = size;
     g_run.thread_level = thread_level;
+    {  // MPMD launches (mpiexec -n A ./x : -n B ./y) number their commands: the partitions.
+      int* appnum = nullptr;
+      int flag = 0;
+      if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag) == MPI_SUCCESS && flag && appnum)
+        g_run.appnum = *appnum;
+    }
     g_run.executable = read_exe_name();
     g_run.args = read_args();
     g_run.mpi_library = mpi_library_version();
@@ -187,7 +193,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     g_run.begin = clock::sample_pair(g_run.timer);
     g_run.init_enter_ticks = t_enter;
     g_run.skew = parse_debug_skew(cfg.debug_clock_skew, rank, double(g_run.begin.ns));
-    g_run.clock_linear = cfg.clock_correction == "linear";
+    g_run.clock_linear = cfg.clock_correction != "none";  // "linear" or "clc"
     // Ranks on rank 0's host read the same CLOCK_MONOTONIC: their offset is exactly 0, and a
     // measured one would only add ping-pong noise. (An injected skew simulates other hosts.)
     char host[256] = {0}, host0[256] = {0};
@@ -264,7 +270,16 @@ void on_finalize(uint32_t finalize_region) {
     g_run.end = clock::sample_pair(g_run.timer);
     g_run.conv = clock::TickConverter(g_run.timer, g_run.begin, g_run.end);
     runtime::recorder_stop();
-    run_analysis(g_run, wall0, local_clock_ns);
+    g_run.recorder = runtime::recorder_stats();
+    g_run.store = runtime::chunk_store().stats();
+    if (g_run.clock_linear && g_run.size > 1 && !g_run.all_on_one_host) {
+      MPI_Comm sync = MPI_COMM_NULL;
+      if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync) == MPI_SUCCESS) {
+        g_run.fin_offset = measure_offset(sync, local_clock_ns);
+        PMPI_Comm_free(&sync);
+      }
+    }
+    run_analysis(g_run, wall0);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

@@ -153,6 +153,7 @@ constexpr Layout layout_of(uint8_t kind) {
     case EventKind::kRmaAccumulate:
     case EventKind::kRmaSync:
     case EventKind::kRmaCollSync:
+    case EventKind::kRmaRequestComplete:
       return Layout::kRma;
     case EventKind::kCounters:
       return Layout::kCounters;

@@ -301,7 +301,8 @@ struct Choice {
 // One member per flags.inc row, named by its `member` column and initialised to its default:
 //   enable, buffer_size, chunk_size, spill_dir, output_dir, compression_level,
 //   compress_thread, timer ("auto" | "tsc" | "monotonic"), analysis, keep_trace,
-//   dump_events, verbose.
+//   dump_events, verbose, filter, autofilter_visits, autofilter_ns, callsite_depth,
+//   papi_events.
 // Sizes are bytes. A Choice member always holds one of its listed words, spelled as listed.
 // Plain value type: copy freely; compare with ==.
 struct Config {

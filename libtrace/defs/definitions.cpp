@@ -11,6 +11,7 @@ const char* to_string(RegionKind k) {
     case RegionKind::kFunction: return "function";
     case RegionKind::kMpi: return "mpi";
     case RegionKind::kArtificial: return "artificial";
+    case RegionKind::kCallsite: return "callsite";
   }
   return "unknown";
 }
@@ -60,6 +61,30 @@ std::vector<RegionDef> RegionTable::snapshot() const {
   return out;
 }
 
+void RegionTable::rename(uint32_t id, std::string_view name, std::string_view file,
+                         uint32_t line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return;
+  RegionDef& d = it->second;
+  auto old = by_name_.find(d.name);
+  if (old != by_name_.end() && old->second == id) by_name_.erase(old);
+  d.name.assign(name.data(), name.size());
+  d.file.assign(file.data(), file.size());
+  d.line = line;
+  by_name_.emplace(d.name, id);  // keeps an existing owner of the name
+}
+
+void RegionTable::add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks,
+                                 bool auto_filtered) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return;
+  it->second.unrecorded_visits += visits;
+  it->second.unrecorded_ticks += ticks;
+  it->second.auto_filtered = it->second.auto_filtered || auto_filtered;
+}
+
 RegionTable& regions() {
   static RegionTable* table = new RegionTable;  // never destroyed: used during exit
   return *table;
@@ -94,6 +119,55 @@ std::vector<CommDef> CommTable::snapshot() const {
 CommTable& comms() {
   static CommTable* table = new CommTable;
   return *table;
+}
+
+void WindowTable::define(WindowDef def) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_id_[def.id] = std::move(def);
+}
+
+void WindowTable::mark_freed(uint32_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it != by_id_.end()) it->second.freed = true;
+}
+
+bool WindowTable::find(uint32_t id, WindowDef& out) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  if (it == by_id_.end()) return false;
+  out = it->second;
+  return true;
+}
+
+std::vector<WindowDef> WindowTable::snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<WindowDef> out;
+  for (const auto& [id, def] : by_id_) out.push_back(def);
+  return out;
+}
+
+WindowTable& windows() {
+  static WindowTable* table = new WindowTable;
+  return *table;
+}
+
+}  // namespace critpath::defs
+
+namespace critpath::defs {
+namespace {
+std::mutex g_counter_mu;
+std::vector<std::string>* g_counter_names = new std::vector<std::string>;  // never destroyed
+}  // namespace
+
+void set_counter_names(std::vector<std::string> names) {
+  std::lock_guard<std::mutex> lock(g_counter_mu);
+  *g_counter_names = std::move(names);
+}
+
+std::vector<std::string> counter_names() {
+  std::lock_guard<std::mutex> lock(g_counter_mu);
+  return *g_counter_names;
 }
 
 }  // namespace critpath::defs

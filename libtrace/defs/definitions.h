@@ -27,6 +27,9 @@ enum class RegionKind : uint8_t {
   kFunction = 1,    // compiler-instrumented function
   kMpi = 2,         // an MPI call
   kArtificial = 3,  // synthetic (the root)
+  kCallsite = 4,    // a call site of MPI calls (compiler_hooks/callsite.h): the program
+                    // counters of the innermost application frames, named "file:line" at
+                    // finalize; a call-path node between the caller and the MPI call
 };
 const char* to_string(RegionKind k);
 
@@ -41,6 +44,11 @@ struct RegionDef {
   RegionKind kind = RegionKind::kUser;
   std::string file;   // source file where known
   uint32_t line = 0;  // source line where known
+  // Visits and ticks that happened but were not recorded as events (compiler_hooks'
+  // automatic runtime filter); the profile pass adds them to the region's call paths.
+  uint64_t unrecorded_visits = 0;
+  uint64_t unrecorded_ticks = 0;
+  bool auto_filtered = false;  // the automatic runtime filter stopped recording it
 };
 
 class RegionTable {
@@ -57,6 +65,14 @@ class RegionTable {
   // Copy of one definition; an unknown id yields a RegionDef named "region#<id>".
   RegionDef get(uint32_t id) const;
   std::vector<RegionDef> snapshot() const;
+  // Gives region `id` its final name and source location (compiler_hooks: functions first
+  // defined as "0x<addr>" and call sites as "callsite#<n>" are named at finalize). The old
+  // name no longer finds the region; the new one finds it unless another region already owns
+  // that name (names of renamed regions need not be unique). Invalidates stable_name(id).
+  // Requires: no thread holds a stable_name() pointer of this region. Unknown id: no-op.
+  void rename(uint32_t id, std::string_view name, std::string_view file = {}, uint32_t line = 0);
+  // Adds visits/ticks that were measured but not recorded (see RegionDef). Unknown id: no-op.
+  void add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks, bool auto_filtered);
 
  private:
   mutable std::mutex mu_;
@@ -65,6 +81,12 @@ class RegionTable {
   uint32_t next_ = kFirstDynamicRegion;
 };
 RegionTable& regions();
+
+// Names of the hardware counters carried by this rank's COUNTERS events, in value order
+// ("PAPI_TOT_INS", ...). Set once by compiler_hooks before recording starts; read by the
+// profile pass. Thread-safe.
+void set_counter_names(std::vector<std::string> names);
+std::vector<std::string> counter_names();
 
 constexpr uint32_t kCommWorld = 0;
 constexpr uint32_t kCommSelf = 1;
@@ -93,5 +115,29 @@ class CommTable {
   std::unordered_map<uint32_t, CommDef> by_id_;
 };
 CommTable& comms();
+
+// One-sided windows (pmpi_wrappers: MPI_Win_create/allocate/allocate_shared/create_dynamic).
+// Window ids are agreed like communicator ids (equal on all members, unique in the run) but
+// form their own id space: RMA events carry them in their `comm` field.
+struct WindowDef {
+  uint32_t id = kCommUnknown;
+  uint32_t comm = kCommUnknown;  // id of the communicator the window was created over
+  std::vector<int32_t> members;  // world rank of each window rank, in comm-rank order
+  std::string created_by;        // "MPI_Win_create", "MPI_Win_allocate", ...
+  bool freed = false;
+};
+
+class WindowTable {
+ public:
+  void define(WindowDef def);  // replaces an existing definition with the same id
+  void mark_freed(uint32_t id);
+  bool find(uint32_t id, WindowDef& out) const;
+  std::vector<WindowDef> snapshot() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, WindowDef> by_id_;
+};
+WindowTable& windows();
 
 }  // namespace critpath::defs

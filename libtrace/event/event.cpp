@@ -30,6 +30,7 @@ const char* to_string(EventKind kind) {
     case EventKind::kRmaAccumulate: return "RMA_ACCUMULATE";
     case EventKind::kRmaSync: return "RMA_SYNC";
     case EventKind::kRmaCollSync: return "RMA_COLL_SYNC";
+    case EventKind::kRmaRequestComplete: return "RMA_REQUEST_COMPLETE";
     case EventKind::kMeasurementOff: return "MEASUREMENT_OFF";
     case EventKind::kMeasurementOn: return "MEASUREMENT_ON";
     case EventKind::kCounters: return "COUNTERS";

@@ -50,6 +50,8 @@ enum class EventKind : uint8_t {
   kRmaAccumulate = 36,   // comm = window, peer = target, bytes
   kRmaSync = 37,         // comm = window, op = sync kind, peer = target or -1, request = group id
   kRmaCollSync = 38,     // comm = window (fence and similar), op = sync kind
+  kRmaRequestComplete = 39,  // comm = window, request: a request-based RMA op (MPI_Rput...)
+                             // completed in a Wait/Test; same slot layout as the other RMA kinds
   kRmaLast = 63,
   // 64..: measurement control and metadata.
   kMeasurementOff = 64,  // recording paused (MPI_Pcontrol(0)); region = reason

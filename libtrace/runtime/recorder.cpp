@@ -16,12 +16,13 @@
 #include "libtrace/runtime/log.h"
 #include "libtrace/runtime/recorder.h"
 #include "libtrace/runtime/recorder_control.h"
+#include "libtrace/runtime/session.h"
 
 namespace critpath::runtime {
 
 std::atomic<uint8_t> g_phase{uint8_t(Phase::kPreInit)};
 bool g_use_tsc = true;
-thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
+constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec"))) = {};
 
 namespace {
 
@@ -332,6 +333,10 @@ void flush_chunk(ThreadState& t) {
   if (g_recorder) g_recorder->hand_off(t);
 }
 
+void record_region_slow(trace::EventKind kind, uint32_t region) {
+  if (ThreadState* t = ready_state()) record_region(*t, kind, region, now());
+}
+
 void record_event(ThreadState& t, const trace::Event& e) {
   trace::Slot* s = t.pos;
   unsigned n = trace::event_to_slots(e, s);
@@ -345,6 +350,7 @@ Status recorder_start(const RecorderOptions& options) {
 }
 
 void recorder_stop() {
+  notify_recording_stop();
   if (g_recorder) g_recorder->stop();
 }
 

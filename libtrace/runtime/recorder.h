@@ -57,7 +57,9 @@ struct alignas(64) ThreadState {
 };
 static_assert(std::is_trivially_destructible_v<ThreadState>);
 
-extern thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialization, so accesses from other translation units compile to
+// a plain %fs-relative load instead of a call through the TLS wrapper function.
+extern constinit thread_local ThreadState t_state __attribute__((tls_model("initial-exec")));
 
 // Current time in ticks of the chosen clock (TSC or CLOCK_MONOTONIC nanoseconds).
 CRITPATH_NOINSTR inline uint64_t now() {
@@ -110,6 +112,22 @@ CRITPATH_NOINSTR inline void record_enter(ThreadState& t, uint32_t region) {
 }
 CRITPATH_NOINSTR inline void record_exit(ThreadState& t, uint32_t region) {
   record_region(t, trace::EventKind::kExit, region, now());
+}
+
+// The cold half of record_region_now: attaches the thread or reads the non-TSC clock.
+__attribute__((noinline, cold)) void record_region_slow(trace::EventKind kind, uint32_t region);
+
+// ENTER/EXIT at the current time, for callers without a ThreadState at hand (user API,
+// compiler hooks). The common case is a leaf: phase check, state check, rdtsc, one 16-byte
+// slot, bounds check; everything else is a tail call.
+CRITPATH_NOINSTR inline void record_region_now(trace::EventKind kind, uint32_t region) {
+  if (CRITPATH_UNLIKELY(!recording())) return;
+  ThreadState& t = t_state;
+  if (CRITPATH_UNLIKELY(t.state != 1 || !g_use_tsc)) return record_region_slow(kind, region);
+  trace::Slot* s = t.pos;
+  write_head(s, __rdtsc(), kind, 0, region);
+  t.pos = s + 1;
+  if (CRITPATH_UNLIKELY(t.pos >= t.limit)) flush_chunk(t);
 }
 
 // SEND/RECV (request = 0) and ISEND/IRECV (request != 0).

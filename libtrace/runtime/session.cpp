@@ -4,9 +4,32 @@
 
 #include <atomic>
 
+#include "libtrace/runtime/callsite.h"
+#include "libtrace/runtime/recorder.h"
+
 namespace critpath::runtime {
+
+CallsiteCapture g_callsite_capture = nullptr;
+
 namespace {
 std::atomic<const SessionHooks*> g_hooks{nullptr};
+std::atomic<const AdapterListener*> g_listeners[kMaxAdapterListeners] = {};
+std::atomic<unsigned> g_nlisteners{0};
+}  // namespace
+
+void add_adapter_listener(const AdapterListener* listener) {
+  const unsigned i = g_nlisteners.fetch_add(1);
+  if (i < kMaxAdapterListeners) g_listeners[i].store(listener);
+}
+
+void notify_recording_start() {
+  for (auto& l : g_listeners)
+    if (const AdapterListener* p = l.load(); p && p->on_recording_start) p->on_recording_start();
+}
+
+void notify_recording_stop() {
+  for (auto& l : g_listeners)
+    if (const AdapterListener* p = l.load(); p && p->on_recording_stop) p->on_recording_stop();
 }
 
 void register_session(const SessionHooks* hooks) { g_hooks.store(hooks); }
@@ -14,6 +37,7 @@ void register_session(const SessionHooks* hooks) { g_hooks.store(hooks); }
 void session_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
   if (const SessionHooks* h = g_hooks.load(); h && h->on_init)
     h->on_init(t_enter, init_region, thread_level);
+  if (recording()) notify_recording_start();
 }
 void session_finalize(uint32_t finalize_region) {
   if (const SessionHooks* h = g_hooks.load(); h && h->on_finalize) h->on_finalize(finalize_region);

@@ -29,6 +29,23 @@ struct SessionHooks {
 };
 
 void register_session(const SessionHooks* hooks);
+
+// Adapters that keep state across the recording window (compiler_hooks: the shadow stack of
+// functions entered before MPI_Init, per-thread statistics, symbol names) listen here.
+//   on_recording_start: on the MPI_Init thread, right after the session started recording
+//                       (after the root and MPI_Init events); may record events.
+//   on_recording_stop:  at the start of recorder_stop() inside MPI_Finalize, after the last
+//                       event and before the analysis reads the trace and the definitions;
+//                       must not record. Either pointer may be null.
+// At most kMaxAdapterListeners; registration is a pointer store (safe in constructors).
+struct AdapterListener {
+  void (*on_recording_start)();
+  void (*on_recording_stop)();
+};
+constexpr unsigned kMaxAdapterListeners = 4;
+void add_adapter_listener(const AdapterListener* listener);
+void notify_recording_start();  // session_init calls it
+void notify_recording_stop();   // recorder_stop calls it
 void session_init(uint64_t t_enter, uint32_t init_region, int thread_level);
 void session_finalize(uint32_t finalize_region);
 void session_after_finalize();

@@ -40,10 +40,10 @@ extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR unsigned critpath_region_define(cons
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void critpath_enter(unsigned region) {
   if (region == 0) return;
-  if (runtime::ThreadState* t = runtime::ready_state()) runtime::record_enter(*t, region);
+  runtime::record_region_now(trace::EventKind::kEnter, region);
 }
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void critpath_exit(unsigned region) {
   if (region == 0) return;
-  if (runtime::ThreadState* t = runtime::ready_state()) runtime::record_exit(*t, region);
+  runtime::record_region_now(trace::EventKind::kExit, region);
 }

@@ -44,8 +44,8 @@ ROLES = {
     "displs", "sdispls", "rdispls", "root", "op", "message",
     # completion
     "nreq", "requests", "statuses", "flag", "index", "outcount", "indices",
-    # communicators
-    "newcomm",
+    # communicators, groups, one-sided windows
+    "newcomm", "group", "win", "newwin", "size", "lock_type",
     # life cycle
     "argc", "argv", "required", "provided", "level",
     # passed through, not interpreted
@@ -133,7 +133,9 @@ def load_spec(path, templates):
 
 
 def c_decl(ptype, pname):
-    # "const void*" + "buf" -> "const void* buf"
+    # "const void*" + "buf" -> "const void* buf"; "int (*)[3]" + "r" -> "int (*r)[3]"
+    if "(*)" in ptype:
+        return ptype.replace("(*)", f"(*{pname})")
     return f"{ptype} {pname}"
 
 
@@ -196,12 +198,125 @@ def expand(text, fn, where, extra=None):
     return PLACEHOLDER.sub(sub, text)
 
 
+HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Group": "Group",
+           "MPI_Win": "Win", "MPI_Info": "Info", "MPI_Message": "Message",
+           "MPI_Request": "Request"}
+
+
+def fortran_plan(fn):
+    """The Fortran entry point of a spec entry: (params, pre, args, post) C++ fragments, or
+    (None, reason) when the entry gets none. Conversions (Open MPI's mpif.h / use mpi ABI):
+    scalars by reference, handles through PMPI_<Handle>_f2c/c2f, statuses through
+    PMPI_Status_c2f, MPI_IN_PLACE / MPI_BOTTOM / MPI_STATUS(ES)_IGNORE from the Fortran
+    sentinels, Waitany/Waitsome indices 1-based, LOGICAL outputs 0/1."""
+    if fn.get("fortran") == "none":
+        return None, "spec: fortran = none"
+    roles = fn["role_map"]
+    nreq = roles.get("nreq")
+    fparams, pre, args, post = [], [], [], []
+    for p in fn["params"]:
+        t, n, rs = p["type"], p["name"], p["roles"]
+        if "argc" in rs or "argv" in rs:
+            args.append("nullptr")
+            continue
+        if t in ("int", "const int"):
+            fparams.append(f"MPI_Fint* {n}")
+            args.append(f"int(*{n})")
+        elif t in ("int*",) and ("flag" in rs or "index" in rs or "outcount" in rs):
+            fparams.append(f"MPI_Fint* {n}")
+            pre.append(f"  int cp_{n} = 0;")
+            args.append(f"&cp_{n}")
+            if "flag" in rs:
+                post.append(f"  *{n} = cp_{n} ? 1 : 0;")
+            elif "index" in rs:
+                post.append(f"  *{n} = (cp_{n} == MPI_UNDEFINED || cp_rc != MPI_SUCCESS) ? cp_{n} : cp_{n} + 1;")
+            else:
+                post.append(f"  *{n} = cp_{n};")
+        elif t == "int*" and "indices" in rs:
+            fparams.append(f"MPI_Fint* {n}")
+            args.append(f"reinterpret_cast<int*>({n})")
+            oc = roles["outcount"]
+            post.append(f"  if (cp_{oc} != MPI_UNDEFINED)")
+            post.append(f"    for (int cp_k = 0; cp_k < cp_{oc}; ++cp_k) ++{n}[cp_k];")
+        elif t in ("int*", "const int*"):
+            fparams.append(f"MPI_Fint* {n}")
+            args.append(f"reinterpret_cast<{t}>({n})")
+        elif t == "int (*)[3]":
+            fparams.append(f"MPI_Fint* {n}")
+            args.append(f"reinterpret_cast<int (*)[3]>({n})")
+        elif t in ("void*", "const void*"):
+            fparams.append(f"{t} {n}")
+            args.append(f"fortran_buffer({n})")
+        elif t == "MPI_Aint":
+            fparams.append(f"MPI_Aint* {n}")
+            args.append(f"*{n}")
+        elif t == "const MPI_Aint*":
+            fparams.append(f"const MPI_Aint* {n}")
+            args.append(n)
+        elif t in HANDLES:
+            fparams.append(f"MPI_Fint* {n}")
+            args.append(f"PMPI_{HANDLES[t]}_f2c(*{n})")
+        elif t.endswith("*") and t[:-1] in HANDLES:
+            h = HANDLES[t[:-1]]
+            fparams.append(f"MPI_Fint* {n}")
+            if "requests" in rs and nreq:
+                pre.append(f"  FortranHandles<MPI_Request> cp_{n}(int(*{nreq}), {n}, PMPI_Request_f2c);")
+                args.append(f"cp_{n}.data()")
+                post.append(f"  cp_{n}.store({n}, PMPI_Request_c2f);")
+            else:
+                pre.append(f"  {t[:-1]} cp_{n} = PMPI_{h}_f2c(*{n});")
+                args.append(f"&cp_{n}")
+                post.append(f"  if (cp_rc == MPI_SUCCESS || {str('request' in rs or 'requests' in rs).lower()}) *{n} = PMPI_{h}_c2f(cp_{n});")
+        elif t == "MPI_Status*":
+            fparams.append(f"MPI_Fint* {n}")
+            if "statuses" in rs:
+                cnt = f"cp_{roles['outcount']}" if "outcount" in roles else f"int(*{nreq})"
+                pre.append(f"  FortranStatuses cp_{n}(int(*{nreq}), {n});")
+                args.append(f"cp_{n}.data()")
+                post.append(f"  cp_{n}.store({n}, {cnt});")
+            else:
+                pre.append(f"  MPI_Status cp_{n};")
+                args.append(f"({n} == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : &cp_{n})")
+                post.append(f"  if ({n} != MPI_F_STATUS_IGNORE && cp_rc == MPI_SUCCESS) PMPI_Status_c2f(&cp_{n}, {n});")
+        else:
+            return None, f"parameter type {t}"
+    fparams.append("MPI_Fint* ierr")
+    return (fparams, pre, args, post), None
+
+
+def render_fortran(fn):
+    plan, reason = fortran_plan(fn)
+    if plan is None:
+        return ""
+    fparams, pre, args, post = plan
+    base = fn["name"].lower()
+    decl = ", ".join(fparams)
+    lines = [
+        "#if CRITPATH_FORTRAN_WRAPPERS",
+        f"// Fortran (mpif.h, use mpi): {base}_ and its other spellings, converted to C and",
+        "// funnelled into the same core.",
+        f"extern \"C\" CRITPATH_EXPORT CRITPATH_NOINSTR void {base}_({decl}) {{",
+        *pre,
+        f"  const int cp_rc = cp_core_{fn['name']}({', '.join(args)});",
+        *post,
+        "  *ierr = cp_rc;",
+        "}",
+    ]
+    for alias in (f"{base}__", base, fn["name"].upper()):
+        lines.append(f"extern \"C\" CRITPATH_EXPORT void {alias}({decl}) "
+                     f"__attribute__((alias(\"{base}_\")));")
+    lines.append("#endif")
+    return "\n".join(lines)
+
+
 def render_function(fn, templates):
     tmpl = templates[fn["recipe"]]
     body = expand(tmpl["body"], fn, f"templates/{fn['recipe']}.tmpl")
     events = tmpl["meta"].get("events", "(see template)")
     return expand(templates["_frame"]["body"], fn, "templates/_frame.tmpl",
-                  {"body": body, "events": events})
+                  {"body": body, "events": events, "fortran": render_fortran(fn),
+                   # GCC never inlines variadic functions
+                   "inline": "" if fn.get("variadic") else "__attribute__((always_inline)) "})
 
 
 def render_wrappers(functions, templates):
@@ -254,12 +369,14 @@ def render_coverage(functions, templates, coverage_intro):
     out = [coverage_intro.rstrip("\n"), "", "## Functions", "",
            "Generated from `pmpi_wrappers/spec/mpi.toml` by `pmpi_wrappers/gen/gen_wrappers.py`;",
            "do not edit this section by hand.", "",
-           "| id | function | group | MPI | recipe | events |",
-           "|---:|---|---|---|---|---|"]
+           "| id | function | group | MPI | recipe | Fortran (Open MPI) | events |",
+           "|---:|---|---|---|---|---|---|"]
     for fn in sorted(functions, key=lambda f: f["id"]):
         ev = templates[fn["recipe"]]["meta"].get("events", "")
+        plan, reason = fortran_plan(fn)
+        fort = "yes" if plan else f"no ({reason})"
         out.append(f"| {fn['id']} | `{fn['name']}` | {fn['group']} | {fn['mpi']} | "
-                   f"{fn['recipe']} | {ev} |")
+                   f"{fn['recipe']} | {fort} | {ev} |")
     out += ["", "## Recipes", "", "| recipe | summary |", "|---|---|"]
     used = sorted({fn["recipe"] for fn in functions})
     for r in used:

@@ -42,6 +42,15 @@ enum class CollRule : uint8_t {
   kReduceScatterBlock,
   kScan,
   kExscan,
+  // Neighbourhood collectives (MPI_Neighbor_*): counts per neighbour; `indegree` sources
+  // fill the receive buffer, `outdegree` destinations are sent to. Sent counts the send
+  // buffer once for allgather shapes, once per destination block for alltoall shapes.
+  kNeighborAllgather,
+  kNeighborAllgatherv,
+  kNeighborAlltoall,
+  kNeighborAlltoallv,
+  kNeighborAlltoallw,
+  kNone,  // no data (constructors, MPI_Ibarrier-like posts)
 };
 const char* to_string(CollRule r);
 
@@ -58,6 +67,8 @@ struct CollArgs {
   int64_t recvcount = 0;
   const int* sendcounts = nullptr;  // v/w variants, `size` entries
   const int* recvcounts = nullptr;
+  int indegree = 0;   // neighbourhood collectives: sources / destinations of this rank
+  int outdegree = 0;
 };
 
 struct CollBytes {
@@ -83,6 +94,14 @@ CollBytes coll_bytes(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
   };
   auto at = [&](const int* counts, int i) -> int64_t {
     return (counts && i >= 0 && i < n) ? counts[i] : 0;
+  };
+  const int in = a.indegree > 0 ? a.indegree : 0;
+  const int out = a.outdegree > 0 ? a.outdegree : 0;
+  auto sum_n = [&](const int* counts, int k) -> int64_t {
+    int64_t s = 0;
+    if (counts)
+      for (int i = 0; i < k; ++i) s += counts[i] > 0 ? counts[i] : 0;
+    return s;
   };
   CollBytes b;
   switch (rule) {
@@ -158,6 +177,30 @@ CollBytes coll_bytes(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
     case CollRule::kReduceScatterBlock:
       b.sent = times(int64_t(n) * a.recvcount, TypeArg::kSend);
       b.received = times(a.recvcount, TypeArg::kRecv);
+      break;
+    case CollRule::kNeighborAllgather:
+      b.sent = times(a.sendcount, TypeArg::kSend);
+      b.received = times(int64_t(in) * a.recvcount, TypeArg::kRecv);
+      break;
+    case CollRule::kNeighborAllgatherv:
+      b.sent = times(a.sendcount, TypeArg::kSend);
+      b.received = times(sum_n(a.recvcounts, in), TypeArg::kRecv);
+      break;
+    case CollRule::kNeighborAlltoall:
+      b.sent = times(int64_t(out) * a.sendcount, TypeArg::kSend);
+      b.received = times(int64_t(in) * a.recvcount, TypeArg::kRecv);
+      break;
+    case CollRule::kNeighborAlltoallv:
+      b.sent = times(sum_n(a.sendcounts, out), TypeArg::kSend);
+      b.received = times(sum_n(a.recvcounts, in), TypeArg::kRecv);
+      break;
+    case CollRule::kNeighborAlltoallw:
+      for (int i = 0; i < out && a.sendcounts; ++i)
+        b.sent += times(a.sendcounts[i], TypeArg::kSend, i);
+      for (int i = 0; i < in && a.recvcounts; ++i)
+        b.received += times(a.recvcounts[i], TypeArg::kRecv, i);
+      break;
+    case CollRule::kNone:
       break;
   }
   return b;

@@ -81,6 +81,7 @@ void Completion::drop(int i) noexcept {
   if (i < 0 || i >= n_ || slots_[i] == kNoSlot) return;
   RequestTable& table = requests();
   RequestInfo& info = table.at(slots_[i]);
+  if (info.kind == RequestKind::kIdup) finish_idup(info.bytes, false);
   if (info.flags & request_flag::kPersistent) {
     info.flags &= uint8_t(~(request_flag::kActive | request_flag::kRecorded |
                             request_flag::kCancelRequested));
@@ -101,6 +102,16 @@ void Completion::complete(int i, const MPI_Status* st) noexcept {
     release(i);
     return;
   }
+  if (info.kind == RequestKind::kIdup) {  // define the new communicator, then the event
+    const uint64_t state = info.bytes, id = info.id;
+    const bool recorded = t_ && (info.flags & request_flag::kRecorded);
+    table.erase(slots_[i]);
+    slots_[i] = kNoSlot;
+    --claimed_;
+    finish_idup(state, true);
+    if (recorded) runtime::record_request(*t_, trace::EventKind::kIcollComplete, id);
+    return;
+  }
   const bool have_status = st != MPI_STATUS_IGNORE && st != nullptr;
   if (t_ && (info.flags & request_flag::kRecorded)) {
     int cancelled = 0;
@@ -108,6 +119,11 @@ void Completion::complete(int i, const MPI_Status* st) noexcept {
       PMPI_Test_cancelled(st, &cancelled);
     if (cancelled) {
       runtime::record_request(*t_, trace::EventKind::kRequestCancel, info.id);
+    } else if (info.kind == RequestKind::kColl) {
+      runtime::record_request(*t_, trace::EventKind::kIcollComplete, info.id);
+    } else if (info.kind == RequestKind::kRma) {
+      runtime::record_rma(*t_, trace::EventKind::kRmaRequestComplete, info.comm, -1, 0, 0, info.id,
+                          -1);
     } else if (info.kind == RequestKind::kSend) {
       runtime::record_request(*t_, trace::EventKind::kIsendComplete, info.id);
     } else if (have_status) {

@@ -10,6 +10,9 @@
 // Events per completed request (only if its post was recorded and we are recording):
 //   send -> ISEND_COMPLETE(req)     recv -> IRECV(matched source, tag, bytes, req)
 //   cancelled (MPI_Cancel + MPI_Test_cancelled) -> REQUEST_CANCEL(req)
+//   nonblocking collective, MPI_Comm_idup -> ICOLL_COMPLETE(req) (idup: after defining the
+//   new communicator, which waits for the id's PMPI_Ibcast; mpi_glue.h)
+//   request-based RMA -> RMA_REQUEST_COMPLETE(window, req)
 // Completed persistent requests become inactive (kept); others are erased.
 //
 // Test calls (is_test) write nothing until they know the outcome: if something completed,

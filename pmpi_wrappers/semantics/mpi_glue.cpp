@@ -4,6 +4,7 @@
 // persistent posts, probes, collective bytes, communicator tracking and the MPI_Init hook.
 #include "pmpi_wrappers/semantics/mpi_glue.h"
 
+#include <new>
 #include <vector>
 
 #include "libtrace/defs/definitions.h"
@@ -18,6 +19,8 @@ WorldInfo g_world;
 namespace {
 constinit CommMap g_comm_map;
 constinit CommSequence g_comm_sequence;
+constinit CommMap g_win_map;
+constinit CommSequence g_win_sequence;
 
 void insert_request(MPI_Request request, const RequestInfo& info) {
   if (CRITPATH_UNLIKELY(!requests().insert(handle_bits(request), info))) {
@@ -165,6 +168,50 @@ void finish_probe(runtime::ThreadState* t, uint32_t region, uint64_t t0, bool is
 
 // ---- collectives ----------------------------------------------------------------------------
 
+namespace {
+void neighbor_degrees(MPI_Comm comm, int rank, int& in, int& out) {
+  int topo = MPI_UNDEFINED;
+  in = out = 0;
+  if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return;
+  if (topo == MPI_CART) {
+    int nd = 0;
+    PMPI_Cartdim_get(comm, &nd);
+    in = out = 2 * nd;
+  } else if (topo == MPI_GRAPH) {
+    int n = 0;
+    PMPI_Graph_neighbors_count(comm, rank, &n);
+    in = out = n;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  }
+}
+}  // namespace
+
+CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c) {
+  const bool rooted = c.rule == CollRule::kBcast || c.rule == CollRule::kGather ||
+                     c.rule == CollRule::kGatherv || c.rule == CollRule::kScatter ||
+                     c.rule == CollRule::kScatterv || c.rule == CollRule::kReduce;
+  // Intercommunicator forms: MPI_PROC_NULL marks a root-group bystander (no data), MPI_ROOT
+  // the root. (MPICH's MPI_PROC_NULL is -1, the "no root" value of the other rules.)
+  if (rooted && c.root == MPI_PROC_NULL) return {};
+  CollArgs a;
+  a.size = cv.size;
+  a.rank = cv.rank;
+  a.root = rooted && c.root == MPI_ROOT ? cv.rank : c.root;
+  a.in_place = c.in_place;
+  a.sendcount = c.sendcount;
+  a.recvcount = c.recvcount;
+  a.sendcounts = c.sendcounts;
+  a.recvcounts = c.recvcounts;
+  if (c.rule >= CollRule::kNeighborAllgather && c.rule <= CollRule::kNeighborAlltoallw)
+    neighbor_degrees(comm, cv.rank, a.indegree, a.outdegree);
+  return coll_bytes(c.rule, a, [&](TypeArg which, int i) -> uint64_t {
+    if (which == TypeArg::kSend) return type_size(c.sendtypes ? c.sendtypes[i] : c.sendtype);
+    return type_size(c.recvtypes ? c.recvtypes[i] : c.recvtype);
+  });
+}
+
 void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule,
                  int root, bool in_place, int sendcount, int recvcount, const int* sendcounts,
                  const int* recvcounts, MPI_Datatype sendtype, MPI_Datatype recvtype,
@@ -172,22 +219,87 @@ void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm
   const CommView cv = comm_view(comm);
   CollBytes b;
   if (rc == MPI_SUCCESS) {
-    CollArgs a;
-    a.size = cv.size;
-    a.rank = cv.rank;
-    a.root = root;
-    a.in_place = in_place;
-    a.sendcount = sendcount;
-    a.recvcount = recvcount;
-    a.sendcounts = sendcounts;
-    a.recvcounts = recvcounts;
-    b = coll_bytes(rule, a, [&](TypeArg which, int i) -> uint64_t {
-      if (which == TypeArg::kSend) return type_size(sendtypes ? sendtypes[i] : sendtype);
-      return type_size(recvtypes ? recvtypes[i] : recvtype);
-    });
+    CollCall c;
+    c.rule = rule;
+    c.root = root;
+    c.in_place = in_place;
+    c.sendcount = sendcount;
+    c.recvcount = recvcount;
+    c.sendcounts = sendcounts;
+    c.recvcounts = recvcounts;
+    c.sendtype = sendtype;
+    c.recvtype = recvtype;
+    c.sendtypes = sendtypes;
+    c.recvtypes = recvtypes;
+    b = coll_call_bytes(cv, comm, c);
   }
   runtime::record_coll_end(t, trace::EventKind::kCollEnd, region, cv.id, root, b.sent,
                            b.received, 0);
+}
+
+void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, MPI_Comm comm,
+                const CollCall& c) {
+  const CommView cv = comm_view(comm);
+  const CollBytes b = coll_call_bytes(cv, comm, c);
+  RequestInfo info;
+  info.id = next_request_id();
+  info.kind = RequestKind::kColl;
+  info.flags = request_flag::kActive | request_flag::kRecorded;
+  info.comm = cv.id;
+  insert_request(request, info);
+  runtime::record_coll_end(t, trace::EventKind::kIcollPost, region, cv.id, c.root, b.sent,
+                           b.received, info.id);
+}
+
+// ---- one-sided ----------------------------------------------------------------------------
+
+CommMap& win_map() { return g_win_map; }
+
+void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win,
+                     int target, uint64_t origin_bytes, int64_t result_bytes,
+                     const MPI_Request* request) {
+  if (target == MPI_PROC_NULL) return;
+  const uint32_t w = win_id(win);
+  uint64_t id = 0;
+  if (request) {
+    RequestInfo info;
+    info.id = id = next_request_id();
+    info.kind = RequestKind::kRma;
+    info.flags = request_flag::kActive | request_flag::kRecorded;
+    info.comm = w;
+    insert_request(*request, info);
+  }
+  runtime::record_rma(t, kind, w, target, region, origin_bytes, id, -1);
+  if (result_bytes >= 0)
+    runtime::record_rma(t, trace::EventKind::kRmaGet, w, target, region, uint64_t(result_bytes),
+                        id, -1);
+}
+
+void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target,
+                     int lock_type, bool collective) {
+  const int lock = lock_type == MPI_LOCK_EXCLUSIVE ? 1 : lock_type == MPI_LOCK_SHARED ? 2 : 0;
+  runtime::record_rma(t, collective ? trace::EventKind::kRmaCollSync : trace::EventKind::kRmaSync,
+                      win_id(win), target, region, 0, 0, lock);
+}
+
+void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win,
+                           MPI_Group group) {
+  const uint32_t w = win_id(win);
+  int n = 0;
+  MPI_Group wg = MPI_GROUP_NULL;
+  if (PMPI_Group_size(group, &n) != MPI_SUCCESS || n <= 0) return;
+  if (PMPI_Win_get_group(win, &wg) != MPI_SUCCESS) return;
+  constexpr int kChunk = 64;
+  int ranks[kChunk], out[kChunk];
+  for (int base = 0; base < n; base += kChunk) {
+    const int k = n - base < kChunk ? n - base : kChunk;
+    for (int i = 0; i < k; ++i) ranks[i] = base + i;
+    if (PMPI_Group_translate_ranks(group, k, ranks, wg, out) != MPI_SUCCESS) break;
+    for (int i = 0; i < k; ++i)
+      runtime::record_rma(t, trace::EventKind::kRmaSync, w,
+                          out[i] == MPI_UNDEFINED ? -1 : out[i], region, 0, 0, 0);
+  }
+  PMPI_Group_free(&wg);
 }
 
 // ---- communicators (cold) ------------------------------------------------------------------
@@ -219,6 +331,103 @@ const char* region_name(uint32_t region) {
 
 }  // namespace
 
+namespace {
+
+// World ranks of a group's members, in group order (-1 where not in MPI_COMM_WORLD).
+std::vector<int32_t> group_world_ranks(MPI_Group g) {
+  int size = 0;
+  PMPI_Group_size(g, &size);
+  std::vector<int32_t> out(size_t(size > 0 ? size : 0), -1);
+  MPI_Group world = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+    std::vector<int> ranks(out.size());
+    for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = int(i);
+    std::vector<int> translated(out.size(), MPI_UNDEFINED);
+    if (PMPI_Group_translate_ranks(g, size, ranks.data(), world, translated.data()) == MPI_SUCCESS)
+      for (size_t i = 0; i < out.size(); ++i)
+        out[i] = translated[i] == MPI_UNDEFINED ? -1 : translated[i];
+    PMPI_Group_free(&world);
+  }
+  return out;
+}
+
+// Defines a tracked communicator with an agreed id (cold).
+void define_comm(uint32_t parent_id, MPI_Comm newcomm, CommView v, bool inter,
+                 uint32_t creator_region) {
+  defs::CommDef def;
+  def.id = v.id;
+  def.members = world_members(newcomm, v.size);
+  if (inter) {
+    MPI_Group rg = MPI_GROUP_NULL;
+    if (PMPI_Comm_remote_group(newcomm, &rg) == MPI_SUCCESS) {
+      def.remote = group_world_ranks(rg);
+      PMPI_Group_free(&rg);
+    }
+  } else {
+    int topo = MPI_UNDEFINED;
+    if (PMPI_Topo_test(newcomm, &topo) == MPI_SUCCESS && topo == MPI_CART) {
+      int nd = 0;
+      PMPI_Cartdim_get(newcomm, &nd);
+      if (nd > 0) {
+        const size_t n = size_t(nd);
+        std::vector<int> dims(n), periods(n), coords(n);
+        if (PMPI_Cart_get(newcomm, nd, dims.data(), periods.data(), coords.data()) == MPI_SUCCESS) {
+          def.dims.assign(dims.begin(), dims.end());
+          def.periods.assign(periods.begin(), periods.end());
+        }
+      }
+    }
+  }
+  def.parent = parent_id;
+  def.created_by = region_name(creator_region);
+  defs::comms().define(std::move(def));
+  if (!g_comm_map.insert(handle_bits(newcomm), v))
+    log::warn_once("wrappers-comms", "more than %u communicators alive; events on the "
+                   "excess ones carry an unknown communicator id", CommMap::kCapacity);
+}
+
+// Intercommunicator id: the group whose rank 0 has the lower world rank leads; its rank 0
+// sends the id to the other group (MPI_ROOT), whose rank 0 sends it back to the leader's
+// group. Two bcasts on the intercommunicator, all members take part.
+uint32_t agree_inter_id(MPI_Comm inter) {
+  MPI_Group lg = MPI_GROUP_NULL, rg = MPI_GROUP_NULL;
+  int32_t local_leader = -1, remote_leader = -1;
+  if (PMPI_Comm_group(inter, &lg) == MPI_SUCCESS) {
+    const std::vector<int32_t> w = group_world_ranks(lg);
+    if (!w.empty()) local_leader = w[0];
+    PMPI_Group_free(&lg);
+  }
+  if (PMPI_Comm_remote_group(inter, &rg) == MPI_SUCCESS) {
+    const std::vector<int32_t> w = group_world_ranks(rg);
+    if (!w.empty()) remote_leader = w[0];
+    PMPI_Group_free(&rg);
+  }
+  int rank = 0;
+  PMPI_Comm_rank(inter, &rank);
+  if (local_leader < 0 || remote_leader < 0) return kCommIdUnknown;  // spawned processes
+  uint32_t id = 0;
+  const bool leads = local_leader < remote_leader;
+  if (leads) {
+    if (rank == 0) id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
+    PMPI_Bcast(&id, 1, MPI_UINT32_T, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, inter);
+  } else {
+    PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, inter);
+    PMPI_Bcast(&id, 1, MPI_UINT32_T, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  }
+  return id;
+}
+
+struct IdupState {
+  MPI_Request bcast = MPI_REQUEST_NULL;
+  uint32_t id = 0;
+  uint32_t parent = kCommIdUnknown;
+  uint32_t region = 0;
+  MPI_Comm* newcomm = nullptr;
+};
+
+}  // namespace
+
 void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region) {
   if (newcomm == MPI_COMM_NULL) return;
   try {
@@ -228,28 +437,119 @@ void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region) 
     PMPI_Comm_size(newcomm, &v.size);
     PMPI_Comm_rank(newcomm, &v.rank);
     if (inter) {
-      // Intercommunicators (later work): usable, but their events carry kCommIdUnknown.
-      log::warn_once("wrappers-inter", "intercommunicators are not traced yet; their "
-                     "messages are reported under an unknown communicator");
-      v.id = kCommIdUnknown;
+      v.id = agree_inter_id(newcomm);
+    } else {
+      uint32_t id = 0;
+      if (v.rank == 0)
+        id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
+      PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, newcomm);
+      v.id = id;
+    }
+    if (v.id == kCommIdUnknown) {
+      log::warn_once("wrappers-inter", "an intercommunicator with processes outside "
+                     "MPI_COMM_WORLD is not traced; its events carry an unknown communicator");
       g_comm_map.insert(handle_bits(newcomm), v);
       return;
     }
-    uint32_t id = 0;
-    if (v.rank == 0) id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
-    PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, newcomm);
-    v.id = id;
-    defs::CommDef def;
-    def.id = id;
-    def.members = world_members(newcomm, v.size);
-    def.parent = comm_id(parent);
-    def.created_by = region_name(creator_region);
-    defs::comms().define(std::move(def));
-    if (!g_comm_map.insert(handle_bits(newcomm), v))
-      log::warn_once("wrappers-comms", "more than %u communicators alive; events on the "
-                     "excess ones carry an unknown communicator id", CommMap::kCapacity);
+    define_comm(comm_id(parent), newcomm, v, inter != 0, creator_region);
   } catch (...) {
     log::warn_once("wrappers-comm-internal", "internal error tracking a new communicator");
+  }
+}
+
+void post_idup(runtime::ThreadState* t, MPI_Comm parent, MPI_Comm* newcomm, MPI_Request request,
+               uint32_t region) {
+  IdupState* st = new (std::nothrow) IdupState;
+  const CommView pv = comm_view(parent);
+  if (!st) return;
+  st->parent = pv.id;
+  st->region = region;
+  st->newcomm = newcomm;
+  int inter = 0;
+  PMPI_Comm_test_inter(parent, &inter);
+  if (inter) {  // rare: fall back to agreeing at completion (blocking bcasts on the new comm)
+    st->id = kCommIdUnknown;
+  } else {
+    if (pv.rank == 0)
+      st->id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
+    if (PMPI_Ibcast(&st->id, 1, MPI_UINT32_T, 0, parent, &st->bcast) != MPI_SUCCESS) {
+      delete st;
+      return;
+    }
+  }
+  RequestInfo info;
+  info.id = next_request_id();
+  info.kind = RequestKind::kIdup;
+  info.flags = request_flag::kActive | (t ? request_flag::kRecorded : 0);
+  info.comm = pv.id;
+  info.bytes = uint64_t(reinterpret_cast<uintptr_t>(st));
+  if (!requests().insert(handle_bits(request), info)) {
+    count_untracked_request();
+    if (st->bcast != MPI_REQUEST_NULL) PMPI_Wait(&st->bcast, MPI_STATUS_IGNORE);
+    delete st;
+    return;
+  }
+  if (t)
+    runtime::record_coll_end(*t, trace::EventKind::kIcollPost, region, pv.id, -1, 0, 0, info.id);
+}
+
+void finish_idup(uint64_t state, bool completed) {
+  IdupState* st = reinterpret_cast<IdupState*>(uintptr_t(state));
+  if (!st) return;
+  if (st->bcast != MPI_REQUEST_NULL) PMPI_Wait(&st->bcast, MPI_STATUS_IGNORE);
+  if (completed && st->newcomm && *st->newcomm != MPI_COMM_NULL) {
+    try {
+      CommView v;
+      PMPI_Comm_size(*st->newcomm, &v.size);
+      PMPI_Comm_rank(*st->newcomm, &v.rank);
+      if (st->id == kCommIdUnknown) {
+        v.id = agree_inter_id(*st->newcomm);
+        define_comm(st->parent, *st->newcomm, v, true, st->region);
+      } else {
+        v.id = st->id;
+        define_comm(st->parent, *st->newcomm, v, false, st->region);
+      }
+    } catch (...) {
+      log::warn_once("wrappers-comm-internal", "internal error tracking a new communicator");
+    }
+  }
+  delete st;
+}
+
+void track_new_win(runtime::ThreadState* t, MPI_Comm comm, MPI_Win win, uint32_t region,
+                   uint64_t local_bytes) {
+  if (win == MPI_WIN_NULL) return;
+  try {
+    CommView v = comm_view(comm);
+    uint32_t id = 0;
+    if (v.rank == 0) id = pack_comm_id(g_world.world.rank, g_win_sequence.next(), g_world.rank_bits);
+    PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, comm);
+    const uint32_t parent = v.id;
+    v.id = id;
+    defs::WindowDef def;
+    def.id = id;
+    def.comm = parent;
+    def.members = world_members(comm, v.size);
+    def.created_by = region_name(region);
+    defs::windows().define(std::move(def));
+    if (!g_win_map.insert(handle_bits(win), v))
+      log::warn_once("wrappers-wins", "more than %u windows alive; events on the excess ones "
+                     "carry an unknown window id", CommMap::kCapacity);
+    if (t)
+      runtime::record_rma(*t, trace::EventKind::kRmaWinCreate, id, -1, region, local_bytes, 0,
+                          int32_t(parent));
+  } catch (...) {
+    log::warn_once("wrappers-win-internal", "internal error tracking a new window");
+  }
+}
+
+void untrack_win(MPI_Win freed_handle, uint32_t id) {
+  g_win_map.erase(handle_bits(freed_handle));
+  if (id != kCommIdUnknown) {
+    try {
+      defs::windows().mark_freed(id);
+    } catch (...) {
+    }
   }
 }
 
@@ -288,6 +588,8 @@ void after_init(uint64_t t_enter, uint32_t region, const int* provided) {
   g_comm_sequence.reset();
   g_comm_map.clear();
   g_comm_map.insert(handle_bits(MPI_COMM_SELF), g_world.self);
+  g_win_sequence.reset();
+  g_win_map.clear();
   reset_request_tracking();
   reset_counters();
   try {

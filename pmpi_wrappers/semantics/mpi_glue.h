@@ -159,19 +159,85 @@ uint32_t take_message_comm(MPI_Message message);
 void finish_probe(runtime::ThreadState* t, uint32_t region, uint64_t t0, bool is_test,
                   int rc, const int* flag, const MPI_Message* message, MPI_Comm comm);
 
-// Blocking collectives: COLL_END with this rank's bytes (coll_bytes.h). rc != MPI_SUCCESS
-// records zero bytes (the arguments may be invalid).
+// Collectives: this rank's bytes under the rule (coll_bytes.h). root: the root argument of
+// rooted collectives (MPI_ROOT counts as the root, MPI_PROC_NULL as no data: intercommunicator
+// forms), -1 otherwise. Neighbourhood rules ask the communicator's topology for the degrees.
+struct CollCall {
+  CollRule rule = CollRule::kNone;
+  int root = -1;
+  bool in_place = false;
+  int sendcount = 0;
+  int recvcount = 0;
+  const int* sendcounts = nullptr;
+  const int* recvcounts = nullptr;
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+  MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+  const MPI_Datatype* sendtypes = nullptr;
+  const MPI_Datatype* recvtypes = nullptr;
+};
+CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c);
+
+// Blocking collectives: COLL_END with this rank's bytes. rc != MPI_SUCCESS records zero
+// bytes (the arguments may be invalid).
 void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule,
                  int root, bool in_place, int sendcount, int recvcount, const int* sendcounts,
                  const int* recvcounts, MPI_Datatype sendtype, MPI_Datatype recvtype,
                  const MPI_Datatype* sendtypes, const MPI_Datatype* recvtypes);
 
+// Nonblocking collectives, after a successful post: a fresh request id, ICOLL_POST(op,
+// comm, root, bytes, id) and a tracked request whose completion records ICOLL_COMPLETE(id).
+void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, MPI_Comm comm,
+                const CollCall& c);
+
+// ---- one-sided -------------------------------------------------------------------------
+// Window handle -> {window id, size of the window's group, my rank}. Windows critpath did
+// not see being created map to kCommIdUnknown.
+CommMap& win_map();
+CRITPATH_NOINSTR inline uint32_t win_id(MPI_Win w) {
+  CommView v;
+  if (CRITPATH_LIKELY(win_map().find(handle_bits(w), v))) return v.id;
+  count_unknown_comm();
+  return kCommIdUnknown;
+}
+// RMA communication (MPI_Put ... MPI_Compare_and_swap and the request-based forms): one
+// event of `kind` (RMA_PUT / RMA_GET / RMA_ACCUMULATE) with origin bytes, and for the
+// fetching forms a second RMA_GET with the result bytes (result_bytes >= 0). request: the
+// request-based forms' request (MPI_REQUEST_NULL otherwise); tracked so that its completion
+// records RMA_REQUEST_COMPLETE. target == MPI_PROC_NULL records nothing.
+void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win,
+                     int target, uint64_t origin_bytes, int64_t result_bytes,
+                     const MPI_Request* request);
+// Synchronisation: RMA_SYNC(peer = target or -1, root = lock type: 1 exclusive, 2 shared,
+// 0 otherwise) or, for collective ones (fence), RMA_COLL_SYNC.
+void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target,
+                     int lock_type, bool collective);
+// MPI_Win_post/MPI_Win_start: one RMA_SYNC per group member, peer = its rank in the window.
+void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, MPI_Group group);
+// After a successful window constructor (collective over comm): agree on the window id
+// (one PMPI_Bcast on comm, like communicators), define it in defs::windows(), map the
+// handle and, when recording, write RMA_WIN_CREATE(window, op = region, bytes = local size,
+// root = comm id).
+void track_new_win(runtime::ThreadState* t, MPI_Comm comm, MPI_Win win, uint32_t region,
+                   uint64_t local_bytes);
+// Before MPI_Win_free (the handle is still valid): the window id; after success
+// untrack_win() forgets the handle.
+void untrack_win(MPI_Win freed_handle, uint32_t id);
+
 // ---- cold paths (mpi_glue.cpp) ------------------------------------------------------------
 // After a successful communicator constructor: agree on the new communicator's id with one
-// PMPI_Bcast on it, define it in defs::comms() and map the handle. newcomm may be
-// MPI_COMM_NULL (MPI_UNDEFINED color, non-member of MPI_Comm_create): nothing to do.
-// Intercommunicators are not supported yet: mapped to kCommIdUnknown.
+// PMPI_Bcast on it (two on an intercommunicator: one per direction), define it in
+// defs::comms() (members, remote group, Cartesian dims/periods) and map the handle. newcomm
+// may be MPI_COMM_NULL (MPI_UNDEFINED color, non-member of MPI_Comm_create): nothing to do.
 void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region);
+// MPI_Comm_idup: the id cannot be agreed on the new communicator before completion (a
+// blocking call there could deadlock), so the parent's rank 0 sends it with a PMPI_Ibcast
+// on the parent posted right after the idup; the completion of the idup request waits for
+// it and defines the communicator. Records ICOLL_POST(op, parent) when t != nullptr.
+void post_idup(runtime::ThreadState* t, MPI_Comm parent, MPI_Comm* newcomm, MPI_Request request,
+               uint32_t region);
+// Called by the Wait/Test family for a kIdup request (state = RequestInfo::bytes):
+// completed = true defines the new communicator; false (error) only releases the state.
+void finish_idup(uint64_t state, bool completed);
 // After a successful MPI_Comm_free: forget the handle (MPI reuses handles) and mark the id
 // freed in defs::comms().
 void untrack_comm(MPI_Comm freed_handle);

@@ -25,6 +25,11 @@ namespace critpath::pmpi {
 enum class RequestKind : uint8_t {
   kSend = 1,  // completion records ISEND_COMPLETE
   kRecv = 2,  // completion records IRECV with the matched source, tag and size
+  kColl = 3,  // nonblocking collective: completion records ICOLL_COMPLETE
+  kRma = 4,   // request-based RMA (MPI_Rput...): completion records RMA_REQUEST_COMPLETE
+              // with the window id kept in `comm`
+  kIdup = 5,  // MPI_Comm_idup: completion records ICOLL_COMPLETE and defines the new
+              // communicator; `bytes` holds the IdupState* (mpi_glue.cpp)
 };
 
 namespace request_flag {

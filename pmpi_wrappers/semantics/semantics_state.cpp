@@ -98,6 +98,12 @@ const char* to_string(CollRule r) {
     case CollRule::kReduceScatterBlock: return "reduce_scatter_block";
     case CollRule::kScan: return "scan";
     case CollRule::kExscan: return "exscan";
+    case CollRule::kNeighborAllgather: return "neighbor_allgather";
+    case CollRule::kNeighborAllgatherv: return "neighbor_allgatherv";
+    case CollRule::kNeighborAlltoall: return "neighbor_alltoall";
+    case CollRule::kNeighborAlltoallv: return "neighbor_alltoallv";
+    case CollRule::kNeighborAlltoallw: return "neighbor_alltoallw";
+    case CollRule::kNone: return "none";
   }
   return "?";
 }

@@ -43,6 +43,7 @@ for r in range(N):
     e.coll("MPI_Comm_dup", 0, -1, 0, 0)
     e.coll("MPI_Barrier", "$dup", -1, 0, 0)
     e.coll("MPI_Allgather", "$dup", -1, I, N * I)
+    e.call("MPI_Comm_group").call("MPI_Group_incl")
     e.coll("MPI_Comm_create", 0, -1, 0, 0)
     if r in (0, 1):
         e.coll("MPI_Barrier", "$created", -1, 0, 0)
@@ -53,6 +54,7 @@ for r in range(N):
     if r in (0, 1):
         e.call("MPI_Comm_free")
     e.call("MPI_Comm_free").call("MPI_Comm_free")
+    e.call("MPI_Group_free").call("MPI_Group_free")
     expected[r] = e.lines
 
 ids = check_ranks(sys.argv[1], expected)

@@ -178,3 +178,27 @@ TEST_CASE("zero and negative counts never query a datatype", "[semantics]") {
   CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, -3, 0), s) == CollBytes{0, 0});
   CHECK(s.calls.empty());
 }
+
+TEST_CASE("neighbourhood collective bytes use the degrees", "[semantics]") {
+  using namespace critpath::pmpi;
+  auto sz = [](TypeArg which, int) -> uint64_t { return which == TypeArg::kSend ? 4 : 8; };
+  CollArgs a;
+  a.size = 5;
+  a.rank = 2;
+  a.indegree = 3;
+  a.outdegree = 2;
+  a.sendcount = 10;
+  a.recvcount = 7;
+  CHECK(coll_bytes(CollRule::kNeighborAllgather, a, sz) == CollBytes{40, 3 * 7 * 8});
+  CHECK(coll_bytes(CollRule::kNeighborAlltoall, a, sz) == CollBytes{2 * 40, 3 * 7 * 8});
+  const int sc[2] = {1, 2}, rc[3] = {3, 4, 5};
+  a.sendcounts = sc;
+  a.recvcounts = rc;
+  CHECK(coll_bytes(CollRule::kNeighborAllgatherv, a, sz) == CollBytes{40, 12 * 8});
+  CHECK(coll_bytes(CollRule::kNeighborAlltoallv, a, sz) == CollBytes{3 * 4, 12 * 8});
+  auto per = [](TypeArg which, int i) -> uint64_t { return which == TypeArg::kSend ? 1u + i : 10; };
+  CHECK(coll_bytes(CollRule::kNeighborAlltoallw, a, per) == CollBytes{1 * 1 + 2 * 2, 12 * 10});
+  a.indegree = a.outdegree = 0;  // no neighbours: nothing moves
+  CHECK(coll_bytes(CollRule::kNeighborAlltoallv, a, per) == CollBytes{0, 0});
+  CHECK(coll_bytes(CollRule::kNone, a, sz) == CollBytes{0, 0});
+}

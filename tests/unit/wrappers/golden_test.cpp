@@ -5,7 +5,8 @@
 // generated coverage document. After an intended change to the spec, a template or the
 // generator, refresh them and review the diff:
 //   python3 pmpi_wrappers/gen/gen_wrappers.py --update-golden tests/unit/wrappers/golden
-//       MPI_Send MPI_Irecv MPI_Waitall MPI_Allreduce      (one command line)
+//       MPI_Send MPI_Irecv MPI_Waitall MPI_Allreduce MPI_Ibcast MPI_Rget_accumulate
+//       MPI_Win_create      (one command line)
 //   python3 pmpi_wrappers/gen/gen_wrappers.py --docs docs/mpi-coverage.md
 #include <catch2/catch.hpp>
 
@@ -42,7 +43,8 @@ TEST_CASE("generated wrappers match the golden files", "[wrappers]") {
   const std::string all =
       slurp(std::string(CRITPATH_WRAPPERS_GENERATED_DIR) + "/pmpi_wrappers/mpi_wrappers.cpp");
   REQUIRE_FALSE(all.empty());
-  for (const char* fn : {"MPI_Send", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce"}) {
+  for (const char* fn : {"MPI_Send", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce", "MPI_Ibcast",
+                         "MPI_Rget_accumulate", "MPI_Win_create"}) {
     INFO("function " << fn << " (refresh: gen_wrappers.py --update-golden, see this file)");
     const std::string golden =
         slurp(std::string(CRITPATH_SOURCE_DIR) + "/tests/unit/wrappers/golden/" + fn + ".cpp.txt");
@@ -77,6 +79,9 @@ TEST_CASE("MPI region ids are stable", "[wrappers]") {
   static_assert(kMPI_Wait == 40 && kMPI_Waitall == 41 && kMPI_Test == 44);
   static_assert(kMPI_Probe == 50);
   static_assert(kMPI_Barrier == 100 && kMPI_Bcast == 101 && kMPI_Allreduce == 112);
+  static_assert(kMPI_Abort == 5 && kMPI_Ibarrier == 150 && kMPI_Neighbor_allgather == 200);
+  static_assert(kMPI_Intercomm_create == 308 && kMPI_Cart_create == 400);
+  static_assert(kMPI_Win_create == 500 && kMPI_Put == 530 && kMPI_Rget_accumulate == 539);
   static_assert(kMPI_Comm_dup == 300 && kMPI_Comm_split == 301 && kMPI_Comm_free == 302);
   uint32_t last = 0;
   for (const auto& r : critpath::pmpi::generated_regions()) {

@@ -1,0 +1,106 @@
+// critpath — analyzer/passes/critical_path.h
+//
+// The critical path (seed 000 §II-A, §III-B; docs/metrics.md "Critical path"): the longest
+// path through the run that contains no wait state, from the first MPI_Init entry to the
+// last MPI_Finalize entry. After the forward exchange every rank already knows, for each of
+// its waiting calls, what ended the wait (wait_states.h WaitRecord), so the path is found
+// backward by passing one small token along it instead of replaying whole traces:
+//
+//   owner at time T   --> its latest waiting call entered before T: [wait end, T] is on
+//                         the path (the wait itself is not)
+//                     --> token {time = the cause's event} to the rank that caused the wait
+//   cause rank        --> continues backward from that time, and so on
+//   no waiting call   --> the path began here: [first MPI_Init entry, T]; a "done" message
+//   before T              to every other rank ends the walk
+//
+// It starts on the rank that entered MPI_Finalize last, at that entry. MPI_Init counts as a
+// barrier (a rank that entered it early waited for the last one), so the path always ends on
+// the rank that entered MPI_Init last and covers the launch skew before that entry too. The
+// segments tile [first MPI_Init entry, last MPI_Finalize entry] without gap or overlap: the
+// path's length is the measured span by construction.
+//
+// Cost (token mode): one 24-byte message per hop, sequential along the path, plus P − 1
+// "done" messages; small runs gather the records on rank 0 instead (CpWalkMode). The number
+// of hops is bounded by the number of waiting calls of all ranks, so the walk always ends,
+// also on inconsistent traces (then it is marked partial).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "analyzer/passes/wait_states.h"
+#include "analyzer/profile/profile.h"
+#include "analyzer/replay/timeline.h"
+#include "libtrace/buffer/chunk_store.h"
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::passes {
+
+// Run-wide facts the walk needs, reduced over the world (global seconds).
+struct RunBounds {
+  double first_init_enter = 0;
+  double first_init_exit = 0;
+  double last_init_enter = 0;
+  int last_init_rank = 0;
+  double last_finalize_enter = 0;
+  int last_finalize_rank = 0;
+  uint64_t max_hops = 0;  // bound on the walk: all ranks' waiting calls + ranks + 2
+};
+
+// A stretch of the critical path on this rank, [begin, end] in global seconds.
+struct CpSegment {
+  double begin = 0;
+  double end = 0;
+  int32_t node = -1;  // local call-path node holding most of the segment's time (set by the clip)
+};
+
+struct CpWalk {
+  std::vector<CpSegment> segments;  // this rank's, ascending, non-overlapping
+  uint64_t hops = 0;                // ownership transfers along the whole path (every rank)
+  bool partial = false;             // the hop bound ended the walk, or a message failed
+  bool gathered = false;            // walked on rank 0 (CpWalkMode::kGather)
+};
+
+constexpr int kCpTokenBytes = 24;  // the message per hop (static_assert'ed in the .cpp)
+// Auto mode gathers when all ranks together have at most this many hop records (32 B each).
+constexpr uint64_t kCpGatherRecords = 262144;
+
+// How the walk moves ownership (CRITPATH_DEBUG_CP_WALK):
+//   kToken   one 24-byte message per hop, sequential along the path (memory O(own records))
+//   kGather  every rank's hop records (32 B per waiting call with a remote cause) go to
+//            rank 0, which walks them and scatters the segments: three collectives instead
+//            of `hops` sequential messages, for rank 0's memory
+//   kAuto    kGather up to kCpGatherRecords records in total, else kToken
+// Both give the same path.
+enum class CpWalkMode : uint8_t { kAuto = 0, kToken = 1, kGather = 2 };
+
+// The wait records the walk follows: `ws.records` plus MPI_Init's wait for the last rank to
+// enter it ([enter, last_init_enter], caused by last_init_rank). Ascending by call.
+std::vector<WaitRecord> cp_records(const replay::Timeline& t, const WaitStates& ws,
+                                   const RunBounds& b);
+
+// Collective over `comm` (a communicator used for nothing else meanwhile: the tokens use
+// point-to-point messages with MPI_ANY_SOURCE). `records` from cp_records().
+Status walk_critical_path(const replay::Timeline& t, const std::vector<WaitRecord>& records,
+                          const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out);
+
+// Local: clips this rank's exclusive time per call-path node to its segments with a second
+// forward pass over its trace (location 0, the MPI thread). Returns CP seconds per local node
+// (size `nodes`) and sets each segment's dominant node. Time before the rank's first event
+// (the launch skew on the rank that entered MPI_Init last) goes to `init_node`.
+std::vector<double> clip_to_segments(const trace::ChunkStore& store,
+                                     const std::function<double(uint64_t)>& to_global,
+                                     std::vector<CpSegment>& segments, size_t nodes,
+                                     int32_t init_node);
+
+// Local: the intervals during which this rank does non-waiting work: its measured span
+// [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
+std::vector<std::pair<double, double>> busy_intervals(const replay::Timeline& t,
+                                                      const std::vector<WaitRecord>& records,
+                                                      double init_enter, double finalize_enter);
+
+}  // namespace critpath::analyzer::passes

@@ -1,0 +1,673 @@
+// critpath — analyzer/passes/critical_path_report.cpp
+#include "analyzer/passes/critical_path_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "analyzer/passes/critical_path.h"
+#include "libtrace/clock/clock.h"
+#include "libtrace/config/config.h"
+#include "libtrace/runtime/log.h"
+
+namespace critpath::analyzer::passes {
+namespace {
+
+using replay::kNoCall;
+
+constexpr size_t kMaxSegments = 10000;       // segments kept for report.json (longest first)
+constexpr uint64_t kExactIntervals = 65536;  // busy intervals (all ranks) merged exactly
+constexpr int kBins = 4096;                  // otherwise: bins over the span
+constexpr size_t kTableRows = 40;            // rows of the summary table
+
+struct DoubleInt {
+  double v;
+  int r;
+};
+
+// Per-rank totals gathered to rank 0.
+enum RankCol : int {
+  kRcCp = 0,
+  kRcWork,
+  kRcHeadroom,
+  kRcIntra,
+  kRcInter,
+  kRcImpact,
+  kRcBusy,      // non-waiting work in the application phase
+  kRcBusySpan,  // non-waiting work in the whole measured span
+  kRcSegs,
+  kRcCols
+};
+// Per-call-path columns summed to rank 0.
+enum SumCol : int { kScCp = 0, kScWork, kScIntra, kScInter, kScCols };
+
+// CRITPATH_PARTITIONS: "0-5,6-7" = one partition per comma-separated item ("a" or "a-b").
+// Ranks no item names form one more partition. False (with `why`) on bad syntax, ranks out
+// of range or overlaps.
+bool parse_partitions(const std::string& spec, int P, std::vector<int>& part_of, std::string& why) {
+  part_of.assign(size_t(P), -1);
+  int id = 0;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t comma = spec.find(',', pos);
+    if (comma == std::string::npos) comma = spec.size();
+    std::string item = spec.substr(pos, comma - pos);
+    item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+    pos = comma + 1;
+    if (item.empty()) {
+      why = "empty item";
+      return false;
+    }
+    char* end = nullptr;
+    const long a = std::strtol(item.c_str(), &end, 10);
+    long z = a;
+    if (*end == '-') z = std::strtol(end + 1, &end, 10);
+    if (*end != '\0' || end == item.c_str() || a < 0 || z < a || z >= P) {
+      why = "bad range '" + item + "' (ranks are 0.." + std::to_string(P - 1) + ")";
+      return false;
+    }
+    for (long r = a; r <= z; ++r) {
+      if (part_of[size_t(r)] >= 0) {
+        why = "rank " + std::to_string(r) + " is in two partitions";
+        return false;
+      }
+      part_of[size_t(r)] = id;
+    }
+    ++id;
+    if (comma == spec.size()) break;
+  }
+  for (int& p : part_of)
+    if (p < 0) p = id;
+  return true;
+}
+
+// Partition ids renumbered 0..K-1 in the order of their first rank.
+std::vector<int> normalize(const std::vector<int>& raw) {
+  std::vector<int> out(raw.size());
+  std::vector<std::pair<int, int>> seen;  // raw -> new
+  for (size_t r = 0; r < raw.size(); ++r) {
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == raw[r]; });
+    if (it == seen.end()) {
+      seen.push_back({raw[r], int(seen.size())});
+      it = seen.end() - 1;
+    }
+    out[r] = it->second;
+  }
+  return out;
+}
+
+std::string rank_ranges(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!s.empty()) s += ",";
+    s += std::to_string(ranks[i]);
+    if (j > i) s += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+Status gatherv_doubles(const std::vector<double>& mine, MPI_Comm comm, int rank, int size,
+                       std::vector<double>& all, std::vector<int>& counts, std::vector<int>& displs) {
+  int n = int(mine.size());
+  counts.assign(rank == 0 ? size_t(size) : 0, 0);
+  displs.assign(counts.size(), 0);
+  if (PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  if (rank == 0) {
+    long total = 0;
+    for (int r = 0; r < size; ++r) {
+      displs[size_t(r)] = int(total);
+      total += counts[size_t(r)];
+    }
+    all.assign(size_t(total), 0.0);
+  }
+  if (PMPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                   0, comm) != MPI_SUCCESS)
+    return Status::kMpiError;
+  return Status::kOk;
+}
+
+// Fractions of [t0, t1] during which exactly k ranks work, from all ranks' busy intervals.
+std::vector<double> sweep_histogram(const std::vector<double>& iv, int P, double t0, double t1) {
+  std::vector<std::pair<double, int>> ev;
+  ev.reserve(iv.size());
+  for (size_t i = 0; i + 1 < iv.size(); i += 2) {
+    const double a = std::max(iv[i], t0), z = std::min(iv[i + 1], t1);
+    if (!(z > a)) continue;
+    ev.push_back({a, +1});
+    ev.push_back({z, -1});
+  }
+  std::sort(ev.begin(), ev.end());
+  std::vector<double> h(size_t(P) + 1, 0.0);
+  int k = 0;
+  double at = t0;
+  for (const auto& [t, d] : ev) {
+    if (t > at) h[size_t(std::clamp(k, 0, P))] += t - at;
+    at = std::max(at, t);
+    k += d;
+  }
+  if (t1 > at) h[size_t(std::clamp(k, 0, P))] += t1 - at;
+  const double span = t1 - t0;
+  if (span > 0)
+    for (double& v : h) v /= span;
+  return h;
+}
+
+std::string bar(double f, int width) {
+  const int n = int(std::lround(std::clamp(f, 0.0, 1.0) * width));
+  return std::string(size_t(n), '#') + (n == 0 && f > 0 ? "." : "");
+}
+
+}  // namespace
+
+Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, ReportInput& rep) {
+  const uint64_t t_begin = clock::monotonic_ns();
+  const RunInfo& run = *in.run;
+  const replay::Timeline& t = *in.timeline;
+  const LocalProfile& local = *in.local;
+  const std::vector<int>& l2g = *in.local_to_global;
+  MPI_Comm comm = MPI_COMM_NULL;
+  if (PMPI_Comm_dup(world, &comm) != MPI_SUCCESS) return Status::kMpiError;
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int me = 0, P = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &P);
+  const size_t G = size_t(std::max(in.n_callpaths, 0));
+  Status status = Status::kOk;
+  auto mpi_ok = [&](int rc) {
+    if (rc != MPI_SUCCESS) status = Status::kMpiError;
+    return rc == MPI_SUCCESS;
+  };
+
+  // --- 1. Run bounds and the walk.
+  const double my_init = in.to_global(run.init_enter_ticks);
+  const double my_fin = in.to_global(run.finalize_enter_ticks);
+  RunBounds b;
+  {
+    DoubleInt loc_in[2] = {{my_fin, me}, {my_init, me}}, loc_out[2] = {{0, 0}, {0, 0}};
+    const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : my_init;
+    double neg_in[2] = {-my_init, -my_init_exit}, neg_out[2] = {0, 0};
+    uint64_t nrec = in.waits->records.size() + 1, nrec_out = 0;
+    mpi_ok(PMPI_Allreduce(loc_in, loc_out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
+    mpi_ok(PMPI_Allreduce(neg_in, neg_out, 2, MPI_DOUBLE, MPI_MAX, comm));
+    mpi_ok(PMPI_Allreduce(&nrec, &nrec_out, 1, MPI_UINT64_T, MPI_SUM, comm));
+    b.last_finalize_enter = loc_out[0].v;
+    b.last_finalize_rank = loc_out[0].r;
+    b.last_init_enter = loc_out[1].v;
+    b.last_init_rank = loc_out[1].r;
+    b.first_init_enter = -neg_out[0];
+    b.first_init_exit = -neg_out[1];
+    b.max_hops = nrec_out + uint64_t(P) + 2;
+  }
+  if (status != Status::kOk) {
+    PMPI_Comm_free(&comm);
+    return status;
+  }
+  const std::vector<WaitRecord> records = cp_records(t, *in.waits, b);
+  CpWalk walk;
+  const uint64_t t_walk = clock::monotonic_ns();
+  const std::string& wm = config::current().debug_cp_walk;
+  const CpWalkMode mode = wm == "token" ? CpWalkMode::kToken : wm == "gather" ? CpWalkMode::kGather : CpWalkMode::kAuto;
+  const Status ws = walk_critical_path(t, records, b, comm, mode, walk);
+  const double walk_s = double(clock::monotonic_ns() - t_walk) * 1e-9;
+  if (ws != Status::kOk) status = ws;
+
+  // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
+  std::vector<int> appnums(size_t(P), 0);
+  int my_app = run.appnum;
+  mpi_ok(PMPI_Allgather(&my_app, 1, MPI_INT, appnums.data(), 1, MPI_INT, comm));
+  std::vector<int> part_of = appnums;
+  std::string part_source = "MPI_APPNUM";
+  const std::string& spec = config::current().partitions;
+  if (!spec.empty()) {
+    std::string why;
+    std::vector<int> parsed;
+    if (parse_partitions(spec, P, parsed, why)) {
+      part_of = parsed;
+      part_source = "CRITPATH_PARTITIONS";
+    } else if (me == 0) {
+      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
+      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
+                why.c_str());
+    }
+  }
+  // Rank 0 decides (ranks of different executables may see different environments).
+  mpi_ok(PMPI_Bcast(part_of.data(), P, MPI_INT, 0, comm));
+  part_of = normalize(part_of);
+  const int my_part = part_of[size_t(me)];
+  MPI_Comm part_comm = MPI_COMM_NULL;
+  if (!mpi_ok(PMPI_Comm_split(comm, my_part, me, &part_comm))) part_comm = MPI_COMM_NULL;
+  // Executable names, for the partitions' names.
+  std::vector<std::string> exe_of;
+  {
+    int len = int(run.executable.size());
+    std::vector<int> lens(me == 0 ? size_t(P) : 0), displs(lens.size());
+    mpi_ok(PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
+    std::string all;
+    if (me == 0) {
+      int total = 0;
+      for (int r = 0; r < P; ++r) {
+        displs[size_t(r)] = total;
+        total += lens[size_t(r)];
+      }
+      all.resize(size_t(total));
+    }
+    mpi_ok(PMPI_Gatherv(run.executable.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                        MPI_CHAR, 0, comm));
+    if (me == 0)
+      for (int r = 0; r < P; ++r) exe_of.push_back(all.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)])));
+  }
+
+  // --- 3. CP time per local node (second pass), then per global call path.
+  int32_t init_node = t.init_call != kNoCall ? t.calls[t.init_call].node : 0;
+  const std::vector<double> cp_node =
+      clip_to_segments(*in.store, in.to_global, walk.segments, local.nodes.size(), init_node);
+  std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
+  std::vector<int> visited(G, 0);
+  auto gid = [&](int32_t node) -> long {
+    if (node < 0 || size_t(node) >= l2g.size()) return -1;
+    const long g = l2g[size_t(node)];
+    return g >= 0 && size_t(g) < G ? g : -1;
+  };
+  for (size_t n = 0; n < local.nodes.size(); ++n) {
+    const long g = gid(int32_t(n));
+    if (g < 0) continue;
+    cp[size_t(g)] += cp_node[n];
+    excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
+    if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
+  }
+  for (const WaitRecord& r : records) {
+    const replay::CallRecord& c = t.calls[r.call];
+    const long g = gid(c.node);
+    if (g < 0) continue;
+    waits[size_t(g)] += std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
+  }
+  double work_total = 0, cp_mine = 0;
+  for (size_t g = 0; g < G; ++g) {
+    work[g] = std::max(excl[g] - waits[g], 0.0);
+    work_total += work[g];
+    cp_mine += cp[g];
+  }
+  double seg_len = 0;
+  for (const CpSegment& s : walk.segments) seg_len += s.end - s.begin;
+
+  // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
+  //        where this rank did less than the critical path did (excess δ), scaled to h.
+  std::vector<double> gcp(G, 0.0);
+  std::vector<int> occurs(G, 0);
+  double cp_len = 0;
+  mpi_ok(PMPI_Allreduce(cp.data(), gcp.data(), int(G), MPI_DOUBLE, MPI_SUM, comm));
+  mpi_ok(PMPI_Allreduce(&seg_len, &cp_len, 1, MPI_DOUBLE, MPI_SUM, comm));
+  if (part_comm != MPI_COMM_NULL) {
+    mpi_ok(PMPI_Allreduce(visited.data(), occurs.data(), int(G), MPI_INT, MPI_MAX, part_comm));
+    PMPI_Comm_free(&part_comm);
+  }
+  const double headroom = std::max(cp_len - work_total, 0.0);
+  std::vector<double> excess(G, 0.0);
+  double excess_sum = 0;
+  for (size_t g = 0; g < G; ++g) {
+    excess[g] = std::max(gcp[g] - work[g], 0.0);
+    excess_sum += excess[g];
+  }
+  const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
+  std::vector<double> sums(G * kScCols, 0.0), sums_out(me == 0 ? G * kScCols : 0);
+  std::vector<double> work_max(me == 0 ? G : 0);
+  std::vector<double> rc(kRcCols, 0.0);
+  for (size_t g = 0; g < G; ++g) {
+    double* s = &sums[g * kScCols];
+    const double cost = alpha * excess[g];
+    s[kScCp] = cp[g];
+    s[kScWork] = work[g];
+    (occurs[g] ? s[kScIntra] : s[kScInter]) = cost;
+    rc[kRcIntra] += s[kScIntra];
+    rc[kRcInter] += s[kScInter];
+  }
+  rc[kRcCp] = cp_mine;
+  rc[kRcWork] = work_total;
+  rc[kRcHeadroom] = headroom;
+  rc[kRcImpact] = work_total + rc[kRcIntra] + rc[kRcInter];
+  rc[kRcSegs] = double(walk.segments.size());
+  // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
+  // ranks run MPI's start-up together) to the last MPI_Finalize entry.
+  const double t0 = std::max(b.first_init_exit, b.first_init_enter), t1 = b.last_finalize_enter;
+  std::vector<std::pair<double, double>> busy = busy_intervals(t, records, my_init, my_fin);
+  for (const auto& [a, z] : busy) rc[kRcBusySpan] += z - a;
+  {
+    std::vector<std::pair<double, double>> clipped;
+    for (const auto& [a, z] : busy)
+      if (z > t0) clipped.push_back({std::max(a, t0), z});
+    busy = std::move(clipped);
+  }
+  for (const auto& [a, z] : busy) rc[kRcBusy] += z - a;
+  std::vector<double> rc_all(me == 0 ? size_t(P) * kRcCols : 0);
+  mpi_ok(PMPI_Reduce(sums.data(), sums_out.data(), int(G * kScCols), MPI_DOUBLE, MPI_SUM, 0, comm));
+  mpi_ok(PMPI_Reduce(work.data(), work_max.data(), int(G), MPI_DOUBLE, MPI_MAX, 0, comm));
+  mpi_ok(PMPI_Gather(rc.data(), kRcCols, MPI_DOUBLE, rc_all.data(), kRcCols, MPI_DOUBLE, 0, comm));
+  // This rank's CP time per call path, sparse: (call path, seconds).
+  std::vector<double> pairs, all_pairs;
+  std::vector<int> pair_counts, pair_displs;
+  for (size_t g = 0; g < G; ++g)
+    if (cp[g] > 0) {
+      pairs.push_back(double(g));
+      pairs.push_back(cp[g]);
+    }
+  if (gatherv_doubles(pairs, comm, me, P, all_pairs, pair_counts, pair_displs) != Status::kOk)
+    status = Status::kMpiError;
+
+  // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
+  uint64_t n_busy = busy.size(), n_busy_all = 0;
+  mpi_ok(PMPI_Allreduce(&n_busy, &n_busy_all, 1, MPI_UINT64_T, MPI_SUM, comm));
+  const bool exact = n_busy_all <= kExactIntervals;
+  std::vector<double> histogram;  // rank 0: fraction of the span per k = 0..P
+  if (exact) {
+    std::vector<double> mine, all;
+    std::vector<int> counts, displs;
+    for (const auto& [a, z] : busy) {
+      mine.push_back(a);
+      mine.push_back(z);
+    }
+    if (gatherv_doubles(mine, comm, me, P, all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (me == 0) histogram = sweep_histogram(all, P, t0, t1);
+  } else {
+    // Each rank's busy fraction per bin; summed, a bin's total s is split between
+    // floor(s) and floor(s)+1 ranks so that the mean stays exact.
+    std::vector<double> bins(kBins, 0.0), bins_sum(me == 0 ? size_t(kBins) : 0);
+    const double width = (t1 - t0) / kBins;
+    if (width > 0)
+      for (const auto& [a0, z0] : busy) {
+        const double a = std::max(a0, t0), z = std::min(z0, t1);
+        if (!(z > a)) continue;
+        int i = std::clamp(int((a - t0) / width), 0, kBins - 1);
+        for (; i < kBins; ++i) {
+          const double lo = t0 + i * width, hi = lo + width;
+          if (lo >= z) break;
+          bins[size_t(i)] += (std::min(z, hi) - std::max(a, lo)) / width;
+        }
+      }
+    mpi_ok(PMPI_Reduce(bins.data(), bins_sum.data(), kBins, MPI_DOUBLE, MPI_SUM, 0, comm));
+    if (me == 0) {
+      histogram.assign(size_t(P) + 1, 0.0);
+      for (double s : bins_sum) {
+        s = std::clamp(s, 0.0, double(P));
+        const int k = std::min(int(s), P);
+        const double f = s - k;
+        histogram[size_t(k)] += (1 - f) / kBins;
+        if (k < P) histogram[size_t(k) + 1] += f / kBins;
+      }
+    }
+  }
+
+  // --- 6. Segments for the timeline export: the longest ones, size-capped.
+  std::vector<double> seg_flat, seg_all;
+  std::vector<int> seg_counts, seg_displs;
+  {
+    std::vector<CpSegment> s = walk.segments;
+    if (s.size() > kMaxSegments) {
+      std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
+                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+      s.resize(kMaxSegments);
+    }
+    for (const CpSegment& x : s) {
+      seg_flat.push_back(x.begin);
+      seg_flat.push_back(x.end);
+      seg_flat.push_back(double(gid(x.node)));
+    }
+    if (gatherv_doubles(seg_flat, comm, me, P, seg_all, seg_counts, seg_displs) != Status::kOk)
+      status = Status::kMpiError;
+  }
+  PMPI_Comm_free(&comm);
+  if (me != 0 || status != Status::kOk) return status;
+
+  // --- 7. Rank 0: metrics, sections, JSON.
+  const GlobalProfile& global = *in.global;
+  auto path_of = [&](long g) -> std::string {
+    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
+  };
+  const double span = t1 - b.first_init_enter;
+  const double app_span = t1 - t0;
+  std::vector<double> cp_sum(G), work_sum(G), intra(G), inter(G), cp_imb(G), prof_imb(G), impact(G), avg(G);
+  for (size_t g = 0; g < G; ++g) {
+    const double* s = &sums_out[g * kScCols];
+    cp_sum[g] = s[kScCp];
+    work_sum[g] = s[kScWork];
+    intra[g] = s[kScIntra];
+    inter[g] = s[kScInter];
+    avg[g] = work_sum[g] / P;
+    cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
+    prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
+    impact[g] = work_sum[g] + intra[g] + inter[g];
+  }
+  // Per rank and call path: CP seconds.
+  std::vector<std::pair<int, std::vector<double>>> cp_rank;
+  std::vector<long> row_of(G, -1);  // call path -> index in cp_rank
+  std::vector<double> imb_by_rank(size_t(P), 0.0);
+  for (int r = 0; r < P; ++r)
+    for (int i = pair_displs[size_t(r)]; i + 1 < pair_displs[size_t(r)] + pair_counts[size_t(r)]; i += 2) {
+      const int g = int(all_pairs[size_t(i)]);
+      const double v = all_pairs[size_t(i) + 1];
+      if (g < 0 || size_t(g) >= G) continue;
+      if (row_of[size_t(g)] < 0) {
+        row_of[size_t(g)] = long(cp_rank.size());
+        cp_rank.push_back({g, std::vector<double>(size_t(P), 0.0)});
+      }
+      cp_rank[size_t(row_of[size_t(g)])].second[size_t(r)] = v;
+      // The imbalance of a call path is spread over ranks in proportion to their CP share.
+      if (cp_sum[size_t(g)] > 0) imb_by_rank[size_t(r)] += cp_imb[size_t(g)] * v / cp_sum[size_t(g)];
+    }
+  std::sort(cp_rank.begin(), cp_rank.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  auto rank_col = [&](int col) {
+    std::vector<double> v(static_cast<size_t>(P));
+    for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
+    return v;
+  };
+  auto metric = [&](const char* id, const char* desc, const std::vector<double>& by_cp, std::vector<double> by_rank) {
+    ExtraMetric m;
+    m.id = id;
+    m.unit = "s";
+    m.description = desc;
+    m.by_callpath = by_cp;
+    m.by_rank = std::move(by_rank);
+    rep.extra_metrics.push_back(std::move(m));
+  };
+  metric("critical_path",
+         "Time the call path spends on the critical path (the longest path without wait states "
+         "from the first MPI_Init entry to the last MPI_Finalize entry); by_rank: the rank's share",
+         cp_sum, rank_col(kRcCp));
+  rep.extra_metrics.back().by_callpath_rank = cp_rank;
+  metric("critical_path_imbalance",
+         "max(critical-path time - average non-waiting time over all ranks, 0) (wall seconds); "
+         "by_rank spreads it in proportion to the ranks' critical-path shares",
+         cp_imb, imb_by_rank);
+  metric("performance_impact",
+         "Non-waiting time of the call path on all ranks plus its imbalance costs (allocation "
+         "seconds); the total is ranks x critical-path length",
+         impact, rank_col(kRcImpact));
+  metric("imbalance_cost_intra",
+         "Waiting time mapped onto the call path on ranks whose partition executes it "
+         "(headroom x excess-time share, allocation seconds)",
+         intra, rank_col(kRcIntra));
+  metric("imbalance_cost_inter",
+         "Waiting time mapped onto the call path on ranks whose partition never executes it "
+         "(allocation seconds)",
+         inter, rank_col(kRcInter));
+
+  double busy_total = 0, busy_span_total = 0;
+  for (int r = 0; r < P; ++r) {
+    busy_total += rc_all[size_t(r) * kRcCols + kRcBusy];
+    busy_span_total += rc_all[size_t(r) * kRcCols + kRcBusySpan];
+  }
+  // The critical path's length within the application phase is the phase's length (the
+  // path tiles the span).
+  const double app_cp = std::min(app_span, cp_len);
+  const double avg_par = app_cp > 0 ? busy_total / app_cp : 0.0;
+  const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
+  const double analysis_s = double(clock::monotonic_ns() - t_begin) * 1e-9;
+
+  // Partitions.
+  nlohmann::json parts = nlohmann::json::array();
+  int n_parts = 0;
+  for (int p : part_of) n_parts = std::max(n_parts, p + 1);
+  for (int p = 0; p < n_parts; ++p) {
+    std::vector<int> ranks;
+    for (int r = 0; r < P; ++r)
+      if (part_of[size_t(r)] == p) ranks.push_back(r);
+    if (ranks.empty()) continue;
+    parts.push_back({{"name", exe_of.empty() ? run.executable : exe_of[size_t(ranks.front())]},
+                     {"first_rank", ranks.front()},
+                     {"ranks", int(ranks.size())},
+                     {"rank_list", ranks},
+                     {"appnum", appnums[size_t(ranks.front())]}});
+  }
+
+  // Summary: the table.
+  std::vector<size_t> rows;
+  for (size_t g = 0; g < G; ++g)
+    if (cp_sum[g] > 0 || intra[g] + inter[g] > 0) rows.push_back(g);
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return cp_sum[x] > cp_sum[y]; });
+  auto dynamic_flag = [&](size_t g) {
+    return cp_imb[g] - prof_imb[g] > std::max({0.001, 0.05 * cp_sum[g], 0.005 * cp_len});
+  };
+  char buf[1024];
+  std::string body;
+  std::snprintf(buf, sizeof buf,
+                "Critical path %.6f s = wall time %.6f s (%.2f %%); %llu hops; average parallelism %.2f\n"
+                "CP: time on the critical path; Avg/Max: non-waiting time per rank (avg over all %d ranks);\n"
+                "CPImb = max(CP - Avg, 0); Imb%% = CPImb / CP; Impact = all ranks' own time + imbalance\n"
+                "costs (Intra: within the partition, Inter: partitions that never run it; allocation s).\n"
+                "Flag D: CPImb exceeds the profile imbalance (Max - Avg) noticeably: dynamic imbalance.\n",
+                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)walk.hops,
+                avg_par, P);
+  body += buf;
+  std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
+                "CP", "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
+  body += buf;
+  nlohmann::json cp_rows = nlohmann::json::array();
+  double rest_cp = 0;
+  size_t rest_n = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const size_t g = rows[i];
+    const bool dyn = dynamic_flag(g);
+    cp_rows.push_back({{"path", path_of(long(g))},
+                       {"critical_path_s", cp_sum[g]},
+                       {"critical_path_pct", cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0},
+                       {"avg_s", avg[g]},
+                       {"max_s", work_max[g]},
+                       {"critical_path_imbalance_s", cp_imb[g]},
+                       {"imbalance_pct", cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0},
+                       {"profile_imbalance_s", prof_imb[g]},
+                       {"performance_impact_s", impact[g]},
+                       {"imbalance_cost_intra_s", intra[g]},
+                       {"imbalance_cost_inter_s", inter[g]},
+                       {"dynamic_imbalance", dyn}});
+    if (i >= kTableRows) {
+      rest_cp += cp_sum[g];
+      ++rest_n;
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%-40s %11.6f %6.2f %11.6f %11.6f %11.6f %6.2f %11.6f %11.6f %11.6f %s\n",
+                  path_of(long(g)).c_str(), cp_sum[g], cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0, avg[g],
+                  work_max[g], cp_imb[g], cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0, impact[g],
+                  intra[g], inter[g], dyn ? "D" : "");
+    body += buf;
+  }
+  if (rest_n > 0) {
+    std::snprintf(buf, sizeof buf, "(%zu more call paths: %.6f s of critical path; all in report.json)\n",
+                  rest_n, rest_cp);
+    body += buf;
+  }
+  std::string part_text;
+  for (const auto& pj : parts)
+    part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
+                 rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
+  body += "Partitions (" + part_source + "): " + part_text + "\n";
+  if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
+  rep.sections.push_back({"Critical path (seconds)", body});
+
+  // Summary: the parallelism histogram.
+  std::string hist;
+  std::snprintf(buf, sizeof buf,
+                "Average parallelism %.3f = non-waiting work %.6f s (all ranks) / critical path %.6f s,\n"
+                "both after the first MPI_Init exit (from the first MPI_Init entry: %.3f)\n"
+                "Fraction of that time during which k ranks do non-waiting work (%s):\n",
+                avg_par, busy_total, app_cp, avg_par_span, exact ? "exact" : "4096 bins");
+  hist += buf;
+  const int groups = P + 1 <= 33 ? P + 1 : 32;  // rows: one per k, or 32 ranges of k
+  for (int i = 0; i < groups; ++i) {
+    const int lo = int(int64_t(i) * (P + 1) / groups), hi = int(int64_t(i + 1) * (P + 1) / groups) - 1;
+    double f = 0;
+    for (int k = lo; k <= hi; ++k) f += histogram[size_t(k)];
+    std::string label = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+    std::snprintf(buf, sizeof buf, "%9s %7.4f %s\n", label.c_str(), f, bar(f, 50).c_str());
+    hist += buf;
+  }
+  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)", hist});
+
+  std::snprintf(buf, sizeof buf,
+                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
+                "%.3f s analysis (walk %.3f s)",
+                cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)walk.hops,
+                walk.gathered ? "walked on rank 0" : "24-byte tokens", avg_par, analysis_s, walk_s);
+  rep.header_lines.push_back(buf);
+  if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
+
+  // JSON.
+  nlohmann::json segs = nlohmann::json::array();
+  struct Seg {
+    double b, e;
+    long g;
+    int r;
+  };
+  std::vector<Seg> all_segs;
+  double segs_total = 0;
+  for (int r = 0; r < P; ++r) {
+    segs_total += rc_all[size_t(r) * kRcCols + kRcSegs];
+    for (int i = seg_displs[size_t(r)]; i + 2 < seg_displs[size_t(r)] + seg_counts[size_t(r)]; i += 3)
+      all_segs.push_back({seg_all[size_t(i)], seg_all[size_t(i) + 1], long(seg_all[size_t(i) + 2]), r});
+  }
+  if (all_segs.size() > kMaxSegments) {
+    std::nth_element(all_segs.begin(), all_segs.begin() + long(kMaxSegments), all_segs.end(),
+                     [](const Seg& x, const Seg& y) { return x.e - x.b > y.e - y.b; });
+    all_segs.resize(kMaxSegments);
+  }
+  std::sort(all_segs.begin(), all_segs.end(), [](const Seg& x, const Seg& y) { return x.b < y.b; });
+  for (const Seg& s : all_segs)
+    segs.push_back({{"rank", s.r}, {"begin_s", s.b - b.first_init_enter}, {"end_s", s.e - b.first_init_enter}, {"callpath", path_of(s.g)}});
+  nlohmann::json cpj;
+  cpj["length_s"] = cp_len;
+  cpj["wall_time_s"] = span;
+  cpj["hops"] = walk.hops;
+  cpj["walk_mode"] = walk.gathered ? "gather" : "token";
+  cpj["bytes_per_hop"] = walk.gathered ? 0 : kCpTokenBytes;
+  cpj["partial"] = walk.partial;
+  cpj["start_rank"] = b.last_finalize_rank;
+  cpj["end_rank"] = b.last_init_rank;
+  cpj["average_parallelism"] = avg_par;
+  cpj["average_parallelism_with_init"] = avg_par_span;
+  cpj["work_s"] = busy_total;
+  cpj["application_phase_s"] = app_cp;
+  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
+                                  {"bins", exact ? 0 : kBins},
+                                  {"fraction", histogram}};
+  cpj["partition_source"] = part_source;
+  cpj["callpaths"] = std::move(cp_rows);
+  cpj["segments"] = {{"total", segs_total},
+                     {"kept", all_segs.size()},
+                     {"truncated", double(all_segs.size()) < segs_total},
+                     {"list", std::move(segs)}};
+  std::vector<double> headroom_by_rank = rank_col(kRcHeadroom), work_by_rank = rank_col(kRcBusySpan);
+  cpj["headroom_by_rank_s"] = headroom_by_rank;
+  cpj["work_by_rank_s"] = work_by_rank;
+  rep.extra_json["critical_path"] = std::move(cpj);
+  rep.extra_json["scalars"]["critical_path_length_s"] = cp_len;
+  rep.extra_json["scalars"]["critical_path_hops"] = walk.hops;
+  rep.extra_json["scalars"]["average_parallelism"] = avg_par;
+  rep.extra_json["run"]["partitions"] = std::move(parts);
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer::passes

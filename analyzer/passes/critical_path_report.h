@@ -1,0 +1,48 @@
+// critpath — analyzer/passes/critical_path_report.h
+//
+// The critical-path analysis end to end, after the wait states and the call-path
+// unification (docs/metrics.md "Critical path" defines every figure):
+//
+//   walk (critical_path.h) -> segments per rank -> clip: CP time per call path and rank
+//   -> partitions (MPI_APPNUM, or CRITPATH_PARTITIONS) -> per call path: CP imbalance,
+//      performance impact = own time + imbalance costs (intra / inter partition, seed 000
+//      §II-D-3 headroom and excess-time scaling)
+//   -> busy intervals -> average parallelism and the parallelism histogram
+//   -> rank 0: metrics critical_path, critical_path_imbalance, performance_impact,
+//      imbalance_cost_intra, imbalance_cost_inter; the summary.txt sections "Critical path"
+//      and "Parallelism"; report.json critical_path{}, scalars.*, run.partitions.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "analyzer/passes/wait_states.h"
+#include "analyzer/profile/profile.h"
+#include "analyzer/replay/timeline.h"
+#include "analyzer/report/report.h"
+#include "analyzer/session/run_info.h"
+#include "libtrace/buffer/chunk_store.h"
+
+namespace critpath::analyzer::passes {
+
+struct CriticalPathInput {
+  const RunInfo* run = nullptr;
+  const trace::ChunkStore* store = nullptr;  // this rank's trace (for the clip pass)
+  const replay::Timeline* timeline = nullptr;
+  const WaitStates* waits = nullptr;
+  const LocalProfile* local = nullptr;
+  const std::vector<int>* local_to_global = nullptr;  // from unify_profile
+  int n_callpaths = 0;                                // global call paths (every rank)
+  const GlobalProfile* global = nullptr;              // rank 0: the unified call paths
+  std::function<double(uint64_t)> to_global;          // raw ticks -> global seconds
+};
+
+// Collective over `comm` (every rank must call it). On rank 0 appends to `report`
+// (extra_metrics, sections, header_lines, extra_json). Errors are returned; the walk never
+// hangs (critical_path.h).
+Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm comm, ReportInput& report);
+
+}  // namespace critpath::analyzer::passes

@@ -1,0 +1,108 @@
+// critpath — analyzer/replay/clc.cpp
+#include "analyzer/replay/clc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "libtrace/defs/definitions.h"
+
+namespace critpath::analyzer::replay {
+namespace {
+
+constexpr double kLmin = 1e-6;
+constexpr int kMaxPasses = 8;
+
+// The time a collective's exit must not precede (NaN: no constraint for this rank).
+double coll_bound(const Timeline& t, const CollRecord& c, const CollSync& s) {
+  if (!s.valid || s.comm_size < 2) return std::numeric_limits<double>::quiet_NaN();
+  switch (classify_collective(defs::regions().get(c.op).name)) {
+    case CollKind::kBarrier:
+    case CollKind::kNxN: return s.latest_begin;
+    case CollKind::kOneToN:
+      return s.my_comm_rank != c.root ? s.root_begin : std::numeric_limits<double>::quiet_NaN();
+    case CollKind::kNToOne:
+      return s.my_comm_rank == c.root && s.latest_sender_rank >= 0 ? s.latest_sender_begin
+                                                                   : std::numeric_limits<double>::quiet_NaN();
+    case CollKind::kScan: return s.prefix_latest;
+    case CollKind::kOther: break;
+  }
+  (void)t;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// Per call, the earliest time its exit may have: from receives it completed and collectives
+// it completed.
+std::vector<double> exit_bounds(const Timeline& t, const P2pMatch& m, const std::vector<CollSync>& cs) {
+  std::vector<double> b(t.calls.size(), -std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < t.recvs.size(); ++i) {
+    const RecvRecord& r = t.recvs[i];
+    if (r.complete_call == kNoCall || std::isnan(m.send_enter[i])) continue;
+    b[r.complete_call] = std::max(b[r.complete_call], m.send_enter[i] + kLmin);
+  }
+  for (size_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
+    const CollRecord& c = t.colls[i];
+    if (c.complete_call == kNoCall) continue;
+    const double v = coll_bound(t, c, cs[i]);
+    if (!std::isnan(v)) b[c.complete_call] = std::max(b[c.complete_call], v + kLmin);
+  }
+  return b;
+}
+
+}  // namespace
+
+uint64_t count_violations(const Timeline& t, const P2pMatch& m, const std::vector<CollSync>& cs) {
+  const std::vector<double> b = exit_bounds(t, m, cs);
+  uint64_t n = 0;
+  // A tiny tolerance: times that meet the bound up to rounding are not violations.
+  for (size_t c = 0; c < t.calls.size(); ++c)
+    if (t.calls[c].exit + 1e-12 < b[c]) ++n;
+  return n;
+}
+
+Status apply_clc(Timeline& t, MPI_Comm world, P2pMatch& m, std::vector<CollSync>& cs,
+                 CollExchangeStats& cstats, ClcStats& out) {
+  uint64_t mine = count_violations(t, m, cs), total = 0;
+  out.violations_before = mine;
+  PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, world);
+  double gamma = 0.99999;
+  std::vector<char> moved(t.calls.size() * 2, 0);
+  while (total > 0 && out.passes < kMaxPasses) {
+    ++out.passes;
+    const std::vector<double> bound = exit_bounds(t, m, cs);
+    // Forward amortization over enter/exit times in call order.
+    double L_prev = -std::numeric_limits<double>::infinity(), t_prev = 0;
+    auto advance = [&](double t_orig) {
+      double L = t_orig;
+      if (L_prev > -std::numeric_limits<double>::infinity())
+        L = std::max(L, L_prev + gamma * (t_orig - t_prev));
+      return L;
+    };
+    for (size_t c = 0; c < t.calls.size(); ++c) {
+      CallRecord& call = t.calls[c];
+      const double e0 = call.enter, x0 = call.exit;
+      double e = advance(e0);
+      L_prev = e;
+      t_prev = e0;
+      double x = std::max(advance(x0), bound[c]);
+      L_prev = x;
+      t_prev = x0;
+      if (e != e0) moved[2 * c] = 1;
+      if (x != x0) moved[2 * c + 1] = 1;
+      out.max_shift_s = std::max({out.max_shift_s, e - e0, x - x0});
+      call.enter = e;
+      call.exit = x;
+    }
+    // Shifted sends and collective entries change the other ranks' bounds: exchange again.
+    CRITPATH_FORWARD_IF_ERROR(exchange_p2p(t, world, m));
+    CRITPATH_FORWARD_IF_ERROR(sync_collectives(t, world, cs, cstats));
+    mine = count_violations(t, m, cs);
+    PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, world);
+    gamma = out.passes == 1 ? 0.9999 : out.passes == 2 ? 0.999 : gamma * 0.9;
+  }
+  out.converged = total == 0;
+  out.corrected = uint64_t(std::count(moved.begin(), moved.end(), 1));
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer::replay

@@ -1,0 +1,172 @@
+// critpath — analyzer/session/trace_archive.cpp
+#include "analyzer/session/trace_archive.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/log.h"
+
+namespace critpath::analyzer {
+
+using nlohmann::json;
+
+namespace {
+
+json pair_json(const clock::ClockPair& p) { return {{"ticks", p.ticks}, {"ns", p.ns}}; }
+clock::ClockPair pair_from(const json& j) { return {j.at("ticks").get<uint64_t>(), j.at("ns").get<uint64_t>()}; }
+json offset_json(const OffsetSample& o) {
+  return {{"local_ns", o.local_ns}, {"offset_ns", o.offset_ns}, {"rtt_ns", o.rtt_ns}};
+}
+OffsetSample offset_from(const json& j) {
+  return {j.at("local_ns").get<double>(), j.at("offset_ns").get<double>(), j.at("rtt_ns").get<double>()};
+}
+std::string path_of(const std::string& dir, int rank) {
+  return dir + "/rank-" + std::to_string(rank) + ".json";
+}
+
+}  // namespace
+
+Status save_archive(const RunInfo& run, const std::string& dir) {
+  try {
+    json j;
+    j["format"] = "critpath-archive/1";
+    j["run"] = {{"rank", run.rank},
+                {"size", run.size},
+                {"thread_level", run.thread_level},
+                {"executable", run.executable},
+                {"args", run.args},
+                {"output_dir", run.output_dir},
+                {"start_utc", run.start_utc},
+                {"mpi_library", run.mpi_library},
+                {"timer_why", run.timer_why},
+                {"timer", int(run.timer)},
+                {"begin", pair_json(run.begin)},
+                {"end", pair_json(run.end)},
+                {"init_enter_ticks", run.init_enter_ticks},
+                {"finalize_enter_ticks", run.finalize_enter_ticks},
+                {"skew", {{"offset_s", run.skew.offset_s}, {"drift", run.skew.drift},
+                          {"origin_ns", run.skew.origin_ns}, {"event_jump_s", run.skew.event_jump_s},
+                          {"active", run.skew.active}}},
+                {"clock_linear", run.clock_linear},
+                {"init_offset", offset_json(run.init_offset)},
+                {"fin_offset", offset_json(run.fin_offset)},
+                {"same_host_as_root", run.same_host_as_root},
+                {"all_on_one_host", run.all_on_one_host}};
+    const runtime::RecorderStats& r = run.recorder;
+    j["recorder"] = {{"overhead_ticks_max_thread", r.overhead_ticks_max_thread},
+                     {"overhead_ticks_total", r.overhead_ticks_total},
+                     {"compress_ticks", r.compress_ticks},
+                     {"inline_compressions", r.inline_compressions},
+                     {"threads", r.threads},
+                     {"raw_chunks_allocated", r.raw_chunks_allocated},
+                     {"compress_errors", r.compress_errors}};
+    const trace::ChunkStoreStats& st = run.store;
+    j["store"] = {{"chunks", st.chunks}, {"events", st.events}, {"bytes_total", st.bytes_total},
+                  {"bytes_in_memory", st.bytes_in_memory}, {"bytes_spilled", st.bytes_spilled},
+                  {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes}};
+    json regions = json::array();
+    for (const defs::RegionDef& d : defs::regions().snapshot())
+      regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
+                         {"line", d.line}, {"unrecorded_visits", d.unrecorded_visits},
+                         {"unrecorded_ticks", d.unrecorded_ticks}, {"auto_filtered", d.auto_filtered}});
+    j["regions"] = std::move(regions);
+    json comms = json::array();
+    for (const defs::CommDef& c : defs::comms().snapshot())
+      comms.push_back({{"id", c.id}, {"members", c.members}, {"remote", c.remote}, {"parent", c.parent},
+                       {"created_by", c.created_by}, {"dims", c.dims}, {"periods", c.periods},
+                       {"freed", c.freed}});
+    j["comms"] = std::move(comms);
+    j["counter_names"] = defs::counter_names();
+    j["notes"] = log::notes();
+    std::ofstream f(path_of(dir, run.rank));
+    f << j.dump(0, ' ', false, json::error_handler_t::replace) << "\n";
+    return f.good() ? Status::kOk : Status::kIoError;
+  } catch (...) {
+    return Status::kIoError;
+  }
+}
+
+Status load_archive(const std::string& dir, int rank, RunInfo& run) {
+  try {
+    std::ifstream f(path_of(dir, rank));
+    if (!f) return Status::kIoError;
+    const json j = json::parse(f);
+    if (j.value("format", "") != "critpath-archive/1") return Status::kCorrupt;
+    const json& r = j.at("run");
+    run.rank = r.at("rank");
+    run.size = r.at("size");
+    run.thread_level = r.at("thread_level");
+    run.executable = r.at("executable");
+    run.args = r.at("args").get<std::vector<std::string>>();
+    run.output_dir = r.at("output_dir");
+    run.start_utc = r.at("start_utc");
+    run.mpi_library = r.at("mpi_library");
+    run.timer_why = r.at("timer_why");
+    run.timer = clock::TimerKind(r.at("timer").get<int>());
+    run.begin = pair_from(r.at("begin"));
+    run.end = pair_from(r.at("end"));
+    run.conv = clock::TickConverter(run.timer, run.begin, run.end);
+    run.init_enter_ticks = r.at("init_enter_ticks");
+    run.finalize_enter_ticks = r.at("finalize_enter_ticks");
+    const json& sk = r.at("skew");
+    run.skew.offset_s = sk.at("offset_s");
+    run.skew.drift = sk.at("drift");
+    run.skew.origin_ns = sk.at("origin_ns");
+    run.skew.event_jump_s = sk.value("event_jump_s", 0.0);
+    run.skew.active = sk.at("active");
+    run.clock_linear = r.at("clock_linear");
+    run.init_offset = offset_from(r.at("init_offset"));
+    run.fin_offset = offset_from(r.at("fin_offset"));
+    run.same_host_as_root = r.at("same_host_as_root");
+    run.all_on_one_host = r.at("all_on_one_host");
+    const json& rs = j.at("recorder");
+    run.recorder.overhead_ticks_max_thread = rs.at("overhead_ticks_max_thread");
+    run.recorder.overhead_ticks_total = rs.at("overhead_ticks_total");
+    run.recorder.compress_ticks = rs.at("compress_ticks");
+    run.recorder.inline_compressions = rs.at("inline_compressions");
+    run.recorder.threads = rs.at("threads");
+    run.recorder.raw_chunks_allocated = rs.at("raw_chunks_allocated");
+    run.recorder.compress_errors = rs.at("compress_errors");
+    const json& st = j.at("store");
+    run.store.chunks = st.at("chunks");
+    run.store.events = st.at("events");
+    run.store.bytes_total = st.at("bytes_total");
+    run.store.bytes_in_memory = st.at("bytes_in_memory");
+    run.store.bytes_spilled = st.at("bytes_spilled");
+    run.store.chunks_spilled = st.at("chunks_spilled");
+    run.store.encoded_bytes = st.at("encoded_bytes");
+    for (const json& d : j.at("regions")) {
+      const uint32_t id = d.at("id");
+      defs::regions().define_fixed(id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()));
+      defs::regions().rename(id, d.at("name").get<std::string>(), d.at("file").get<std::string>(),
+                             d.at("line").get<uint32_t>());
+      if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())
+        defs::regions().add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
+                                       d.at("auto_filtered"));
+    }
+    for (const json& c : j.at("comms")) {
+      defs::CommDef d;
+      d.id = c.at("id");
+      d.members = c.at("members").get<std::vector<int32_t>>();
+      d.remote = c.at("remote").get<std::vector<int32_t>>();
+      d.parent = c.at("parent");
+      d.created_by = c.at("created_by");
+      d.dims = c.at("dims").get<std::vector<int32_t>>();
+      d.periods = c.at("periods").get<std::vector<int32_t>>();
+      d.freed = c.at("freed");
+      defs::comms().define(std::move(d));
+    }
+    defs::set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
+    for (const json& n : j.at("notes")) log::add_note(n.get<std::string>());
+    run.offline = true;
+    return Status::kOk;
+  } catch (const std::exception& e) {
+    log::warn("%s/rank-%d.json: %s", dir.c_str(), rank, e.what());
+    return Status::kCorrupt;
+  } catch (...) {
+    return Status::kCorrupt;
+  }
+}
+
+}  // namespace critpath::analyzer

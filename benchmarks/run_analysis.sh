@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# critpath — benchmarks/run_analysis.sh: analysis figures. Prints, never asserts.
+#   benchmarks/run_analysis.sh [build dir] [ranks] [million events per rank]
+# Runs bench_analysis under the tracer, then the bundled example, and reads their reports:
+#   analysis.events_per_s_per_rank, analysis.pct_of_run, analysis.replay_bytes_per_message
+set -euo pipefail
+build=${1:-build}; np=${2:-4}; mev=${3:-10}
+lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
+mpi=$(grep -m1 '^CRITPATH_MPI:' "$build/CMakeCache.txt" | cut -d= -f2)
+out=$(mktemp -d)
+run() {  # run <outdir> <exe> args...
+  local dir=$1; shift
+  if [ "$mpi" = openmpi ]; then
+    mpiexec.openmpi --oversubscribe --allow-run-as-root -x CRITPATH_OUTPUT_DIR="$dir" \
+      -x LD_PRELOAD="$lib" -n "$np" "$@"
+  else
+    mpiexec.mpich -genv CRITPATH_OUTPUT_DIR "$dir" -genv LD_PRELOAD "$lib:$shim" -n "$np" "$@"
+  fi
+}
+report() {  # report <label> <outdir>
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+label, d = sys.argv[1], sys.argv[2]
+r = json.load(open(d + "/report.json"))
+s = r["scalars"]; P = r["run"]["ranks"]
+ev = s["events"] / P
+print(f"analysis.{label}.events_per_rank: {ev:.0f}")
+print(f"analysis.{label}.analysis_s: {s['analysis_s']:.3f} s")
+print(f"analysis.{label}.events_per_s_per_rank: {ev / max(s['analysis_s'], 1e-9) / 1e6:.1f} M/s")
+print(f"analysis.{label}.pct_of_run: {s['analysis_pct_of_wall']:.2f} %")
+print(f"analysis.{label}.wall_time_s: {s['wall_time_s']:.3f} s")
+print(f"analysis.{label}.trace_bytes_per_event: {s['trace_bytes_per_event']:.3f} B")
+if s.get("messages"):
+    print(f"analysis.{label}.replay_bytes_per_message: {s['replay_bytes_per_message']:.1f} B "
+          f"({s['messages']:.0f} messages)")
+PY
+}
+run "$out/bench" "$build/benchmarks/critpath_bench_analysis" "$mev" > /dev/null 2>&1
+report bench "$out/bench"
+run "$out/jacobi" "$build/examples/critpath_example_jacobi" > /dev/null 2>&1
+report jacobi "$out/jacobi"
+rm -rf "$out"

@@ -1,0 +1,188 @@
+"""critpath — tests/mpi/critpath/check_critpath.py: known answers of the critical-path tests.
+
+usage: check_critpath.py OUTDIR imbalance SCENARIO...   (imbalance.c; 8 ranks)
+       check_critpath.py OUTDIR chain                   (chain.c)
+       check_critpath.py OUTDIR parallelism ring|ep     (parallelism.c)
+       check_critpath.py OUTDIR partitions RANGE...     (CRITPATH_PARTITIONS=RANGE,RANGE...)
+       check_critpath.py OUTDIR mpmd                    (mpmd.c: 6 + 2 ranks)
+
+Every run also checks what holds always (docs/metrics.md "Critical path"): the path's length
+equals the wall time (±1 %), its segments tile it, the critical_path metric sums to it, the
+performance impact sums to ranks × wall time (±1 %), and summary.txt has both sections.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from critpath_check import (CheckError, approx, at_most, check, load_report, metric, scalar,  # noqa: E402
+                            summary_section)
+
+# imbalance.c
+N_ITER, W, E = 8, 0.200, 0.050
+# chain.c
+L = 0.150
+# mpmd.c
+MP_N, TA, TB, TB2 = 2, 0.200, 0.500, 0.400
+
+
+def common(out, rep):
+    P = rep["run"]["ranks"]
+    wall = rep["run"]["wall_time_s"]
+    cp = rep["critical_path"]
+    length = scalar(rep, "critical_path_length_s")
+    approx(length, wall, "critical_path_length_s vs wall time", rel=0.01, abs_=0)
+    check(not cp["partial"], "the walk was cut short")
+    segs = cp["segments"]
+    if not segs["truncated"]:
+        approx(sum(s["end_s"] - s["begin_s"] for s in segs["list"]), length, "sum of segments",
+               rel=1e-6, abs_=1e-6)
+        ordered = sorted(segs["list"], key=lambda s: s["begin_s"])
+        for a, b in zip(ordered, ordered[1:]):
+            approx(b["begin_s"], a["end_s"], "segments are contiguous", rel=0, abs_=1e-6)
+    approx(metric(rep, "critical_path")["total"], length, "critical_path total", rel=0.01, abs_=0)
+    approx(metric(rep, "performance_impact")["total"], P * wall, "sum of performance impact",
+           rel=0.01, abs_=0)
+    par = scalar(rep, "average_parallelism")
+    check(0 < par <= P + 1e-9, f"average parallelism {par} outside (0, {P}]")
+    hist = cp["parallelism_histogram"]["fraction"]
+    check(len(hist) == P + 1, "histogram has P + 1 entries")
+    approx(sum(hist), 1.0, "histogram sums to 1", rel=0, abs_=1e-6)
+    approx(sum(k * f for k, f in enumerate(hist)), par, "histogram mean = average parallelism",
+           rel=0.001, abs_=0.001)
+    check(any(l.startswith("main") for l in summary_section(out, "Critical path")),
+          "summary.txt critical-path table has rows")
+    summary_section(out, "Parallelism")
+    return P, wall, cp
+
+
+def row(cp, path):
+    for r in cp["callpaths"]:
+        if r["path"] == path:
+            return r
+    raise CheckError(f"critical_path.callpaths has no row {path!r}; "
+                     f"rows: {[r['path'] for r in cp['callpaths']][:20]}")
+
+
+def check_imbalance(rep, cp, scenarios):
+    added = N_ITER * E  # the 25 % the imbalanced scenarios add
+    P = rep["run"]["ranks"]
+    for s in scenarios:
+        path = f"main/s_{s}/work"
+        r = row(cp, path)
+        tol = 0.05 * added
+        # Same total work in every scenario.
+        approx(metric(rep, "time")["by_callpath"][path], P * N_ITER * W, f"total work of {s}")
+        if s == "balanced":
+            at_most(r["critical_path_imbalance_s"], tol, f"CP imbalance of {path}")
+            at_most(r["profile_imbalance_s"], tol, f"profile imbalance of {path}")
+        else:
+            approx(r["critical_path_imbalance_s"], added, f"CP imbalance of {path}", rel=0.05, abs_=0)
+            approx(metric(rep, "critical_path_imbalance")["by_callpath"][path], added,
+                   f"critical_path_imbalance metric of {path}", rel=0.05, abs_=0)
+            prof = {"static": added, "dynamic": 0.0, "mixed": added / 2}[s]
+            approx(r["profile_imbalance_s"], prof, f"profile imbalance of {path}", rel=0, abs_=tol)
+            check(r["dynamic_imbalance"] == (s != "static"), f"flag D of {path}")
+
+
+def check_chain(rep, cp):
+    P = rep["run"]["ranks"]
+    path = "main/s_chain/hop"
+    # Every rank's whole hop is on the path (its measured length: sleeps overshoot under load).
+    per_rank = metric(rep, "critical_path")["by_callpath_rank"][path]
+    approx(sum(per_rank), metric(rep, "time")["by_callpath"][path], f"CP time of {path}",
+           rel=0.01, abs_=0.001)
+    ex = next(c for c in rep["callpaths"] if c["path"] == path)["exclusive_s"]
+    for r in range(P):
+        approx(per_rank[r], L, f"CP time of {path} on rank {r}", rel=0.25, abs_=0)
+        check(ex["min"] - 0.001 <= per_rank[r] <= ex["max"] + 0.001,
+              f"CP time of {path} on rank {r}: {per_rank[r]} outside the hop's {ex}")
+    segs = cp["segments"]["list"]
+    # Ranks 1..P-1: one segment each, dominated by the hop, back to back, each covering L.
+    hops = [s for s in segs if s["callpath"] == path and s["rank"] > 0]
+    check([s["rank"] for s in hops] == list(range(1, P)),
+          f"hop segments in rank order 1..{P - 1}: {[(s['rank'], s['begin_s']) for s in hops]}")
+    for a, b in zip(hops, hops[1:]):
+        approx(b["begin_s"], a["end_s"], f"rank {b['rank']} takes over where {a['rank']} ended",
+               rel=0, abs_=1e-6)
+    for s in hops:  # the hop plus the tail of the receive and the send
+        approx(s["end_s"] - s["begin_s"], per_rank[s["rank"]], f"segment of rank {s['rank']}",
+               rel=0, abs_=0.002)
+    # Rank 0 hands over to rank 1 (its segment may be dominated by MPI_Init: it also covers
+    # everything since the path came to rank 0).
+    first = [s for s in segs if s["rank"] == 0 and abs(s["end_s"] - hops[0]["begin_s"]) < 1e-6]
+    check(len(first) == 1, f"rank 0's segment ends where rank 1's begins: {segs}")
+    check(first[0]["end_s"] - first[0]["begin_s"] >= per_rank[0] - 1e-6, "rank 0's segment covers its hop")
+
+
+def check_parallelism(rep, cp, mode):
+    P = rep["run"]["ranks"]
+    par = scalar(rep, "average_parallelism")
+    if mode == "ring":
+        approx(par, 1.0, "average parallelism of the ring", rel=0.05, abs_=0)
+        hist = cp["parallelism_histogram"]["fraction"]
+        check(hist[1] >= 0.8, f"the ring runs one rank at a time most of the time: {hist}")
+    else:
+        approx(par, P, "average parallelism of the embarrassingly parallel run", rel=0.05, abs_=0)
+        hist = cp["parallelism_histogram"]["fraction"]
+        check(hist[P] >= 0.8, f"all ranks work most of the time: {hist}")
+
+
+def parse_range(text):
+    a, _, z = text.partition("-")
+    return list(range(int(a), int(z or a) + 1))
+
+
+def check_partitions(rep, cp, ranges):
+    parts = rep["run"]["partitions"]
+    check([p["rank_list"] for p in parts] == [parse_range(r) for r in ranges],
+          f"run.partitions {parts} != {ranges}")
+    check(cp["partition_source"] == "CRITPATH_PARTITIONS", cp["partition_source"])
+    # The ring's turns run in both partitions: all imbalance costs are intra-partition.
+    at_most(metric(rep, "imbalance_cost_inter")["total"], 1e-9, "no inter-partition costs")
+
+
+def check_mpmd(rep, cp):
+    P, wall = rep["run"]["ranks"], rep["run"]["wall_time_s"]
+    parts = rep["run"]["partitions"]
+    check(len(parts) == 2 and [p["ranks"] for p in parts] == [6, 2],
+          f"two partitions of 6 and 2 ranks: {parts}")
+    check(parts[0]["name"].endswith("mpmd_a") and parts[1]["name"].endswith("mpmd_b"),
+          f"partitions named after their executables: {parts}")
+    check(cp["partition_source"] == "MPI_APPNUM", cp["partition_source"])
+    inter = metric(rep, "imbalance_cost_inter")
+    intra = metric(rep, "imbalance_cost_intra")
+    approx(inter["by_callpath"]["main/B"], 6 * MP_N * (TB - TA), "inter-partition cost of B")
+    approx(intra["by_callpath"]["main/B"], MP_N * (TB - TB2), "intra-partition cost of B",
+           rel=0.1, abs_=0.005)
+    check(inter["total"] > 3 * intra["total"],
+          f"inter-partition costs dominate: inter {inter['total']}, intra {intra['total']}")
+    approx(metric(rep, "critical_path")["by_callpath"]["main/B"], MP_N * TB, "CP time of B")
+    check(metric(rep, "critical_path")["by_callpath"].get("main/A", 0) < 0.005, "A is not critical")
+
+
+def main():
+    out, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    rep = load_report(out)
+    try:
+        P, wall, cp = common(out, rep)
+        if what == "imbalance":
+            check_imbalance(rep, cp, args)
+        elif what == "chain":
+            check_chain(rep, cp)
+        elif what == "parallelism":
+            check_parallelism(rep, cp, args[0])
+        elif what == "partitions":
+            check_partitions(rep, cp, args)
+        elif what == "mpmd":
+            check_mpmd(rep, cp)
+        else:
+            raise CheckError(f"unknown check {what!r}")
+    except CheckError as e:
+        print(f"check_critpath {what}: FAIL: {e}")
+        sys.exit(1)
+    print(f"check_critpath {what}: ok (critical path {cp['length_s']:.6f} s, wall {wall:.6f} s, "
+          f"{cp['hops']} hops, average parallelism {cp['average_parallelism']:.3f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""critpath — tests/mpi/critpath_check.py: helpers for the MPI tests' check scripts.
+
+Where it sits: the last step of an MPI test. run_mpi_test.py runs a program under the tracer,
+then `python3 check_<x>.py OUTDIR args...` with this directory on PYTHONPATH; the check reads
+what the library wrote (docs/report.md) and compares it with known answers.
+
+    from critpath_check import load_report, approx, by_callpath, by_rank, read_events
+
+    rep = load_report(out)                       # OUTDIR/report.json, schema checked
+    approx(by_callpath(rep, "time", "main/outer"), 4 * 0.24, "outer exclusive time")
+    approx(by_rank(rep, "visits", 0), 12, "visits on rank 0", rel=0, abs_=0)
+    events = read_events(out, 0)                 # OUTDIR/events/rank-0.txt (CRITPATH_DUMP_EVENTS=1)
+    sends = [e for e in events if e.kind == "SEND"]; sends[0].fields["bytes"] == "40"
+
+Every helper raises CheckError (an AssertionError) with a message that says what was looked for
+and what was there instead, so a failing ctest log explains itself.
+"""
+import json
+import os
+import re
+
+SCHEMA = "critpath-report/1"
+
+
+class CheckError(AssertionError):
+    pass
+
+
+def fail(message):
+    raise CheckError(message)
+
+
+def check(condition, message):
+    """assert that survives python3 -O, with a message."""
+    if not condition:
+        fail(message)
+
+
+# --- Numbers -----------------------------------------------------------------------------------
+
+def approx(value, expected, what="value", rel=0.05, abs_=0.002, **kw):
+    """Asserts |value - expected| <= max(abs_, rel * |expected|) and returns value.
+
+    Defaults suit times in seconds: 5 % or 2 ms, whichever is larger. rel=0, abs_=0 demands
+    equality (counts, bytes). `abs=` is accepted as a synonym of `abs_`.
+    """
+    if "abs" in kw:
+        abs_ = kw.pop("abs")
+    if kw:
+        raise TypeError(f"approx: unexpected arguments {sorted(kw)}")
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        fail(f"{what}: expected a number near {expected!r}, got {value!r}")
+    tolerance = max(abs_, rel * abs(expected))
+    if not abs(value - expected) <= tolerance:
+        fail(f"{what}: got {value!r}, expected {expected!r} "
+             f"(tolerance {tolerance:g} = max(abs {abs_:g}, rel {rel:g}); "
+             f"off by {value - expected:+g})")
+    return value
+
+
+def at_least(value, minimum, what="value"):
+    if value is None or not value >= minimum:
+        fail(f"{what}: got {value!r}, expected at least {minimum!r}")
+    return value
+
+
+def at_most(value, maximum, what="value"):
+    if value is None or not value <= maximum:
+        fail(f"{what}: got {value!r}, expected at most {maximum!r}")
+    return value
+
+
+# --- report.json ---------------------------------------------------------------------------------
+
+def load_report(out_dir, schema=SCHEMA):
+    """OUTDIR/report.json as a dict; fails when it is missing, not JSON or of another schema."""
+    path = os.path.join(out_dir, "report.json")
+    if not os.path.isfile(path):
+        listing = sorted(os.listdir(out_dir)) if os.path.isdir(out_dir) else "(no directory)"
+        fail(f"{path} missing; {out_dir} holds {listing}")
+    with open(path, encoding="utf-8") as f:
+        try:
+            rep = json.load(f)
+        except json.JSONDecodeError as e:
+            fail(f"{path} is not valid JSON: {e}")
+    if schema is not None and rep.get("schema") != schema:
+        fail(f"{path}: schema {rep.get('schema')!r}, expected {schema!r}")
+    return rep
+
+
+def metric(rep, metric_id):
+    """The metric object {unit, description, total, by_callpath, by_rank}."""
+    metrics = rep.get("metrics", {})
+    if metric_id not in metrics:
+        fail(f"metric {metric_id!r} missing; report has {sorted(metrics)}")
+    return metrics[metric_id]
+
+
+def by_callpath(rep, metric_id, path, default=None):
+    """Exclusive value of metric_id at call path `path`, summed over ranks.
+
+    Fails when the path is absent, unless `default` is given (metrics may omit zero entries).
+    """
+    values = metric(rep, metric_id).get("by_callpath", {})
+    if path in values:
+        return values[path]
+    if default is not None:
+        return default
+    close = [p for p in values if p.endswith(path.rsplit("/", 1)[-1])]
+    fail(f"metric {metric_id!r} has no call path {path!r}; similar: {sorted(close)[:10]}; "
+         f"all: {sorted(values)[:30]}")
+
+
+def by_rank(rep, metric_id, rank=None):
+    """Per-rank totals of metric_id: the list, or the value of one rank."""
+    values = metric(rep, metric_id).get("by_rank")
+    if not isinstance(values, list):
+        fail(f"metric {metric_id!r} has no by_rank list")
+    if rank is None:
+        return values
+    if not 0 <= rank < len(values):
+        fail(f"metric {metric_id!r}: rank {rank} out of range (by_rank has {len(values)})")
+    return values[rank]
+
+
+def total(rep, metric_id):
+    return metric(rep, metric_id).get("total")
+
+
+def callpaths(rep):
+    """{path: callpath object}."""
+    return {c["path"]: c for c in rep.get("callpaths", [])}
+
+
+def callpath(rep, path):
+    paths = callpaths(rep)
+    if path not in paths:
+        fail(f"call path {path!r} missing; have {sorted(paths)}")
+    return paths[path]
+
+
+def scalar(rep, name):
+    scalars = rep.get("scalars", {})
+    if name not in scalars:
+        fail(f"scalar {name!r} missing; report has {sorted(scalars)}")
+    return scalars[name]
+
+
+# --- Text outputs --------------------------------------------------------------------------------
+
+def read_text(out_dir, name):
+    """A file of the output directory as text (e.g. "summary.txt", "critpath.cfg")."""
+    path = os.path.join(out_dir, name)
+    if not os.path.isfile(path):
+        fail(f"{path} missing")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def read_stdout(out_dir):
+    """The program's stdout as saved by run_mpi_test.py (OUTDIR.stdout)."""
+    with open(out_dir.rstrip("/") + ".stdout", encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def read_stderr(out_dir):
+    """The program's stderr as saved by run_mpi_test.py (OUTDIR.stderr)."""
+    with open(out_dir.rstrip("/") + ".stderr", encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def critpath_lines(text):
+    """The lines of a stream that the library wrote (prefix `critpath:`)."""
+    return [line for line in text.splitlines() if line.startswith("critpath:")]
+
+
+def summary_section(out_dir, title):
+    """The lines of summary.txt between `@--- <title>` and the next `@---` marker."""
+    lines = read_text(out_dir, "summary.txt").splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("@--- " + title):
+            body = []
+            for rest in lines[i + 1:]:
+                if rest.startswith("@---"):
+                    break
+                body.append(rest)
+            return body
+    markers = [l for l in lines if l.startswith("@---")]
+    fail(f"summary.txt has no section {title!r}; sections: {markers}")
+
+
+# --- Event dumps (CRITPATH_DUMP_EVENTS=1) --------------------------------------------------------
+
+class Event:
+    """One line of events/rank-<r>.txt: `KIND [name] [key=value ...]`.
+
+    kind: first word (ENTER, EXIT, SEND, COLL_END, ...); name: the first word after the kind
+    that is not key=value (e.g. the region of ENTER/EXIT), or None; fields: {key: value string};
+    location: the thread location the event belongs to (0 = MPI_Init thread); line: the text.
+    """
+    __slots__ = ("kind", "name", "fields", "location", "line")
+
+    def __init__(self, line, location):
+        self.line = line
+        self.location = location
+        words = line.split()
+        self.kind = words[0] if words else ""
+        self.name = None
+        self.fields = {}
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                self.fields[key] = value
+            elif self.name is None and not self.fields:
+                self.name = word
+
+    def int(self, key):
+        if key not in self.fields:
+            fail(f"event {self.line!r} has no field {key!r}")
+        return int(self.fields[key])
+
+    def __repr__(self):
+        return f"Event({self.line!r}, location={self.location})"
+
+
+def read_events(out_dir, rank, location=None):
+    """Events of one rank from OUTDIR/events/rank-<rank>.txt, in recorded order.
+
+    location=None returns all threads' events (each tagged with its location); an int keeps
+    only that location's events.
+    """
+    path = os.path.join(out_dir, "events", f"rank-{rank}.txt")
+    if not os.path.isfile(path):
+        fail(f"{path} missing (was the test run with CRITPATH_DUMP_EVENTS=1?)")
+    events, current = [], 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                m = re.match(r"#\s*location\s+(\d+)", line)
+                if m:
+                    current = int(m.group(1))
+                continue
+            if location is None or location == current:
+                events.append(Event(line, current))
+    return events
+
+
+def event_lines(out_dir, rank, location=0):
+    """The raw text lines of one rank's (and location's) dump, for exact sequence comparison."""
+    return [e.line for e in read_events(out_dir, rank, location)]

@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""critpath — tests/mpi/run_mpi_test.py: the driver behind critpath_add_mpi_test().
+
+Where it sits: the end of the test pipeline. ctest calls it once per MPI test; it runs one MPI
+program under the tracer (mpiexec -n NP app, libcritpath.so preloaded or linked) and then the
+test's check script, which reads the report the library wrote inside MPI_Finalize.
+
+usage:
+  run_mpi_test.py --mpiexec PATH --mpi mpich|openmpi --lib LIBCRITPATH --shim SHIM --np N
+                  --mode preload|linked --out DIR [--env "K=V;K2=V2"]
+                  [--check "script.py;arg1;arg2"] [--expect-exit N] [--timeout SECONDS]
+                  [--mpmd "N2;app2;args..."] -- app [args...]
+
+Steps:
+  1. Removes DIR, DIR.stdout and DIR.stderr if they exist (test outputs only: paths that look
+     like a source or build tree are refused).
+  2. Runs mpiexec with CRITPATH_OUTPUT_DIR=DIR, the --env settings and LD_PRELOAD
+     (preload mode: lib + shim; linked mode: shim only, the app links libcritpath itself).
+     MPICH gets each variable as `-genv K V`; Open MPI as `-x K=V`, plus --oversubscribe,
+     --allow-run-as-root, --bind-to none and mpi_yield_when_idle=1. CRITPATH_* variables of
+     the caller's environment are removed first so that every test sees only its own settings.
+     --mpmd adds a second command (an MPMD launch): `mpiexec ... -n NP app : -n N2 app2 ...`.
+  3. Prints the program's stdout/stderr and saves them as DIR.stdout / DIR.stderr for checks.
+  4. Fails when the exit status is not 0 (or not --expect-exit N), or when mpiexec runs longer
+     than the time budget; the whole process tree is then killed, never left behind.
+  5. Runs `python3 script.py DIR arg1 arg2 ...` with tests/mpi on PYTHONPATH (so checks can
+     `import critpath_check`) and fails when it fails. A check that exits with 77 (SKIP_CODE)
+     declares the test not applicable (e.g. the MPI library lacks a thread level); the driver
+     then exits with 77 too, which critpath_add_mpi_test registers as ctest's SKIP_RETURN_CODE.
+
+cmake passes lists as ';'-separated strings, possibly empty; both --env and --check accept
+that. Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (by the check).
+"""
+import argparse
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# ctest's default TIMEOUT in critpath_add_mpi_test is 120 s; stay below it so that the driver,
+# not ctest, kills a hung run (ctest would leave orphaned ranks behind).
+DEFAULT_TIMEOUT_S = 110.0
+# Time reserved for killing a hung run and for the check script.
+RESERVE_S = 10.0
+# Exit status of a check (and then of this driver) that skips the test.
+SKIP_CODE = 77
+
+
+def log(msg):
+    print(f"run_mpi_test: {msg}", flush=True)
+
+
+def split_list(text):
+    """A cmake list ("a;b;c", "" or None) as a Python list without empty items."""
+    if not text:
+        return []
+    return [item for item in text.split(";") if item != ""]
+
+
+def parse_env(items):
+    env = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--env item '{item}' is not K=V")
+        env.append((key, value))
+    return env
+
+
+def parse_args(argv):
+    if "--" in argv:
+        cut = argv.index("--")
+        mine, app = argv[:cut], argv[cut + 1:]
+    else:
+        mine, app = argv, []
+    p = argparse.ArgumentParser(description="Run one critpath MPI test (see module docstring).")
+    p.add_argument("--mpiexec", required=True)
+    p.add_argument("--mpi", required=True, choices=["mpich", "openmpi"])
+    p.add_argument("--lib", required=True, help="libcritpath.so")
+    p.add_argument("--shim", default="", help="libcritpath_yield_shim.so (empty: none)")
+    p.add_argument("--np", required=True, type=int)
+    p.add_argument("--mode", default="preload", choices=["preload", "linked"])
+    p.add_argument("--out", required=True, help="CRITPATH_OUTPUT_DIR for the run")
+    p.add_argument("--env", default="", help="';'-separated K=V settings")
+    p.add_argument("--check", default="", help="';'-separated check script and its arguments")
+    p.add_argument("--expect-exit", type=int, default=0)
+    p.add_argument("--mpmd", default="",
+                   help="';'-separated second command of an MPMD launch: ranks, program, args")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                   help="total budget in seconds (the ctest TIMEOUT); mpiexec gets this "
+                        f"minus {RESERVE_S:.0f} s")
+    args = p.parse_args(mine)
+    if not app:
+        p.error("no application given after --")
+    if args.np < 1:
+        p.error("--np must be at least 1")
+    try:
+        args.env_pairs = parse_env(split_list(args.env))
+    except ValueError as e:
+        p.error(str(e))
+    args.check_cmd = split_list(args.check)
+    args.mpmd_cmd = split_list(args.mpmd)
+    if args.mpmd_cmd and (len(args.mpmd_cmd) < 2 or not args.mpmd_cmd[0].isdigit()):
+        p.error("--mpmd needs the rank count and the program")
+    args.app = app
+    return args
+
+
+def remove_test_output(path):
+    """Removes a previous run's output; refuses anything that is not plainly a test output."""
+    real = os.path.realpath(path)
+    home = os.path.realpath(os.path.expanduser("~"))
+    forbidden = real in ("/", home) or os.path.dirname(real) == "/"
+    if os.path.isdir(real):
+        forbidden = forbidden or any(os.path.exists(os.path.join(real, marker))
+                                     for marker in (".git", "CMakeCache.txt", "CMakeLists.txt"))
+    if forbidden:
+        raise RuntimeError(f"refusing to delete '{path}': does not look like a test output dir")
+    if os.path.isdir(real) and not os.path.islink(path):
+        shutil.rmtree(real)
+    elif os.path.lexists(path):
+        os.remove(path)
+    for suffix in (".stdout", ".stderr"):
+        if os.path.lexists(path + suffix):
+            os.remove(path + suffix)
+
+
+def build_command(args, out_dir):
+    """The mpiexec command line and the environment mpiexec itself runs with."""
+    preload = []
+    if args.mode == "preload":
+        preload.append(os.path.abspath(args.lib))
+    if args.shim:
+        preload.append(os.path.abspath(args.shim))
+    inherited = os.environ.get("LD_PRELOAD", "")
+    if inherited:
+        preload.append(inherited)
+
+    settings = [("CRITPATH_OUTPUT_DIR", out_dir)] + args.env_pairs
+    if preload:
+        settings.append(("LD_PRELOAD", ":".join(preload)))
+
+    cmd = [args.mpiexec]
+    if args.mpi == "openmpi":
+        # Open MPI busy-polls too, but yields on its own once oversubscribed; setting
+        # mpi_yield_when_idle also covers NP <= cores while other tests load the machine.
+        cmd += ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+                "--mca", "mpi_yield_when_idle", "1"]
+        for key, value in settings:
+            cmd += ["-x", f"{key}={value}"]
+    else:
+        for key, value in settings:
+            cmd += ["-genv", key, value]
+    cmd += ["-n", str(args.np)] + args.app
+    if args.mpmd_cmd:
+        cmd += [":"]
+        if args.mpi == "openmpi":  # Open MPI's -x applies to one app context only
+            for key, value in settings:
+                cmd += ["-x", f"{key}={value}"]
+        cmd += ["-n", args.mpmd_cmd[0]] + args.mpmd_cmd[1:]
+
+    # mpiexec itself must not be traced, and a developer's CRITPATH_* settings must not leak
+    # into the ranks (both launchers forward their own environment to local ranks).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRITPATH_")}
+    env.pop("LD_PRELOAD", None)
+    return cmd, env
+
+
+def descendants(root_pid):
+    """PIDs of all live descendants of root_pid, read from /proc."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # Field 4 is the parent pid; the command name (field 2) may contain blanks.
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) >= 2:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [root_pid]
+    while todo:
+        pid = todo.pop()
+        for child in children.get(pid, []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(proc):
+    """Kills mpiexec, its process group and every descendant (ranks may change group)."""
+    if proc.poll() is not None:
+        return
+    victims = descendants(proc.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        for pid in [proc.pid] + victims:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=3)
+            if sig == signal.SIGTERM and not any(os.path.exists(f"/proc/{p}") for p in victims):
+                return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def run_app(args, out_dir):
+    """Runs mpiexec; returns (exit status or None on timeout, stdout, stderr)."""
+    cmd, env = build_command(args, out_dir)
+    log("$ " + shlex.join(cmd))
+    budget = max(5.0, args.timeout - RESERVE_S)
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+    def on_signal(signum, _frame):
+        # ctest's own timeout (SIGTERM/SIGKILL on us): take the ranks down with us.
+        kill_tree(proc)
+        sys.exit(128 + signum)
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    start = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=budget)
+        status = proc.returncode
+    except subprocess.TimeoutExpired:
+        kill_tree(proc)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+        status = None
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    elapsed = time.monotonic() - start
+    return status, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed, budget
+
+
+def main(argv):
+    args = parse_args(argv)
+    out_dir = os.path.abspath(args.out)
+    try:
+        remove_test_output(out_dir)
+    except (RuntimeError, OSError) as e:
+        log(f"FAIL: {e}")
+        return 1
+    os.makedirs(os.path.dirname(out_dir), exist_ok=True)
+
+    status, out, err, elapsed, budget = run_app(args, out_dir)
+    with open(out_dir + ".stdout", "w") as f:
+        f.write(out)
+    with open(out_dir + ".stderr", "w") as f:
+        f.write(err)
+    print("----- stdout -----\n" + out, end="" if out.endswith("\n") or not out else "\n")
+    print("----- stderr -----\n" + err, end="" if err.endswith("\n") or not err else "\n")
+    print("------------------", flush=True)
+
+    if status is None:
+        log(f"FAIL: timed out after {budget:.0f} s; killed the run")
+        return 1
+    log(f"mpiexec exited with {status} after {elapsed:.2f} s")
+    if status != args.expect_exit:
+        log(f"FAIL: exit status {status}, expected {args.expect_exit}")
+        return 1
+
+    if args.check_cmd:
+        script, check_args = args.check_cmd[0], args.check_cmd[1:]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = HERE + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        cmd = [sys.executable, script, out_dir] + check_args
+        log("$ " + shlex.join(cmd))
+        try:
+            rc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL,
+                                timeout=max(30.0, RESERVE_S)).returncode
+        except subprocess.TimeoutExpired:
+            log("FAIL: check script timed out")
+            return 1
+        if rc == SKIP_CODE:
+            log(f"SKIP: check {os.path.basename(script)} skipped the test")
+            return SKIP_CODE
+        if rc != 0:
+            log(f"FAIL: check {os.path.basename(script)} exited with {rc}")
+            return 1
+    log("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,74 @@
+"""critpath — tests/mpi/waits/check_reanalysis.py: a kept trace re-analyzed offline with
+critpath-analyze gives the same report as the in-situ analysis.
+
+usage: check_reanalysis.py OUTDIR NP MPI(mpich|openmpi) MPIEXEC ANALYZE SHIM
+Runs `MPIEXEC -n NP ANALYZE OUTDIR --output OUTDIR/reanalysis`, then compares both
+report.json files field by field, except what must differ: the analysis time (and its
+percentage) and the output directory. summary.txt must match line by line except the
+"@ Analysis" and "@ Output" lines.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from critpath_check import load_report  # noqa: E402
+
+VOLATILE = {("scalars", "analysis_s"), ("scalars", "analysis_pct_of_wall"), ("run", "output_dir")}
+
+
+def diff(a, b, path=()):
+    # Analysis times differ by nature: every "*analysis_s" figure is volatile too.
+    if path in VOLATILE or (path and path[-1].endswith("analysis_s")):
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                out.append(f"{'/'.join(path + (k,))}: only in {'in-situ' if k in a else 'offline'}")
+            else:
+                out += diff(a[k], b[k], path + (k,))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{'/'.join(path)}: {len(a)} vs {len(b)} entries"]
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += diff(x, y, path + (str(i),))
+        return out
+    return [] if a == b else [f"{'/'.join(path)}: {a!r} vs {b!r}"]
+
+
+def main():
+    out, np_, mpi, mpiexec, analyze, shim = sys.argv[1:7]
+    re_dir = os.path.join(out, "reanalysis")
+    cmd = [mpiexec]
+    if mpi == "openmpi":
+        cmd += ["--oversubscribe", "--allow-run-as-root", "-x", f"LD_PRELOAD={shim}"]
+    else:
+        cmd += ["-genv", "LD_PRELOAD", shim]
+    cmd += ["-n", np_, analyze, out, "--output", re_dir]
+    print("$", " ".join(cmd))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    print(r.stdout)
+    assert r.returncode == 0, f"critpath-analyze exited with {r.returncode}"
+    a, b = load_report(out), load_report(re_dir)
+    d = diff(a, b)
+    assert not d, "reports differ:\n" + "\n".join(d[:30])
+    timing = re.compile(r"[0-9.]+ s analysis( \(walk [^)]*\))?")
+
+    def lines(d):
+        with open(os.path.join(d, "summary.txt")) as f:
+            return [timing.sub("<t> s analysis", l) for l in f
+                    if not l.startswith(("@ Analysis", "@ Output"))]
+
+    sa, sb = lines(out), lines(re_dir)
+    assert sa == sb, "summary.txt differs"
+    print(f"check_reanalysis: ok ({len(a['callpaths'])} call paths, {len(a['metrics'])} metrics identical)")
+
+
+if __name__ == "__main__":
+    main()
