@@ -77,6 +77,11 @@ Status save_archive(const RunInfo& run, const std::string& dir) {
                        {"created_by", c.created_by}, {"dims", c.dims}, {"periods", c.periods},
                        {"freed", c.freed}});
     j["comms"] = std::move(comms);
+    json windows = json::array();
+    for (const defs::WindowDef& w : defs::windows().snapshot())
+      windows.push_back({{"id", w.id}, {"comm", w.comm}, {"members", w.members},
+                         {"created_by", w.created_by}, {"freed", w.freed}});
+    j["windows"] = std::move(windows);
     j["counter_names"] = defs::counter_names();
     j["notes"] = log::notes();
     std::ofstream f(path_of(dir, run.rank));
@@ -156,6 +161,15 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
       d.periods = c.at("periods").get<std::vector<int32_t>>();
       d.freed = c.at("freed");
       defs::comms().define(std::move(d));
+    }
+    for (const json& w : j.value("windows", json::array())) {
+      defs::WindowDef d;
+      d.id = w.at("id");
+      d.comm = w.at("comm");
+      d.members = w.at("members").get<std::vector<int32_t>>();
+      d.created_by = w.at("created_by");
+      d.freed = w.at("freed");
+      defs::windows().define(std::move(d));
     }
     defs::set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
     for (const json& n : j.at("notes")) log::add_note(n.get<std::string>());

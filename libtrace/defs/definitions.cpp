@@ -90,61 +90,9 @@ RegionTable& regions() {
   return *table;
 }
 
-void CommTable::define(CommDef def) {
-  std::lock_guard<std::mutex> lock(mu_);
-  by_id_[def.id] = std::move(def);
-}
-
-void CommTable::mark_freed(uint32_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_id_.find(id);
-  if (it != by_id_.end()) it->second.freed = true;
-}
-
-bool CommTable::find(uint32_t id, CommDef& out) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return false;
-  out = it->second;
-  return true;
-}
-
-std::vector<CommDef> CommTable::snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<CommDef> out;
-  for (const auto& [id, def] : by_id_) out.push_back(def);
-  return out;
-}
-
 CommTable& comms() {
   static CommTable* table = new CommTable;
   return *table;
-}
-
-void WindowTable::define(WindowDef def) {
-  std::lock_guard<std::mutex> lock(mu_);
-  by_id_[def.id] = std::move(def);
-}
-
-void WindowTable::mark_freed(uint32_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_id_.find(id);
-  if (it != by_id_.end()) it->second.freed = true;
-}
-
-bool WindowTable::find(uint32_t id, WindowDef& out) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return false;
-  out = it->second;
-  return true;
-}
-
-std::vector<WindowDef> WindowTable::snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<WindowDef> out;
-  for (const auto& [id, def] : by_id_) out.push_back(def);
-  return out;
 }
 
 WindowTable& windows() {

@@ -103,17 +103,41 @@ struct CommDef {
   bool freed = false;
 };
 
-class CommTable {
+// A thread-safe table of definitions keyed by their `id`, for any Def with `id` and `freed`
+// members (communicators, windows). Header-only: the methods are small and cold.
+template <typename Def>
+class DefTable {
  public:
-  void define(CommDef def);    // replaces an existing definition with the same id
-  void mark_freed(uint32_t id);
-  bool find(uint32_t id, CommDef& out) const;
-  std::vector<CommDef> snapshot() const;
+  // Replaces an existing definition with the same id.
+  void define(Def def) {
+    std::lock_guard<std::mutex> lock(mu_);
+    by_id_[def.id] = std::move(def);
+  }
+  void mark_freed(uint32_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_id_.find(id);
+    if (it != by_id_.end()) it->second.freed = true;
+  }
+  bool find(uint32_t id, Def& out) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) return false;
+    out = it->second;
+    return true;
+  }
+  std::vector<Def> snapshot() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Def> out;
+    for (const auto& [id, def] : by_id_) out.push_back(def);
+    return out;
+  }
 
  private:
   mutable std::mutex mu_;
-  std::unordered_map<uint32_t, CommDef> by_id_;
+  std::unordered_map<uint32_t, Def> by_id_;
 };
+
+using CommTable = DefTable<CommDef>;
 CommTable& comms();
 
 // One-sided windows (pmpi_wrappers: MPI_Win_create/allocate/allocate_shared/create_dynamic).
@@ -127,17 +151,7 @@ struct WindowDef {
   bool freed = false;
 };
 
-class WindowTable {
- public:
-  void define(WindowDef def);  // replaces an existing definition with the same id
-  void mark_freed(uint32_t id);
-  bool find(uint32_t id, WindowDef& out) const;
-  std::vector<WindowDef> snapshot() const;
-
- private:
-  mutable std::mutex mu_;
-  std::unordered_map<uint32_t, WindowDef> by_id_;
-};
+using WindowTable = DefTable<WindowDef>;
 WindowTable& windows();
 
 }  // namespace critpath::defs

@@ -106,8 +106,13 @@ CRITPATH_NOINSTR inline uint32_t comm_id(MPI_Comm c) {
 
 // ---- sizes ----------------------------------------------------------------------------
 // Size of one element of a datatype in bytes; 0 when MPI cannot say.
-// Requires: t is a valid datatype (callers only pass significant arguments).
+// Requires: t is a valid datatype or MPI_DATATYPE_NULL (callers only pass significant
+// arguments). Blocking sends size their message BEFORE the PMPI call, when an erroneous
+// application argument has not been rejected yet: asking PMPI_Type_size_x about
+// MPI_DATATYPE_NULL would raise the error on the library's default handler (fatal) instead
+// of the communicator's, so the null handle is answered here (tests/mpi/corpus/errhandler.c).
 CRITPATH_NOINSTR inline uint64_t type_size(MPI_Datatype t) {
+  if (CRITPATH_UNLIKELY(t == MPI_DATATYPE_NULL)) return 0;
   MPI_Count size = 0;
   if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0) return 0;
   return uint64_t(size);

@@ -1,6 +1,6 @@
 /* critpath — tests/mpi/corpus/cancel_recv.c (corpus: np=2): cancelled receives — a plain
  * Irecv cancelled and waited, one cancelled and completed by Test, a cancelled persistent
- * receive that is restarted afterwards, and a cancelled receive inside a Waitany. */
+ * receive that is restarted afterwards, and a cancelled receive completed by Waitall beside a matched one. */
 #include "corpus.h"
 
 int main(int argc, char** argv) {
@@ -39,18 +39,21 @@ int main(int argc, char** argv) {
   say("persistent restarted: buf=%d cancelled=%d", buf, cancelled);
   MPI_Request_free(&pr);
 
+  /* a cancelled receive inside Waitall, next to one that is matched. (MPICH 4.0.2 ch4:ucx
+   * never reports the cancelled request from MPI_Waitany when another request of the array
+   * is still pending: the corpus keeps to Waitall here.) */
   MPI_Request two[2];
   MPI_Irecv(&buf, 1, MPI_INT, peer, 102, MPI_COMM_WORLD, &two[0]);
   MPI_Irecv(&v, 1, MPI_INT, peer, 103, MPI_COMM_WORLD, &two[1]);
   MPI_Cancel(&two[0]);
-  int idx = -1;
-  MPI_Waitany(2, two, &idx, &st);
-  MPI_Test_cancelled(&st, &cancelled);
-  say("waitany first: index=%d cancelled=%d", idx, cancelled);
   int w = 7 * (r + 1);
   MPI_Send(&w, 1, MPI_INT, peer, 103, MPI_COMM_WORLD);
-  MPI_Waitany(2, two, &idx, &st);
-  say("waitany second: index=%d v=%d", idx, v);
+  MPI_Status sts[2];
+  int c0 = -1, c1 = -1;
+  MPI_Waitall(2, two, sts);
+  MPI_Test_cancelled(&sts[0], &c0);
+  MPI_Test_cancelled(&sts[1], &c1);
+  say("waitall: [0] cancelled=%d [1] cancelled=%d v=%d", c0, c1, v);
   say_flush(MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;

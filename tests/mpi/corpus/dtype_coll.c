@@ -1,5 +1,5 @@
 /* critpath — tests/mpi/corpus/dtype_coll.c (corpus: np=3): derived datatypes in collectives:
- * a contiguous pair type in Allreduce, a vector (column) type resized for Gather/Scatter of
+ * a contiguous pair type in Allgather, a vector (column) type resized for Gather/Scatter of
  * matrix columns, a struct type in Bcast and Allgather, an indexed type in Alltoall. */
 #include <stddef.h>
 
@@ -17,9 +17,9 @@ int main(int argc, char** argv) {
   MPI_Datatype pair;
   MPI_Type_contiguous(2, MPI_INT, &pair);
   MPI_Type_commit(&pair);
-  int v[4] = {r, 2 * r, 3 * r, 4 * r}, s[4];
-  MPI_Allreduce(v, s, 2, pair, MPI_SUM, MPI_COMM_WORLD);
-  say("contiguous allreduce: %d %d %d %d", s[0], s[1], s[2], s[3]);
+  int v[2] = {r, 2 * r}, s[8];
+  MPI_Allgather(v, 1, pair, s, 2, MPI_INT, MPI_COMM_WORLD);
+  say("contiguous allgather: %d %d %d %d", s[0], s[1], s[2 * n - 2], s[2 * n - 1]);
 
   /* n x n matrix on rank 0: column j goes to rank j */
   MPI_Datatype col, colr;

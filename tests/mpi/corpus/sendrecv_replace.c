@@ -19,12 +19,15 @@ int main(int argc, char** argv) {
   MPI_Datatype odd;
   MPI_Type_vector(3, 1, 2, MPI_INT, &odd);
   MPI_Type_commit(&odd);
-  MPI_Sendrecv_replace(a, 1, odd, right, 9, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+  MPI_Sendrecv_replace(a, 1, odd, right, 9, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
   int count;
   MPI_Get_count(&st, odd, &count);
   say("replace with vector: %d %d %d %d src=%d tag=%d count=%d", a[0], a[1], a[2], a[4],
       st.MPI_SOURCE, st.MPI_TAG, count);
   MPI_Type_free(&odd);
+  MPI_Sendrecv_replace(a, 2, MPI_INT, right, 10 + r, left, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+  say("replace any tag: %d %d tag=%d", a[0], a[1], st.MPI_TAG);
+  MPI_Barrier(MPI_COMM_WORLD);
   int x = r, y = -1;
   MPI_Sendrecv(&x, 1, MPI_INT, left, 3, &y, 1, MPI_INT, right, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   say("sendrecv: %d", y);
