@@ -1,6 +1,8 @@
 """critpath — tests/mpi/examples/check_jacobi.py: the bundled example (what ./demo.sh runs)
-produces a complete report: its regions, MPI calls beneath them, the imbalance visible as
-Wait at N x N on the fast ranks. usage: check_jacobi.py OUTDIR NP"""
+produces a complete report: its regions, MPI calls beneath them, the wait-state and
+critical-path sections. (With the small problem used here the example's 30 % imbalance is
+below the scheduling noise of 4 ranks on 2 cores, so no ordering of waits is asserted; the
+known answers live in tests/mpi/waits and tests/mpi/critpath.) usage: check_jacobi.py OUTDIR NP"""
 import os
 import sys
 
@@ -14,11 +16,10 @@ for region in ("iteration", "compute", "halo", "residual"):
     assert any(p.split("/")[-1] == region for p in paths), f"region {region} missing: {sorted(paths)}"
 assert any(p.endswith("/MPI_Allreduce") for p in paths), sorted(paths)
 m = rep["metrics"]
-# The last rank works ~30 % more: the others wait for it in the residual allreduce.
-nxn = m["wait_nxn"]["by_rank"]
-assert nxn[P - 1] < min(nxn[:P - 1]), f"wait_nxn per rank {nxn}: the slow last rank should wait least"
+assert len(m["wait_nxn"]["by_rank"]) == P and m["wait_nxn"]["total"] > 0, m["wait_nxn"]["by_rank"]
+assert abs(rep["scalars"]["critical_path_length_s"] - rep["run"]["wall_time_s"]) <= 0.01 * rep["run"]["wall_time_s"]
 with open(os.path.join(out, "summary.txt")) as f:
     text = f.read()
-for marker in ("@--- Call-path profile", "@--- Wait states", "@--- End of Report"):
+for marker in ("@--- Call-path profile", "@--- Wait states", "@--- Critical path", "@--- End of Report"):
     assert marker in text, marker
 print("check_jacobi: ok")
