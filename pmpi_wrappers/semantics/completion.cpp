@@ -39,10 +39,11 @@ Completion::Completion(runtime::ThreadState* t, uint32_t region, bool is_test, i
     }
   }
   RequestTable& table = requests();
+  const uint32_t owner = request_owner();
   for (int i = 0; i < n_; ++i) {
     slots_[i] = kNoSlot;
     if (reqs_[i] == MPI_REQUEST_NULL) continue;
-    const uint32_t s = table.claim(handle_bits(reqs_[i]));
+    const uint32_t s = table.claim(handle_bits(reqs_[i]), owner);
     if (s == kNoSlot) continue;
     slots_[i] = s;
     ++claimed_;
@@ -54,8 +55,8 @@ Completion::Completion(runtime::ThreadState* t, uint32_t region, bool is_test, i
 
 Completion::~Completion() {
   if (!finished_) close(false);  // a finish_* was skipped: never leave claims behind
-  if (slots_ != stack_slots_) std::free(slots_);
-  std::free(heap_statuses_);
+  if (CRITPATH_UNLIKELY(slots_ != stack_slots_)) std::free(slots_);
+  if (CRITPATH_UNLIKELY(heap_statuses_ != nullptr)) std::free(heap_statuses_);
 }
 
 MPI_Status* Completion::status(MPI_Status* app) noexcept {

@@ -10,7 +10,8 @@
 //   * requests and communicators that could not be tracked (tables full, unknown handles).
 //
 // Counting is per thread slot (location % 256, cache-line padded) so polling threads do not
-// share a counter; readers sum the slots.
+// share a counter; readers sum the slots. Each of the first 256 locations is the only
+// writer of its slot, so it updates without a locked instruction.
 //
 // Thread safety: all functions are thread-safe. Signal safety: none.
 #pragma once

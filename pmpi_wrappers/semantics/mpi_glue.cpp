@@ -23,7 +23,7 @@ constinit CommMap g_win_map;
 constinit CommSequence g_win_sequence;
 
 void insert_request(MPI_Request request, const RequestInfo& info) {
-  if (CRITPATH_UNLIKELY(!requests().insert(handle_bits(request), info))) {
+  if (CRITPATH_UNLIKELY(!requests().insert(handle_bits(request), info, request_owner()))) {
     count_untracked_request();
     log::warn_once("wrappers-requests", "more than %u outstanding MPI requests; completions "
                    "of the excess ones are not traced", RequestTable::kCapacity);
@@ -96,7 +96,7 @@ void track_persistent(MPI_Request request, RequestKind kind, uint32_t comm, int 
 void start_requests(runtime::ThreadState* t, int count, const MPI_Request* reqs) {
   RequestTable& table = requests();
   for (int i = 0; i < count; ++i) {
-    const uint32_t s = table.claim(handle_bits(reqs[i]));
+    const uint32_t s = table.claim(handle_bits(reqs[i]), request_owner());
     if (s == RequestTable::kNone) continue;  // MPI_PROC_NULL peer, or untracked
     RequestInfo& info = table.at(s);
     if (info.flags & request_flag::kPersistent) {
@@ -118,7 +118,7 @@ void start_requests(runtime::ThreadState* t, int count, const MPI_Request* reqs)
 void cancel_request(MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return;
   RequestTable& table = requests();
-  const uint32_t s = table.claim(handle_bits(request));
+  const uint32_t s = table.claim(handle_bits(request), request_owner());
   if (s == RequestTable::kNone) return;
   RequestInfo& info = table.at(s);
   if (info.flags & request_flag::kActive) info.flags |= request_flag::kCancelRequested;
@@ -128,7 +128,7 @@ void cancel_request(MPI_Request request) {
 void free_request(MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return;
   RequestTable& table = requests();
-  const uint32_t s = table.claim(handle_bits(request));
+  const uint32_t s = table.claim(handle_bits(request), request_owner());
   if (s != RequestTable::kNone) table.erase(s);
 }
 
@@ -483,7 +483,7 @@ void post_idup(runtime::ThreadState* t, MPI_Comm parent, MPI_Comm* newcomm, MPI_
   info.flags = request_flag::kActive | (t ? request_flag::kRecorded : 0);
   info.comm = pv.id;
   info.bytes = uint64_t(reinterpret_cast<uintptr_t>(st));
-  if (!requests().insert(handle_bits(request), info)) {
+  if (!requests().insert(handle_bits(request), info, request_owner())) {
     count_untracked_request();
     if (st->bcast != MPI_REQUEST_NULL) PMPI_Wait(&st->bcast, MPI_STATUS_IGNORE);
     delete st;

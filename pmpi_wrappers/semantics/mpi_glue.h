@@ -66,6 +66,13 @@ CRITPATH_NOINSTR inline bool track_unrecorded() {
   return tracking() && !runtime::t_state.in_mpi;
 }
 
+// The owner tag of the calling thread's request-table entries (handle_table.h, "Shared
+// handles"): its location + 1 once it has a buffer, 0 before.
+CRITPATH_NOINSTR inline uint32_t request_owner() {
+  const runtime::ThreadState& t = runtime::t_state;
+  return t.state == 1 ? uint32_t(t.location) + 1 : 0;
+}
+
 // Marks the thread as inside a wrapper for the scope (nested MPI calls made by the MPI
 // library itself then pass through).
 class InMpi {
@@ -111,8 +118,38 @@ CRITPATH_NOINSTR inline uint32_t comm_id(MPI_Comm c) {
 // application argument has not been rejected yet: asking PMPI_Type_size_x about
 // MPI_DATATYPE_NULL would raise the error on the library's default handler (fatal) instead
 // of the communicator's, so the null handle is answered here (tests/mpi/corpus/errhandler.c).
+//
+// Fast path (no PMPI call for the common predefined types; about 50 instructions saved per
+// send): MPICH's builtin datatype handles are the constants 0x4c00SSII with the element size
+// SS in bits 8..15 (mpi.h; checked below for a few types); Open MPI's predefined handles are
+// addresses of library objects, compared against the most common ones.
+#if defined(MPICH)
+namespace detail {
+constexpr uint32_t kMpichBuiltinTypeMask = 0xff000000u;
+constexpr uint32_t kMpichBuiltinType = 0x4c000000u;
+constexpr uint64_t mpich_builtin_size(uint32_t h) { return (h >> 8) & 0xffu; }
+static_assert((uint32_t(MPI_INT) & kMpichBuiltinTypeMask) == kMpichBuiltinType &&
+              mpich_builtin_size(uint32_t(MPI_INT)) == sizeof(int) &&
+              mpich_builtin_size(uint32_t(MPI_DOUBLE)) == sizeof(double) &&
+              mpich_builtin_size(uint32_t(MPI_CHAR)) == 1 &&
+              mpich_builtin_size(uint32_t(MPI_LONG_LONG)) == sizeof(long long) &&
+              (uint32_t(MPI_DATATYPE_NULL) & kMpichBuiltinTypeMask) != kMpichBuiltinType,
+              "MPICH's builtin datatype handle encoding changed: drop the fast path");
+}  // namespace detail
+#endif
 CRITPATH_NOINSTR inline uint64_t type_size(MPI_Datatype t) {
   if (CRITPATH_UNLIKELY(t == MPI_DATATYPE_NULL)) return 0;
+#if defined(MPICH)
+  const uint32_t h = uint32_t(t);
+  if (CRITPATH_LIKELY((h & detail::kMpichBuiltinTypeMask) == detail::kMpichBuiltinType)) {
+    const uint64_t size = detail::mpich_builtin_size(h);
+    if (CRITPATH_LIKELY(size != 0)) return size;
+  }
+#elif defined(OPEN_MPI)
+  if (t == MPI_INT || t == MPI_FLOAT) return 4;
+  if (t == MPI_DOUBLE || t == MPI_LONG) return 8;
+  if (t == MPI_BYTE || t == MPI_CHAR) return 1;
+#endif
   MPI_Count size = 0;
   if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS || size < 0) return 0;
   return uint64_t(size);
@@ -123,12 +160,29 @@ CRITPATH_NOINSTR inline uint64_t type_bytes(int count, MPI_Datatype t) {
   return count > 0 ? uint64_t(count) * type_size(t) : 0;
 }
 
-// Bytes a completed receive delivered, from its status.
-CRITPATH_NOINSTR inline uint64_t status_bytes(const MPI_Status* st) {
-  MPI_Count n = 0;
-  if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
-  return uint64_t(n);
+// Bytes a completed receive delivered, from its status. Both libraries keep the received
+// size in bytes in public fields of MPI_Status (mpi.h): MPICH as count_lo plus
+// count_hi_and_cancelled >> 1 (bit 0 is the cancelled flag), Open MPI as _ucount. Reading
+// them saves a PMPI_Get_elements_x call (~115 instructions) per receive; a status type
+// without those fields falls back to the call.
+template <class Status>
+concept MpichStatus = requires(const Status& s) { s.count_lo; s.count_hi_and_cancelled; };
+template <class Status>
+concept OmpiStatus = requires(const Status& s) { s._ucount; };
+template <class Status>
+CRITPATH_NOINSTR inline uint64_t status_bytes_of(const Status* st) {
+  if constexpr (MpichStatus<Status>) {
+    const uint64_t hi = uint64_t(uint32_t(st->count_hi_and_cancelled) >> 1);
+    return (hi << 32) | uint64_t(uint32_t(st->count_lo));
+  } else if constexpr (OmpiStatus<Status>) {
+    return uint64_t(st->_ucount);
+  } else {
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
+    return uint64_t(n);
+  }
 }
+CRITPATH_NOINSTR inline uint64_t status_bytes(const MPI_Status* st) { return status_bytes_of(st); }
 
 CRITPATH_NOINSTR inline bool is_in_place(const void* sendbuf, const void* recvbuf) {
   return sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE;

@@ -64,13 +64,42 @@ struct MessageInfo {
 using RequestTable = ClaimTable<RequestInfo, 14>;
 using MessageTable = ClaimTable<MessageInfo, 10>;
 
-RequestTable& requests();
-MessageTable& messages();
+// The process-wide tables (semantics_state.cpp); constant-initialised, so the inline
+// accessors compile to an address.
+namespace detail {
+extern constinit RequestTable g_requests;
+extern constinit MessageTable g_messages;
 
-// Next request id of this rank: 1, 2, 3, ... Thread-safe, lock-free.
-uint64_t next_request_id();
+// Request ids are handed to each thread in blocks of kIdBlock from one process-wide counter,
+// so the common path is a thread-local increment instead of an atomic read-modify-write
+// (about 20 cycles saved per nonblocking post). A single thread gets 1, 2, 3, ... as before;
+// threads interleave by blocks. `generation` invalidates every thread's block when
+// reset_request_tracking() restarts the ids.
+constexpr uint64_t kIdBlock = 64;
+struct IdBlock {
+  uint64_t next;
+  uint64_t end;
+  uint32_t generation;
+};
+extern constinit std::atomic<uint32_t> g_id_generation;
+extern constinit thread_local IdBlock t_ids __attribute__((tls_model("initial-exec")));
+uint64_t refill_request_ids();  // cold: takes a fresh block, returns its first id
+}  // namespace detail
 
-// Requires: no concurrent use. Empties both tables and restarts ids at 1 (tests).
+inline RequestTable& requests() { return detail::g_requests; }
+inline MessageTable& messages() { return detail::g_messages; }
+
+// Next request id of this rank: unique within the process, increasing on each thread (1, 2,
+// 3, ... on a single thread). Thread-safe, lock-free; an atomic only once per kIdBlock ids.
+inline uint64_t next_request_id() {
+  detail::IdBlock& b = detail::t_ids;
+  if (__builtin_expect(b.next < b.end && b.generation == detail::g_id_generation.load(
+                                             std::memory_order_relaxed), 1))
+    return b.next++;
+  return detail::refill_request_ids();
+}
+
+// Requires: no concurrent use. Empties both tables and restarts ids at 1 (tests, MPI_Init).
 void reset_request_tracking();
 
 }  // namespace critpath::pmpi

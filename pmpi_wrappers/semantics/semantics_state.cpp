@@ -5,16 +5,23 @@
 // constructor runs at load time and nothing is allocated.
 #include <atomic>
 
+#include "libtrace/runtime/status.h"
+
 #include "pmpi_wrappers/semantics/coll_bytes.h"
 #include "pmpi_wrappers/semantics/counters.h"
 #include "pmpi_wrappers/semantics/request_table.h"
 
 namespace critpath::pmpi {
-namespace {
-
+namespace detail {
 constinit RequestTable g_requests;
 constinit MessageTable g_messages;
-constinit std::atomic<uint64_t> g_next_request{1};
+constinit std::atomic<uint32_t> g_id_generation{1};
+constinit thread_local IdBlock t_ids __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
+}  // namespace detail
+
+namespace {
+
+constinit std::atomic<uint64_t> g_next_request{1};  // first id of the next free block
 
 struct alignas(64) LocationCounters {
   std::atomic<uint64_t> failed_tests{0};
@@ -35,15 +42,19 @@ uint64_t sum_slots(F field) {
 
 }  // namespace
 
-RequestTable& requests() { return g_requests; }
-MessageTable& messages() { return g_messages; }
-
-uint64_t next_request_id() { return g_next_request.fetch_add(1, std::memory_order_relaxed); }
+uint64_t detail::refill_request_ids() {
+  IdBlock& b = t_ids;
+  b.generation = g_id_generation.load(std::memory_order_relaxed);
+  b.next = g_next_request.fetch_add(kIdBlock, std::memory_order_relaxed);
+  b.end = b.next + kIdBlock;
+  return b.next++;
+}
 
 void reset_request_tracking() {
-  g_requests.clear();
-  g_messages.clear();
+  detail::g_requests.clear();
+  detail::g_messages.clear();
   g_next_request.store(1, std::memory_order_relaxed);
+  detail::g_id_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
 uint64_t test_calls_without_completion() {
@@ -58,13 +69,23 @@ uint64_t probe_calls_without_message() {
 uint64_t untracked_requests() { return g_untracked_requests.load(std::memory_order_relaxed); }
 uint64_t unknown_comm_uses() { return g_unknown_comm.load(std::memory_order_relaxed); }
 
+// Locations below kCounterSlots own their slot (one thread each): a plain load + store
+// replaces the locked read-modify-write on the polling path (~20 cycles saved per failed
+// test or probe). Threads past kCounterSlots share slots and keep the atomic add.
+void add_to(std::atomic<uint64_t>& counter, uint16_t location, uint64_t n) {
+  if (CRITPATH_LIKELY(location < kCounterSlots))
+    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  else
+    counter.fetch_add(n, std::memory_order_relaxed);
+}
+
 void count_test_without_completion(uint16_t location, uint64_t ticks) {
   LocationCounters& c = g_counters[location % kCounterSlots];
-  c.failed_tests.fetch_add(1, std::memory_order_relaxed);
-  c.failed_test_ticks.fetch_add(ticks, std::memory_order_relaxed);
+  add_to(c.failed_tests, location, 1);
+  add_to(c.failed_test_ticks, location, ticks);
 }
 void count_probe_without_message(uint16_t location) {
-  g_counters[location % kCounterSlots].failed_probes.fetch_add(1, std::memory_order_relaxed);
+  add_to(g_counters[location % kCounterSlots].failed_probes, location, 1);
 }
 void count_untracked_request() { g_untracked_requests.fetch_add(1, std::memory_order_relaxed); }
 void count_unknown_comm() { g_unknown_comm.fetch_add(1, std::memory_order_relaxed); }

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD); /* tag 2 has arrived or is at least matched soon; tag 3 not sent */
   MPI_Testall(2, two, &flag, MPI_STATUSES_IGNORE);
   say("testall partial: flag %d", flag);
+  MPI_Barrier(MPI_COMM_WORLD); /* both ranks tested before anyone sends tag 3 */
   MPI_Send(&v, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
   MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
   say("waitall: %d %d", a, b);

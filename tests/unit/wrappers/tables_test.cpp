@@ -200,3 +200,52 @@ TEST_CASE("counters sum over thread slots", "[semantics]") {
   reset_counters();
   CHECK(test_calls_without_completion() == 0);
 }
+
+// MPICH and Open MPI return one static handle for every send that completed inside
+// MPI_Isend, so several live entries may share a key: each owner gets its own back first.
+TEST_CASE("claim table: shared handles prefer the owner's entry", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  constexpr uint64_t kShared = 0x6c000001;
+  REQUIRE(t->insert(kShared, info_with_id(1), /*owner=*/1));
+  REQUIRE(t->insert(kShared, info_with_id(2), /*owner=*/2));
+  REQUIRE(t->insert(kShared, info_with_id(3), /*owner=*/1));
+  const uint32_t a = t->claim(kShared, 2);
+  REQUIRE(a != SmallTable::kNone);
+  CHECK(t->at(a).id == 2);
+  t->erase(a);
+  // owner 2 has none left: any entry with the key is taken
+  const uint32_t b = t->claim(kShared, 2);
+  REQUIRE(b != SmallTable::kNone);
+  CHECK(t->at(b).id == 1);
+  t->erase(b);
+  const uint32_t c = t->claim(kShared, 1);
+  REQUIRE(c != SmallTable::kNone);
+  CHECK(t->at(c).id == 3);
+  t->erase(c);
+  CHECK(t->claim(kShared, 1) == SmallTable::kNone);
+  CHECK(t->claim(kShared) == SmallTable::kNone);
+}
+
+TEST_CASE("request ids: per-thread blocks stay unique and restart at reset", "[semantics]") {
+  reset_request_tracking();
+  CHECK(next_request_id() == 1);
+  CHECK(next_request_id() == 2);
+  constexpr int kThreads = 4, kIds = 1000;
+  std::vector<std::vector<uint64_t>> got(kThreads);
+  std::vector<std::thread> pool;
+  for (int i = 0; i < kThreads; ++i)
+    pool.emplace_back([&got, i] {
+      for (int k = 0; k < kIds; ++k) got[size_t(i)].push_back(next_request_id());
+    });
+  for (auto& th : pool) th.join();
+  std::vector<uint64_t> all;
+  for (auto& v : got) {
+    CHECK(std::is_sorted(v.begin(), v.end()));  // increasing on each thread
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  std::sort(all.begin(), all.end());
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+  CHECK(all.front() > 2);
+  reset_request_tracking();
+  CHECK(next_request_id() == 1);
+}
