@@ -44,7 +44,11 @@ std::vector<double> exit_bounds(const Timeline& t, const P2pMatch& m, const std:
     const CollRecord& c = t.colls[i];
     if (c.complete_call == kNoCall) continue;
     const double v = coll_bound(t, c, cs[i]);
-    if (!std::isnan(v)) b[c.complete_call] = std::max(b[c.complete_call], v + kLmin);
+    // The latest participant waits for nobody: a bound that is this rank's own entry (what it
+    // contributed to the MAXLOC or the scan) is no constraint; a fast last rank may leave a
+    // barrier well within l_min.
+    const double own = c.call == kNoCall ? std::numeric_limits<double>::quiet_NaN() : t.calls[c.call].enter;
+    if (!std::isnan(v) && v != own) b[c.complete_call] = std::max(b[c.complete_call], v + kLmin);
   }
   return b;
 }
