@@ -3,6 +3,8 @@
 // of functions in this file, into a trace buffer it owns, and reads the slots back.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -203,6 +205,11 @@ TEST_CASE("hooks: the automatic filter stops recording a short function but coun
   enter(A);
   for (int i = 0; i < 25; ++i) {
     enter(B);
+    // ~2 µs per visit: well above the clock-read overhead the estimate subtracts, so the
+    // sampled visit yields time (an empty visit may legitimately estimate to 0 ticks).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
     leave(B);
   }
   leave(A);
