@@ -16,6 +16,7 @@
 #include "analyzer/replay/clc.h"
 #include "analyzer/replay/clock_sync.h"
 #include "analyzer/replay/exchange.h"
+#include "analyzer/replay/gather.h"
 #include "analyzer/replay/timeline.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/event_dump.h"
@@ -28,27 +29,17 @@
 namespace critpath::analyzer {
 namespace {
 
-std::vector<std::string> gather_notes(MPI_Comm comm, int rank, int size) {
+std::vector<std::string> gather_notes(MPI_Comm comm, int rank) {
   std::string mine;
   for (const std::string& n : log::notes()) mine += "rank " + std::to_string(rank) + ": " + n + "\n";
-  int len = int(mine.size());
-  std::vector<int> lens(size_t(rank == 0 ? size : 0)), displs(lens.size());
-  PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
-  std::string all;
-  if (rank == 0) {
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[size_t(r)] = total;
-      total += lens[size_t(r)];
-    }
-    all.resize(size_t(total));
-  }
-  PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+  std::vector<char> all;
+  std::vector<int> counts, displs;
+  replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs);
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < all.size(); ++i)
     if (all[i] == '\n') {
-      out.push_back(all.substr(start, i - start));
+      out.emplace_back(all.data() + start, i - start);
       start = i + 1;
     }
   return out;
@@ -218,7 +209,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   st[kStatThreads] = double(rs.threads);
   std::vector<double> all_st(run.rank == 0 ? size_t(run.size) * kStatCount : 0);
   PMPI_Gather(st.data(), kStatCount, MPI_DOUBLE, all_st.data(), kStatCount, MPI_DOUBLE, 0, comm);
-  std::vector<std::string> notes = gather_notes(comm, run.rank, run.size);
+  std::vector<std::string> notes = gather_notes(comm, run.rank);
   ReportInput in;
   {
     // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.

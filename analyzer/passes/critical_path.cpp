@@ -1,6 +1,8 @@
 // critpath — analyzer/passes/critical_path.cpp: the backward walk, the clip, busy intervals.
 #include "analyzer/passes/critical_path.h"
 
+#include "analyzer/replay/gather.h"
+
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
@@ -106,22 +108,9 @@ void cut(double T, double first, std::vector<CpSegment>& seg) {
 // Gather mode: rank 0 walks every rank's hop records and sends each rank its segments.
 Status walk_gathered(const std::vector<HopRec>& mine, const RunBounds& b, MPI_Comm comm, int me,
                      int P, CpWalk& out) {
-  const int n_bytes = int(mine.size() * sizeof(HopRec));
-  std::vector<int> counts(me == 0 ? size_t(P) : 0), displs(counts.size());
-  if (PMPI_Gather(&n_bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
   std::vector<HopRec> all;
-  if (me == 0) {
-    long total = 0;
-    for (int r = 0; r < P; ++r) {
-      displs[size_t(r)] = int(total);
-      total += counts[size_t(r)];
-    }
-    all.resize(size_t(total) / sizeof(HopRec));
-  }
-  if (PMPI_Gatherv(mine.data(), n_bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
-                   0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  std::vector<int> counts, displs;  // in hop records
+  CRITPATH_FORWARD_IF_ERROR(replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs));
   std::vector<std::vector<CpSegment>> per_rank(me == 0 ? size_t(P) : 0);
   double info[2] = {0, 0};  // hops, partial
   if (me == 0) {
@@ -130,8 +119,8 @@ Status walk_gathered(const std::vector<HopRec>& mine, const RunBounds& b, MPI_Co
     uint64_t hops = 0;
     bool partial = false;
     for (;;) {
-      const HopRec* h = all.data() + displs[size_t(owner)] / long(sizeof(HopRec));
-      const size_t n = size_t(counts[size_t(owner)]) / sizeof(HopRec);
+      const HopRec* h = all.data() + displs[size_t(owner)];
+      const size_t n = size_t(counts[size_t(owner)]);
       int next_rank = -1;
       double next_time = 0;
       if (!step(h, n, T, b.first_init_enter, per_rank[size_t(owner)], next_rank, next_time)) break;

@@ -1,6 +1,8 @@
 // critpath — analyzer/passes/critical_path_report.cpp
 #include "analyzer/passes/critical_path_report.h"
 
+#include "analyzer/replay/gather.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -109,27 +111,6 @@ std::string rank_ranges(const std::vector<int>& ranks) {
     i = j + 1;
   }
   return s;
-}
-
-Status gatherv_doubles(const std::vector<double>& mine, MPI_Comm comm, int rank, int size,
-                       std::vector<double>& all, std::vector<int>& counts, std::vector<int>& displs) {
-  int n = int(mine.size());
-  counts.assign(rank == 0 ? size_t(size) : 0, 0);
-  displs.assign(counts.size(), 0);
-  if (PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
-  if (rank == 0) {
-    long total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[size_t(r)] = int(total);
-      total += counts[size_t(r)];
-    }
-    all.assign(size_t(total), 0.0);
-  }
-  if (PMPI_Gatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
-                   0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
-  return Status::kOk;
 }
 
 // Fractions of [t0, t1] during which exactly k ranks work, from all ranks' busy intervals.
@@ -245,22 +226,14 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
   // Executable names, for the partitions' names.
   std::vector<std::string> exe_of;
   {
-    int len = int(run.executable.size());
-    std::vector<int> lens(me == 0 ? size_t(P) : 0), displs(lens.size());
-    mpi_ok(PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
-    std::string all;
-    if (me == 0) {
-      int total = 0;
-      for (int r = 0; r < P; ++r) {
-        displs[size_t(r)] = total;
-        total += lens[size_t(r)];
-      }
-      all.resize(size_t(total));
-    }
-    mpi_ok(PMPI_Gatherv(run.executable.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                        MPI_CHAR, 0, comm));
+    std::vector<char> all;
+    std::vector<int> lens, displs;
+    if (replay::gather_to_root(run.executable.data(), int(run.executable.size()), comm, all, lens,
+                               displs) != Status::kOk)
+      status = Status::kMpiError;
     if (me == 0)
-      for (int r = 0; r < P; ++r) exe_of.push_back(all.substr(size_t(displs[size_t(r)]), size_t(lens[size_t(r)])));
+      for (int r = 0; r < P; ++r)
+        exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
   }
 
   // --- 3. CP time per local node (second pass), then per global call path.
@@ -356,7 +329,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       pairs.push_back(double(g));
       pairs.push_back(cp[g]);
     }
-  if (gatherv_doubles(pairs, comm, me, P, all_pairs, pair_counts, pair_displs) != Status::kOk)
+  if (replay::gather_to_root(pairs.data(), int(pairs.size()), comm, all_pairs, pair_counts, pair_displs) != Status::kOk)
     status = Status::kMpiError;
 
   // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
@@ -371,7 +344,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       mine.push_back(a);
       mine.push_back(z);
     }
-    if (gatherv_doubles(mine, comm, me, P, all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs) != Status::kOk) status = Status::kMpiError;
     if (me == 0) histogram = sweep_histogram(all, P, t0, t1);
   } else {
     // Each rank's busy fraction per bin; summed, a bin's total s is split between
@@ -417,7 +390,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       seg_flat.push_back(x.end);
       seg_flat.push_back(double(gid(x.node)));
     }
-    if (gatherv_doubles(seg_flat, comm, me, P, seg_all, seg_counts, seg_displs) != Status::kOk)
+    if (replay::gather_to_root(seg_flat.data(), int(seg_flat.size()), comm, seg_all, seg_counts, seg_displs) != Status::kOk)
       status = Status::kMpiError;
   }
   PMPI_Comm_free(&comm);

@@ -237,7 +237,7 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
     if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
     const replay::CallRecord& wc = t.calls[c.complete_call];
     const double wait_enter = wc.enter, end = wc.exit;
-    const CollKind kind = replay::classify_collective(defs::regions().get(c.op).name);
+    const CollKind kind = c.kind;
     const double latest = std::min(s.latest_begin, end);
     switch (kind) {
       case CollKind::kBarrier:

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "analyzer/replay/gather.h"
 #include "analyzer/replay/timeline.h"
 #include "libtrace/defs/definitions.h"
 
@@ -81,22 +82,10 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
         triples.push_back(double(p));
         triples.push_back(vals[g * M + size_t(p)]);
       }
-  int ntrip = int(triples.size());
-  std::vector<int> tcounts(rank == 0 ? size_t(size) : 0), tdispls(tcounts.size());
-  if (PMPI_Gather(&ntrip, 1, MPI_INT, tcounts.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
   std::vector<double> all_triples;
-  if (rank == 0) {
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      tdispls[size_t(r)] = total;
-      total += tcounts[size_t(r)];
-    }
-    all_triples.resize(size_t(total));
-  }
-  if (PMPI_Gatherv(triples.data(), ntrip, MPI_DOUBLE, all_triples.data(), tcounts.data(),
-                   tdispls.data(), MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  std::vector<int> tcounts, tdispls;
+  CRITPATH_FORWARD_IF_ERROR(
+      replay::gather_to_root(triples.data(), int(triples.size()), comm, all_triples, tcounts, tdispls));
 
   // Statistics: one fixed block per pattern.
   std::vector<double> blocks(size_t(kPatternCount) * kBlock, 0.0);

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyzer/replay/gather.h"
 #include "libtrace/buffer/trace_reader.h"
 
 namespace critpath::analyzer {
@@ -238,7 +239,6 @@ void add_unrecorded(LocalProfile& p) {
 LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* observer) {
   LocalProfile p;
   p.counters = std::min<size_t>(defs::counter_names().size(), trace::kMaxCounters);
-  std::unordered_map<uint64_t, int32_t> shared_children;
   for (uint16_t loc : store.locations()) {
     TreeBuilder tb(p);
     trace::TraceReader r(store, loc);
@@ -297,7 +297,6 @@ LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* obse
     }
   }
   p.nodes = std::move(merged);
-  (void)shared_children;
   add_unrecorded(p);
   return p;
 }
@@ -334,23 +333,9 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
     mine.insert(mine.end(), def.name.begin(), def.name.end());
     mine.push_back('\0');
   }
-  int my_len = int(mine.size());
-  std::vector<int> lens(size_t(rank == 0 ? size : 0)), displs;
-  if (PMPI_Gather(&my_len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
   std::vector<char> all;
-  if (rank == 0) {
-    displs.resize(size_t(size));
-    long total = 0;
-    for (int r = 0; r < size; ++r) {
-      displs[size_t(r)] = int(total);
-      total += lens[size_t(r)];
-    }
-    all.resize(size_t(total));
-  }
-  if (PMPI_Gatherv(mine.data(), my_len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR,
-                   0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  std::vector<int> lens, displs;
+  CRITPATH_FORWARD_IF_ERROR(replay::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
 
   // 2. Rank 0 assigns global ids by (global parent, name); each rank gets its local->global map.
   std::vector<int> map_counts, map_displs, all_maps;
@@ -363,7 +348,7 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
       const char* end = p + lens[size_t(r)];
       std::vector<int32_t> rank_l2g;
       map_displs[size_t(r)] = int(all_maps.size());
-      while (p + 8 < end + 1 && p < end) {
+      while (end - p > 8) {  // a node: 8 header bytes and a NUL-terminated name
         const int32_t parent_local = int32_t(get_u32(p));
         const uint32_t kind_word = get_u32(p + 4);
         const auto kind = defs::RegionKind(kind_word & 0xff);

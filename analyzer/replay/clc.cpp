@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::replay {
 namespace {
@@ -16,7 +15,7 @@ constexpr int kMaxPasses = 8;
 // The time a collective's exit must not precede (NaN: no constraint for this rank).
 double coll_bound(const Timeline& t, const CollRecord& c, const CollSync& s) {
   if (!s.valid || s.comm_size < 2) return std::numeric_limits<double>::quiet_NaN();
-  switch (classify_collective(defs::regions().get(c.op).name)) {
+  switch (c.kind) {
     case CollKind::kBarrier:
     case CollKind::kNxN: return s.latest_begin;
     case CollKind::kOneToN:

@@ -173,6 +173,10 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       CollRecord c;
       c.comm = e.comm;
       c.op = e.region;
+      auto k = coll_kind_.find(e.region);
+      if (k == coll_kind_.end())
+        k = coll_kind_.emplace(e.region, classify_collective(defs::regions().get(e.region).name)).first;
+      c.kind = k->second;
       c.root = e.root;
       c.call = cur;
       c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;

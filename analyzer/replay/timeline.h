@@ -69,6 +69,7 @@ struct RecvRecord {
 struct CollRecord {
   uint32_t comm = 0;
   uint32_t op = 0;                   // region id of the MPI function
+  CollKind kind = CollKind::kOther;  // classify_collective of op's name, once per region
   int32_t root = -1;                 // rank in comm, or -1
   uint32_t call = kNoCall;           // the collective call (or the I* call that posted it)
   uint32_t complete_call = kNoCall;  // == call for blocking ones; the Wait/Test otherwise
@@ -107,6 +108,7 @@ class TimelineBuilder {
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;        // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;  // comm -> world ranks
   std::unordered_map<uint32_t, bool> mpi_region_;
+  std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;
 };
