@@ -306,23 +306,6 @@ void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win
 
 namespace {
 
-std::vector<int32_t> world_members(MPI_Comm c, int size) {
-  std::vector<int32_t> out(size_t(size > 0 ? size : 0), -1);
-  MPI_Group g = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-  if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) return out;
-  if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
-    std::vector<int> ranks(out.size());
-    for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = int(i);
-    std::vector<int> translated(out.size(), MPI_UNDEFINED);
-    if (PMPI_Group_translate_ranks(g, size, ranks.data(), world, translated.data()) == MPI_SUCCESS)
-      for (size_t i = 0; i < out.size(); ++i)
-        out[i] = translated[i] == MPI_UNDEFINED ? -1 : translated[i];
-    PMPI_Group_free(&world);
-  }
-  PMPI_Group_free(&g);
-  return out;
-}
-
 const char* region_name(uint32_t region) {
   for (const GeneratedRegion& r : generated_regions())
     if (r.id == region) return r.name;
@@ -348,6 +331,16 @@ std::vector<int32_t> group_world_ranks(MPI_Group g) {
         out[i] = translated[i] == MPI_UNDEFINED ? -1 : translated[i];
     PMPI_Group_free(&world);
   }
+  return out;
+}
+
+// World ranks of a communicator's (local) group, in rank order; all -1 when the group
+// cannot be had.
+std::vector<int32_t> world_members(MPI_Comm c, int size) {
+  MPI_Group g = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) return std::vector<int32_t>(size_t(size > 0 ? size : 0), -1);
+  std::vector<int32_t> out = group_world_ranks(g);
+  PMPI_Group_free(&g);
   return out;
 }
 
