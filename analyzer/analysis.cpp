@@ -9,15 +9,15 @@
 #include <cstdio>
 #include <string>
 
-#include "analyzer/passes/critical_path_report.h"
-#include "analyzer/passes/wait_states.h"
-#include "analyzer/passes/wait_states_report.h"
-#include "analyzer/profile/profile.h"
-#include "analyzer/replay/clc.h"
-#include "analyzer/replay/clock_sync.h"
-#include "analyzer/replay/exchange.h"
-#include "analyzer/replay/gather.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/passes/critical_path/critical_path_report.h"
+#include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/passes/wait_states/wait_states_report.h"
+#include "analyzer/engine/profile.h"
+#include "analyzer/engine/clc.h"
+#include "analyzer/engine/clock_sync.h"
+#include "analyzer/engine/exchange.h"
+#include "analyzer/engine/gather.h"
+#include "analyzer/engine/timeline.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
@@ -34,7 +34,7 @@ std::vector<std::string> gather_notes(MPI_Comm comm, int rank) {
   for (const std::string& n : log::notes()) mine += "rank " + std::to_string(rank) + ": " + n + "\n";
   std::vector<char> all;
   std::vector<int> counts, displs;
-  replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs);
+  engine::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs);
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < all.size(); ++i)
@@ -75,7 +75,7 @@ class Progress {
 
 class TimelineObserver : public ProfileObserver {
  public:
-  TimelineObserver(replay::TimelineBuilder& b, Progress& p, uint64_t total)
+  TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total)
       : b_(b), progress_(p), total_(total ? total : 1) {}
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
@@ -83,7 +83,7 @@ class TimelineObserver : public ProfileObserver {
   }
 
  private:
-  replay::TimelineBuilder& b_;
+  engine::TimelineBuilder& b_;
   Progress& progress_;
   uint64_t total_;
   uint64_t seen_ = 0;
@@ -130,20 +130,20 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   };
 
   // One forward pass: the call-path profile and the replay index of the MPI activity.
-  replay::TimelineBuilder tb(to_global, run.rank);
+  engine::TimelineBuilder tb(to_global, run.rank);
   Progress progress(run.rank, wall0);
   TimelineObserver observer(tb, progress, run.store.events);
   LocalProfile local = build_profile(store, &observer);
-  replay::Timeline timeline = tb.finish();
+  engine::Timeline timeline = tb.finish();
   if (local.status != Status::kOk)
     log::warn("the trace of rank %d did not decode completely (%s); its results are partial",
               run.rank, to_string(local.status));
   // Exchange what the patterns need, then find the wait states locally.
   passes::RunSync rsync;
   {
-    double mx[2] = {timeline.init_call != replay::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
-                    timeline.finalize_call != replay::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
-    double mn = timeline.init_call != replay::kNoCall ? timeline.calls[timeline.init_call].exit : 0;
+    double mx[2] = {timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
+                    timeline.finalize_call != engine::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
+    double mn = timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].exit : 0;
     double mx_out[2] = {0, 0}, mn_out = 0;
     PMPI_Allreduce(mx, mx_out, 2, MPI_DOUBLE, MPI_MAX, comm);
     PMPI_Allreduce(&mn, &mn_out, 1, MPI_DOUBLE, MPI_MIN, comm);
@@ -151,19 +151,19 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     rsync.latest_finalize_enter = mx_out[1];
     rsync.earliest_init_exit = mn_out;
   }
-  replay::P2pMatch match;
-  std::vector<replay::CollSync> csync;
-  replay::CollExchangeStats cstats;
+  engine::P2pMatch match;
+  std::vector<engine::CollSync> csync;
+  engine::CollExchangeStats cstats;
   progress.report("exchange", 0.0);
-  if (replay::exchange_p2p(timeline, comm, match) != Status::kOk ||
-      replay::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
+  if (engine::exchange_p2p(timeline, comm, match) != Status::kOk ||
+      engine::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
     log::warn("the replay exchange failed; no report");
     PMPI_Comm_free(&comm);
     return;
   }
-  replay::ClcStats clc;
+  engine::ClcStats clc;
   if (cfg.clock_correction == "clc" &&
-      replay::apply_clc(timeline, comm, match, csync, cstats, clc) != Status::kOk)
+      engine::apply_clc(timeline, comm, match, csync, cstats, clc) != Status::kOk)
     log::warn("the controlled-logical-clock pass failed; times are only linearly corrected");
   const passes::WaitStates waits =
       passes::compute_wait_states(timeline, match, csync, rsync, local.nodes.size(), run.rank);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/profile/profile.h"
+#include "analyzer/engine/profile.h"
 #include "analyzer/session/run_info.h"
 
 namespace critpath::analyzer {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/replay/clock_sync.h"
+#include "analyzer/engine/clock_sync.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/runtime/recorder_control.h"
 

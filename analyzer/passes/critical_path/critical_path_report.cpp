@@ -1,7 +1,7 @@
-// critpath — analyzer/passes/critical_path_report.cpp
-#include "analyzer/passes/critical_path_report.h"
+// critpath — analyzer/passes/critical_path/critical_path_report.cpp
+#include "analyzer/passes/critical_path/critical_path_report.h"
 
-#include "analyzer/replay/gather.h"
+#include "analyzer/engine/gather.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "analyzer/passes/critical_path.h"
+#include "analyzer/passes/critical_path/critical_path.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/config/config.h"
 #include "libtrace/runtime/log.h"
@@ -17,7 +17,7 @@
 namespace critpath::analyzer::passes {
 namespace {
 
-using replay::kNoCall;
+using engine::kNoCall;
 
 constexpr size_t kMaxSegments = 10000;       // segments kept for report.json (longest first)
 constexpr uint64_t kExactIntervals = 65536;  // busy intervals (all ranks) merged exactly
@@ -149,7 +149,7 @@ std::string bar(double f, int width) {
 Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, ReportInput& rep) {
   const uint64_t t_begin = clock::monotonic_ns();
   const RunInfo& run = *in.run;
-  const replay::Timeline& t = *in.timeline;
+  const engine::Timeline& t = *in.timeline;
   const LocalProfile& local = *in.local;
   const std::vector<int>& l2g = *in.local_to_global;
   MPI_Comm comm = MPI_COMM_NULL;
@@ -228,7 +228,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
   {
     std::vector<char> all;
     std::vector<int> lens, displs;
-    if (replay::gather_to_root(run.executable.data(), int(run.executable.size()), comm, all, lens,
+    if (engine::gather_to_root(run.executable.data(), int(run.executable.size()), comm, all, lens,
                                displs) != Status::kOk)
       status = Status::kMpiError;
     if (me == 0)
@@ -255,7 +255,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
     if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
   }
   for (const WaitRecord& r : records) {
-    const replay::CallRecord& c = t.calls[r.call];
+    const engine::CallRecord& c = t.calls[r.call];
     const long g = gid(c.node);
     if (g < 0) continue;
     waits[size_t(g)] += std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
@@ -329,7 +329,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       pairs.push_back(double(g));
       pairs.push_back(cp[g]);
     }
-  if (replay::gather_to_root(pairs.data(), int(pairs.size()), comm, all_pairs, pair_counts, pair_displs) != Status::kOk)
+  if (engine::gather_to_root(pairs.data(), int(pairs.size()), comm, all_pairs, pair_counts, pair_displs) != Status::kOk)
     status = Status::kMpiError;
 
   // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
@@ -344,7 +344,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       mine.push_back(a);
       mine.push_back(z);
     }
-    if (replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (engine::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs) != Status::kOk) status = Status::kMpiError;
     if (me == 0) histogram = sweep_histogram(all, P, t0, t1);
   } else {
     // Each rank's busy fraction per bin; summed, a bin's total s is split between
@@ -390,7 +390,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       seg_flat.push_back(x.end);
       seg_flat.push_back(double(gid(x.node)));
     }
-    if (replay::gather_to_root(seg_flat.data(), int(seg_flat.size()), comm, seg_all, seg_counts, seg_displs) != Status::kOk)
+    if (engine::gather_to_root(seg_flat.data(), int(seg_flat.size()), comm, seg_all, seg_counts, seg_displs) != Status::kOk)
       status = Status::kMpiError;
   }
   PMPI_Comm_free(&comm);

@@ -1,4 +1,4 @@
-// critpath — analyzer/passes/wait_states_report.h
+// critpath — analyzer/passes/wait_states/wait_states_report.h
 //
 // Reduces the wait-state pass's per-call-path values and per-pattern statistics to rank 0,
 // adds the MPI time hierarchy (time ⊇ mpi_time ⊇ mpi_p2p, mpi_collective, mpi_rma,
@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "analyzer/passes/wait_states.h"
-#include "analyzer/profile/profile.h"
+#include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/engine/profile.h"
 #include "analyzer/report/report.h"
 
 namespace critpath::analyzer::passes {

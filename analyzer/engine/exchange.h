@@ -1,4 +1,4 @@
-// critpath — analyzer/replay/exchange.h
+// critpath — analyzer/engine/exchange.h
 //
 // What ranks tell each other so that every analysis can then run locally, in bulk rather
 // than in per-message lockstep (Scalasca's replay sends ~100–150 B and three events per
@@ -25,10 +25,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/replay/timeline.h"
+#include "analyzer/engine/timeline.h"
 #include "libtrace/runtime/status.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 
 struct P2pMatch {
   // Per receive (aligned with Timeline::recvs); NaN / UINT32_MAX when unmatched.
@@ -67,4 +67,4 @@ struct CollExchangeStats {
 Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>& out,
                         CollExchangeStats& stats);
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

@@ -1,4 +1,4 @@
-// critpath — analyzer/replay/clock_sync.h
+// critpath — analyzer/engine/clock_sync.h
 //
 // One time base for all ranks. Each rank's events carry its own clock; before any analysis
 // compares times of two ranks they are mapped onto rank 0's clock:

@@ -1,11 +1,11 @@
-// critpath — analyzer/passes/wait_states_report.cpp
-#include "analyzer/passes/wait_states_report.h"
+// critpath — analyzer/passes/wait_states/wait_states_report.cpp
+#include "analyzer/passes/wait_states/wait_states_report.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "analyzer/replay/gather.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/engine/gather.h"
+#include "analyzer/engine/timeline.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
@@ -56,11 +56,11 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     const double excl = conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
     int h = kComputation;
     if (def.kind == defs::RegionKind::kMpi) {
-      switch (replay::classify_mpi(def.name)) {
-        case replay::MpiGroup::kP2p: h = kMpiP2p; break;
-        case replay::MpiGroup::kCollective: h = kMpiCollective; break;
-        case replay::MpiGroup::kRma: h = kMpiRma; break;
-        case replay::MpiGroup::kManagement: h = kMpiManagement; break;
+      switch (engine::classify_mpi(def.name)) {
+        case engine::MpiGroup::kP2p: h = kMpiP2p; break;
+        case engine::MpiGroup::kCollective: h = kMpiCollective; break;
+        case engine::MpiGroup::kRma: h = kMpiRma; break;
+        case engine::MpiGroup::kManagement: h = kMpiManagement; break;
       }
     }
     v[kPatternCount + h] += excl;
@@ -85,7 +85,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   std::vector<double> all_triples;
   std::vector<int> tcounts, tdispls;
   CRITPATH_FORWARD_IF_ERROR(
-      replay::gather_to_root(triples.data(), int(triples.size()), comm, all_triples, tcounts, tdispls));
+      engine::gather_to_root(triples.data(), int(triples.size()), comm, all_triples, tcounts, tdispls));
 
   // Statistics: one fixed block per pattern.
   std::vector<double> blocks(size_t(kPatternCount) * kBlock, 0.0);

@@ -1,4 +1,4 @@
-// critpath — analyzer/replay/gather.h
+// critpath — analyzer/engine/gather.h
 //
 // The one variable-length gather of the analyzer: every rank contributes n elements, rank 0
 // receives them concatenated in rank order, with per-rank element counts and displacements.
@@ -11,7 +11,7 @@
 
 #include "libtrace/runtime/status.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 
 // Collective over `comm`. On rank 0: `all` = every rank's elements in rank order,
 // counts[r] / displs[r] = rank r's element count / first index in `all`. Elsewhere the three
@@ -45,4 +45,4 @@ Status gather_to_root(const T* mine, int n, MPI_Comm comm, std::vector<T>& all,
   return Status::kOk;
 }
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

@@ -1,5 +1,5 @@
-// critpath — analyzer/replay/clock_sync.cpp
-#include "analyzer/replay/clock_sync.h"
+// critpath — analyzer/engine/clock_sync.cpp
+#include "analyzer/engine/clock_sync.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 // critpath — analyzer/profile/profile.cpp: call-tree pass and cross-rank unification.
-#include "analyzer/profile/profile.h"
+#include "analyzer/engine/profile.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analyzer/replay/gather.h"
+#include "analyzer/engine/gather.h"
 #include "libtrace/buffer/trace_reader.h"
 
 namespace critpath::analyzer {
@@ -335,7 +335,7 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
   }
   std::vector<char> all;
   std::vector<int> lens, displs;
-  CRITPATH_FORWARD_IF_ERROR(replay::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
+  CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
 
   // 2. Rank 0 assigns global ids by (global parent, name); each rank gets its local->global map.
   std::vector<int> map_counts, map_displs, all_maps;

@@ -1,4 +1,4 @@
-// critpath — analyzer/passes/critical_path.h
+// critpath — analyzer/passes/critical_path/critical_path.h
 //
 // The critical path (seed 000 §II-A, §III-B; docs/metrics.md "Critical path"): the longest
 // path through the run that contains no wait state, from the first MPI_Init entry to the
@@ -32,9 +32,9 @@
 #include <utility>
 #include <vector>
 
-#include "analyzer/passes/wait_states.h"
-#include "analyzer/profile/profile.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/engine/profile.h"
+#include "analyzer/engine/timeline.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/runtime/status.h"
 
@@ -80,12 +80,12 @@ enum class CpWalkMode : uint8_t { kAuto = 0, kToken = 1, kGather = 2 };
 
 // The wait records the walk follows: `ws.records` plus MPI_Init's wait for the last rank to
 // enter it ([enter, last_init_enter], caused by last_init_rank). Ascending by call.
-std::vector<WaitRecord> cp_records(const replay::Timeline& t, const WaitStates& ws,
+std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
                                    const RunBounds& b);
 
 // Collective over `comm` (a communicator used for nothing else meanwhile: the tokens use
 // point-to-point messages with MPI_ANY_SOURCE). `records` from cp_records().
-Status walk_critical_path(const replay::Timeline& t, const std::vector<WaitRecord>& records,
+Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
                           const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out);
 
 // Local: clips this rank's exclusive time per call-path node to its segments with a second
@@ -99,7 +99,7 @@ std::vector<double> clip_to_segments(const trace::ChunkStore& store,
 
 // Local: the intervals during which this rank does non-waiting work: its measured span
 // [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
-std::vector<std::pair<double, double>> busy_intervals(const replay::Timeline& t,
+std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
                                                       const std::vector<WaitRecord>& records,
                                                       double init_enter, double finalize_enter);
 

@@ -1,5 +1,5 @@
-// critpath — analyzer/passes/wait_states.cpp
-#include "analyzer/passes/wait_states.h"
+// critpath — analyzer/passes/wait_states/wait_states.cpp
+#include "analyzer/passes/wait_states/wait_states.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,8 @@
 
 namespace critpath::analyzer::passes {
 
-using replay::CollKind;
-using replay::kNoCall;
+using engine::CollKind;
+using engine::kNoCall;
 
 const PatternDef& pattern_def(int p) {
   static const PatternDef kDefs[kPatternCount] = {
@@ -77,7 +77,7 @@ void PatternStats::add(double v, int32_t node, int32_t rank) {
 namespace {
 
 struct Ctx {
-  const replay::Timeline& t;
+  const engine::Timeline& t;
   WaitStates& w;
   int32_t rank;
   void book(int pattern, uint32_t call, double v) {
@@ -103,7 +103,7 @@ int32_t world_rank_of(uint32_t comm, int32_t r, int32_t me) {
 // The waiting intervals of each call, with their causes (WaitRecord), merged per call.
 class RecordBook {
  public:
-  explicit RecordBook(const replay::Timeline& t) : t_(t) {}
+  explicit RecordBook(const engine::Timeline& t) : t_(t) {}
   // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
   void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
     if (call == kNoCall || !(end > t_.calls[call].enter)) return;
@@ -140,14 +140,14 @@ class RecordBook {
     r.completion_begin = t_.calls[call].exit;
     return recs_.emplace(call, r).first->second;
   }
-  const replay::Timeline& t_;
+  const engine::Timeline& t_;
   std::map<uint32_t, WaitRecord> recs_;  // ordered by call index
 };
 
 }  // namespace
 
-WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch& m,
-                               const std::vector<replay::CollSync>& cs, const RunSync& run,
+WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
+                               const std::vector<engine::CollSync>& cs, const RunSync& run,
                                size_t nodes, int32_t my_rank) {
   WaitStates w;
   w.by_node.assign(nodes, {});
@@ -183,11 +183,11 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
     group = {0, -1, 0, kNoCall};
   };
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
-    const replay::RecvRecord& r = t.recvs[i];
+    const engine::RecvRecord& r = t.recvs[i];
     const double ts = m.send_enter[i];
     if (std::isnan(ts) || r.complete_call == kNoCall) continue;
     if (r.complete_call != group.call) close_group();
-    const replay::CallRecord& c = t.calls[r.complete_call];
+    const engine::CallRecord& c = t.calls[r.complete_call];
     if (c.exit < ts) ++w.p2p_clock_violations;
     // Wrong order: an earlier late-sender instance whose message was sent after this one's.
     for (auto it = recent.begin(); it != recent.end();) {
@@ -213,10 +213,10 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
   std::map<uint32_t, double> lr;  // ordered: reports must be reproducible
   std::map<uint32_t, std::pair<int32_t, double>> lr_cause;  // call -> (receiver, post enter)
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
-    const replay::SendRecord& s = t.sends[i];
+    const engine::SendRecord& s = t.sends[i];
     const double tp = m.recv_post_enter[i];
     if (std::isnan(tp) || s.complete_call == kNoCall) continue;
-    const replay::CallRecord& c = t.calls[s.complete_call];
+    const engine::CallRecord& c = t.calls[s.complete_call];
     if (c.exit <= tp) continue;  // finished before the receive was posted: buffered
     const double idle = tp - c.enter;
     if (idle > 0 && idle > lr[s.complete_call]) {
@@ -232,10 +232,10 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
 
   // --- Collectives.
   for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
-    const replay::CollRecord& c = t.colls[i];
-    const replay::CollSync& s = cs[i];
+    const engine::CollRecord& c = t.colls[i];
+    const engine::CollSync& s = cs[i];
     if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
-    const replay::CallRecord& wc = t.calls[c.complete_call];
+    const engine::CallRecord& wc = t.calls[c.complete_call];
     const double wait_enter = wc.enter, end = wc.exit;
     const CollKind kind = c.kind;
     const double latest = std::min(s.latest_begin, end);
@@ -281,7 +281,7 @@ WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch
 
   // --- MPI_Init / MPI_Finalize.
   if (t.init_call != kNoCall) {
-    const replay::CallRecord& c = t.calls[t.init_call];
+    const engine::CallRecord& c = t.calls[t.init_call];
     ctx.book(kInitCompletion, t.init_call,
              c.exit - std::max(run.earliest_init_exit, run.latest_init_enter));
     rb.post(t.init_call, std::max(run.earliest_init_exit, run.latest_init_enter));

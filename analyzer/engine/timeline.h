@@ -1,4 +1,4 @@
-// critpath — analyzer/replay/timeline.h
+// critpath — analyzer/engine/timeline.h
 //
 // The replay index of one rank: what the analyses need from its trace, in global time.
 // Built by one forward scan (fused with the profile pass, which supplies call-path nodes):
@@ -21,7 +21,7 @@
 
 #include "libtrace/event/event.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 
 constexpr uint32_t kNoCall = UINT32_MAX;
 
@@ -113,4 +113,4 @@ class TimelineBuilder {
   int32_t me_ = 0;
 };
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

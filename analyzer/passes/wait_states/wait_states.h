@@ -1,6 +1,6 @@
-// critpath — analyzer/passes/wait_states.h
+// critpath — analyzer/passes/wait_states/wait_states.h
 //
-// The wait-state search: after the exchange (replay/exchange.h) each rank knows, for every
+// The wait-state search: after the exchange (engine/exchange.h) each rank knows, for every
 // message and collective instance it took part in, the remote times it needs, so the
 // patterns are computed locally in one pass over its Timeline. Definitions follow Scalasca
 // 2.6 (../shared/reference/scalasca-definitions.md §1.2–1.3); docs/metrics.md states each
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/replay/exchange.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/engine/exchange.h"
+#include "analyzer/engine/timeline.h"
 
 namespace critpath::analyzer::passes {
 
@@ -73,7 +73,7 @@ struct RunSync {
 // at most two waiting intervals, [enter, wait_end] and [completion_begin, exit]; every
 // pattern booked at the call lies in one of them (the wrong-order patterns are subsets).
 struct WaitRecord {
-  uint32_t call = replay::kNoCall;  // index in Timeline::calls
+  uint32_t call = engine::kNoCall;  // index in Timeline::calls
   double wait_end = 0;              // end of the wait that began at the call's enter (= enter: none)
   double completion_begin = 0;      // start of the completion wait ending at exit (= exit: none)
   int32_t cause_rank = -1;          // world rank whose event ended [enter, wait_end]; -1 unknown
@@ -91,8 +91,8 @@ struct WaitStates {
   uint64_t coll_clock_violations = 0;
 };
 
-WaitStates compute_wait_states(const replay::Timeline& t, const replay::P2pMatch& m,
-                               const std::vector<replay::CollSync>& cs, const RunSync& run,
+WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
+                               const std::vector<engine::CollSync>& cs, const RunSync& run,
                                size_t nodes, int32_t my_rank);
 
 }  // namespace critpath::analyzer::passes

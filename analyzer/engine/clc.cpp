@@ -1,12 +1,12 @@
-// critpath — analyzer/replay/clc.cpp
-#include "analyzer/replay/clc.h"
+// critpath — analyzer/engine/clc.cpp
+#include "analyzer/engine/clc.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 namespace {
 
 constexpr double kLmin = 1e-6;
@@ -108,4 +108,4 @@ Status apply_clc(Timeline& t, MPI_Comm world, P2pMatch& m, std::vector<CollSync>
   return Status::kOk;
 }
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

@@ -1,4 +1,4 @@
-// critpath — analyzer/replay/clc.h
+// critpath — analyzer/engine/clc.h
 //
 // The controlled logical clock (CRITPATH_CLOCK_CORRECTION=clc; Becker et al. 2009, as
 // Scalasca's --time-correct): after the linear correction, clock-condition violations that
@@ -22,10 +22,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/replay/exchange.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/engine/exchange.h"
+#include "analyzer/engine/timeline.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 
 struct ClcStats {
   int passes = 0;
@@ -42,4 +42,4 @@ uint64_t count_violations(const Timeline& t, const P2pMatch& m, const std::vecto
 Status apply_clc(Timeline& t, MPI_Comm world, P2pMatch& m, std::vector<CollSync>& cs,
                  CollExchangeStats& cstats, ClcStats& out);
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

@@ -1,4 +1,4 @@
-// critpath — analyzer/profile/profile.h
+// critpath — analyzer/engine/profile.h
 //
 // The call-path profile: a forward pass over this rank's trace that builds the call tree
 // (ENTER/EXIT nesting; MPI calls are leaves) and books time, visits and bytes to its nodes.

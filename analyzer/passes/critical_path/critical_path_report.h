@@ -1,4 +1,4 @@
-// critpath — analyzer/passes/critical_path_report.h
+// critpath — analyzer/passes/critical_path/critical_path_report.h
 //
 // The critical-path analysis end to end, after the wait states and the call-path
 // unification (docs/metrics.md "Critical path" defines every figure):
@@ -19,9 +19,9 @@
 #include <functional>
 #include <vector>
 
-#include "analyzer/passes/wait_states.h"
-#include "analyzer/profile/profile.h"
-#include "analyzer/replay/timeline.h"
+#include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/engine/profile.h"
+#include "analyzer/engine/timeline.h"
 #include "analyzer/report/report.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -31,7 +31,7 @@ namespace critpath::analyzer::passes {
 struct CriticalPathInput {
   const RunInfo* run = nullptr;
   const trace::ChunkStore* store = nullptr;  // this rank's trace (for the clip pass)
-  const replay::Timeline* timeline = nullptr;
+  const engine::Timeline* timeline = nullptr;
   const WaitStates* waits = nullptr;
   const LocalProfile* local = nullptr;
   const std::vector<int>* local_to_global = nullptr;  // from unify_profile

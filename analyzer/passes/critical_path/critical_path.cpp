@@ -1,7 +1,7 @@
-// critpath — analyzer/passes/critical_path.cpp: the backward walk, the clip, busy intervals.
-#include "analyzer/passes/critical_path.h"
+// critpath — analyzer/passes/critical_path/critical_path.cpp: the backward walk, the clip, busy intervals.
+#include "analyzer/passes/critical_path/critical_path.h"
 
-#include "analyzer/replay/gather.h"
+#include "analyzer/engine/gather.h"
 
 #include <algorithm>
 #include <limits>
@@ -10,7 +10,7 @@
 namespace critpath::analyzer::passes {
 namespace {
 
-using replay::kNoCall;
+using engine::kNoCall;
 
 constexpr int kTokenTag = 7301;  // on the walk's own communicator
 
@@ -27,11 +27,11 @@ static_assert(sizeof(Token) == kCpTokenBytes, "one hop is 24 bytes");
 
 }  // namespace
 
-std::vector<WaitRecord> cp_records(const replay::Timeline& t, const WaitStates& ws,
+std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
                                    const RunBounds& b) {
   std::vector<WaitRecord> out = ws.records;
   if (t.init_call == kNoCall) return out;
-  const replay::CallRecord& c = t.calls[t.init_call];
+  const engine::CallRecord& c = t.calls[t.init_call];
   const double end = std::min(b.last_init_enter, c.exit);
   if (!(end > c.enter)) return out;
   auto it = std::lower_bound(out.begin(), out.end(), t.init_call,
@@ -65,7 +65,7 @@ struct HopRec {
 };
 static_assert(sizeof(HopRec) == 32, "hop records are 32 bytes");
 
-std::vector<HopRec> hop_records(const replay::Timeline& t, const std::vector<WaitRecord>& records,
+std::vector<HopRec> hop_records(const engine::Timeline& t, const std::vector<WaitRecord>& records,
                                 int me, int P) {
   std::vector<HopRec> out;
   for (const WaitRecord& r : records) {
@@ -110,7 +110,7 @@ Status walk_gathered(const std::vector<HopRec>& mine, const RunBounds& b, MPI_Co
                      int P, CpWalk& out) {
   std::vector<HopRec> all;
   std::vector<int> counts, displs;  // in hop records
-  CRITPATH_FORWARD_IF_ERROR(replay::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs));
+  CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs));
   std::vector<std::vector<CpSegment>> per_rank(me == 0 ? size_t(P) : 0);
   double info[2] = {0, 0};  // hops, partial
   if (me == 0) {
@@ -164,7 +164,7 @@ Status walk_gathered(const std::vector<HopRec>& mine, const RunBounds& b, MPI_Co
 
 }  // namespace
 
-Status walk_critical_path(const replay::Timeline& t, const std::vector<WaitRecord>& records,
+Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
                           const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out) {
   int me = 0, P = 1;
   PMPI_Comm_rank(comm, &me);
@@ -307,12 +307,12 @@ std::vector<double> clip_to_segments(const trace::ChunkStore& store,
   return by_node;
 }
 
-std::vector<std::pair<double, double>> busy_intervals(const replay::Timeline& t,
+std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
                                                       const std::vector<WaitRecord>& records,
                                                       double init_enter, double finalize_enter) {
   std::vector<std::pair<double, double>> waits;
   for (const WaitRecord& r : records) {
-    const replay::CallRecord& c = t.calls[r.call];
+    const engine::CallRecord& c = t.calls[r.call];
     if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
     if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
   }

@@ -1,11 +1,11 @@
-// critpath — analyzer/replay/timeline.cpp
-#include "analyzer/replay/timeline.h"
+// critpath — analyzer/engine/timeline.cpp
+#include "analyzer/engine/timeline.h"
 
 #include <string>
 
 #include "libtrace/defs/definitions.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 
 namespace {
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -208,4 +208,4 @@ Timeline TimelineBuilder::finish() {
   return std::move(t_);
 }
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine

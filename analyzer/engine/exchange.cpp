@@ -1,5 +1,5 @@
-// critpath — analyzer/replay/exchange.cpp: bulk p2p matching and collective synchronization.
-#include "analyzer/replay/exchange.h"
+// critpath — analyzer/engine/exchange.cpp: bulk p2p matching and collective synchronization.
+#include "analyzer/engine/exchange.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "libtrace/defs/definitions.h"
 
-namespace critpath::analyzer::replay {
+namespace critpath::analyzer::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -279,4 +279,4 @@ Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>
   return Status::kOk;
 }
 
-}  // namespace critpath::analyzer::replay
+}  // namespace critpath::analyzer::engine
