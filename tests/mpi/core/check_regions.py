@@ -9,22 +9,22 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import approx, load_report  # noqa: E402
+from critpath_check import approx, check, load_report, read_text  # noqa: E402
 
 
 def main():
     out, np_ = sys.argv[1], int(sys.argv[2])
     rep = load_report(out)
-    assert rep["schema"] == "critpath-report/1", rep["schema"]
-    assert rep["run"]["ranks"] == np_
+    check(rep["schema"] == "critpath-report/1", f"schema {rep['schema']!r}, expected 'critpath-report/1'")
+    check(rep["run"]["ranks"] == np_, f"run.ranks is {rep['run']['ranks']!r}, expected {np_}")
     cps = {c["path"]: c for c in rep["callpaths"]}
     ring = ["main/MPI_Send", "main/MPI_Recv"] if np_ > 1 else []
     for p in ring + ["main", "main/MPI_Init", "main/outer", "main/outer/inner", "main/MPI_Isend", "main/MPI_Irecv", "main/MPI_Waitall",
               "main/MPI_Barrier", "main/MPI_Bcast", "main/MPI_Allreduce", "main/MPI_Finalize"]:
-        assert p in cps, f"call path {p} missing; have {sorted(cps)}"
+        check(p in cps, f"call path {p} missing; have {sorted(cps)}")
     outer, inner = cps["main/outer"], cps["main/outer/inner"]
     for what, c, incl, excl in [("outer", outer, 0.36, 0.24), ("inner", inner, 0.12, 0.12)]:
-        assert c["ranks"] == np_, f"{what} on {c['ranks']} ranks"
+        check(c["ranks"] == np_, f"{what} on {c['ranks']} ranks, expected {np_}")
         for stat in ("min", "avg", "max"):
             approx(c["inclusive_s"][stat], incl, f"{what} inclusive {stat}")
             approx(c["exclusive_s"][stat], excl, f"{what} exclusive {stat}")
@@ -43,19 +43,24 @@ def main():
     approx(sum(m["time"]["by_rank"]), root["sum"], "sum of exclusive times vs root inclusive", rel=1e-6)
     for r in range(np_):
         span = m["time"]["by_rank"][r]
-        assert root["min"] - 1e-9 <= span <= root["max"] + 1e-9, (r, span, root)
-        assert 0 <= m["mpi_time"]["by_rank"][r] <= span
-    assert rep["scalars"]["unmatched_exits"] == 0 and rep["scalars"]["unclosed_frames"] == 0
+        check(root["min"] - 1e-9 <= span <= root["max"] + 1e-9,
+              f"rank {r}: sum of exclusive times {span!r} outside main's inclusive range "
+              f"[min {root['min']!r}, max {root['max']!r}] (tolerance 1e-9)")
+        mpi = m["mpi_time"]["by_rank"][r]
+        check(0 <= mpi <= span, f"rank {r}: mpi_time {mpi!r} outside [0, time {span!r}]")
+    for key in ("unmatched_exits", "unclosed_frames"):
+        check(rep["scalars"][key] == 0, f"scalars.{key} is {rep['scalars'][key]!r}, expected 0")
     approx(rep["run"]["wall_time_s"], cps["main"]["inclusive_s"]["max"], "wall time", rel=0.05)
-    with open(os.path.join(out, "summary.txt")) as f:
-        text = f.read()
+    text = read_text(out, "summary.txt")
     for marker in ["@--- Call-path profile", "@--- MPI time per rank", "@--- End of Report"]:
-        assert marker in text, f"summary.txt lacks {marker}"
+        check(marker in text, f"summary.txt lacks {marker!r}")
     if len(sys.argv) > 3:
         other = load_report(sys.argv[3])
         mine = sorted(cps)
         theirs = sorted(c["path"] for c in other["callpaths"])
-        assert mine == theirs, f"call paths differ:\n{mine}\n{theirs}"
+        check(mine == theirs, f"call paths differ from {sys.argv[3]}: only here "
+              f"{sorted(set(mine) - set(theirs))}, only there {sorted(set(theirs) - set(mine))}"
+              f"\n  here:  {mine}\n  there: {theirs}")
     print("check_regions: ok")
 
 

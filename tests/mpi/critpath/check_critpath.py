@@ -14,8 +14,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import (CheckError, approx, at_most, check, load_report, metric, scalar,  # noqa: E402
-                            summary_section)
+from critpath_check import (CheckError, approx, at_most, callpath, check, load_report, metric,  # noqa: E402
+                            scalar, summary_section)
 
 # imbalance.c
 N_ITER, W, E = 8, 0.200, 0.050
@@ -31,8 +31,15 @@ def common(out, rep):
     cp = rep["critical_path"]
     length = scalar(rep, "critical_path_length_s")
     approx(length, wall, "critical_path_length_s vs wall time", rel=0.01, abs_=0)
-    check(not cp["partial"], "the walk was cut short")
+    check(not cp["partial"], "the walk was cut short (critical_path.partial is true)")
     segs = cp["segments"]
+    # The tiling checks below only apply to a complete list: make sure "truncated" is not
+    # claimed (which would skip them) unless segments really were dropped.
+    check(segs["kept"] == len(segs["list"]),
+          f"segments.kept {segs['kept']!r} but the list holds {len(segs['list'])} segments")
+    check(bool(segs["truncated"]) == (segs["kept"] < segs["total"]),
+          f"segments.truncated {segs['truncated']!r} with kept {segs['kept']!r} of total {segs['total']!r}")
+    check(len(segs["list"]) > 0, "critical_path.segments.list is empty")
     if not segs["truncated"]:
         approx(sum(s["end_s"] - s["begin_s"] for s in segs["list"]), length, "sum of segments",
                rel=1e-6, abs_=1e-6)
@@ -43,14 +50,14 @@ def common(out, rep):
     approx(metric(rep, "performance_impact")["total"], P * wall, "sum of performance impact",
            rel=0.01, abs_=0)
     par = scalar(rep, "average_parallelism")
-    check(0 < par <= P + 1e-9, f"average parallelism {par} outside (0, {P}]")
+    check(0 < par <= P + 1e-9, f"average parallelism {par} outside (0, {P}] (tolerance 1e-9)")
     hist = cp["parallelism_histogram"]["fraction"]
-    check(len(hist) == P + 1, "histogram has P + 1 entries")
+    check(len(hist) == P + 1, f"parallelism histogram has {len(hist)} entries, expected P + 1 = {P + 1}")
     approx(sum(hist), 1.0, "histogram sums to 1", rel=0, abs_=1e-6)
     approx(sum(k * f for k, f in enumerate(hist)), par, "histogram mean = average parallelism",
            rel=0.001, abs_=0.001)
     check(any(l.startswith("main") for l in summary_section(out, "Critical path")),
-          "summary.txt critical-path table has rows")
+          "summary.txt critical-path table has no rows (no line starting with 'main')")
     summary_section(out, "Parallelism")
     return P, wall, cp
 
@@ -66,7 +73,9 @@ def row(cp, path):
 def check_imbalance(rep, cp, scenarios):
     added = N_ITER * E  # the 25 % the imbalanced scenarios add
     P = rep["run"]["ranks"]
+    check(scenarios, "imbalance: no scenario given, nothing would be checked")
     for s in scenarios:
+        check(s in ("balanced", "static", "dynamic", "mixed"), f"imbalance: unknown scenario {s!r}")
         path = f"main/s_{s}/work"
         r = row(cp, path)
         tol = 0.05 * added
@@ -81,7 +90,8 @@ def check_imbalance(rep, cp, scenarios):
                    f"critical_path_imbalance metric of {path}", rel=0.05, abs_=0)
             prof = {"static": added, "dynamic": 0.0, "mixed": added / 2}[s]
             approx(r["profile_imbalance_s"], prof, f"profile imbalance of {path}", rel=0, abs_=tol)
-            check(r["dynamic_imbalance"] == (s != "static"), f"flag D of {path}")
+            check(r["dynamic_imbalance"] == (s != "static"),
+                  f"flag D of {path}: dynamic_imbalance {r['dynamic_imbalance']!r}, expected {s != 'static'}")
 
 
 def check_chain(rep, cp):
@@ -91,7 +101,7 @@ def check_chain(rep, cp):
     per_rank = metric(rep, "critical_path")["by_callpath_rank"][path]
     approx(sum(per_rank), metric(rep, "time")["by_callpath"][path], f"CP time of {path}",
            rel=0.01, abs_=0.001)
-    ex = next(c for c in rep["callpaths"] if c["path"] == path)["exclusive_s"]
+    ex = callpath(rep, path)["exclusive_s"]
     for r in range(P):
         approx(per_rank[r], L, f"CP time of {path} on rank {r}", rel=0.25, abs_=0)
         check(ex["min"] - 0.001 <= per_rank[r] <= ex["max"] + 0.001,
@@ -123,6 +133,7 @@ def check_chain(rep, cp):
 
 
 def check_parallelism(rep, cp, mode):
+    check(mode in ("ring", "ep"), f"parallelism: unknown mode {mode!r} (ring | ep)")
     P = rep["run"]["ranks"]
     par = scalar(rep, "average_parallelism")
     if mode == "ring":
@@ -141,10 +152,12 @@ def parse_range(text):
 
 
 def check_partitions(rep, cp, ranges):
+    check(ranges, "partitions: no range given, nothing would be checked")
     parts = rep["run"]["partitions"]
     check([p["rank_list"] for p in parts] == [parse_range(r) for r in ranges],
           f"run.partitions {parts} != {ranges}")
-    check(cp["partition_source"] == "CRITPATH_PARTITIONS", cp["partition_source"])
+    check(cp["partition_source"] == "CRITPATH_PARTITIONS",
+          f"partition_source {cp['partition_source']!r}, expected 'CRITPATH_PARTITIONS'")
     # The ring's turns run in both partitions: all imbalance costs are intra-partition.
     at_most(metric(rep, "imbalance_cost_inter")["total"], 1e-9, "no inter-partition costs")
 
@@ -156,7 +169,8 @@ def check_mpmd(rep, cp):
           f"two partitions of 6 and 2 ranks: {parts}")
     check(parts[0]["name"].endswith("mpmd_a") and parts[1]["name"].endswith("mpmd_b"),
           f"partitions named after their executables: {parts}")
-    check(cp["partition_source"] == "MPI_APPNUM", cp["partition_source"])
+    check(cp["partition_source"] == "MPI_APPNUM",
+          f"partition_source {cp['partition_source']!r}, expected 'MPI_APPNUM'")
     inter = metric(rep, "imbalance_cost_inter")
     intra = metric(rep, "imbalance_cost_intra")
     # The A ranks wait N·(TB − TA) each for B; their other waiting (the launch skew before
@@ -173,13 +187,14 @@ def check_mpmd(rep, cp):
     check(inter["total"] > 3 * intra["total"],
           f"inter-partition costs dominate: inter {inter['total']}, intra {intra['total']}")
     approx(metric(rep, "critical_path")["by_callpath"]["main/B"], MP_N * TB, "CP time of B")
-    check(metric(rep, "critical_path")["by_callpath"].get("main/A", 0) < 0.005, "A is not critical")
+    cp_a = metric(rep, "critical_path")["by_callpath"].get("main/A", 0)
+    check(cp_a < 0.005, f"A is critical: CP time of main/A {cp_a!r}, expected < 0.005")
 
 
 def main():
     out, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
-    rep = load_report(out)
     try:
+        rep = load_report(out)
         P, wall, cp = common(out, rep)
         if what == "imbalance":
             check_imbalance(rep, cp, args)

@@ -7,19 +7,23 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import load_report  # noqa: E402
+from critpath_check import check, load_report, metric, read_text, scalar  # noqa: E402
 
 out, P = sys.argv[1], int(sys.argv[2])
 rep = load_report(out)
 paths = {c["path"] for c in rep["callpaths"]}
 for region in ("iteration", "compute", "halo", "residual"):
-    assert any(p.split("/")[-1] == region for p in paths), f"region {region} missing: {sorted(paths)}"
-assert any(p.endswith("/MPI_Allreduce") for p in paths), sorted(paths)
-m = rep["metrics"]
-assert len(m["wait_nxn"]["by_rank"]) == P and m["wait_nxn"]["total"] > 0, m["wait_nxn"]["by_rank"]
-assert abs(rep["scalars"]["critical_path_length_s"] - rep["run"]["wall_time_s"]) <= 0.01 * rep["run"]["wall_time_s"]
-with open(os.path.join(out, "summary.txt")) as f:
-    text = f.read()
+    check(any(p.split("/")[-1] == region for p in paths), f"region {region} missing: {sorted(paths)}")
+check(any(p.endswith("/MPI_Allreduce") for p in paths),
+      f"no call path ends in /MPI_Allreduce: {sorted(paths)}")
+nxn = metric(rep, "wait_nxn")
+check(len(nxn["by_rank"]) == P, f"wait_nxn.by_rank has {len(nxn['by_rank'])} entries, expected {P}")
+check(nxn["total"] > 0, f"wait_nxn total is {nxn['total']!r}, expected > 0; by_rank {nxn['by_rank']}")
+length, wall = scalar(rep, "critical_path_length_s"), rep["run"]["wall_time_s"]
+check(abs(length - wall) <= 0.01 * wall,
+      f"critical_path_length_s {length!r} vs wall time {wall!r}: off by {length - wall:+g}, "
+      f"tolerance {0.01 * wall:g} (1 %)")
+text = read_text(out, "summary.txt")
 for marker in ("@--- Call-path profile", "@--- Wait states", "@--- Critical path", "@--- End of Report"):
-    assert marker in text, marker
+    check(marker in text, f"summary.txt lacks {marker!r}")
 print("check_jacobi: ok")

@@ -9,7 +9,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import approx, load_report  # noqa: E402
+from critpath_check import CheckError, approx, check, fail, load_report, read_stderr, read_text  # noqa: E402
 
 
 def cps_of(rep):
@@ -17,13 +17,16 @@ def cps_of(rep):
 
 
 def need(cps, path):
-    assert path in cps, f"call path {path!r} missing; have {sorted(cps)}"
+    check(path in cps, f"call path {path!r} missing; have {sorted(cps)}")
     return cps[path]
 
 
-def timed(cps, path, np_, visits, incl, excl):
+def timed(rep, cps, path, np_, calls, incl, excl):
+    """path ran on np_ ranks, `calls` times per rank, with these inclusive/exclusive seconds."""
     c = need(cps, path)
-    assert c["ranks"] == np_, f"{path} on {c['ranks']} ranks, expected {np_}"
+    check(c["ranks"] == np_, f"{path} on {c['ranks']} ranks, expected {np_}")
+    n = visits(rep, path)
+    check(n == calls * np_, f"visits of {path}: {n!r}, expected {calls * np_} ({calls} per rank x {np_} ranks)")
     for stat in ("min", "avg", "max"):
         approx(c["inclusive_s"][stat], incl, f"{path} inclusive {stat}")
         approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}")
@@ -31,16 +34,16 @@ def timed(cps, path, np_, visits, incl, excl):
 
 
 def visits(rep, path):
-    return rep["metrics"]["visits"]["by_callpath"][path]
+    values = rep["metrics"]["visits"]["by_callpath"]
+    check(path in values, f"metric visits has no call path {path!r}; have {sorted(values)}")
+    return values[path]
 
 
 def balanced(rep):
     s = rep["scalars"]
     for key in ("unmatched_exits", "unclosed_frames"):
-        if key not in s:
-            print(f"check_hooks: note: scalars.{key} missing from report.json; not checked")
-            continue
-        assert s[key] == 0, f"{key}: {s[key]}"
+        check(key in s, f"scalars.{key} missing from report.json; scalars: {sorted(s)}")
+        check(s[key] == 0, f"scalars.{key} is {s[key]!r}, expected 0")
 
 
 def events(rep):
@@ -49,31 +52,34 @@ def events(rep):
 
 def no_nested_main(cps):
     bad = [p for p in cps if p.startswith("main/main")]
-    assert not bad, f"main recorded twice: {bad}"
+    check(not bad, f"main recorded twice: {bad}")
 
 
 def case_c(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
     no_nested_main(cps)
-    timed(cps, "main/outer", np_, 3, 0.300, 0.180)
-    timed(cps, "main/outer/inner", np_, 3, 0.120, 0.120)
+    timed(rep, cps, "main/outer", np_, 3, 0.300, 0.180)
+    timed(rep, cps, "main/outer/inner", np_, 3, 0.120, 0.120)
     for p in ("main/outer/helper_a", "main/outer/helper_b", "main/MPI_Barrier", "main/setup"):
         need(cps, p)
-    assert visits(rep, "main/outer") == 3 * np_
+    check(visits(rep, "main/outer") == 3 * np_,
+          f"visits of main/outer: {visits(rep, 'main/outer')!r}, expected {3 * np_}")
     # Calls before MPI_Init and after MPI_Finalize are not recorded and break nothing.
-    assert not [p for p in cps if "pre_init" in p or "post_finalize" in p], sorted(cps)
+    outside = [p for p in cps if "pre_init" in p or "post_finalize" in p]
+    check(not outside, f"calls outside MPI_Init..MPI_Finalize recorded: {outside}")
     # File and line of the functions are known (DWARF): the region table carries them via the
     # name only, so check that the names are symbols, not addresses.
-    assert not [p for p in cps if "0x" in p], f"unresolved addresses: {sorted(cps)}"
+    unresolved = [p for p in cps if "0x" in p]
+    check(not unresolved, f"unresolved addresses: {unresolved}")
 
 
 def case_cxx(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
     no_nested_main(cps)
-    timed(cps, "main/ns::Solver<double>::step(int)", np_, 2, 0.100, 0.100)
-    timed(cps, "main/ns::Solver<float>::step(int)", np_, 2, 0.060, 0.060)
+    timed(rep, cps, "main/ns::Solver<double>::step(int)", np_, 2, 0.100, 0.100)
+    timed(rep, cps, "main/ns::Solver<float>::step(int)", np_, 2, 0.060, 0.060)
     need(cps, "main/double ns::reduce_all<double>(double)/MPI_Allreduce")
     need(cps, "main/ns::thrower(int)")
 
@@ -82,24 +88,26 @@ def case_fortran(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
     base = [p for p in cps if p.endswith("/work::compute")]
-    assert len(base) == 1, f"work::compute: {sorted(cps)}"
+    check(len(base) == 1, f"expected one call path ending in /work::compute, found {base}; "
+          f"have {sorted(cps)}")
     compute = base[0]
     # sleep_ms is instrumented too: compute's own time is in compute/work::sleep_ms.
-    timed(cps, compute, np_, 2, 0.200, 0.0)
-    timed(cps, compute + "/work::kernel", np_, 2, 0.120, 0.0)
-    timed(cps, compute + "/work::kernel/work::sleep_ms", np_, 2, 0.120, 0.120)
-    timed(cps, compute + "/work::sleep_ms", np_, 4, 0.080, 0.080)
+    timed(rep, cps, compute, np_, 2, 0.200, 0.0)
+    timed(rep, cps, compute + "/work::kernel", np_, 2, 0.120, 0.0)
+    timed(rep, cps, compute + "/work::kernel/work::sleep_ms", np_, 2, 0.120, 0.120)
+    timed(rep, cps, compute + "/work::sleep_ms", np_, 4, 0.080, 0.080)
     halo = [p for p in cps if p.endswith("/halo/MPI_Allreduce")]
-    assert halo, f"user region halo around MPI_Allreduce missing: {sorted(cps)}"
+    check(halo, f"user region halo around MPI_Allreduce missing: {sorted(cps)}")
 
 
 def case_filter(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
     # inner is filtered: its time is outer's own time now.
-    timed(cps, "main/outer", np_, 3, 0.300, 0.300)
+    timed(rep, cps, "main/outer", np_, 3, 0.300, 0.300)
     for gone in ("inner", "helper_a", "helper_b", "setup"):
-        assert not [p for p in cps if p.split("/")[-1] == gone], f"{gone} not filtered: {sorted(cps)}"
+        left = [p for p in cps if p.split("/")[-1] == gone]
+        check(not left, f"{gone} not filtered: {left}")
 
 
 def case_autofilter(rep, np_, _src):
@@ -107,19 +115,21 @@ def case_autofilter(rep, np_, _src):
     balanced(rep)
     tiny = need(cps, "main/kernel/tiny")
     kernel = need(cps, "main/kernel")
-    assert visits(rep, "main/kernel/tiny") == 10_000_000 * np_, visits(rep, "main/kernel/tiny")
-    assert events(rep) < 1_000_000 * np_, f"trace not reduced: {events(rep)} events"
-    assert 0 < tiny["inclusive_s"]["sum"] <= kernel["inclusive_s"]["sum"] * 1.001
+    n = visits(rep, "main/kernel/tiny")
+    check(n == 10_000_000 * np_, f"visits of main/kernel/tiny: {n!r}, expected {10_000_000 * np_}")
+    check(events(rep) < 1_000_000 * np_,
+          f"trace not reduced: {events(rep)} events, expected fewer than {1_000_000 * np_}")
+    t, k = tiny["inclusive_s"]["sum"], kernel["inclusive_s"]["sum"]
+    check(0 < t <= k * 1.001, f"tiny's inclusive time {t!r} outside (0, kernel's inclusive {k!r} x 1.001]")
     approx(kernel["exclusive_s"]["sum"] + tiny["inclusive_s"]["sum"], kernel["inclusive_s"]["sum"],
            "kernel = own + tiny", rel=0.01)
     names = [a["region"] for a in rep["auto_filtered"]]
-    assert "tiny" in names, f"auto_filtered: {rep['auto_filtered']}"
-    assert "kernel" not in names
-    with open(os.path.join(OUT, "suggested-filter.txt")) as f:
-        text = f.read()
-    assert "EXCLUDE tiny" in text, text
-    with open(os.path.join(OUT, "summary.txt")) as f:
-        assert "@--- Auto-filtered regions" in f.read()
+    check("tiny" in names, f"tiny not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    check("kernel" not in names, f"kernel auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    text = read_text(OUT, "suggested-filter.txt")
+    check("EXCLUDE tiny" in text, f"suggested-filter.txt lacks 'EXCLUDE tiny':\n{text}")
+    check("@--- Auto-filtered regions" in read_text(OUT, "summary.txt"),
+          "summary.txt lacks the section '@--- Auto-filtered regions'")
 
 
 def marker_line(src, marker):
@@ -127,7 +137,7 @@ def marker_line(src, marker):
         for i, line in enumerate(f, 1):
             if marker in line:
                 return i
-    raise AssertionError(f"marker {marker} not in the source")
+    fail(f"marker {marker} not in {os.path.join(src, 'hooks_callsite.c')}")
 
 
 def case_callsite(rep, np_, src):
@@ -138,31 +148,34 @@ def case_callsite(rep, np_, src):
     for line in (a, b):
         p = f"main/hooks_callsite.c:{line}/MPI_Send"
         need(cps, p)
-        assert visits(rep, p) == 3 * senders, f"{p}: {visits(rep, p)} visits"
-        assert cps[f"main/hooks_callsite.c:{line}"]["kind"] == "callsite"
-    assert "main/MPI_Send" not in cps, "MPI_Send outside a call site"
+        check(visits(rep, p) == 3 * senders,
+              f"{p}: {visits(rep, p)!r} visits, expected {3 * senders} (3 x {senders} senders)")
+        site = need(cps, f"main/hooks_callsite.c:{line}")
+        check(site["kind"] == "callsite",
+              f"main/hooks_callsite.c:{line} is of kind {site['kind']!r}, expected 'callsite'")
+    check("main/MPI_Send" not in cps, "MPI_Send recorded outside a call site (main/MPI_Send)")
     sends = [p for p in cps if p.endswith("/MPI_Send")]
-    assert len(sends) == 2, sends
+    check(len(sends) == 2, f"expected 2 call paths ending in /MPI_Send, found {sends}")
 
 
 def case_dlopen(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
-    timed(cps, "main/plugin_work", np_, 2, 0.200, 0.080)
-    timed(cps, "main/plugin_work/plugin_inner", np_, 2, 0.120, 0.120)
+    timed(rep, cps, "main/plugin_work", np_, 2, 0.200, 0.080)
+    timed(rep, cps, "main/plugin_work/plugin_inner", np_, 2, 0.120, 0.120)
 
 
 def case_counters(rep, np_, _src):
     cps = cps_of(rep)
     balanced(rep)
     m = rep["metrics"]
-    assert "papi_CRITPATH_TEST_NS" in m, sorted(m)
+    check("papi_CRITPATH_TEST_NS" in m, f"metric papi_CRITPATH_TEST_NS missing; metrics: {sorted(m)}")
     ns = m["papi_CRITPATH_TEST_NS"]
     # The synthetic counter is a nanosecond clock: per function call path, its inclusive and
     # exclusive values equal the measured inclusive and exclusive times (both read at the
     # same enter/exit events), whatever the machine's load did to the sleeps.
     for p in ("main/outer", "main/outer/inner", "main/setup"):
-        c = cps[p]
+        c = need(cps, p)
         approx(ns["by_callpath_inclusive"][p], c["inclusive_s"]["sum"] * 1e9, f"{p} inclusive ns",
                rel=0.01, abs_=0.5e6)
         approx(ns["by_callpath"][p], c["exclusive_s"]["sum"] * 1e9, f"{p} exclusive ns",
@@ -171,18 +184,19 @@ def case_counters(rep, np_, _src):
     approx(ns["by_callpath_inclusive"]["main/outer"], 0.300 * 1e9 * np_, "outer inclusive ns",
            abs_=2e6 * np_)
     # MPI calls have no reads of their own: they pass 0 up, their time is their caller's.
-    assert ns["by_callpath"]["main/MPI_Barrier"] == 0
-    assert len(ns["by_rank"]) == np_
-    with open(os.path.join(OUT, "summary.txt")) as f:
-        assert "@--- Hardware counters per call path" in f.read()
+    barrier = ns["by_callpath"].get("main/MPI_Barrier")
+    check(barrier == 0, f"papi_CRITPATH_TEST_NS of main/MPI_Barrier: {barrier!r}, expected 0")
+    check(len(ns["by_rank"]) == np_,
+          f"papi_CRITPATH_TEST_NS.by_rank has {len(ns['by_rank'])} entries, expected {np_}")
+    check("@--- Hardware counters per call path" in read_text(OUT, "summary.txt"),
+          "summary.txt lacks the section '@--- Hardware counters per call path'")
     # PAPI_TOT_INS: measured where the machine has counters, else exactly one warning.
-    with open(OUT + ".stderr") as f:
-        err = f.read()
+    err = read_stderr(OUT)
     warned = [l for l in err.splitlines() if l.startswith("critpath:") and "PAPI_TOT_INS" in l]
     if "papi_PAPI_TOT_INS" not in m:
-        assert len(warned) == 1, f"expected one warning about PAPI_TOT_INS, got {warned}"
+        check(len(warned) == 1, f"PAPI_TOT_INS not measured: expected one warning about it, got {warned}")
     else:
-        assert not warned
+        check(not warned, f"PAPI_TOT_INS measured, yet warned about: {warned}")
 
 
 OUT = None
@@ -194,7 +208,15 @@ def main():
     case, np_ = sys.argv[2], int(sys.argv[3])
     src = sys.argv[4] if len(sys.argv) > 4 else os.path.dirname(os.path.abspath(__file__))
     rep = load_report(OUT)
-    globals()["case_" + case](rep, np_, src)
+    run_case = globals().get("case_" + case)
+    if run_case is None:
+        print(f"check_hooks: unknown case {case!r}")
+        sys.exit(2)
+    try:
+        run_case(rep, np_, src)
+    except CheckError as e:
+        print(f"check_hooks {case}: FAIL: {e}")
+        sys.exit(1)
     print(f"check_hooks {case}: ok")
 
 

@@ -10,18 +10,26 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import load_report  # noqa: E402
+from critpath_check import check, load_report  # noqa: E402
 
 out, mode = sys.argv[1], sys.argv[2]
+if mode not in ("clc", "linear", "clean"):
+    print(f"check_clc: unknown mode {mode!r} (clc | linear | clean)")
+    sys.exit(2)
 s = load_report(out)["scalars"]
 v = s["clock_violations_p2p"] + s["clock_violations_collective"]
+found = (f"p2p violations {s['clock_violations_p2p']!r}, collective {s['clock_violations_collective']!r}, "
+         f"clc_violations_before {s['clc_violations_before']!r}, clc_passes {s['clc_passes']!r}, "
+         f"clc_corrected_times {s['clc_corrected_times']!r}")
 if mode == "linear":
-    assert v > 0, f"expected clock-condition violations without the logical clock: {s}"
+    check(v > 0, f"linear: expected clock-condition violations without the logical clock, found none ({found})")
 elif mode == "clc":
-    assert s["clc_violations_before"] > 0, s
-    assert s["clc_passes"] >= 1 and s["clc_corrected_times"] > 0, s
-    assert v == 0, f"violations remain after the logical clock: {v}"
+    check(s["clc_violations_before"] > 0, f"clc: expected clc_violations_before > 0 ({found})")
+    check(s["clc_passes"] >= 1 and s["clc_corrected_times"] > 0,
+          f"clc: expected clc_passes >= 1 and clc_corrected_times > 0 ({found})")
+    check(v == 0, f"clc: {v} violations remain after the logical clock, expected 0 ({found})")
 else:
-    assert s["clc_passes"] == 0 and s["clc_corrected_times"] == 0 and v == 0, s
+    check(s["clc_passes"] == 0 and s["clc_corrected_times"] == 0 and v == 0,
+          f"clean: expected clc_passes 0, clc_corrected_times 0 and no violations ({found})")
 print(f"check_clc: ok ({mode}: {v:.0f} violations left, {s['clc_violations_before']:.0f} before, "
       f"{s['clc_passes']:.0f} passes, max shift {s['clc_max_shift_s'] * 1e3:.1f} ms)")

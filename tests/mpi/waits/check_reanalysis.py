@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import load_report  # noqa: E402
+from critpath_check import check, fail, load_report  # noqa: E402
 
 VOLATILE = {("scalars", "analysis_s"), ("scalars", "analysis_pct_of_wall"), ("run", "output_dir")}
 
@@ -54,10 +54,11 @@ def main():
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120,
                        stdin=subprocess.DEVNULL)
     print(r.stdout)
-    assert r.returncode == 0, f"critpath-analyze exited with {r.returncode}"
+    check(r.returncode == 0, f"critpath-analyze exited with {r.returncode}, expected 0 (its output is above)")
     a, b = load_report(out), load_report(re_dir)
     d = diff(a, b)
-    assert not d, "reports differ:\n" + "\n".join(d[:30])
+    check(not d, f"in-situ ({out}) and offline ({re_dir}) report.json differ in {len(d)} field(s):\n  "
+          + "\n  ".join(d[:30]))
     timing = re.compile(r"[0-9.]+ s analysis( \(walk [^)]*\))?")
 
     def lines(d):
@@ -66,7 +67,10 @@ def main():
                     if not l.startswith(("@ Analysis", "@ Output"))]
 
     sa, sb = lines(out), lines(re_dir)
-    assert sa == sb, "summary.txt differs"
+    if sa != sb:
+        i = next((k for k, (x, y) in enumerate(zip(sa, sb)) if x != y), min(len(sa), len(sb)))
+        fail(f"summary.txt differs ({len(sa)} vs {len(sb)} compared lines); first difference at "
+             f"compared line {i + 1}: in-situ {sa[i:i + 1]} vs offline {sb[i:i + 1]}")
     print(f"check_reanalysis: ok ({len(a['callpaths'])} call paths, {len(a['metrics'])} metrics identical)")
 
 

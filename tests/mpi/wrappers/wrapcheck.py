@@ -21,7 +21,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from critpath_check import CheckError, event_lines  # noqa: E402
+from critpath_check import CheckError, check, event_lines  # noqa: E402
 
 PROLOGUES = (["ENTER main", "ENTER MPI_Init", "EXIT MPI_Init"],
              ["ENTER main", "ENTER MPI_Init_thread", "EXIT MPI_Init_thread"])
@@ -101,6 +101,14 @@ def match(rank, actual, expected, run_vars):
 
 def check_ranks(out, expected_by_rank):
     """Compares every rank's body with its expectation; returns the run-wide bindings."""
+    check(expected_by_rank, "no rank's events expected: nothing would be compared")
+    # Every dump must be compared: a rank without an expectation would pass unseen.
+    events_dir = os.path.join(out, "events")
+    names = os.listdir(events_dir) if os.path.isdir(events_dir) else []
+    dumps = sorted(int(m.group(1)) for m in (re.fullmatch(r"rank-(\d+)\.txt", n) for n in names) if m)
+    extra = [r for r in dumps if r not in expected_by_rank]
+    check(not extra, f"dumps of ranks {extra} in {out}/events have no expectation "
+          f"(expected ranks {sorted(expected_by_rank)})")
     run_vars = {}
     for rank in sorted(expected_by_rank):
         match(rank, body(out, rank), expected_by_rank[rank], run_vars)
