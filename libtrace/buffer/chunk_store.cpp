@@ -6,6 +6,7 @@
 //   append() --under budget--> memory_[i]            ref.offset = i
 //            --over budget---> pwrite(spill, end)    ref.offset = file offset
 //            --spill failed--> memory_[i] anyway     (kIoError once, never dropped)
+//            --out of memory-> nothing changed       (kNoMemory; the caller keeps the chunk)
 //
 // The spill file is a temporary owned by the store, unlinked as soon as it is created; a kept
 // trace is a separate file written by write_file() and re-indexed by open_file().
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <cerrno>
+
+#include "libtrace/runtime/alloc_fault.h"
 
 namespace critpath::trace {
 namespace {
@@ -83,6 +86,18 @@ void ChunkStore::configure(uint64_t memory_budget, std::string spill_path) {
 }
 
 Status ChunkStore::append(std::vector<uint8_t>&& chunk) {
+  // The boundary of the store's cold path: nothing throws out of here. Every allocation
+  // happens (reserve) before the first change, so a failure leaves the store as it was and
+  // the chunk with the caller.
+  try {
+    return append_or_throw(std::move(chunk));
+  } catch (...) {
+    return Status::kNoMemory;
+  }
+}
+
+Status ChunkStore::append_or_throw(std::vector<uint8_t>&& chunk) {
+  runtime::alloc_fault_point(runtime::AllocSite::kStore);
   ChunkRef ref;
   CRITPATH_FORWARD_IF_ERROR(read_header(chunk.data(), chunk.size(), ref.header));
   if (chunk.size() != kChunkHeaderSize + size_t(ref.header.payload_size))
@@ -90,6 +105,8 @@ Status ChunkStore::append(std::vector<uint8_t>&& chunk) {
   ref.size = uint32_t(chunk.size());
 
   std::lock_guard<std::mutex> lock(mu_);
+  refs_.reserve(refs_.size() + 1);
+  memory_.reserve(memory_.size() + 1);
   Status result = Status::kOk;
   const bool over_budget = stats_.bytes_in_memory + ref.size > budget_;
   if (over_budget && !spill_failed_) {
@@ -125,6 +142,33 @@ Status ChunkStore::append(std::vector<uint8_t>&& chunk) {
   stats_.encoded_bytes += ref.header.encoded_size;
   refs_.push_back(ref);
   return result;
+}
+
+size_t ChunkStore::drop_chunks_from(uint16_t location, uint32_t sequence) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t dropped = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < refs_.size(); ++i) {
+    const ChunkRef& r = refs_[i];
+    if (r.header.location != location || r.header.sequence < sequence) {
+      refs_[kept++] = r;
+      continue;
+    }
+    ++dropped;
+    stats_.chunks -= 1;
+    stats_.events -= r.header.event_count;
+    stats_.bytes_total -= r.size;
+    stats_.encoded_bytes -= r.header.encoded_size;
+    if (r.spilled) {
+      stats_.bytes_spilled -= r.size;  // the bytes stay in the file, unreferenced
+      stats_.chunks_spilled -= 1;
+    } else {
+      stats_.bytes_in_memory -= r.size;
+      std::vector<uint8_t>().swap(memory_[r.offset]);  // the slot stays: offsets are indices
+    }
+  }
+  refs_.resize(kept);
+  return dropped;
 }
 
 Status ChunkStore::open_file(const std::string& path) {

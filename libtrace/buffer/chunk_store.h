@@ -1,7 +1,9 @@
 // critpath — libtrace/buffer/chunk_store.h
 //
 // Where compressed chunks live until the analysis reads them: in memory up to a budget,
-// then appended to a per-rank spill file. Recording never stops and nothing is dropped.
+// then appended to a per-rank spill file. A full budget or a failing spill file never drops
+// a chunk; only running out of memory does (append returns kNoMemory and the recorder then
+// stops recording for the rank, docs/reliability.md).
 //
 //   compressor --append(chunk)--> [in-memory chunks ... budget] --overflow--> spill file
 //   reader     --read(i)-------->  memory or pread() from the spill file
@@ -51,7 +53,14 @@ class ChunkStore {
 
   // Takes a complete chunk (header + payload). Thread-safe. On a spill I/O error the chunk
   // is kept in memory instead (over budget, never dropped) and kIoError is returned once.
+  // Never throws: out of memory returns kNoMemory with the store unchanged and `chunk` not
+  // taken.
   Status append(std::vector<uint8_t>&& chunk);
+
+  // Forgets the chunks of `location` with sequence >= `sequence` (the recorder cuts a
+  // location's trace after its first lost chunk so that it stays a gap-free prefix).
+  // Returns how many were dropped. Thread-safe; never allocates.
+  size_t drop_chunks_from(uint16_t location, uint32_t sequence);
 
   // Loads every chunk of a kept trace file (concatenated chunks) into this store, as
   // spilled chunks read lazily from that file. For offline re-analysis.
@@ -72,6 +81,8 @@ class ChunkStore {
   const std::string& spill_path() const { return spill_path_; }
 
  private:
+  Status append_or_throw(std::vector<uint8_t>&& chunk);
+
   mutable std::mutex mu_;
   uint64_t budget_ = UINT64_MAX;
   std::string spill_path_;

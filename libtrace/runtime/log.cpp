@@ -34,12 +34,17 @@ int rank() { return g_rank; }
 void set_verbosity(int level) { g_verbosity = level; }
 int verbosity() { return g_verbosity; }
 
+// Never throws: these run inside catch handlers of the recording path. Out of memory loses
+// the note (the stderr line has been written already).
 static void keep(const char* fmt, va_list ap) {
   char buf[1024];
   std::vsnprintf(buf, sizeof buf, fmt, ap);
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_notes) g_notes = new std::vector<std::string>;
-  g_notes->push_back(buf);
+  try {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_notes) g_notes = new std::vector<std::string>;
+    g_notes->push_back(buf);
+  } catch (...) {
+  }
 }
 
 void warn(const char* fmt, ...) {
@@ -53,10 +58,12 @@ void warn(const char* fmt, ...) {
 }
 
 void warn_once(const char* cause, const char* fmt, ...) {
-  {
+  try {
     std::lock_guard<std::mutex> lock(g_mu);
     if (!g_causes) g_causes = new std::set<std::string>;
     if (!g_causes->insert(cause).second) return;
+  } catch (...) {
+    // No memory to remember the cause: print anyway (a repeated line beats a lost one).
   }
   va_list ap, aq;
   va_start(ap, fmt);
@@ -88,9 +95,25 @@ std::vector<std::string> notes() {
 }
 
 void add_note(std::string note) {
+  try {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (!g_notes) g_notes = new std::vector<std::string>;
+    g_notes->push_back(std::move(note));
+  } catch (...) {
+  }
+}
+
+void note(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  keep(fmt, ap);
+  va_end(ap);
+}
+
+void reset_for_testing() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_notes) g_notes = new std::vector<std::string>;
-  g_notes->push_back(std::move(note));
+  if (g_notes) g_notes->clear();
+  if (g_causes) g_causes->clear();
 }
 
 }  // namespace critpath::log

@@ -25,8 +25,13 @@ void info0(int level, const char* fmt, ...) __attribute__((format(printf, 2, 3))
 // Writes a pre-formatted line (without prefix) from rank 0 only, e.g. config warnings.
 void print0(const std::string& line);
 
-// Notes collected for the report (warnings of this rank).
+// Notes collected for the report (warnings of this rank). warn, warn_once and add_note never
+// throw (out of memory loses the note, not the stderr line).
 std::vector<std::string> notes();
 void add_note(std::string note);
+// A report note without a stderr line (formatted into a fixed buffer; never throws).
+void note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Forgets every note and every warn_once cause (tests only).
+void reset_for_testing();
 
 }  // namespace critpath::log

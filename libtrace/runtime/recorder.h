@@ -50,7 +50,8 @@ struct alignas(64) ThreadState {
   uint32_t sequence;   // next chunk sequence number of this location
   uint16_t location;   // thread index within the rank (0 = the MPI_Init thread)
   uint8_t in_mpi;      // an MPI wrapper is active on this thread (nested MPI calls pass through)
-  uint8_t state;       // 0 = not attached, 1 = attached, 2 = failed (records are ignored)
+  uint8_t state;       // 0 = not attached, 1 = attached, 2 = stopped (records go to a sink),
+                       // 3 = departed
   uint64_t overhead_ticks;  // ticks spent in cold paths (flush, inline compression)
   uint64_t slots_written;   // slots in chunks already handed off
   void* chunk;              // the RawChunk owning [base, limit) (recorder.cpp)
@@ -69,9 +70,12 @@ CRITPATH_NOINSTR inline uint64_t now() {
   return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-// Cold paths (recorder.cpp).
-bool attach_thread(ThreadState& t);  // false: this thread cannot record (state = 2)
-void flush_chunk(ThreadState& t);    // hands the full raw chunk off, installs a fresh one
+// Cold paths (recorder.cpp). They never throw: a failure inside (out of memory) stops
+// recording on this thread (state = 2) and points pos/base/limit at a per-thread sink of
+// kMaxEventSlots slots, so a caller holding the ThreadState may go on writing records; each
+// commit then lands in flush_chunk, which only rewinds the sink. docs/reliability.md.
+bool attach_thread(ThreadState& t) noexcept;  // false: this thread cannot record (state = 2)
+void flush_chunk(ThreadState& t) noexcept;    // hands the full raw chunk off, installs a fresh one
 
 CRITPATH_NOINSTR inline bool recording() {
   return g_phase.load(std::memory_order_relaxed) == uint8_t(Phase::kRecording);

@@ -10,6 +10,11 @@
 // (CRITPATH_COMPRESS_THREAD=1), so the application thread only swaps buffers. When the
 // compressor lags and the pool is exhausted, the application thread compresses the oldest
 // filled chunk itself: slower, never lossy.
+//
+// Out of memory on any of these cold paths is caught where it happens: the thread concerned
+// stops recording (or, when the chunk store fails, the whole rank does), one `critpath:` line
+// goes to stderr, a note names the partial thread, and RecorderStats counts it. What was
+// stored before stays a gap-free, decodable prefix per location (docs/reliability.md).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +40,12 @@ struct RecorderStats {
   uint64_t threads = 0;
   uint64_t raw_chunks_allocated = 0;
   uint64_t compress_errors = 0;
+  // Partial data (docs/reliability.md): threads whose trace ends early because a cold path
+  // failed (out of memory), whether recording stopped for the whole rank (the chunk store
+  // failed), and raw chunks that were recorded but never stored.
+  uint64_t threads_stopped = 0;
+  uint64_t rank_stopped = 0;  // 0 or 1
+  uint64_t chunks_discarded = 0;
 };
 
 // Requires: called once, by the thread that called MPI_Init, before the phase is set to
@@ -44,5 +55,9 @@ Status recorder_start(const RecorderOptions& options);
 void recorder_stop();
 trace::ChunkStore& chunk_store();
 RecorderStats recorder_stats();
+// Tests only: stops the recorder and destroys it, so that recorder_start() starts a fresh
+// one. Threads that recorded before keep their ThreadState (departed or stopped): a test
+// records on new threads afterwards.
+void recorder_reset_for_testing();
 
 }  // namespace critpath::runtime
