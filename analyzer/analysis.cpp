@@ -17,6 +17,7 @@
 #include "analyzer/engine/clock_sync.h"
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/gather.h"
+#include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/event_dump.h"
@@ -100,6 +101,18 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     return;
   }
   PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  engine::Group group;
+  if (engine::Group::over(MPI_COMM_WORLD, group) != Status::kOk) {
+    log::warn("cannot create the analysis communicator; no report");
+    PMPI_Comm_free(&comm);
+    return;
+  }
+  // Ranks reach MPI_Finalize at different times: the analysis proper starts when the last
+  // one arrived. The time before is the application's imbalance, not analysis cost.
+  const bool analyse = cfg.analysis && !run.output_dir.empty();
+  if (analyse) group.barrier();
+  const uint64_t analysis0 = clock::monotonic_ns();
+  const double finalize_wait_s = double(analysis0 - std::min(analysis0, wall0)) * 1e-9;
 
   if (!run.output_dir.empty()) {
     if (cfg.dump_events) {
@@ -117,7 +130,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
         log::warn("cannot keep the trace in %s", dir.c_str());
     }
   }
-  if (!cfg.analysis || run.output_dir.empty()) {
+  if (!analyse) {
     PMPI_Comm_free(&comm);
     return;
   }
@@ -205,7 +218,10 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   st[kStatClcViolationsBefore] = double(clc.violations_before);
   st[kStatUnmatchedExits] = double(local.unmatched_exits);
   st[kStatUnclosedFrames] = double(local.unclosed_frames);
-  st[kStatPartial] = local.status == Status::kOk ? 0.0 : 1.0;
+  // Partial: the trace did not decode completely, or recording stopped early on some thread
+  // (out of memory on the recording path; the note says which).
+  st[kStatPartial] =
+      local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0 : 1.0;
   st[kStatThreads] = double(rs.threads);
   std::vector<double> all_st(run.rank == 0 ? size_t(run.size) * kStatCount : 0);
   PMPI_Gather(st.data(), kStatCount, MPI_DOUBLE, all_st.data(), kStatCount, MPI_DOUBLE, 0, comm);
@@ -218,7 +234,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     PMPI_Allreduce(lo_hi, lo_hi_out, 2, MPI_DOUBLE, MPI_MAX, comm);
     int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
     PMPI_Bcast(&n_callpaths, 1, MPI_INT, 0, comm);
-    if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, comm, global,
+    if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, group, global,
                                    lo_hi_out[1] + lo_hi_out[0], in) != Status::kOk)
       log::warn("reducing the wait states failed; the report lacks them");
     passes::CriticalPathInput cpi;
@@ -231,7 +247,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     cpi.n_callpaths = n_callpaths;
     cpi.global = &global;
     cpi.to_global = to_global;
-    if (passes::analyze_critical_path(cpi, comm, in) != Status::kOk)
+    if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
       log::warn("the critical-path analysis failed; the report lacks it");
   }
   if (run.rank == 0) {
@@ -282,7 +298,8 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     in.header_lines.push_back(line);
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
-    in.analysis_s = double(clock::monotonic_ns() - wall0) * 1e-9;
+    in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;
+    in.finalize_wait_s = finalize_wait_s;
     run.analysis_seconds = in.analysis_s;
     const Status ws = write_reports(in);
     if (ws == Status::kOk)

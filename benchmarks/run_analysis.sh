@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # critpath — benchmarks/run_analysis.sh: analysis figures. Prints, never asserts.
-#   benchmarks/run_analysis.sh [build dir] [ranks] [million events per rank]
-# Runs bench_analysis under the tracer, then the bundled example, and reads their reports:
-#   analysis.events_per_s_per_rank, analysis.pct_of_run, analysis.replay_bytes_per_message
+#   benchmarks/run_analysis.sh [build dir] [ranks] [million events per rank] [million chain laps]
+# Runs bench_analysis under the tracer, then the bundled example, then bench_chain (a token
+# around the ring: one critical-path hop per message, the walk's worst case; 0 laps skips it),
+# and reads their reports:
+#   analysis.events_per_s_per_rank, analysis.pct_of_run, analysis.replay_bytes_per_message,
+#   analysis.chain.walk_s / walk_pct_of_run / hops
 set -euo pipefail
-build=${1:-build}; np=${2:-4}; mev=${3:-10}
+build=${1:-build}; np=${2:-4}; mev=${3:-10}; chain=${4:-1}
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
 mpi=$(grep -m1 '^CRITPATH_MPI:' "$build/CMakeCache.txt" | cut -d= -f2)
 out=$(mktemp -d)
@@ -33,10 +36,25 @@ print(f"analysis.{label}.trace_bytes_per_event: {s['trace_bytes_per_event']:.3f}
 if s.get("messages"):
     print(f"analysis.{label}.replay_bytes_per_message: {s['replay_bytes_per_message']:.1f} B "
           f"({s['messages']:.0f} messages)")
+cp = r.get("critical_path")
+if cp:
+    walk = cp.get("walk_s")
+    if walk is None:  # older reports: only the summary's header line has it
+        import re
+        m = re.search(r"\(walk ([0-9.]+) s\)", open(d + "/summary.txt").read())
+        walk = float(m.group(1)) if m else None
+    print(f"analysis.{label}.cp_hops: {cp['hops']} ({cp['walk_mode']}{', partial' if cp['partial'] else ''})")
+    if walk is not None:
+        print(f"analysis.{label}.walk_s: {walk:.3f} s")
+        print(f"analysis.{label}.walk_pct_of_run: {100.0 * walk / max(s['wall_time_s'], 1e-9):.2f} %")
 PY
 }
 run "$out/bench" "$build/benchmarks/critpath_bench_analysis" "$mev" > /dev/null 2>&1
 report bench "$out/bench"
 run "$out/jacobi" "$build/examples/critpath_example_jacobi" > /dev/null 2>&1
 report jacobi "$out/jacobi"
+if [ "$chain" != 0 ]; then
+  run "$out/chain" "$build/benchmarks/critpath_bench_chain" "$chain" > /dev/null 2>&1
+  report chain "$out/chain"
+fi
 rm -rf "$out"

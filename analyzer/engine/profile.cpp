@@ -20,9 +20,112 @@ struct Frame {
   uint64_t child_ticks;
   bool alias;     // an instrumented `main` entered directly under the root: same node
   bool callsite;  // a call-site node (CALLSITE event) wrapping the MPI call above it
-  bool has_counters = false;                            // COUNTERS followed its ENTER
-  std::array<uint64_t, trace::kMaxCounters> counters_at_enter{};
-  std::array<double, trace::kMaxCounters> child_counters{};
+  bool has_counters = false;  // COUNTERS followed its ENTER
+};
+
+// A frame's counter state, on a stack parallel to the frames (kept only when the trace
+// carries counters: most traces do not, and the frames stay small).
+struct CounterFrame {
+  std::array<uint64_t, trace::kMaxCounters> at_enter{};
+  std::array<double, trace::kMaxCounters> child{};
+};
+
+// Child lookup for the call tree: (parent, region) -> node, an open-addressing table
+// (linear probing, power-of-two size, at most half full), in front of which every parent
+// remembers its last child (a loop enters the same children over and over).
+class ChildIndex {
+ public:
+  ChildIndex() { rehash(64); }
+
+  // The child of `parent` for `region`, or -1.
+  [[gnu::always_inline]] int32_t find(int32_t parent, uint32_t region) {
+    if (size_t(parent) < last_.size() && last_[size_t(parent)].region == region &&
+        last_[size_t(parent)].node >= 0)
+      return last_[size_t(parent)].node;
+    return find_slow(parent, region);
+  }
+  [[gnu::noinline]] int32_t find_slow(int32_t parent, uint32_t region) {
+    const uint64_t key = make_key(parent, region);
+    for (size_t i = hash(key) & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.node < 0) return -1;
+      if (s.key == key) {
+        remember(parent, region, s.node);
+        return s.node;
+      }
+    }
+  }
+
+  void insert(int32_t parent, uint32_t region, int32_t node) {
+    if (2 * (used_ + 1) > slots_.size()) rehash(2 * slots_.size());
+    place(make_key(parent, region), node);
+    ++used_;
+    remember(parent, region, node);
+  }
+
+ private:
+  struct Slot {
+    uint64_t key = 0;
+    int32_t node = -1;
+  };
+  struct Last {
+    uint32_t region = 0;
+    int32_t node = -1;
+  };
+  static uint64_t make_key(int32_t parent, uint32_t region) {
+    return (uint64_t(uint32_t(parent)) << 32) | region;
+  }
+  static size_t hash(uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return size_t(k);
+  }
+  void place(uint64_t key, int32_t node) {
+    size_t i = hash(key) & mask_;
+    while (slots_[i].node >= 0) i = (i + 1) & mask_;
+    slots_[i].key = key;
+    slots_[i].node = node;
+  }
+  void rehash(size_t n) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(n, Slot{});
+    mask_ = n - 1;
+    for (const Slot& s : old)
+      if (s.node >= 0) place(s.key, s.node);
+  }
+  void remember(int32_t parent, uint32_t region, int32_t node) {
+    if (parent < 0) return;
+    if (size_t(parent) >= last_.size()) last_.resize(std::max(size_t(parent) + 1, 2 * last_.size()));
+    last_[size_t(parent)] = {region, node};
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t used_ = 0;
+  std::vector<Last> last_;  // by parent node
+};
+
+// The frame stacks: storage that only grows, reused slots (push() returns one holding old
+// values; the caller sets every field), so pushes never take a reallocation path.
+template <class T>
+class Stack {
+ public:
+  T& push() {
+    if (n_ == v_.size()) grow();
+    return v_[n_++];
+  }
+  void pop_back() { --n_; }
+  T& back() { return v_[n_ - 1]; }
+  const T& back() const { return v_[n_ - 1]; }
+  T& operator[](size_t i) { return v_[i]; }
+  bool empty() const { return n_ == 0; }
+  size_t size() const { return n_; }
+
+ private:
+  [[gnu::noinline]] void grow() { v_.resize(2 * v_.size() + 16); }
+  std::vector<T> v_;
+  size_t n_ = 0;
 };
 
 class TreeBuilder {
@@ -36,57 +139,91 @@ class TreeBuilder {
     ncounters_ = p_.counters;
   }
 
-  int32_t child(int32_t parent, uint32_t region) {
-    auto key = (uint64_t(uint32_t(parent)) << 32) | region;
-    auto it = children_.find(key);
-    if (it != children_.end()) return it->second;
+  [[gnu::always_inline]] int32_t child(int32_t parent, uint32_t region) {
+    const int32_t found = children_.find(parent, region);
+    if (found >= 0) return found;
+    return new_child(parent, region);
+  }
+  [[gnu::noinline]] int32_t new_child(int32_t parent, uint32_t region) {
     CallNode n;
     n.region = region;
     n.parent = parent;
     p_.nodes.push_back(n);
     const int32_t id = int32_t(p_.nodes.size() - 1);
-    children_.emplace(key, id);
+    children_.insert(parent, region, id);
     return id;
   }
 
   struct RegionFacts {
-    bool is_main;
-    defs::RegionKind kind;
+    bool known = false;
+    bool is_main = false;
+    defs::RegionKind kind = defs::RegionKind::kUser;
   };
-  const RegionFacts& facts(uint32_t region) {
+  // Region ids are dense (libtrace/defs): a flat table, with a map for outliers.
+  static constexpr uint32_t kFlatRegions = 1u << 20;
+  [[gnu::always_inline]] const RegionFacts& facts(uint32_t region) {
+    if (region < flat_facts_.size() && flat_facts_[region].known) return flat_facts_[region];
+    return facts_slow(region);
+  }
+  [[gnu::noinline]] const RegionFacts& facts_slow(uint32_t region) {
+    if (region < kFlatRegions) {
+      if (region >= flat_facts_.size())
+        flat_facts_.resize(std::max<size_t>(size_t(region) + 1, 2 * flat_facts_.size()));
+      RegionFacts& f = flat_facts_[region];
+      if (!f.known) f = load_facts(region);
+      return f;
+    }
     auto it = facts_.find(region);
     if (it != facts_.end()) return it->second;
+    return facts_.emplace(region, load_facts(region)).first->second;
+  }
+  static RegionFacts load_facts(uint32_t region) {
     const defs::RegionDef d = defs::regions().get(region);
-    return facts_.emplace(region, RegionFacts{d.name == "main", d.kind}).first->second;
+    return RegionFacts{true, d.name == "main", d.kind};
   }
   bool is_main_function(uint32_t region) { return facts(region).is_main; }
 
   // Called before every event: a frame popped at the previous EXIT waits for the COUNTERS
   // event that may follow it; any other event means it has none.
-  void before_event(const trace::Event& e) {
-    if (e.kind == trace::EventKind::kCounters) return;
+  void before_event(trace::EventKind kind) {
+    if (kind == trace::EventKind::kCounters) return;
     enter_pending_ = false;
     if (exit_pending_) {
       exit_pending_ = false;
-      close_counters(pending_frame_, nullptr);
+      close_counters(pending_frame_, pending_counters_, nullptr);
     }
-    if (e.kind != trace::EventKind::kEnter && e.kind != trace::EventKind::kCallsite)
+    if (kind != trace::EventKind::kEnter && kind != trace::EventKind::kCallsite)
       pending_callsite_ = 0;
   }
 
   void counters(const trace::Event& e) {
     if (ncounters_ == 0) return;
     if (enter_pending_ && !stack_.empty()) {
-      Frame& f = stack_.back();
-      f.has_counters = true;
-      for (size_t k = 0; k < ncounters_; ++k) f.counters_at_enter[k] = e.counters[k];
+      stack_.back().has_counters = true;
+      CounterFrame& c = cstack_.back();
+      for (size_t k = 0; k < ncounters_; ++k) c.at_enter[k] = e.counters[k];
     } else if (exit_pending_) {
-      close_counters(pending_frame_, e.counters);
+      close_counters(pending_frame_, pending_counters_, e.counters);
     }
     enter_pending_ = exit_pending_ = false;
   }
 
   void callsite(uint32_t region) { pending_callsite_ = region; }
+
+  // Field by field into the stack's storage: a Frame temporary copied in as a whole made
+  // the CPU wait for its narrow stores (store forwarding) on every ENTER.
+  [[gnu::always_inline]] void push(int32_t node, uint32_t region, uint64_t t, bool alias,
+                                   bool callsite) {
+    Frame& f = stack_.push();
+    f.node = node;
+    f.region = region;
+    f.enter = t;
+    f.child_ticks = 0;
+    f.alias = alias;
+    f.callsite = callsite;
+    f.has_counters = false;
+    if (ncounters_ != 0) cstack_.push() = CounterFrame{};
+  }
 
   void enter(uint32_t region, uint64_t t) {
     const uint32_t cs = pending_callsite_;
@@ -94,62 +231,73 @@ class TreeBuilder {
     enter_pending_ = true;
     if (region == defs::kRootRegion && stack_.empty()) {
       p_.nodes[0].visits++;
-      stack_.push_back({0, region, t, 0, false, false});
+      push(0, region, t, false, false);
       return;
     }
     if (stack_.empty()) {  // a thread other than the MPI_Init one: hang under the root
-      stack_.push_back({0, defs::kRootRegion, t, 0, true, false});
+      push(0, defs::kRootRegion, t, true, false);
     }
     if (stack_.back().node == 0 && is_main_function(region)) {
-      stack_.push_back({0, region, t, 0, true, false});
+      push(0, region, t, true, false);
       return;
     }
     if (cs != 0 && facts(region).kind == defs::RegionKind::kMpi) {
       const int32_t c = child(stack_.back().node, cs);
       p_.nodes[size_t(c)].visits++;
-      stack_.push_back({c, cs, t, 0, false, true});
+      push(c, cs, t, false, true);
     }
     const int32_t n = child(stack_.back().node, region);
     p_.nodes[size_t(n)].visits++;
-    stack_.push_back({n, region, t, 0, false, false});
+    push(n, region, t, false, false);
   }
 
   // Books a popped frame's counter values. `at_exit` null: the frame has no exit values.
-  void close_counters(const Frame& f, const uint64_t* at_exit) {
+  void close_counters(const Frame& f, const CounterFrame& c, const uint64_t* at_exit) {
     if (ncounters_ == 0) return;
-    Frame* parent = stack_.empty() ? nullptr : &stack_.back();
+    CounterFrame* parent = cstack_.empty() ? nullptr : &cstack_.back();
     const bool own = f.has_counters && at_exit != nullptr;
     CallNode& n = p_.nodes[size_t(f.node)];
     for (size_t k = 0; k < ncounters_; ++k) {
-      const double incl = own ? double(int64_t(at_exit[k] - f.counters_at_enter[k])) : f.child_counters[k];
+      const double incl = own ? double(int64_t(at_exit[k] - c.at_enter[k])) : c.child[k];
       if (f.alias) {
-        if (own) n.counter_exclusive[k] += incl - f.child_counters[k];
+        if (own) n.counter_exclusive[k] += incl - c.child[k];
       } else {
         n.counter_inclusive[k] += incl;
-        if (own) n.counter_exclusive[k] += incl - f.child_counters[k];
+        if (own) n.counter_exclusive[k] += incl - c.child[k];
       }
-      if (parent) parent->child_counters[k] += incl;
+      if (parent) parent->child[k] += incl;
     }
   }
 
   // Pops the top frame; `may_wait`: its COUNTERS event may follow (the EXIT's own frame).
-  void pop(uint64_t t, bool may_wait = false) {
-    Frame f = stack_.back();
+  [[gnu::always_inline]] void pop(uint64_t t, bool may_wait = false) {
+    // Field by field, not a Frame copy (see push: the frame is often only just written).
+    const Frame& top = stack_.back();
+    const int32_t node = top.node;
+    const uint64_t enter = top.enter;
+    const uint64_t child_ticks = top.child_ticks;
+    const bool alias = top.alias;
+    Frame f{};  // the whole frame: only the counter bookkeeping below needs it
+    if (ncounters_ != 0) f = top;
     stack_.pop_back();
-    const uint64_t dur = t >= f.enter ? t - f.enter : 0;
-    if (f.alias) {
-      if (!stack_.empty()) stack_.back().child_ticks += f.child_ticks;
+    const uint64_t dur = t >= enter ? t - enter : 0;
+    if (alias) {
+      if (!stack_.empty()) stack_.back().child_ticks += child_ticks;
     } else {
-      CallNode& n = p_.nodes[size_t(f.node)];
+      CallNode& n = p_.nodes[size_t(node)];
       n.inclusive_ticks += dur;
-      n.exclusive_ticks += dur >= f.child_ticks ? dur - f.child_ticks : 0;
+      n.exclusive_ticks += dur >= child_ticks ? dur - child_ticks : 0;
       if (!stack_.empty()) stack_.back().child_ticks += dur;
     }
+    if (ncounters_ == 0) return;  // no counter state: nothing waits, nothing to book
+    const CounterFrame c = cstack_.back();
+    cstack_.pop_back();
     if (may_wait && f.has_counters) {
       pending_frame_ = f;
+      pending_counters_ = c;
       exit_pending_ = true;
     } else {
-      close_counters(f, nullptr);
+      close_counters(f, c, nullptr);
     }
   }
 
@@ -185,7 +333,7 @@ class TreeBuilder {
   void finish(uint64_t t) {
     if (exit_pending_) {
       exit_pending_ = false;
-      close_counters(pending_frame_, nullptr);
+      close_counters(pending_frame_, pending_counters_, nullptr);
     }
     p_.unclosed_frames += stack_.size();
     while (!stack_.empty()) pop(t);
@@ -193,14 +341,17 @@ class TreeBuilder {
 
  private:
   LocalProfile& p_;
-  std::vector<Frame> stack_;
-  std::unordered_map<uint64_t, int32_t> children_;
+  Stack<Frame> stack_;
+  Stack<CounterFrame> cstack_;  // parallel to stack_ when ncounters_ > 0, else empty
+  ChildIndex children_;
+  std::vector<RegionFacts> flat_facts_;
   std::unordered_map<uint32_t, RegionFacts> facts_;
   size_t ncounters_ = 0;
   uint32_t pending_callsite_ = 0;
   bool enter_pending_ = false;
   bool exit_pending_ = false;
   Frame pending_frame_{};
+  CounterFrame pending_counters_{};
 };
 
 // Visits and time the automatic filter counted but did not record (compiler_hooks; the time is
@@ -242,27 +393,47 @@ LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* obse
   for (uint16_t loc : store.locations()) {
     TreeBuilder tb(p);
     trace::TraceReader r(store, loc);
-    trace::Event e;
+    ProfileObserver* const obs = loc == 0 ? observer : nullptr;
+    // Narrow events (trace::CompactEvent) are handed on as this Event: only their time,
+    // region, flags and kind are ever written, every other field stays zero.
+    trace::Event narrow;
     uint64_t last = 0;
     r.seek_begin();
-    while (r.next(e)) {
-      ++p.events;
-      last = e.time;
-      tb.before_event(e);
-      switch (e.kind) {
-        case trace::EventKind::kCounters: tb.counters(e); break;
-        case trace::EventKind::kCallsite: tb.callsite(e.region); break;
-        case trace::EventKind::kEnter: tb.enter(e.region, e.time); break;
-        case trace::EventKind::kExit: tb.exit(e.region, e.time); break;
-        case trace::EventKind::kSend:
-        case trace::EventKind::kIsend: tb.bytes(e.bytes, 0); break;
-        case trace::EventKind::kRecv:
-        case trace::EventKind::kIrecv: tb.bytes(0, e.bytes); break;
-        case trace::EventKind::kCollEnd:
-        case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
-        default: break;
+    const trace::DecodedChunk* chunk = nullptr;
+    size_t first = 0;
+    while (r.next_chunk(chunk, first)) {
+      const trace::CompactEvent* ce = chunk->events.data();
+      const size_t n = chunk->size();
+      p.events += n - first;
+      for (size_t i = first; i < n; ++i) {
+        const trace::CompactEvent& c = ce[i];
+        tb.before_event(c.kind);
+        const trace::Event* ep = &narrow;
+        if (c.wide) {
+          ep = &chunk->wide[c.ref];
+        } else {
+          narrow.time = c.time;
+          narrow.region = c.ref;
+          narrow.flags = c.flags;
+          narrow.kind = c.kind;
+        }
+        const trace::Event& e = *ep;
+        switch (c.kind) {
+          case trace::EventKind::kCounters: tb.counters(e); break;
+          case trace::EventKind::kCallsite: tb.callsite(e.region); break;
+          case trace::EventKind::kEnter: tb.enter(e.region, e.time); break;
+          case trace::EventKind::kExit: tb.exit(e.region, e.time); break;
+          case trace::EventKind::kSend:
+          case trace::EventKind::kIsend: tb.bytes(e.bytes, 0); break;
+          case trace::EventKind::kRecv:
+          case trace::EventKind::kIrecv: tb.bytes(0, e.bytes); break;
+          case trace::EventKind::kCollEnd:
+          case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
+          default: break;
+        }
+        if (obs) obs->on_event(e, tb.current_node());
       }
-      if (observer && loc == 0) observer->on_event(e, tb.current_node());
+      if (n > first) last = ce[n - 1].time;
     }
     if (r.status() != Status::kOk) p.status = r.status();
     tb.finish(last);

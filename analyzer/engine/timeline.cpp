@@ -1,64 +1,40 @@
 // critpath — analyzer/engine/timeline.cpp
 #include "analyzer/engine/timeline.h"
 
+#include <algorithm>
 #include <string>
 
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::engine {
 
-namespace {
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool one_of(const std::string& s, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (s == n) return true;
-  return false;
-}
-}  // namespace
-
-MpiGroup classify_mpi(const std::string& n) {
-  if (one_of(n, {"MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
-                 "MPI_Sendrecv_replace", "MPI_Isend", "MPI_Ibsend", "MPI_Issend", "MPI_Irsend",
-                 "MPI_Irecv", "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init",
-                 "MPI_Rsend_init", "MPI_Recv_init", "MPI_Start", "MPI_Startall", "MPI_Wait",
-                 "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
-                 "MPI_Testany", "MPI_Testsome", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe",
-                 "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Cancel", "MPI_Request_free"}))
-    return MpiGroup::kP2p;
-  if (starts_with(n, "MPI_Win_") || one_of(n, {"MPI_Put", "MPI_Get", "MPI_Accumulate",
-                                              "MPI_Get_accumulate", "MPI_Fetch_and_op",
-                                              "MPI_Compare_and_swap", "MPI_Rput", "MPI_Rget",
-                                              "MPI_Raccumulate", "MPI_Rget_accumulate"}))
-    return MpiGroup::kRma;
-  if (classify_collective(n) != CollKind::kOther || n == "MPI_Reduce_local")
-    return MpiGroup::kCollective;
-  return MpiGroup::kManagement;
-}
-
-CollKind classify_collective(const std::string& n) {
-  std::string b = n;
-  // Nonblocking collectives behave like their blocking twins at completion.
-  if (starts_with(b, "MPI_I") && !starts_with(b, "MPI_Intercomm")) b = "MPI_" + b.substr(5);
-  if (b == "MPI_Barrier" || b == "MPI_barrier") return CollKind::kBarrier;
-  if (one_of(b, {"MPI_Allreduce", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
-                 "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter",
-                 "MPI_Reduce_scatter_block", "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
-                 "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw"}) ||
-      one_of(n, {"MPI_Iallreduce", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",
-                 "MPI_Ialltoallv", "MPI_Ialltoallw", "MPI_Ireduce_scatter",
-                 "MPI_Ireduce_scatter_block"}))
-    return CollKind::kNxN;
-  if (one_of(b, {"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})) return CollKind::kOneToN;
-  if (one_of(b, {"MPI_Reduce", "MPI_Gather", "MPI_Gatherv"})) return CollKind::kNToOne;
-  if (one_of(b, {"MPI_Scan", "MPI_Exscan"})) return CollKind::kScan;
-  if (n == "MPI_Ibarrier") return CollKind::kBarrier;
+CollKind coll_kind(defs::MpiSync sync) {
+  switch (sync) {
+    case defs::MpiSync::kBarrier: return CollKind::kBarrier;
+    case defs::MpiSync::kNxN: return CollKind::kNxN;
+    case defs::MpiSync::kOneToN: return CollKind::kOneToN;
+    case defs::MpiSync::kNToOne: return CollKind::kNToOne;
+    case defs::MpiSync::kScan: return CollKind::kScan;
+    case defs::MpiSync::kNone:
+    case defs::MpiSync::kOther: break;
+  }
   return CollKind::kOther;
 }
 
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank)
     : to_global_(std::move(to_global)), me_(my_world_rank) {}
 
-bool TimelineBuilder::is_mpi(uint32_t region) {
+bool TimelineBuilder::is_mpi_slow(uint32_t region) {
+  // Region ids are dense (libtrace/defs), so a flat table answers (is_mpi), with a map for
+  // outliers. Entries: 0 not looked up yet, 1 not MPI, 2 MPI.
+  constexpr uint32_t kFlatRegions = 1u << 20;
+  if (region < kFlatRegions) {
+    if (region >= mpi_flat_.size())
+      mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()));
+    uint8_t& f = mpi_flat_[region];
+    if (f == 0) f = defs::regions().get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
+    return f == 2;
+  }
   auto it = mpi_region_.find(region);
   if (it != mpi_region_.end()) return it->second;
   const bool m = defs::regions().get(region).kind == defs::RegionKind::kMpi;
@@ -101,9 +77,9 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       if (!open_.empty() && t_.calls[open_.back()].region == e.region) {
         const uint32_t idx = open_.back();
         t_.calls[idx].exit = to_global_(e.time);
-        const std::string name = defs::regions().get(e.region).name;
-        if (name == "MPI_Init" || name == "MPI_Init_thread") t_.init_call = idx;
-        if (name == "MPI_Finalize") t_.finalize_call = idx;
+        const defs::MpiLifecycle life = defs::regions().mpi(e.region).lifecycle;
+        if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
+        if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
         open_.pop_back();
       }
       break;
@@ -175,7 +151,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       c.op = e.region;
       auto k = coll_kind_.find(e.region);
       if (k == coll_kind_.end())
-        k = coll_kind_.emplace(e.region, classify_collective(defs::regions().get(e.region).name)).first;
+        k = coll_kind_.emplace(e.region, coll_kind(defs::regions().mpi(e.region).sync)).first;
       c.kind = k->second;
       c.root = e.root;
       c.call = cur;

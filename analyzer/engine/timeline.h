@@ -19,26 +19,24 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
 
 namespace critpath::analyzer::engine {
 
 constexpr uint32_t kNoCall = UINT32_MAX;
 
-// MPI call classes (docs/metrics.md: the mpi_* hierarchy).
-enum class MpiGroup : uint8_t { kP2p = 0, kCollective = 1, kRma = 2, kManagement = 3 };
-MpiGroup classify_mpi(const std::string& name);
-
-// Collective families for the wait-state patterns.
+// Collective families for the wait-state patterns: the op region's defs::MpiSync (the spec's
+// `sync`; a nonblocking collective has its blocking twin's, and is waited for at completion).
 enum class CollKind : uint8_t {
   kBarrier,    // Barrier, Ibarrier
-  kNxN,        // Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), I*, neighbours
-  kOneToN,     // Bcast, Scatter(v)
-  kNToOne,     // Reduce, Gather(v)
-  kScan,       // Scan, Exscan
-  kOther,      // Reduce_local, communicator constructors recorded as collectives, ...
+  kNxN,        // Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), neighbours; I*
+  kOneToN,     // Bcast, Scatter(v); I*
+  kNToOne,     // Reduce, Gather(v); I*
+  kScan,       // Scan, Exscan; I*
+  kOther,      // communicator constructors recorded as collectives, other MPI calls
 };
-CollKind classify_collective(const std::string& op_name);
+CollKind coll_kind(defs::MpiSync sync);
 
 struct CallRecord {
   double enter = 0;  // global seconds
@@ -69,7 +67,7 @@ struct RecvRecord {
 struct CollRecord {
   uint32_t comm = 0;
   uint32_t op = 0;                   // region id of the MPI function
-  CollKind kind = CollKind::kOther;  // classify_collective of op's name, once per region
+  CollKind kind = CollKind::kOther;  // coll_kind of op's MpiSync, looked up once per region
   int32_t root = -1;                 // rank in comm, or -1
   uint32_t call = kNoCall;           // the collective call (or the I* call that posted it)
   uint32_t complete_call = kNoCall;  // == call for blocking ones; the Wait/Test otherwise
@@ -98,7 +96,11 @@ class TimelineBuilder {
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);
-  bool is_mpi(uint32_t region);
+  bool is_mpi(uint32_t region) {  // every ENTER asks: the known answers inline
+    if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region] == 2;
+    return is_mpi_slow(region);
+  }
+  bool is_mpi_slow(uint32_t region);
 
   std::function<double(uint64_t)> to_global_;
   Timeline t_;
@@ -107,7 +109,8 @@ class TimelineBuilder {
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;        // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;  // comm -> world ranks
-  std::unordered_map<uint32_t, bool> mpi_region_;
+  std::vector<uint8_t> mpi_flat_;                // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;

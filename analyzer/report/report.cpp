@@ -17,23 +17,21 @@
 namespace critpath::analyzer {
 
 const std::vector<MetricDef>& metric_registry() {
-  static const std::vector<MetricDef> kMetrics = {
-      {"time", "s",
-       "Exclusive wall-clock time of the call path: time inside it but not inside a child call "
-       "path (MPI calls are leaves)",
-       kColExclusive},
-      {"visits", "count", "Number of times the call path was entered", kColVisits},
-      {"mpi_time", "s", "Time inside MPI calls (exclusive time of call paths ending in an MPI call)",
-       kColMpi},
-      {"bytes_sent", "bytes",
-       "Bytes sent: point-to-point payload at the send call, collective bytes this rank "
-       "contributes (docs/mpi-coverage.md)",
-       kColBytesSent},
-      {"bytes_received", "bytes",
-       "Bytes received: point-to-point payload at the receive completion, collective bytes this "
-       "rank receives",
-       kColBytesReceived},
-  };
+  // The profile columns report.json shows as metrics; definitions and units from the profile
+  // pass's declarations (analyzer/passes/profile/profile_metrics.cpp).
+  static const std::vector<MetricDef> kMetrics = [] {
+    const std::pair<const char*, int> columns[] = {{"time", kColExclusive},
+                                                   {"visits", kColVisits},
+                                                   {"mpi_time", kColMpi},
+                                                   {"bytes_sent", kColBytesSent},
+                                                   {"bytes_received", kColBytesReceived}};
+    std::vector<MetricDef> out;
+    for (const auto& [id, column] : columns) {
+      const engine::MetricDecl* d = engine::find_metric(id);
+      out.push_back({id, d ? d->unit : "", d ? d->definition : "", column});
+    }
+    return out;
+  }();
   return kMetrics;
 }
 
@@ -173,8 +171,10 @@ std::string render_summary(const ReportInput& in) {
        human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
   line("@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
        max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
-  line("@ Analysis        : %.6f s (%.2f %% of wall time)\n", in.analysis_s,
-       in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
+  line("@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
+       "MPI_Finalize for the last rank\n",
+       in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
+       in.finalize_wait_s);
   line("@ Output          : %s\n", run.output_dir.c_str());
   for (const std::string& h : in.header_lines) o += h + "\n";
   line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
@@ -415,6 +415,7 @@ nlohmann::json render_json(const ReportInput& in) {
   s["overhead_max_rank_s"] = max_stat(in, kStatOverheadSeconds);
   s["compression_s"] = sum_stat(in, kStatCompressSeconds);
   s["analysis_s"] = in.analysis_s;
+  s["finalize_wait_s"] = in.finalize_wait_s;
   s["analysis_pct_of_wall"] = in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0;
   s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
   s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);

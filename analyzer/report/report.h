@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/session/run_info.h"
 
@@ -56,13 +57,7 @@ struct MetricDef {
 const std::vector<MetricDef>& metric_registry();
 
 // A metric computed by an analysis pass, already reduced over ranks (rank 0).
-struct ExtraMetric {
-  std::string id, unit, description;
-  std::vector<double> by_callpath;  // [global call path] exclusive value summed over ranks
-  std::vector<double> by_rank;      // [rank] total
-  // Optional: [global call path] -> value per rank, for call paths with any non-zero value.
-  std::vector<std::pair<int, std::vector<double>>> by_callpath_rank;
-};
+using ExtraMetric = engine::ReducedMetric;
 
 // A summary.txt section contributed by an analysis (inserted before Notes).
 struct ReportSection {
@@ -76,7 +71,8 @@ struct ReportInput {
   std::vector<std::vector<double>> rank_stats;  // [rank][RankStat]
   std::vector<std::string> notes;
   double wall_time_s = 0;
-  double analysis_s = 0;
+  double analysis_s = 0;       // rank 0: from the last rank's arrival in MPI_Finalize to the report
+  double finalize_wait_s = 0;  // rank 0: from its MPI_Finalize entry to the last rank's arrival
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
   std::vector<std::string> header_lines;  // extra "@ Key : value" lines
   std::vector<ExtraMetric> extra_metrics;

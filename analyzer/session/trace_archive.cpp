@@ -21,6 +21,23 @@ json offset_json(const OffsetSample& o) {
 OffsetSample offset_from(const json& j) {
   return {j.at("local_ns").get<double>(), j.at("offset_ns").get<double>(), j.at("rtt_ns").get<double>()};
 }
+// Format 2 added the regions' MPI semantics ("mpi"); format 1 archives lack them and the
+// analyzer no longer derives them from names, so they are refused (re-record the trace).
+constexpr const char* kFormat = "critpath-archive/2";
+
+json mpi_json(const defs::MpiSemantics& m) {
+  return {int(m.cls), int(m.sync), int(m.root), int(m.completion), int(m.lifecycle)};
+}
+defs::MpiSemantics mpi_from(const json& j) {
+  defs::MpiSemantics m;
+  m.cls = defs::MpiClass(j.at(0).get<int>());
+  m.sync = defs::MpiSync(j.at(1).get<int>());
+  m.root = defs::MpiRoot(j.at(2).get<int>());
+  m.completion = defs::MpiCompletion(j.at(3).get<int>());
+  m.lifecycle = defs::MpiLifecycle(j.at(4).get<int>());
+  return m;
+}
+
 std::string path_of(const std::string& dir, int rank) {
   return dir + "/rank-" + std::to_string(rank) + ".json";
 }
@@ -30,7 +47,7 @@ std::string path_of(const std::string& dir, int rank) {
 Status save_archive(const RunInfo& run, const std::string& dir) {
   try {
     json j;
-    j["format"] = "critpath-archive/1";
+    j["format"] = kFormat;
     j["run"] = {{"rank", run.rank},
                 {"size", run.size},
                 {"thread_level", run.thread_level},
@@ -66,10 +83,13 @@ Status save_archive(const RunInfo& run, const std::string& dir) {
                   {"bytes_in_memory", st.bytes_in_memory}, {"bytes_spilled", st.bytes_spilled},
                   {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes}};
     json regions = json::array();
-    for (const defs::RegionDef& d : defs::regions().snapshot())
+    for (const defs::RegionDef& d : defs::regions().snapshot()) {
       regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
                          {"line", d.line}, {"unrecorded_visits", d.unrecorded_visits},
                          {"unrecorded_ticks", d.unrecorded_ticks}, {"auto_filtered", d.auto_filtered}});
+      // [class, sync, root, completion, lifecycle] (libtrace/defs/definitions.h values)
+      if (d.kind == defs::RegionKind::kMpi) regions.back()["mpi"] = mpi_json(d.mpi);
+    }
     j["regions"] = std::move(regions);
     json comms = json::array();
     for (const defs::CommDef& c : defs::comms().snapshot())
@@ -97,7 +117,14 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
     std::ifstream f(path_of(dir, rank));
     if (!f) return Status::kIoError;
     const json j = json::parse(f);
-    if (j.value("format", "") != "critpath-archive/1") return Status::kCorrupt;
+    const std::string format = j.value("format", "");
+    if (format != kFormat) {
+      log::warn("%s/rank-%d.json: format '%s' is not %s%s", dir.c_str(), rank, format.c_str(), kFormat,
+                format == "critpath-archive/1"
+                    ? " (written by an older critpath without MPI call semantics; re-record the trace)"
+                    : "");
+      return Status::kCorrupt;
+    }
     const json& r = j.at("run");
     run.rank = r.at("rank");
     run.size = r.at("size");
@@ -143,7 +170,8 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
     run.store.encoded_bytes = st.at("encoded_bytes");
     for (const json& d : j.at("regions")) {
       const uint32_t id = d.at("id");
-      defs::regions().define_fixed(id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()));
+      defs::regions().define_fixed(id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
+                                   d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
       defs::regions().rename(id, d.at("name").get<std::string>(), d.at("file").get<std::string>(),
                              d.at("line").get<uint32_t>());
       if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())

@@ -76,7 +76,23 @@ struct ColumnReader {
   const uint8_t* end;
   bool ok = true;
 
+  // Most values are one or two bytes: those skip the general loop.
   uint64_t u64() {
+    if (p < end) {
+      const uint8_t b0 = p[0];
+      if (b0 < 0x80) {
+        ++p;
+        return b0;
+      }
+      if (end - p >= 2 && p[1] < 0x80) {
+        const uint64_t v = uint64_t(b0 & 0x7f) | (uint64_t(p[1]) << 7);
+        p += 2;
+        return v;
+      }
+    }
+    return u64_slow();
+  }
+  uint64_t u64_slow() {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
       if (p >= end) return fail();
@@ -558,21 +574,63 @@ Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& ou
   return s;
 }
 
-Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
-                     uint32_t event_count, std::vector<Event>& out) {
+namespace {
+
+// Per-kind layouts as a table (the decoder's per-event lookup).
+struct LayoutTable {
+  Layout of[256];
+  constexpr LayoutTable() : of() {
+    for (unsigned k = 0; k < 256; ++k) of[k] = layout_of(uint8_t(k));
+  }
+};
+constexpr LayoutTable kLayouts;
+
+// Where decode_stream puts events: into full Events (decode_events' vector; the storage is
+// zeroed) or into a DecodedChunk (compact records, wide events whole).
+struct FullSink {
+  Event* ev;
+  Event& wide(uint32_t i) { return ev[i]; }
+  void put(uint32_t i, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind, bool wide) {
+    Event& e = ev[i];
+    e.time = time;
+    if (wide) return;
+    e.region = region;
+    e.flags = flags;
+    e.kind = EventKind(kind);
+  }
+};
+
+struct CompactSink {
+  DecodedChunk& out;
+  CompactEvent* ev;
+  Event& wide(uint32_t) { return out.wide.emplace_back(); }
+  void put(uint32_t i, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind, bool wide) {
+    CompactEvent& c = ev[i];
+    c.time = time;
+    c.ref = wide ? uint32_t(out.wide.size() - 1) : region;
+    c.flags = flags;
+    c.kind = EventKind(kind);
+    c.wide = wide ? 1 : 0;
+  }
+};
+
+// The stream decoder behind both decode_events. `prepare(count)` sizes the sink's storage
+// once the counts are checked; returns false if the stream is corrupt (the sink then holds
+// garbage the caller discards).
+template <class Sink, class Prepare>
+bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                   Prepare prepare) {
   // Size checks come before any allocation, so a corrupt count cannot make us reserve
   // more than the stream could possibly hold.
-  if (data == nullptr || size < kStreamPrefix) return Status::kCorrupt;
+  if (data == nullptr || size < kStreamPrefix) return false;
   const uint64_t t_len = get_le32(data);
   const uint64_t body = size - kStreamPrefix;
-  if (event_count > body || t_len > body - event_count) return Status::kCorrupt;
+  if (event_count > body || t_len > body - event_count) return false;
+  if (event_count == 0) return t_len == 0 && body == 0;
   const uint8_t* kp = data + kStreamPrefix;
   ColumnReader t{kp + event_count, kp + event_count + t_len};
   ColumnReader a{t.end, data + size};
-
-  const size_t base = out.size();
-  out.resize(base + event_count);
-  Event* ev = out.data() + base;
+  Sink sink = prepare(event_count);
 
   Predictor pred;
   uint64_t prev_time = first_time;
@@ -584,80 +642,113 @@ Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
   };
 
   for (uint32_t i = 0; i < event_count; ++i) {
-    Event& e = ev[i];
     const uint8_t kb = kp[i];
     const uint8_t kind = kb & uint8_t(~kFlagsBit);
-    const Layout l = layout_of(kind);
-    if (l == Layout::kNone) break;
-    e.kind = EventKind(kind);
+    const Layout l = kLayouts.of[kind];
+    if (l == Layout::kNone) return false;
+    uint16_t flags = 0;
     if (kb & kFlagsBit) {
       const uint64_t fl = a.u64();
       if (fl > UINT16_MAX) a.fail();
-      e.flags = uint16_t(fl);
+      flags = uint16_t(fl);
     }
-    switch (l) {
-      case Layout::kRegion:
-        e.region = a.u32();
-        break;
-      case Layout::kP2p:
-      case Layout::kP2pReq:
-        e.comm = a.u32();
-        e.peer = a.s32();
-        e.tag = a.s32();
-        e.bytes = a.u64();
-        if (l == Layout::kP2pReq) e.request = request_delta();
-        break;
-      case Layout::kRequest:
-        e.request = request_delta();
-        break;
-      case Layout::kColl:
-      case Layout::kCollReq:
-        e.region = a.u32();
-        e.comm = a.u32();
-        e.root = a.s32();
-        e.bytes = a.u64();
-        e.bytes_received = a.u64();
-        e.request = l == Layout::kCollReq ? request_delta() : a.u64();
-        break;
-      case Layout::kRma:
-        e.comm = a.u32();
-        e.peer = a.s32();
-        e.region = a.u32();
-        e.bytes = a.u64();
-        e.request = a.u64();
-        e.root = a.s32();
-        break;
-      case Layout::kCounters: {
-        const uint64_t n = a.u64();
-        if (n > kMaxCounters) {
-          a.fail();
+    uint32_t region = 0, comm = 0;
+    Event* we = nullptr;  // the full event of a wide kind
+    if (l == Layout::kRegion) {
+      region = a.u32();
+    } else if (l != Layout::kEmpty) {
+      we = &sink.wide(i);
+      Event& e = *we;
+      e.kind = EventKind(kind);
+      e.flags = flags;
+      switch (l) {
+        case Layout::kP2p:
+        case Layout::kP2pReq:
+          e.comm = a.u32();
+          e.peer = a.s32();
+          e.tag = a.s32();
+          e.bytes = a.u64();
+          if (l == Layout::kP2pReq) e.request = request_delta();
+          break;
+        case Layout::kRequest:
+          e.request = request_delta();
+          break;
+        case Layout::kColl:
+        case Layout::kCollReq:
+          e.region = a.u32();
+          e.comm = a.u32();
+          e.root = a.s32();
+          e.bytes = a.u64();
+          e.bytes_received = a.u64();
+          e.request = l == Layout::kCollReq ? request_delta() : a.u64();
+          break;
+        case Layout::kRma:
+          e.comm = a.u32();
+          e.peer = a.s32();
+          e.region = a.u32();
+          e.bytes = a.u64();
+          e.request = a.u64();
+          e.root = a.s32();
+          break;
+        case Layout::kCounters: {
+          const uint64_t n = a.u64();
+          if (n > kMaxCounters) {
+            a.fail();
+            break;
+          }
+          e.bytes = n;
+          for (unsigned c = 0; c < n; ++c) {
+            prev_counters[c] += uint64_t(unzigzag(a.u64()));
+            e.counters[c] = prev_counters[c];
+          }
           break;
         }
-        e.bytes = n;
-        for (unsigned c = 0; c < n; ++c) {
-          prev_counters[c] += uint64_t(unzigzag(a.u64()));
-          e.counters[c] = prev_counters[c];
-        }
-        break;
+        case Layout::kRegion:
+        case Layout::kEmpty:
+        case Layout::kNone:
+          break;
       }
-      case Layout::kEmpty:
-      case Layout::kNone:
-        break;
+      region = e.region;
+      comm = e.comm;
     }
-    uint32_t& last = pred.last[Predictor::slot(kind, e.region, e.comm)];
+    uint32_t& last = pred.last[Predictor::slot(kind, region, comm)];
     const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
     last = uint32_t(delta);
     prev_time += delta;
-    e.time = prev_time;
-    if (!a.ok || !t.ok) break;
-    if (i + 1 == event_count) {
-      // Every column must be consumed exactly: leftovers mean a count or size mismatch.
-      if (t.p != t.end || a.p != a.end) break;
-      return Status::kOk;
-    }
+    if (we) we->time = prev_time;
+    sink.put(i, prev_time, region, flags, kind, we != nullptr);
+    if (!a.ok || !t.ok) return false;
   }
-  if (event_count == 0 && t_len == 0 && body == 0) return Status::kOk;
+  // Every column must be consumed exactly: leftovers mean a count or size mismatch.
+  return t.p == t.end && a.p == a.end;
+}
+
+}  // namespace
+
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
+                     uint32_t event_count, std::vector<Event>& out) {
+  const size_t base = out.size();
+  const bool ok = decode_stream<FullSink>(data, size, first_time, event_count, [&](uint32_t n) {
+    out.resize(base + n);
+    return FullSink{out.data() + base};
+  });
+  if (ok) return Status::kOk;
   out.resize(base);
+  return Status::kCorrupt;
+}
+
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
+                     uint32_t event_count, DecodedChunk& out) {
+  out.clear();
+  const bool ok = decode_stream<CompactSink>(data, size, first_time, event_count, [&](uint32_t n) {
+    if (out.events.size() < n) out.events.resize(n);
+    return CompactSink{out, out.events.data()};
+  });
+  if (ok) {
+    out.count = event_count;
+    return Status::kOk;
+  }
+  out.clear();
   return Status::kCorrupt;
 }
 
@@ -702,11 +793,8 @@ ChunkDecoder::ChunkDecoder() : dctx_(ZSTD_createDCtx()) {}
 
 ChunkDecoder::~ChunkDecoder() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
-Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
-                            std::vector<Event>& out) {
-  out.clear();
+Status ChunkDecoder::decompress(const uint8_t* chunk, size_t size, ChunkHeader& h, size_t& n) {
   if (dctx_ == nullptr) return Status::kNoMemory;
-  ChunkHeader h;
   CRITPATH_FORWARD_IF_ERROR(read_header(chunk, size, h));
   if (size - kChunkHeaderSize != h.payload_size) return Status::kCorrupt;
   const uint8_t* payload = chunk + kChunkHeaderSize;
@@ -716,12 +804,37 @@ Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& head
       ZSTD_getFrameContentSize(payload, h.payload_size) != h.encoded_size)
     return Status::kCorrupt;
   if (scratch_.size() < h.encoded_size) scratch_.resize(h.encoded_size);
-  const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(),
-                                       h.encoded_size, payload, h.payload_size);
+  n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(), h.encoded_size,
+                          payload, h.payload_size);
   if (ZSTD_isError(n) || n != h.encoded_size) return Status::kCorrupt;
+  return Status::kOk;
+}
+
+Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
+                            std::vector<Event>& out) {
+  out.clear();
+  ChunkHeader h;
+  size_t n = 0;
+  CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
   CRITPATH_FORWARD_IF_ERROR(
       decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
   if (h.event_count > 0 && out.back().time != h.last_time) {
+    out.clear();
+    return Status::kCorrupt;
+  }
+  header = h;
+  return Status::kOk;
+}
+
+Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
+                            DecodedChunk& out) {
+  out.clear();
+  ChunkHeader h;
+  size_t n = 0;
+  CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
+  CRITPATH_FORWARD_IF_ERROR(
+      decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  if (h.event_count > 0 && out.events[out.count - 1].time != h.last_time) {
     out.clear();
     return Status::kCorrupt;
   }

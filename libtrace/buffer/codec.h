@@ -64,6 +64,48 @@ Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& ou
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
                      uint32_t event_count, std::vector<Event>& out);
 
+// A decoded chunk in the compact form the replay passes walk (TraceReader::next_chunk): 16
+// bytes per event, so a whole chunk stays in cache. Events that carry only a region (ENTER,
+// EXIT, CALLSITE, MEASUREMENT_OFF/ON) or nothing (COLL_BEGIN) are "narrow": every Event field
+// but time, region, flags and kind is zero. The others are kept whole in `wide`.
+struct CompactEvent {
+  uint64_t time;
+  uint32_t ref;    // narrow: the region; wide: the index in DecodedChunk::wide
+  uint16_t flags;
+  EventKind kind;
+  uint8_t wide;    // 1: the event is wide[ref]
+};
+static_assert(sizeof(CompactEvent) == 16, "compact events are 16 bytes");
+
+struct DecodedChunk {
+  std::vector<CompactEvent> events;  // [0, count) hold the chunk (the storage only grows)
+  std::vector<Event> wide;
+  size_t count = 0;
+  size_t size() const { return count; }
+  // The full event i.
+  void get(size_t i, Event& out) const {
+    const CompactEvent& c = events[i];
+    if (c.wide) {
+      out = wide[c.ref];
+      return;
+    }
+    out = Event{};
+    out.time = c.time;
+    out.region = c.ref;
+    out.flags = c.flags;
+    out.kind = c.kind;
+  }
+  void clear() {
+    count = 0;
+    wide.clear();
+  }
+};
+
+// Decodes a varint stream into the compact form, replacing `out` (reusing its storage).
+// The same checks and the same all-or-nothing result as decode_events.
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
+                     uint32_t event_count, DecodedChunk& out);
+
 // Compresses raw slots into a complete chunk (header + zstd frame), replacing `out`.
 // `scratch` is reused across calls to avoid allocation. `zstd_cctx` is a ZSTD_CCtx* owned by
 // the caller (one per compressing thread). level: zstd level (1 = fast; negative allowed).
@@ -92,8 +134,12 @@ class ChunkDecoder {
   ChunkDecoder& operator=(const ChunkDecoder&) = delete;
 
   Status decode(const uint8_t* chunk, size_t size, ChunkHeader& header, std::vector<Event>& out);
+  // The same into the compact form (replaces `out`, keeping its storage).
+  Status decode(const uint8_t* chunk, size_t size, ChunkHeader& header, DecodedChunk& out);
 
  private:
+  // Checks the header and decompresses the stream into scratch_. Returns the stream size.
+  Status decompress(const uint8_t* chunk, size_t size, ChunkHeader& h, size_t& n);
   void* dctx_;  // ZSTD_DCtx*
   std::vector<uint8_t> scratch_;
 };

@@ -23,6 +23,11 @@ class TraceReader {
   // (status() tells which).
   bool next(Event& e);
   bool prev(Event& e);
+  // The forward walk of the replay passes, a chunk at a time: the events after the cursor up
+  // to the end of its chunk, compact ([first, chunk->size()) of *chunk), moving the cursor past
+  // them. Returns false at the end or on a decode error (status() tells which). The chunk
+  // stays valid until the next call on the reader.
+  bool next_chunk(const DecodedChunk*& chunk, size_t& first);
   Status status() const { return status_; }
   uint64_t event_count() const { return total_events_; }
 
@@ -32,7 +37,7 @@ class TraceReader {
   std::vector<size_t> chunks_;  // store indices in sequence order
   ChunkDecoder decoder_;
   std::vector<uint8_t> raw_;
-  std::vector<Event> events_;
+  DecodedChunk events_;
   size_t loaded_ = SIZE_MAX;  // position in chunks_ of the decoded chunk
   size_t chunk_pos_ = 0;      // cursor: chunk position
   size_t index_ = 0;          // cursor: index in that chunk (between events)

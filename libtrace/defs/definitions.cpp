@@ -5,6 +5,19 @@
 
 namespace critpath::defs {
 
+namespace {
+RegionDef make_def(uint32_t id, std::string name, RegionKind kind, std::string file = {},
+                   uint32_t line = 0) {
+  RegionDef d;
+  d.id = id;
+  d.name = std::move(name);
+  d.kind = kind;
+  d.file = std::move(file);
+  d.line = line;
+  return d;
+}
+}  // namespace
+
 const char* to_string(RegionKind k) {
   switch (k) {
     case RegionKind::kUser: return "user";
@@ -26,15 +39,22 @@ uint32_t RegionTable::define(std::string_view name, RegionKind kind, std::string
   if (it != by_name_.end()) return it->second;
   const uint32_t id = next_++;
   by_name_.emplace(key, id);
-  by_id_.emplace(id, RegionDef{id, std::move(key), kind, std::string(file), line});
+  by_id_.emplace(id, make_def(id, std::move(key), kind, std::string(file), line));
   return id;
 }
 
-void RegionTable::define_fixed(uint32_t id, std::string_view name, RegionKind kind) {
+void RegionTable::define_fixed(uint32_t id, std::string_view name, RegionKind kind,
+                               MpiSemantics mpi) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (by_id_.count(id)) return;
+  auto it = by_id_.find(id);
+  if (it != by_id_.end()) {
+    if (it->second.mpi == MpiSemantics{}) it->second.mpi = mpi;
+    return;
+  }
   std::string key(name);
-  by_id_.emplace(id, RegionDef{id, key, kind, {}, 0});
+  RegionDef def = make_def(id, key, kind);
+  def.mpi = mpi;
+  by_id_.emplace(id, std::move(def));
   // Fixed ids win name lookups only when no dynamic region of that name exists yet; a user
   // region called "main" stays distinct from the artificial root.
   if (kind != RegionKind::kArtificial) by_name_.emplace(std::move(key), id);
@@ -50,7 +70,13 @@ RegionDef RegionTable::get(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_id_.find(id);
   if (it != by_id_.end()) return it->second;
-  return RegionDef{id, "region#" + std::to_string(id), RegionKind::kUser, {}, 0};
+  return make_def(id, "region#" + std::to_string(id), RegionKind::kUser);
+}
+
+MpiSemantics RegionTable::mpi(uint32_t id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? MpiSemantics{} : it->second.mpi;
 }
 
 std::vector<RegionDef> RegionTable::snapshot() const {

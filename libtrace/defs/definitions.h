@@ -33,6 +33,54 @@ enum class RegionKind : uint8_t {
 };
 const char* to_string(RegionKind k);
 
+// What an MPI call is, for the analyses (RegionDef::mpi). It comes from the call's entry in
+// pmpi_wrappers/spec/mpi.toml (keys class, sync, root, completion, lifecycle, with per-group
+// defaults); the generator emits it in the region table (generated_regions.h) and MPI_Init
+// defines the MPI regions with it. The analyzer reads it instead of parsing names. All kNone
+// for regions that are not MPI calls. The values are stored in kept traces
+// (analyzer/session/trace_archive.cpp): never renumber, only append.
+enum class MpiClass : uint8_t {  // the mpi_* time hierarchy (docs/metrics.md)
+  kNone = 0,
+  kP2p = 1,          // sends, receives, Wait*/Test*, probes, persistent requests, cancel/free
+  kCollective = 2,   // blocking, nonblocking and neighbourhood collectives, MPI_Reduce_local
+  kRma = 3,          // one-sided: windows, their synchronization, RMA operations
+  kManagement = 4,   // everything else: MPI_Init/Finalize, communicators, groups, topologies
+};
+enum class MpiSync : uint8_t {  // how a collective's members wait for each other
+  kNone = 0,     // not a synchronizing collective (default)
+  kBarrier = 1,  // MPI_Barrier, MPI_Ibarrier: Wait at Barrier
+  kNxN = 2,      // every member needs every other (Allreduce, Alltoall(v,w), Allgather(v),
+                 // Reduce_scatter(_block), neighbourhood collectives; their I* twins): Wait at NxN
+  kOneToN = 3,   // the root sends to all (Bcast, Scatter(v), I*): Late Broadcast
+  kNToOne = 4,   // all send to the root (Reduce, Gather(v), I*): Early Reduce
+  kScan = 5,     // member r needs members 0..r (Scan, Exscan, I*): Early Scan
+  kOther = 6,    // collective over a communicator, but no wait-state pattern applies
+                 // (communicator and window constructors, MPI_Comm_free, MPI_Win_fence)
+};
+enum class MpiRoot : uint8_t {  // the role of the `root` argument of a rooted collective
+  kNone = 0,    // no root argument
+  kSource = 1,  // the root is the only sender (kOneToN)
+  kSink = 2,    // the root is the only receiver (kNToOne)
+};
+enum class MpiCompletion : uint8_t {  // calls that complete requests
+  kNone = 0,
+  kWait = 1,  // MPI_Wait, Waitall, Waitany, Waitsome: block until completion
+  kTest = 2,  // MPI_Test, Testall, Testany, Testsome: poll (no Late Sender, as in Scalasca)
+};
+enum class MpiLifecycle : uint8_t {
+  kNone = 0,
+  kInit = 1,      // MPI_Init, MPI_Init_thread
+  kFinalize = 2,  // MPI_Finalize
+};
+struct MpiSemantics {
+  MpiClass cls = MpiClass::kNone;
+  MpiSync sync = MpiSync::kNone;
+  MpiRoot root = MpiRoot::kNone;
+  MpiCompletion completion = MpiCompletion::kNone;
+  MpiLifecycle lifecycle = MpiLifecycle::kNone;
+  bool operator==(const MpiSemantics&) const = default;
+};
+
 constexpr uint32_t kInvalidRegion = 0;
 constexpr uint32_t kLastMpiRegion = 999;
 constexpr uint32_t kRootRegion = 1000;
@@ -49,6 +97,7 @@ struct RegionDef {
   uint64_t unrecorded_visits = 0;
   uint64_t unrecorded_ticks = 0;
   bool auto_filtered = false;  // the automatic runtime filter stopped recording it
+  MpiSemantics mpi;            // RegionKind::kMpi only (see MpiSemantics); kNone otherwise
 };
 
 class RegionTable {
@@ -57,8 +106,12 @@ class RegionTable {
   // Returns the id of the region called `name` of this kind, defining it on first use.
   uint32_t define(std::string_view name, RegionKind kind, std::string_view file = {},
                   uint32_t line = 0);
-  // Defines a region under a fixed id (MPI functions, the root). Idempotent.
-  void define_fixed(uint32_t id, std::string_view name, RegionKind kind);
+  // Defines a region under a fixed id (MPI functions, the root). Idempotent; a region defined
+  // without MPI semantics gets them from a later call that gives them.
+  void define_fixed(uint32_t id, std::string_view name, RegionKind kind, MpiSemantics mpi = {});
+  // The MPI semantics of a region (all kNone for an unknown id or a non-MPI region); cheaper
+  // than get(): no strings are copied.
+  MpiSemantics mpi(uint32_t id) const;
   // The table's own copy of a region's name; valid for the life of the process (regions
   // are never removed). nullptr for an unknown id.
   const char* stable_name(uint32_t id) const;

@@ -5,7 +5,9 @@
 #
 #   spec/mpi.toml + templates/<recipe>.tmpl
 #     --> <out>/pmpi_wrappers/mpi_wrappers.cpp      the extern "C" MPI_* entry points
-#     --> <out>/pmpi_wrappers/generated_regions.h   region ids (stable, from the spec) + names
+#     --> <out>/pmpi_wrappers/generated_regions.h   region ids (stable, from the spec), names and
+#                                                   MPI semantics (class, sync, root, completion,
+#                                                   lifecycle: defs::MpiSemantics)
 #     --> <out>/mpi-coverage.md                     the coverage table (docs/mpi-coverage.md)
 #
 # Other modes: --list-symbols (one function name per line, for CMake's CRITPATH_HAVE_PMPI_<fn>
@@ -51,7 +53,19 @@ ROLES = {
     # passed through, not interpreted
     "none",
 }
-ENTRY_KEYS = {"name", "id", "group", "mpi", "recipe", "fortran", "params", "variadic"}
+# MPI semantics (spec header; libtrace/defs/definitions.h): key -> (C++ enum, value -> enumerator).
+# Given per group in [groups], overridable per entry; every key but `class` defaults to none.
+SEMANTICS = {
+    "class": ("MpiClass", {"p2p": "kP2p", "collective": "kCollective", "rma": "kRma",
+                           "management": "kManagement"}),
+    "sync": ("MpiSync", {"none": "kNone", "barrier": "kBarrier", "nxn": "kNxN",
+                         "one_to_n": "kOneToN", "n_to_one": "kNToOne", "scan": "kScan",
+                         "other": "kOther"}),
+    "root": ("MpiRoot", {"none": "kNone", "source": "kSource", "sink": "kSink"}),
+    "completion": ("MpiCompletion", {"none": "kNone", "wait": "kWait", "test": "kTest"}),
+    "lifecycle": ("MpiLifecycle", {"none": "kNone", "init": "kInit", "finalize": "kFinalize"}),
+}
+ENTRY_KEYS = {"name", "id", "group", "mpi", "recipe", "fortran", "params", "variadic"} | set(SEMANTICS)
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")
 
 
@@ -78,10 +92,50 @@ def load_templates(tdir):
     return templates
 
 
+def check_semantics(where, values):
+    for k, v in values.items():
+        if k not in SEMANTICS:
+            raise SpecError(f"{where}: unknown semantics key '{k}'")
+        if v not in SEMANTICS[k][1]:
+            raise SpecError(f"{where}: {k} = '{v}' is not one of {', '.join(SEMANTICS[k][1])}")
+
+
+def resolve_semantics(fn, groups):
+    """The entry's MPI semantics: its group's defaults, overridden by the entry's own keys."""
+    name = fn["name"]
+    sem = {k: "none" for k in SEMANTICS if k != "class"}
+    sem.update(groups[fn["group"]])
+    sem.update({k: fn[k] for k in SEMANTICS if k in fn})
+    check_semantics(name, sem)
+    if "class" not in sem:
+        raise SpecError(f"{name}: no class (give it in [groups.{fn['group']}] or the entry)")
+    patterns = {"barrier", "nxn", "one_to_n", "n_to_one", "scan"}
+    if sem["sync"] in patterns and sem["class"] != "collective":
+        raise SpecError(f"{name}: sync = '{sem['sync']}' needs class = 'collective'")
+    rooted = "root" in fn["role_map"]
+    if rooted != (sem["root"] != "none"):
+        raise SpecError(f"{name}: root = '{sem['root']}' but the entry "
+                        f"{'has' if rooted else 'has no'} parameter with role 'root'")
+    want = {"one_to_n": "source", "n_to_one": "sink"}
+    if rooted and want.get(sem["sync"]) != sem["root"]:
+        raise SpecError(f"{name}: root = '{sem['root']}' does not fit sync = '{sem['sync']}' "
+                        "(one_to_n: source, n_to_one: sink)")
+    if not rooted and sem["sync"] in want:
+        raise SpecError(f"{name}: sync = '{sem['sync']}' needs a root")
+    if sem["completion"] != "none" and not ("requests" in fn["role_map"] or "request" in fn["role_map"]):
+        raise SpecError(f"{name}: completion = '{sem['completion']}' without a request parameter")
+    return sem
+
+
 def load_spec(path, templates):
     with open(path, "rb") as f:
         spec = tomllib.load(f)
     functions = spec.get("function", [])
+    groups = spec.get("groups", {})
+    for g, values in groups.items():
+        if not isinstance(values, dict):
+            raise SpecError(f"[groups] {g}: expected a table of semantics keys")
+        check_semantics(f"[groups] {g}", values)
     seen_names, seen_ids = {}, {}
     for fn in functions:
         name = fn.get("name", "?")
@@ -124,11 +178,14 @@ def load_spec(path, templates):
                 raise SpecError(f"{name}: recipe '{fn['recipe']}' requires role '{r}'")
         allowed = ENTRY_KEYS | set(meta.get("keys", "").split())
         for k in fn:
-            if k not in allowed and k not in ("role_map",):
+            if k not in allowed and k not in ("role_map", "semantics"):
                 raise SpecError(f"{name}: key '{k}' is not used by recipe '{fn['recipe']}'")
         for k in meta.get("keys", "").split():
             if k not in fn:
                 raise SpecError(f"{name}: recipe '{fn['recipe']}' needs key '{k}'")
+        if fn["group"] not in groups:
+            raise SpecError(f"{name}: group '{fn['group']}' is not in [groups]")
+        fn["semantics"] = resolve_semantics(fn, groups)
     return functions
 
 
@@ -332,11 +389,14 @@ def render_regions(functions):
         "// pmpi_wrappers/spec/mpi.toml. Do not edit; edit the spec.",
         "//",
         "// Region ids of the intercepted MPI functions (stable: they come from the spec, never",
-        "// from the order of entries) and the table MPI_Init registers in defs::regions().",
+        "// from the order of entries) and the table MPI_Init registers in defs::regions(), with",
+        "// each function's MPI semantics (the spec's class, sync, root, completion, lifecycle).",
         "#pragma once",
         "",
         "#include <cstdint>",
         "#include <span>",
+        "",
+        "#include \"libtrace/defs/definitions.h\"",
         "",
         "namespace critpath::pmpi {",
         "",
@@ -344,6 +404,7 @@ def render_regions(functions):
         "  uint32_t id;",
         "  const char* name;",
         "  const char* group;",
+        "  defs::MpiSemantics mpi;",
         "};",
         "",
         "namespace region {",
@@ -353,11 +414,24 @@ def render_regions(functions):
         lines.append(f"inline constexpr uint32_t k{fn['name']} = {fn['id']};")
     lines += ["}  // namespace region", "", "inline constexpr GeneratedRegion kGeneratedRegions[] = {"]
     for fn in ordered:
-        lines.append(f"    {{{fn['id']}, \"{fn['name']}\", \"{fn['group']}\"}},")
+        sem = ", ".join(f"defs::{SEMANTICS[k][0]}::{SEMANTICS[k][1][fn['semantics'][k]]}"
+                        for k in SEMANTICS)
+        lines.append(f"    {{{fn['id']}, \"{fn['name']}\", \"{fn['group']}\",")
+        lines.append(f"     {{{sem}}}}},")
     lines += [
         "};",
         "",
         "inline std::span<const GeneratedRegion> generated_regions() { return kGeneratedRegions; }",
+        "",
+        "// Defines every MPI region in defs::regions() with its semantics. Called by the MPI_Init",
+        "// wrappers (templates/init.tmpl) before the session starts; idempotent.",
+        "inline void define_generated_regions() noexcept {",
+        "  try {",
+        "    for (const GeneratedRegion& r : kGeneratedRegions)",
+        "      defs::regions().define_fixed(r.id, r.name, defs::RegionKind::kMpi, r.mpi);",
+        "  } catch (...) {  // out of memory: regions stay unnamed, the analysis copes",
+        "  }",
+        "}",
         "",
         "}  // namespace critpath::pmpi",
         "",
@@ -365,18 +439,24 @@ def render_regions(functions):
     return "\n".join(lines)
 
 
+def semantics_text(sem):
+    """'collective, sync one_to_n, root source': the class, then every non-default key."""
+    return ", ".join([sem["class"]] + [f"{k} {sem[k]}" for k in SEMANTICS
+                                       if k != "class" and sem[k] != "none"])
+
+
 def render_coverage(functions, templates, coverage_intro):
     out = [coverage_intro.rstrip("\n"), "", "## Functions", "",
            "Generated from `pmpi_wrappers/spec/mpi.toml` by `pmpi_wrappers/gen/gen_wrappers.py`;",
            "do not edit this section by hand.", "",
-           "| id | function | group | MPI | recipe | Fortran (Open MPI) | events |",
-           "|---:|---|---|---|---|---|---|"]
+           "| id | function | group | MPI | recipe | semantics | Fortran (Open MPI) | events |",
+           "|---:|---|---|---|---|---|---|---|"]
     for fn in sorted(functions, key=lambda f: f["id"]):
         ev = templates[fn["recipe"]]["meta"].get("events", "")
         plan, reason = fortran_plan(fn)
         fort = "yes" if plan else f"no ({reason})"
         out.append(f"| {fn['id']} | `{fn['name']}` | {fn['group']} | {fn['mpi']} | "
-                   f"{fn['recipe']} | {fort} | {ev} |")
+                   f"{fn['recipe']} | {semantics_text(fn['semantics'])} | {fort} | {ev} |")
     out += ["", "## Recipes", "", "| recipe | summary |", "|---|---|"]
     used = sorted({fn["recipe"] for fn in functions})
     for r in used:

@@ -4,14 +4,14 @@
 // path through the run that contains no wait state, from the first MPI_Init entry to the
 // last MPI_Finalize entry. After the forward exchange every rank already knows, for each of
 // its waiting calls, what ended the wait (wait_states.h WaitRecord), so the path is found
-// backward by passing one small token along it instead of replaying whole traces:
+// backward over those records alone instead of replaying whole traces:
 //
 //   owner at time T   --> its latest waiting call entered before T: [wait end, T] is on
 //                         the path (the wait itself is not)
-//                     --> token {time = the cause's event} to the rank that caused the wait
-//   cause rank        --> continues backward from that time, and so on
-//   no waiting call   --> the path began here: [first MPI_Init entry, T]; a "done" message
-//   before T              to every other rank ends the walk
+//                     --> the path continues on the rank that caused the wait, at the
+//                         cause's event, and so on
+//   no waiting call   --> the path began here: [first MPI_Init entry, T]
+//   before T
 //
 // It starts on the rank that entered MPI_Finalize last, at that entry. MPI_Init counts as a
 // barrier (a rank that entered it early waited for the last one), so the path always ends on
@@ -19,19 +19,20 @@
 // segments tile [first MPI_Init entry, last MPI_Finalize entry] without gap or overlap: the
 // path's length is the measured span by construction.
 //
-// Cost (token mode): one 24-byte message per hop, sequential along the path, plus P − 1
-// "done" messages; small runs gather the records on rank 0 instead (CpWalkMode). The number
-// of hops is bounded by the number of waiting calls of all ranks, so the walk always ends,
-// also on inconsistent traces (then it is marked partial).
+// The walk itself is the engine's (analyzer/engine/path_walk.h, the only part that talks to
+// MPI): by pointer jumping over every rank's hop records in O(log hops) bulk rounds, or, for
+// small totals, on rank 0 after a gather (CpWalkMode). It always ends, also on inconsistent
+// traces (then it is marked partial).
 #pragma once
 
-#include <mpi.h>
 
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "analyzer/engine/path_walk.h"  // also MPI_Comm (the engine talks MPI, this pass does not)
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
@@ -61,30 +62,40 @@ struct CpSegment {
 struct CpWalk {
   std::vector<CpSegment> segments;  // this rank's, ascending, non-overlapping
   uint64_t hops = 0;                // ownership transfers along the whole path (every rank)
-  bool partial = false;             // the hop bound ended the walk, or a message failed
-  bool gathered = false;            // walked on rank 0 (CpWalkMode::kGather)
+  bool partial = false;             // a cycle (inconsistent trace) or a failed message cut it
+  bool gathered = false;            // walked on rank 0 (CpWalkMode::kGather), else jumped
+  uint32_t levels = 0;              // pointer-doubling levels (jump)
+  uint32_t rounds = 0;              // collective rounds of the walk
+  uint64_t bytes_sent = 0;          // walk payload this rank sent
 };
 
-constexpr int kCpTokenBytes = 24;  // the message per hop (static_assert'ed in the .cpp)
+// Legacy: the message per hop of the former token walk. Only the report still names it
+// (critical_path.bytes_per_hop); no walk sends tokens any more.
+constexpr int kCpTokenBytes = 24;
 // Auto mode gathers when all ranks together have at most this many hop records (32 B each).
-constexpr uint64_t kCpGatherRecords = 262144;
+constexpr uint64_t kCpGatherRecords = engine::kPathGatherRecords;
 
-// How the walk moves ownership (CRITPATH_DEBUG_CP_WALK):
-//   kToken   one 24-byte message per hop, sequential along the path (memory O(own records))
+// How the walk moves along the path (CRITPATH_DEBUG_CP_WALK):
+//   kJump    pointer jumping over all ranks' hop records: ~2 log2(records) alltoallv rounds,
+//            8 B per record per level (engine/path_walk.h)
 //   kGather  every rank's hop records (32 B per waiting call with a remote cause) go to
-//            rank 0, which walks them and scatters the segments: three collectives instead
-//            of `hops` sequential messages, for rank 0's memory
-//   kAuto    kGather up to kCpGatherRecords records in total, else kToken
-// Both give the same path.
-enum class CpWalkMode : uint8_t { kAuto = 0, kToken = 1, kGather = 2 };
+//            rank 0, which walks them and scatters the segments: six collectives, for
+//            rank 0's memory
+//   kAuto    kGather up to kCpGatherRecords records in total, else kJump
+//   kToken   the old name of kJump (CRITPATH_DEBUG_CP_WALK=token)
+// All give the same path.
+enum class CpWalkMode : uint8_t { kAuto = 0, kJump = 1, kGather = 2, kToken = kJump };
+
+// CRITPATH_DEBUG_CP_WALK's word -> mode ("token" = "jump"; anything else: kAuto).
+CpWalkMode cp_walk_mode(std::string_view word);
 
 // The wait records the walk follows: `ws.records` plus MPI_Init's wait for the last rank to
 // enter it ([enter, last_init_enter], caused by last_init_rank). Ascending by call.
 std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
                                    const RunBounds& b);
 
-// Collective over `comm` (a communicator used for nothing else meanwhile: the tokens use
-// point-to-point messages with MPI_ANY_SOURCE). `records` from cp_records().
+// Collective over `comm` (a communicator used for nothing else meanwhile; only the engine
+// calls MPI on it). `records` from cp_records().
 Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
                           const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out);
 

@@ -1,7 +1,7 @@
 // critpath — analyzer/passes/critical_path/critical_path_report.cpp
 #include "analyzer/passes/critical_path/critical_path_report.h"
 
-#include "analyzer/engine/gather.h"
+#include "analyzer/engine/metric_store.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,11 +23,6 @@ constexpr size_t kMaxSegments = 10000;       // segments kept for report.json (l
 constexpr uint64_t kExactIntervals = 65536;  // busy intervals (all ranks) merged exactly
 constexpr int kBins = 4096;                  // otherwise: bins over the span
 constexpr size_t kTableRows = 40;            // rows of the summary table
-
-struct DoubleInt {
-  double v;
-  int r;
-};
 
 // Per-rank totals gathered to rank 0.
 enum RankCol : int {
@@ -146,23 +141,18 @@ std::string bar(double f, int width) {
 
 }  // namespace
 
-Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, ReportInput& rep) {
+Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& group, ReportInput& rep) {
   const uint64_t t_begin = clock::monotonic_ns();
   const RunInfo& run = *in.run;
   const engine::Timeline& t = *in.timeline;
   const LocalProfile& local = *in.local;
   const std::vector<int>& l2g = *in.local_to_global;
-  MPI_Comm comm = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(world, &comm) != MPI_SUCCESS) return Status::kMpiError;
-  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  int me = 0, P = 1;
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Comm_size(comm, &P);
+  const int me = group.rank(), P = group.size();
   const size_t G = size_t(std::max(in.n_callpaths, 0));
   Status status = Status::kOk;
-  auto mpi_ok = [&](int rc) {
-    if (rc != MPI_SUCCESS) status = Status::kMpiError;
-    return rc == MPI_SUCCESS;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
   };
 
   // --- 1. Run bounds and the walk.
@@ -170,38 +160,34 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
   const double my_fin = in.to_global(run.finalize_enter_ticks);
   RunBounds b;
   {
-    DoubleInt loc_in[2] = {{my_fin, me}, {my_init, me}}, loc_out[2] = {{0, 0}, {0, 0}};
+    std::pair<double, int> loc[2] = {{my_fin, me}, {my_init, me}};
     const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : my_init;
-    double neg_in[2] = {-my_init, -my_init_exit}, neg_out[2] = {0, 0};
-    uint64_t nrec = in.waits->records.size() + 1, nrec_out = 0;
-    mpi_ok(PMPI_Allreduce(loc_in, loc_out, 2, MPI_DOUBLE_INT, MPI_MAXLOC, comm));
-    mpi_ok(PMPI_Allreduce(neg_in, neg_out, 2, MPI_DOUBLE, MPI_MAX, comm));
-    mpi_ok(PMPI_Allreduce(&nrec, &nrec_out, 1, MPI_UINT64_T, MPI_SUM, comm));
-    b.last_finalize_enter = loc_out[0].v;
-    b.last_finalize_rank = loc_out[0].r;
-    b.last_init_enter = loc_out[1].v;
-    b.last_init_rank = loc_out[1].r;
-    b.first_init_enter = -neg_out[0];
-    b.first_init_exit = -neg_out[1];
-    b.max_hops = nrec_out + uint64_t(P) + 2;
+    double neg[2] = {-my_init, -my_init_exit};
+    uint64_t nrec = in.waits->records.size() + 1;
+    mpi_ok(group.allreduce_maxloc(loc, 2));
+    mpi_ok(group.allreduce(neg, 2, engine::ReduceOp::kMax));
+    mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum));
+    b.last_finalize_enter = loc[0].first;
+    b.last_finalize_rank = loc[0].second;
+    b.last_init_enter = loc[1].first;
+    b.last_init_rank = loc[1].second;
+    b.first_init_enter = -neg[0];
+    b.first_init_exit = -neg[1];
+    b.max_hops = nrec + uint64_t(P) + 2;
   }
-  if (status != Status::kOk) {
-    PMPI_Comm_free(&comm);
-    return status;
-  }
+  if (status != Status::kOk) return status;
   const std::vector<WaitRecord> records = cp_records(t, *in.waits, b);
   CpWalk walk;
   const uint64_t t_walk = clock::monotonic_ns();
   const std::string& wm = config::current().debug_cp_walk;
-  const CpWalkMode mode = wm == "token" ? CpWalkMode::kToken : wm == "gather" ? CpWalkMode::kGather : CpWalkMode::kAuto;
-  const Status ws = walk_critical_path(t, records, b, comm, mode, walk);
+  const CpWalkMode mode = cp_walk_mode(wm);
+  const Status ws = walk_critical_path(t, records, b, group.comm(), mode, walk);
   const double walk_s = double(clock::monotonic_ns() - t_walk) * 1e-9;
   if (ws != Status::kOk) status = ws;
 
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
-  std::vector<int> appnums(size_t(P), 0);
-  int my_app = run.appnum;
-  mpi_ok(PMPI_Allgather(&my_app, 1, MPI_INT, appnums.data(), 1, MPI_INT, comm));
+  std::vector<int> appnums;
+  mpi_ok(group.allgather(run.appnum, appnums));
   std::vector<int> part_of = appnums;
   std::string part_source = "MPI_APPNUM";
   const std::string& spec = config::current().partitions;
@@ -218,18 +204,17 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
     }
   }
   // Rank 0 decides (ranks of different executables may see different environments).
-  mpi_ok(PMPI_Bcast(part_of.data(), P, MPI_INT, 0, comm));
+  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
   part_of = normalize(part_of);
   const int my_part = part_of[size_t(me)];
-  MPI_Comm part_comm = MPI_COMM_NULL;
-  if (!mpi_ok(PMPI_Comm_split(comm, my_part, me, &part_comm))) part_comm = MPI_COMM_NULL;
+  engine::Group part_group;
+  const bool have_part_group = mpi_ok(group.split(my_part, part_group));
   // Executable names, for the partitions' names.
   std::vector<std::string> exe_of;
   {
     std::vector<char> all;
     std::vector<int> lens, displs;
-    if (engine::gather_to_root(run.executable.data(), int(run.executable.size()), comm, all, lens,
-                               displs) != Status::kOk)
+    if (group.gather_to_root(run.executable.data(), run.executable.size(), all, lens, displs) != Status::kOk)
       status = Status::kMpiError;
     if (me == 0)
       for (int r = 0; r < P; ++r)
@@ -274,11 +259,13 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
   std::vector<double> gcp(G, 0.0);
   std::vector<int> occurs(G, 0);
   double cp_len = 0;
-  mpi_ok(PMPI_Allreduce(cp.data(), gcp.data(), int(G), MPI_DOUBLE, MPI_SUM, comm));
-  mpi_ok(PMPI_Allreduce(&seg_len, &cp_len, 1, MPI_DOUBLE, MPI_SUM, comm));
-  if (part_comm != MPI_COMM_NULL) {
-    mpi_ok(PMPI_Allreduce(visited.data(), occurs.data(), int(G), MPI_INT, MPI_MAX, part_comm));
-    PMPI_Comm_free(&part_comm);
+  gcp = cp;
+  cp_len = seg_len;
+  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
+  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
+  if (have_part_group) {
+    occurs = visited;
+    mpi_ok(part_group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
   }
   const double headroom = std::max(cp_len - work_total, 0.0);
   std::vector<double> excess(G, 0.0);
@@ -317,10 +304,10 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
     busy = std::move(clipped);
   }
   for (const auto& [a, z] : busy) rc[kRcBusy] += z - a;
-  std::vector<double> rc_all(me == 0 ? size_t(P) * kRcCols : 0);
-  mpi_ok(PMPI_Reduce(sums.data(), sums_out.data(), int(G * kScCols), MPI_DOUBLE, MPI_SUM, 0, comm));
-  mpi_ok(PMPI_Reduce(work.data(), work_max.data(), int(G), MPI_DOUBLE, MPI_MAX, 0, comm));
-  mpi_ok(PMPI_Gather(rc.data(), kRcCols, MPI_DOUBLE, rc_all.data(), kRcCols, MPI_DOUBLE, 0, comm));
+  std::vector<double> rc_all;
+  mpi_ok(group.reduce_to_root(sums.data(), sums.size(), engine::ReduceOp::kSum, sums_out));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, work_max));
+  mpi_ok(group.gather_rows(rc.data(), kRcCols, rc_all));
   // This rank's CP time per call path, sparse: (call path, seconds).
   std::vector<double> pairs, all_pairs;
   std::vector<int> pair_counts, pair_displs;
@@ -329,12 +316,12 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       pairs.push_back(double(g));
       pairs.push_back(cp[g]);
     }
-  if (engine::gather_to_root(pairs.data(), int(pairs.size()), comm, all_pairs, pair_counts, pair_displs) != Status::kOk)
+  if (group.gather_to_root(pairs.data(), pairs.size(), all_pairs, pair_counts, pair_displs) != Status::kOk)
     status = Status::kMpiError;
 
   // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
-  uint64_t n_busy = busy.size(), n_busy_all = 0;
-  mpi_ok(PMPI_Allreduce(&n_busy, &n_busy_all, 1, MPI_UINT64_T, MPI_SUM, comm));
+  uint64_t n_busy_all = busy.size();
+  mpi_ok(group.allreduce(&n_busy_all, 1, engine::ReduceOp::kSum));
   const bool exact = n_busy_all <= kExactIntervals;
   std::vector<double> histogram;  // rank 0: fraction of the span per k = 0..P
   if (exact) {
@@ -344,12 +331,12 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       mine.push_back(a);
       mine.push_back(z);
     }
-    if (engine::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) status = Status::kMpiError;
     if (me == 0) histogram = sweep_histogram(all, P, t0, t1);
   } else {
     // Each rank's busy fraction per bin; summed, a bin's total s is split between
     // floor(s) and floor(s)+1 ranks so that the mean stays exact.
-    std::vector<double> bins(kBins, 0.0), bins_sum(me == 0 ? size_t(kBins) : 0);
+    std::vector<double> bins(kBins, 0.0), bins_sum;
     const double width = (t1 - t0) / kBins;
     if (width > 0)
       for (const auto& [a0, z0] : busy) {
@@ -362,7 +349,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
           bins[size_t(i)] += (std::min(z, hi) - std::max(a, lo)) / width;
         }
       }
-    mpi_ok(PMPI_Reduce(bins.data(), bins_sum.data(), kBins, MPI_DOUBLE, MPI_SUM, 0, comm));
+    mpi_ok(group.reduce_to_root(bins.data(), bins.size(), engine::ReduceOp::kSum, bins_sum));
     if (me == 0) {
       histogram.assign(size_t(P) + 1, 0.0);
       for (double s : bins_sum) {
@@ -390,10 +377,9 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
       seg_flat.push_back(x.end);
       seg_flat.push_back(double(gid(x.node)));
     }
-    if (engine::gather_to_root(seg_flat.data(), int(seg_flat.size()), comm, seg_all, seg_counts, seg_displs) != Status::kOk)
+    if (group.gather_to_root(seg_flat.data(), seg_flat.size(), seg_all, seg_counts, seg_displs) != Status::kOk)
       status = Status::kMpiError;
   }
-  PMPI_Comm_free(&comm);
   if (me != 0 || status != Status::kOk) return status;
 
   // --- 7. Rank 0: metrics, sections, JSON.
@@ -438,35 +424,26 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
     for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
     return v;
   };
-  auto metric = [&](const char* id, const char* desc, const std::vector<double>& by_cp, std::vector<double> by_rank) {
+  // Definitions and units come from the declarations (critical_path_metrics.cpp).
+  auto metric = [&](const char* id, const std::vector<double>& by_cp, std::vector<double> by_rank) {
+    const engine::MetricDecl* d = engine::find_metric(id);
     ExtraMetric m;
     m.id = id;
-    m.unit = "s";
-    m.description = desc;
+    m.unit = d != nullptr ? d->unit : "s";
+    m.description = d != nullptr ? d->definition : "";
     m.by_callpath = by_cp;
     m.by_rank = std::move(by_rank);
     rep.extra_metrics.push_back(std::move(m));
   };
-  metric("critical_path",
-         "Time the call path spends on the critical path (the longest path without wait states "
-         "from the first MPI_Init entry to the last MPI_Finalize entry); by_rank: the rank's share",
-         cp_sum, rank_col(kRcCp));
+  metric("critical_path", cp_sum, rank_col(kRcCp));
   rep.extra_metrics.back().by_callpath_rank = cp_rank;
   metric("critical_path_imbalance",
-         "max(critical-path time - average non-waiting time over all ranks, 0) (wall seconds); "
-         "by_rank spreads it in proportion to the ranks' critical-path shares",
          cp_imb, imb_by_rank);
   metric("performance_impact",
-         "Non-waiting time of the call path on all ranks plus its imbalance costs (allocation "
-         "seconds); the total is ranks x critical-path length",
          impact, rank_col(kRcImpact));
   metric("imbalance_cost_intra",
-         "Waiting time mapped onto the call path on ranks whose partition executes it "
-         "(headroom x excess-time share, allocation seconds)",
          intra, rank_col(kRcIntra));
   metric("imbalance_cost_inter",
-         "Waiting time mapped onto the call path on ranks whose partition never executes it "
-         "(allocation seconds)",
          inter, rank_col(kRcInter));
 
   double busy_total = 0, busy_span_total = 0;
@@ -584,7 +561,7 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
                 "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
                 "%.3f s analysis (walk %.3f s)",
                 cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)walk.hops,
-                walk.gathered ? "walked on rank 0" : "24-byte tokens", avg_par, analysis_s, walk_s);
+                walk.gathered ? "walked on rank 0" : "pointer jumping", avg_par, analysis_s, walk_s);
   rep.header_lines.push_back(buf);
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
@@ -614,8 +591,11 @@ Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm world, Report
   cpj["length_s"] = cp_len;
   cpj["wall_time_s"] = span;
   cpj["hops"] = walk.hops;
-  cpj["walk_mode"] = walk.gathered ? "gather" : "token";
-  cpj["bytes_per_hop"] = walk.gathered ? 0 : kCpTokenBytes;
+  cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
+  cpj["walk_s"] = walk_s;
+  cpj["walk_rounds"] = walk.rounds;
+  cpj["walk_levels"] = walk.levels;
+  cpj["walk_bytes_sent"] = walk.bytes_sent;
   cpj["partial"] = walk.partial;
   cpj["start_rank"] = b.last_finalize_rank;
   cpj["end_rank"] = b.last_init_rank;

@@ -13,13 +13,12 @@
 //      and "Parallelism"; report.json critical_path{}, scalars.*, run.partitions.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/report/report.h"
@@ -40,9 +39,10 @@ struct CriticalPathInput {
   std::function<double(uint64_t)> to_global;          // raw ticks -> global seconds
 };
 
-// Collective over `comm` (every rank must call it). On rank 0 appends to `report`
+// Collective over `group` (every rank must call it; the walk uses the group's communicator
+// for nothing else meanwhile). On rank 0 appends to `report`
 // (extra_metrics, sections, header_lines, extra_json). Errors are returned; the walk never
 // hangs (critical_path.h).
-Status analyze_critical_path(const CriticalPathInput& in, MPI_Comm comm, ReportInput& report);
+Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& group, ReportInput& report);
 
 }  // namespace critpath::analyzer::passes

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyzer/passes/pass_list.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
@@ -15,36 +16,13 @@ using engine::CollKind;
 using engine::kNoCall;
 
 const PatternDef& pattern_def(int p) {
-  static const PatternDef kDefs[kPatternCount] = {
-      {"late_sender", "Late Sender",
-       "Receiver blocked in a receive (or the wait completing it) before the matching send began"},
-      {"late_sender_wrong_order", "Late Sender, wrong order",
-       "Late-sender time where a message sent later was received first (subset of late_sender)"},
-      {"late_sender_wrong_order_same_source", "  same source",
-       "Wrong-order late-sender time where both messages came from the same source"},
-      {"late_sender_wrong_order_different_source", "  different source",
-       "Wrong-order late-sender time where the messages came from different sources"},
-      {"late_receiver", "Late Receiver",
-       "Sender blocked in a send (or its completion) until the matching receive was posted"},
-      {"wait_barrier", "Wait at Barrier", "Time in a barrier before the last participant entered"},
-      {"barrier_completion", "Barrier Completion",
-       "Time in a barrier after the first participant left"},
-      {"wait_nxn", "Wait at N x N",
-       "Time in an all-to-all collective before the last participant entered"},
-      {"nxn_completion", "N x N Completion",
-       "Time in an all-to-all collective after the first participant left"},
-      {"late_broadcast", "Late Broadcast",
-       "Time a non-root spent in a one-to-all collective before the root entered"},
-      {"early_reduce", "Early Reduce",
-       "Time the root of an all-to-one collective waited for the last sender to enter"},
-      {"early_scan", "Early Scan",
-       "Time in a prefix reduction before the last lower-ranked participant entered"},
-      {"wait_finalize", "Wait at Finalize",
-       "Time between entering MPI_Finalize and the last rank entering it"},
-      {"init_completion", "Initialization Completion",
-       "Time in MPI_Init after the first rank could have left it"},
-  };
-  return kDefs[p];
+  // The rows of wait_states_metrics.cpp, in WaitPattern order.
+  static const std::vector<PatternDef> kDefs = [] {
+    std::vector<PatternDef> defs;
+    for (const engine::MetricDecl& d : wait_state_metric_decls()) defs.push_back({d.id, d.title, d.definition});
+    return defs;
+  }();
+  return kDefs[size_t(p)];
 }
 
 void PatternStats::add(double v, int32_t node, int32_t rank) {
@@ -88,7 +66,9 @@ struct Ctx {
   }
 };
 
-bool is_test_call(const std::string& name) { return name.rfind("MPI_Test", 0) == 0; }
+bool is_test_call(uint32_t region) {
+  return defs::regions().mpi(region).completion == defs::MpiCompletion::kTest;
+}
 
 // World rank of rank `r` of communicator `comm`; -1 when unknown.
 int32_t world_rank_of(uint32_t comm, int32_t r, int32_t me) {
@@ -153,11 +133,11 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
   w.by_node.assign(nodes, {});
   Ctx ctx{t, w, my_rank};
   RecordBook rb(t);
-  std::unordered_map<uint32_t, std::string> names;
-  auto name_of = [&](uint32_t call) -> const std::string& {
+  std::unordered_map<uint32_t, bool> test_regions;  // region -> is an MPI_Test* call
+  auto is_test = [&](uint32_t call) {
     const uint32_t region = t.calls[call].region;
-    auto it = names.find(region);
-    if (it == names.end()) it = names.emplace(region, defs::regions().get(region).name).first;
+    auto it = test_regions.find(region);
+    if (it == test_regions.end()) it = test_regions.emplace(region, is_test_call(region)).first;
     return it->second;
   };
 
@@ -201,7 +181,7 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
         ++it;
       }
     }
-    if (is_test_call(name_of(r.complete_call))) continue;  // Scalasca skips MPI_Test*
+    if (is_test(r.complete_call)) continue;  // Scalasca skips MPI_Test*
     const double idle = std::min(ts, c.exit) - c.enter;
     if (idle > 0 && idle > group.idle) group = {ts, r.peer, idle, r.complete_call};
   }

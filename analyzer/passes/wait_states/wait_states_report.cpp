@@ -4,24 +4,19 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "analyzer/engine/gather.h"
+#include "analyzer/engine/group.h"
+#include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/timeline.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
+
+using engine::ReducedMetric;
 namespace {
 
 enum Hierarchy : int { kComputation = 0, kMpiP2p, kMpiCollective, kMpiRma, kMpiManagement, kHierCount };
 constexpr const char* kHierId[kHierCount] = {"computation", "mpi_p2p", "mpi_collective", "mpi_rma",
                                              "mpi_management"};
-constexpr const char* kHierDesc[kHierCount] = {
-    "Exclusive time outside MPI calls (time - mpi_time)",
-    "Time in point-to-point MPI calls (sends, receives, waits, tests, probes, request handling)",
-    "Time in collective MPI calls (blocking and nonblocking, including their completion calls' "
-    "collective share)",
-    "Time in one-sided MPI calls (window creation, synchronization, RMA operations)",
-    "Time in other MPI calls (MPI_Init, MPI_Finalize, communicators, groups, datatypes, ...)"};
-
 // Fixed-size per-pattern block for the statistics gather:
 // count, sum, min, max, n_worst, worst×(value, callpath, rank), n_sample, sample...
 constexpr size_t kBlock = 5 + 3 * kWorstInstances + 1 + kSampleSize;
@@ -37,55 +32,37 @@ double median(std::vector<double> v) {
 
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const clock::TickConverter& conv, const std::vector<int>& l2g,
-                          int n_callpaths, MPI_Comm comm, const GlobalProfile& global,
+                          int n_callpaths, const engine::Group& group, const GlobalProfile& global,
                           double wall_time_s, ReportInput& in) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
-  const size_t G = size_t(n_callpaths), M = size_t(kPatternCount) + kHierCount;
+  const int size = group.size();
+  const size_t G = size_t(n_callpaths);
 
-  // Dense [callpath][metric] values of this rank, and its totals.
-  std::vector<double> vals(G * M, 0.0), totals(M, 0.0);
+  // The patterns and the MPI time hierarchy per global call path, into the metric store.
+  engine::MetricStore store(G);
+  int slot[int(kPatternCount) + int(kHierCount)];
+  for (int p = 0; p < kPatternCount; ++p) slot[p] = store.slot(pattern_def(p).id);
+  for (int h = 0; h < kHierCount; ++h) slot[kPatternCount + h] = store.slot(kHierId[h]);
   for (size_t n = 0; n < local.nodes.size() && n < l2g.size(); ++n) {
-    const size_t g = size_t(l2g[n]);
-    if (g >= G) continue;
-    double* v = &vals[g * M];
+    const long g = l2g[n];
+    if (g < 0 || size_t(g) >= G) continue;
     if (n < ws.by_node.size())
-      for (int p = 0; p < kPatternCount; ++p) v[p] += ws.by_node[n][size_t(p)];
+      for (int p = 0; p < kPatternCount; ++p) store.add(slot[p], g, ws.by_node[n][size_t(p)]);
     const defs::RegionDef def = defs::regions().get(local.nodes[n].region);
     const double excl = conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
     int h = kComputation;
     if (def.kind == defs::RegionKind::kMpi) {
-      switch (engine::classify_mpi(def.name)) {
-        case engine::MpiGroup::kP2p: h = kMpiP2p; break;
-        case engine::MpiGroup::kCollective: h = kMpiCollective; break;
-        case engine::MpiGroup::kRma: h = kMpiRma; break;
-        case engine::MpiGroup::kManagement: h = kMpiManagement; break;
+      switch (def.mpi.cls) {  // the spec's `class`
+        case defs::MpiClass::kP2p: h = kMpiP2p; break;
+        case defs::MpiClass::kCollective: h = kMpiCollective; break;
+        case defs::MpiClass::kRma: h = kMpiRma; break;
+        case defs::MpiClass::kManagement:
+        case defs::MpiClass::kNone: h = kMpiManagement; break;
       }
     }
-    v[kPatternCount + h] += excl;
+    store.add(slot[kPatternCount + h], g, excl);
   }
-  for (size_t g = 0; g < G; ++g)
-    for (size_t k = 0; k < M; ++k) totals[k] += vals[g * M + k];
-  std::vector<double> sum(rank == 0 ? G * M : 0), by_rank(rank == 0 ? size_t(size) * M : 0);
-  if (PMPI_Reduce(vals.data(), sum.data(), int(G * M), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-      PMPI_Gather(totals.data(), int(M), MPI_DOUBLE, by_rank.data(), int(M), MPI_DOUBLE, 0, comm) !=
-          MPI_SUCCESS)
-    return Status::kMpiError;
-
-  // Per-rank values of the patterns, sparse: (call path, pattern, value) for non-zero values.
-  std::vector<double> triples;
-  for (size_t g = 0; g < G; ++g)
-    for (int p = 0; p < kPatternCount; ++p)
-      if (vals[g * M + size_t(p)] != 0) {
-        triples.push_back(double(g));
-        triples.push_back(double(p));
-        triples.push_back(vals[g * M + size_t(p)]);
-      }
-  std::vector<double> all_triples;
-  std::vector<int> tcounts, tdispls;
-  CRITPATH_FORWARD_IF_ERROR(
-      engine::gather_to_root(triples.data(), int(triples.size()), comm, all_triples, tcounts, tdispls));
+  const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
 
   // Statistics: one fixed block per pattern.
   std::vector<double> blocks(size_t(kPatternCount) * kBlock, 0.0);
@@ -106,40 +83,14 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     b[5 + 3 * kWorstInstances] = double(st.sample.size());
     std::copy(st.sample.begin(), st.sample.end(), b + 6 + 3 * kWorstInstances);
   }
-  std::vector<double> all_blocks(rank == 0 ? blocks.size() * size_t(size) : 0);
-  if (PMPI_Gather(blocks.data(), int(blocks.size()), MPI_DOUBLE, all_blocks.data(),
-                  int(blocks.size()), MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
-  if (rank != 0) return Status::kOk;
+  std::vector<double> all_blocks;
+  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(blocks.data(), blocks.size(), all_blocks));
+  if (!group.is_root()) return Status::kOk;
+  const ReducedMetric* metric = &in.extra_metrics[base];
+  std::vector<double> htot(kHierCount, 0.0);
+  for (int h = 0; h < kHierCount; ++h)
+    for (size_t g = 0; g < G; ++g) htot[size_t(h)] += metric[kPatternCount + h].by_callpath[g];
 
-  // --- Rank 0: metrics.
-  for (size_t k = 0; k < M; ++k) {
-    ExtraMetric em;
-    if (k < size_t(kPatternCount)) {
-      em.id = pattern_def(int(k)).id;
-      em.description = pattern_def(int(k)).description;
-    } else {
-      em.id = kHierId[k - kPatternCount];
-      em.description = kHierDesc[k - kPatternCount];
-    }
-    em.unit = "s";
-    em.by_callpath.resize(G);
-    for (size_t g = 0; g < G; ++g) em.by_callpath[g] = sum[g * M + k];
-    em.by_rank.resize(size_t(size));
-    for (int r = 0; r < size; ++r) em.by_rank[size_t(r)] = by_rank[size_t(r) * M + k];
-    in.extra_metrics.push_back(std::move(em));
-  }
-  for (int r = 0; r < size; ++r)
-    for (int i = tdispls[size_t(r)]; i + 2 < tdispls[size_t(r)] + tcounts[size_t(r)]; i += 3) {
-      const int g = int(all_triples[size_t(i)]), p = int(all_triples[size_t(i) + 1]);
-      auto& list = in.extra_metrics[size_t(p)].by_callpath_rank;
-      auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == g; });
-      if (it == list.end()) {
-        list.push_back({g, std::vector<double>(size_t(size), 0.0)});
-        it = list.end() - 1;
-      }
-      it->second[size_t(r)] = all_triples[size_t(i) + 2];
-    }
   const double alloc = wall_time_s * double(size);
   auto path_of = [&](int g) -> std::string {
     return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "?";
@@ -152,7 +103,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                 "Top call path (seconds)", "Most affected rank (seconds)");
   body += buf;
   for (int p = 0; p < kPatternCount; ++p) {
-    const ExtraMetric& em = in.extra_metrics[size_t(p)];
+    const ReducedMetric& em = metric[p];
     double total = 0;
     size_t top = 0;
     for (size_t g = 0; g < G; ++g) {
@@ -186,11 +137,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     hier += buf;
   };
   double mpi_total = 0;
-  std::vector<double> htot(kHierCount, 0.0);
-  for (int h = 0; h < kHierCount; ++h) {
-    for (size_t g = 0; g < G; ++g) htot[size_t(h)] += sum[g * M + size_t(kPatternCount + h)];
-    if (h != kComputation) mpi_total += htot[size_t(h)];
-  }
+  for (int h = kMpiP2p; h < kHierCount; ++h) mpi_total += htot[size_t(h)];
   hline("time", time_total);
   hline("  computation", htot[kComputation]);
   hline("  mpi_time", mpi_total);

@@ -7,21 +7,20 @@
 // wait_state_stats).
 #pragma once
 
-#include <mpi.h>
-
 #include <vector>
 
 #include "analyzer/passes/wait_states/wait_states.h"
+#include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/report/report.h"
 
 namespace critpath::analyzer::passes {
 
-// Collective over `comm`. local_to_global from unify_profile; n_callpaths = global count.
+// Collective over `group`. local_to_global from unify_profile; n_callpaths = global count.
 // On rank 0 appends to `in` (extra_metrics, sections, extra_json).
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const clock::TickConverter& conv, const std::vector<int>& local_to_global,
-                          int n_callpaths, MPI_Comm comm, const GlobalProfile& global,
+                          int n_callpaths, const engine::Group& group, const GlobalProfile& global,
                           double wall_time_s, ReportInput& in);
 
 }  // namespace critpath::analyzer::passes

@@ -10,7 +10,9 @@
 //   python3 pmpi_wrappers/gen/gen_wrappers.py --docs docs/mpi-coverage.md
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -90,4 +92,62 @@ TEST_CASE("MPI region ids are stable", "[wrappers]") {
     CHECK(std::string(r.name).rfind("MPI_", 0) == 0);
     last = r.id;
   }
+}
+
+TEST_CASE("MPI region semantics come from the spec", "[wrappers]") {
+  using namespace critpath::defs;
+  std::map<std::string, MpiSemantics> sem;
+  for (const auto& r : critpath::pmpi::generated_regions()) {
+    CHECK(r.mpi.cls != MpiClass::kNone);  // every entry has a class
+    sem[r.name] = r.mpi;
+  }
+  auto is = [&](const char* fn, MpiClass c, MpiSync s, MpiRoot root = MpiRoot::kNone) {
+    INFO(fn);
+    REQUIRE(sem.count(fn));
+    CHECK(sem[fn].cls == c);
+    CHECK(sem[fn].sync == s);
+    CHECK(sem[fn].root == root);
+  };
+  is("MPI_Send", MpiClass::kP2p, MpiSync::kNone);
+  is("MPI_Barrier", MpiClass::kCollective, MpiSync::kBarrier);
+  is("MPI_Allreduce", MpiClass::kCollective, MpiSync::kNxN);
+  is("MPI_Neighbor_alltoallw", MpiClass::kCollective, MpiSync::kNxN);
+  is("MPI_Bcast", MpiClass::kCollective, MpiSync::kOneToN, MpiRoot::kSource);
+  is("MPI_Scatterv", MpiClass::kCollective, MpiSync::kOneToN, MpiRoot::kSource);
+  is("MPI_Reduce", MpiClass::kCollective, MpiSync::kNToOne, MpiRoot::kSink);
+  is("MPI_Gatherv", MpiClass::kCollective, MpiSync::kNToOne, MpiRoot::kSink);
+  is("MPI_Exscan", MpiClass::kCollective, MpiSync::kScan);
+  is("MPI_Reduce_local", MpiClass::kCollective, MpiSync::kNone);
+  is("MPI_Comm_split", MpiClass::kManagement, MpiSync::kOther);
+  is("MPI_Group_incl", MpiClass::kManagement, MpiSync::kNone);
+  is("MPI_Win_fence", MpiClass::kRma, MpiSync::kOther);
+  is("MPI_Put", MpiClass::kRma, MpiSync::kNone);
+  // A nonblocking collective has its blocking twin's semantics (waited for at completion).
+  int twins = 0;
+  for (const auto& [name, s] : sem) {
+    if (name.rfind("MPI_I", 0) != 0) continue;
+    std::string twin = "MPI_" + name.substr(5);
+    twin[4] = char(std::toupper(static_cast<unsigned char>(twin[4])));
+    if (!sem.count(twin) || sem[twin].cls != MpiClass::kCollective) continue;
+    INFO(name << " vs " << twin);
+    CHECK(s == sem[twin]);
+    ++twins;
+  }
+  CHECK(twins == 22);  // Ibarrier .. Iexscan (17) and Ineighbor_* (5)
+  // Completion and life cycle.
+  for (const char* fn : {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"})
+    CHECK(sem[fn].completion == MpiCompletion::kWait);
+  for (const char* fn : {"MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome"})
+    CHECK(sem[fn].completion == MpiCompletion::kTest);
+  int completions = 0, inits = 0, finalizes = 0;
+  for (const auto& [name, s] : sem) {
+    completions += s.completion != MpiCompletion::kNone;
+    inits += s.lifecycle == MpiLifecycle::kInit;
+    finalizes += s.lifecycle == MpiLifecycle::kFinalize;
+  }
+  CHECK(completions == 8);
+  CHECK(inits == 2);
+  CHECK(finalizes == 1);
+  CHECK(sem["MPI_Init_thread"].lifecycle == MpiLifecycle::kInit);
+  CHECK(sem["MPI_Finalize"].lifecycle == MpiLifecycle::kFinalize);
 }

@@ -1,0 +1,110 @@
+// critpath — analyzer/engine/group.h
+//
+// The analysis ranks as the passes see them: every cross-rank operation a pass may need,
+// typed, behind one class. It is the only way analysis code below analyzer/passes/ reaches
+// other ranks (the passes never call MPI; a test greps for it):
+//
+//   pass  --(Group: allreduce, gather to the report rank, broadcast, split)-->  engine  --> MPI
+//
+// A Group made with Group::local() is one rank alone and never touches MPI, so passes run in
+// unit tests on synthetic timelines without MPI_Init. A Group made over an MPI communicator
+// owns a duplicate of it (errors returned, never fatal) and frees it on destruction.
+//
+// Every call is collective over the group, must be made by all its ranks in the same order,
+// and returns kOk or kMpiError; on error the outputs are unspecified (callers stop the pass
+// and mark its results missing, they never retry).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+
+enum class ReduceOp : uint8_t { kSum = 0, kMax = 1, kMin = 2 };
+
+class Group {
+ public:
+  // One rank alone: rank 0 of 1; every operation is a local copy.
+  static Group local();
+  // A private duplicate of `comm` with MPI_ERRORS_RETURN. kMpiError when it cannot be made.
+  static Status over(MPI_Comm comm, Group& out);
+
+  Group() = default;
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  Group(Group&& o) noexcept { *this = std::move(o); }
+  Group& operator=(Group&& o) noexcept;
+  ~Group();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }  // the rank that writes the report
+  // The MPI communicator for the engine's own exchanges (MPI_COMM_NULL for local()).
+  MPI_Comm comm() const { return comm_; }
+
+  // Returns when every rank called it.
+  Status barrier() const;
+  // In place, on every rank.
+  Status allreduce(double* v, size_t n, ReduceOp op) const;
+  Status allreduce(uint64_t* v, size_t n, ReduceOp op) const;
+  Status allreduce(int* v, size_t n, ReduceOp op) const;
+  // (value, rank) pairs: the largest value and the lowest rank holding it, on every rank.
+  Status allreduce_maxloc(std::pair<double, int>* v, size_t n) const;
+  // Elementwise reduction of `n` values to the root (`out` sized there, empty elsewhere).
+  Status reduce_to_root(const double* v, size_t n, ReduceOp op, std::vector<double>& out) const;
+  // Every rank's `n` values, rank after rank, on the root (fixed-size rows).
+  Status gather_rows(const double* v, size_t n, std::vector<double>& out) const;
+  // One int per rank, on every rank.
+  Status allgather(int v, std::vector<int>& out) const;
+  // The root's `n` elements to every rank.
+  template <typename T>
+  Status broadcast(T* v, size_t n) const {
+    static_assert(std::is_trivially_copyable_v<T>, "broadcast as bytes");
+    return broadcast_bytes(v, n * sizeof(T));
+  }
+  // Variable-length gather: on the root, every rank's elements concatenated in rank order,
+  // with per-rank counts and first indices; elsewhere the three vectors are left empty.
+  template <typename T>
+  Status gather_to_root(const T* mine, size_t n, std::vector<T>& all, std::vector<int>& counts,
+                        std::vector<int>& displs) const {
+    static_assert(std::is_trivially_copyable_v<T>, "gathered as bytes");
+    std::vector<char> bytes;
+    std::vector<int> byte_counts;
+    CRITPATH_FORWARD_IF_ERROR(gather_bytes(mine, n * sizeof(T), bytes, byte_counts));
+    counts.clear();
+    displs.clear();
+    all.clear();
+    if (!is_root()) return Status::kOk;
+    int at = 0;
+    for (int b : byte_counts) {
+      counts.push_back(b / int(sizeof(T)));
+      displs.push_back(at);
+      at += counts.back();
+    }
+    all.resize(size_t(at));
+    if (!bytes.empty()) std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
+    return Status::kOk;
+  }
+  // The ranks with the same `color` form `out`, ordered by their rank here.
+  Status split(int color, Group& out) const;
+
+ private:
+  // Takes ownership of `made` (the result of a call that returned `rc`) into `out`.
+  static Status adopt(int rc, MPI_Comm made, Group& out);
+  Status broadcast_bytes(void* p, size_t bytes) const;
+  Status gather_bytes(const void* p, size_t bytes, std::vector<char>& out,
+                      std::vector<int>& counts) const;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace critpath::analyzer::engine

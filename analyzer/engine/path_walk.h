@@ -1,0 +1,151 @@
+// critpath — analyzer/engine/path_walk.h
+//
+// The distributed backward walk along the critical path (seed 000 §III-B; docs/metrics.md
+// "The path"), over compact hop records: per rank, its waiting calls whose wait another rank
+// caused (HopRec, ascending by enter).
+//
+// One step of the walk, at time T on the path's owner o:
+//   r = o's latest hop record with r.enter < T
+//   none        --> the path began here: segment [first, T] on o, the walk ends
+//   otherwise   --> we = min(r.wait_end, T); segment [we, T] on o (if not empty); the path
+//                   continues on r.cause_rank at min(r.cause_time, we)  (one hop)
+//
+// Whenever T >= r.wait_end (always on a consistent trace: T is the enter of a later call), the
+// continuation depends on r alone: next_time(r) = min(cause_time, wait_end). So every record
+// has one successor, succ(r) = the record found on cause_rank at next_time(r) (or the path's
+// beginning there), and the path is the chain start -> succ -> succ ... The walk here does
+// not move along it hop by hop (a message latency per hop) but in bulk rounds of
+// MPI_Alltoallv, each rank handling all its records at once:
+//
+//   1. succ: every record (and the start) asks cause_rank "your latest record before t?"
+//      (16 B request, 24 B reply). An arrival inside the found record's wait (t < wait_end,
+//      an inconsistent trace) is passed on as today's walk passes it (an empty segment, one
+//      hop) by asking again, at most kPassRounds rounds.
+//   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, one request + reply round
+//      (8 B each per record) per level, until every J_k is the end (K <= ceil(log2(N + 2)),
+//      N = all ranks' hop records, so fewer levels when every chain is short).
+//   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
+//   4. each marked record r yields the segment on the rank succ(r) lies on,
+//      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them.
+// A chain still unended after 2^K steps is a cycle (an inconsistent trace): the walk is
+// partial, the path is cut at its earliest point (the rest back to `first` stays there),
+// never a hang.
+//
+// Cost per rank: about (2 K + 4) alltoall(v) rounds and 4 allreduces, 16 B + 8 B per local
+// record per doubling level. Memory: K levels × 8 B per hop record (the J_k, kept for the
+// marking) plus ~100 B per record of state and buffers: with 1M hop records on a rank and
+// K = 23, ~280 MB. The gather method (all records on rank 0, 32 B each, a sequential walk
+// there) needs 6 collectives in all and is used for small totals (kPathGatherRecords).
+//
+// Results are the sequential walk's (walk_serial, the reference) whenever that walk is not
+// cut by its hop bound: same segments, same hop count.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+
+// A waiting call at which the path may leave its rank: its wait [enter, wait_end] ended at
+// cause_time, an event of cause_rank (another rank of the walk's communicator).
+struct HopRec {
+  double enter = 0;
+  double wait_end = 0;
+  double cause_time = 0;
+  int32_t cause_rank = -1;
+  int32_t pad = 0;
+};
+static_assert(sizeof(HopRec) == 32, "hop records are 32 bytes");
+
+// Where the walk starts and where any path began at the latest (global seconds).
+struct PathStart {
+  int rank = 0;       // the owner of the path's end (the rank that entered MPI_Finalize last)
+  double time = 0;    // the path's end (its MPI_Finalize entry)
+  double first = 0;   // the first MPI_Init entry: a path without further hops begins here
+  uint64_t max_hops = 0;  // walk_serial's bound (all ranks' records + ranks + 2)
+};
+
+struct PathSegment {
+  double begin = 0;
+  double end = 0;
+};
+
+enum class PathWalkMethod : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
+
+// Auto gathers when all ranks together have at most this many hop records (32 B each).
+constexpr uint64_t kPathGatherRecords = 262144;
+// Rounds of passing on arrivals inside a wait (inconsistent traces only) before such a
+// record counts as a broken end (partial, if it is on the path).
+constexpr int kPassRounds = 64;
+
+struct PathWalkResult {
+  std::vector<PathSegment> segments;  // this rank's, ascending, non-overlapping, non-empty
+  uint64_t hops = 0;                  // ownership transfers along the whole path (every rank)
+  bool partial = false;               // a cycle or the hop bound cut the path
+  PathWalkMethod method = PathWalkMethod::kJump;  // what ran (never kAuto)
+  uint32_t levels = 0;                // pointer-doubling levels (jump)
+  uint32_t rounds = 0;                // collective rounds this rank took part in
+  uint64_t bytes_sent = 0;            // payload this rank sent
+};
+
+// ---- Pure logic (no MPI) ----------------------------------------------------------------
+
+constexpr size_t kNoRecord = SIZE_MAX;
+
+// The index of the latest record of h[0..n) (ascending by enter) with enter < t, or kNoRecord.
+size_t latest_before(const HopRec* h, size_t n, double t);
+
+// What the owner of h answers to "the path arrives on you at time t".
+struct Arrival {
+  enum Kind : int32_t { kFound = 0, kBegan = 1, kPass = 2 } kind = kBegan;
+  size_t index = kNoRecord;  // kFound, kPass: the record
+  double begin = 0;          // kFound: the segment's begin (the record's wait end)
+  int32_t next_rank = -1;    // kPass: where the arrival goes on
+  double next_time = 0;      // kPass: and when
+};
+Arrival arrive(const HopRec* h, size_t n, double t);
+
+// The time at which the path continues on r.cause_rank after record r (T >= r.wait_end).
+inline double next_time(const HopRec& r) { return r.cause_time < r.wait_end ? r.cause_time : r.wait_end; }
+
+// The reference: today's sequential walk over every rank's records (recs[rank]). Returns each
+// rank's segments, ascending; sets hops and partial. Used by the gather method on rank 0.
+std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
+                                                  const std::vector<size_t>& counts,
+                                                  const PathStart& start, uint64_t& hops,
+                                                  bool& partial);
+
+// The collectives the distributed walk needs, so that it runs without MPI in unit tests.
+class PathExchange {
+ public:
+  virtual ~PathExchange() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // send: elem_bytes-sized elements grouped by destination, send_counts[d] elements for d.
+  // recv / recv_counts: the same from every source, in source order. With recv_counts_known
+  // the caller has set recv_counts already (a reply to the previous round).
+  virtual Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
+                           std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
+                           bool recv_counts_known) = 0;
+  virtual Status allreduce_sum(uint64_t* v, int n) = 0;
+  virtual Status allreduce_min(double* v, int n) = 0;
+};
+
+// The distributed walk (pointer jumping) over this rank's records `mine`. Collective over ex.
+Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
+                 PathWalkResult& out);
+
+// ---- MPI ---------------------------------------------------------------------------------
+
+// Collective over `comm` (used for nothing else meanwhile). `mine` ascending by enter;
+// records whose cause_rank is this rank or outside comm are ignored. kAuto: kGather up to
+// kPathGatherRecords records in all, else kJump. Both give walk_serial's path.
+Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, MPI_Comm comm,
+                 PathWalkMethod method, PathWalkResult& out);
+
+}  // namespace critpath::analyzer::engine

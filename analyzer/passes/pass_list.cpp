@@ -1,0 +1,15 @@
+// critpath — analyzer/passes/pass_list.cpp: the passes, in the order the engine runs them.
+#include "analyzer/passes/pass_list.h"
+
+namespace critpath::analyzer::passes {
+
+const std::vector<PassInfo>& pass_list() {
+  static const std::vector<PassInfo> kPasses = {
+      {"profile", Direction::kForward, {}, profile_metric_decls()},
+      {"wait_states", Direction::kNone, {"profile"}, wait_state_metric_decls()},
+      {"critical_path", Direction::kBackward, {"profile", "wait_states"}, critical_path_metric_decls()},
+  };
+  return kPasses;
+}
+
+}  // namespace critpath::analyzer::passes

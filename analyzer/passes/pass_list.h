@@ -1,0 +1,36 @@
+// critpath — analyzer/passes/pass_list.h
+//
+// The explicit list of the analysis passes, in the order the engine runs them, with what each
+// declares: its name, the direction it traverses the timeline in, the passes whose results it
+// reads, and its metrics (engine/metric_store.h). Adding an analysis means one folder under
+// analyzer/passes/ and one row in pass_list.cpp.
+//
+// Needs no MPI: unit tests and the docs generator read the list.
+#pragma once
+
+#include <vector>
+
+#include "analyzer/engine/metric_store.h"
+
+namespace critpath::analyzer {
+
+enum class Direction : unsigned char { kForward = 0, kBackward = 1, kNone = 2 };
+
+struct PassInfo {
+  const char* name;
+  Direction direction;
+  std::vector<const char*> needs;  // names of earlier passes whose results it reads
+  std::vector<engine::MetricDecl> metrics;
+};
+
+namespace passes {
+
+const std::vector<PassInfo>& pass_list();
+
+// Each pass folder's declarations (passes/<name>/<name>_metrics.cpp).
+std::vector<engine::MetricDecl> profile_metric_decls();
+std::vector<engine::MetricDecl> wait_state_metric_decls();
+std::vector<engine::MetricDecl> critical_path_metric_decls();
+
+}  // namespace passes
+}  // namespace critpath::analyzer

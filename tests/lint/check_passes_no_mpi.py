@@ -1,0 +1,39 @@
+"""critpath — tests/lint/check_passes_no_mpi.py: analysis passes never call MPI.
+
+usage: check_passes_no_mpi.py SOURCE_DIR
+The engine (analyzer/engine/) is the only analyzer code that talks MPI; a pass reaches other
+ranks through engine::Group. Fails naming every file:line under analyzer/passes/ that calls
+an MPI_/PMPI_ function or includes <mpi.h>.
+"""
+import os
+import re
+import sys
+
+CALL = re.compile(r"\bP?MPI_[A-Z][A-Za-z0-9_]*\s*\(")
+INCLUDE = re.compile(r"#\s*include\s*<mpi\.h>")
+
+
+def main():
+    root = os.path.join(sys.argv[1], "analyzer", "passes")
+    found, files = [], 0
+    for d, _, names in os.walk(root):
+        for n in sorted(names):
+            if not n.endswith((".h", ".cpp")):
+                continue
+            files += 1
+            p = os.path.join(d, n)
+            with open(p, encoding="utf-8") as f:
+                for i, line in enumerate(f, 1):
+                    code = re.sub(r'"(\\.|[^"\\])*"', '""', line).split("//", 1)[0]
+                    if CALL.search(code) or INCLUDE.search(code):
+                        found.append(f"{os.path.relpath(p, sys.argv[1])}:{i}: {line.strip()}")
+    if files == 0:
+        sys.exit(f"check_passes_no_mpi: no sources under {root}: wrong directory?")
+    if found:
+        print("analysis passes must not call MPI (use engine::Group):")
+        print("\n".join(found))
+        sys.exit(1)
+    print(f"check_passes_no_mpi: {files} files under analyzer/passes, no MPI call")
+
+
+main()
