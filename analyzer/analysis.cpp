@@ -16,7 +16,6 @@
 #include "analyzer/engine/clc.h"
 #include "analyzer/engine/clock_sync.h"
 #include "analyzer/engine/exchange.h"
-#include "analyzer/engine/gather.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/session/trace_archive.h"
@@ -30,12 +29,13 @@
 namespace critpath::analyzer {
 namespace {
 
-std::vector<std::string> gather_notes(MPI_Comm comm, int rank) {
+std::vector<std::string> gather_notes(const engine::Group& group) {
   std::string mine;
-  for (const std::string& n : log::notes()) mine += "rank " + std::to_string(rank) + ": " + n + "\n";
+  for (const std::string& n : log::notes())
+    mine += "rank " + std::to_string(group.rank()) + ": " + n + "\n";
   std::vector<char> all;
   std::vector<int> counts, displs;
-  engine::gather_to_root(mine.data(), int(mine.size()), comm, all, counts, displs);
+  group.gather_to_root(mine.data(), mine.size(), all, counts, displs);
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < all.size(); ++i)
@@ -95,18 +95,14 @@ class TimelineObserver : public ProfileObserver {
 void run_analysis(RunInfo& run, uint64_t wall0) {
   const config::Config& cfg = config::current();
   const trace::ChunkStore& store = runtime::chunk_store();
-  MPI_Comm comm = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
-    log::warn("cannot create the analysis communicator; no report");
-    return;
-  }
-  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  // The analysis communicator: the passes reach it through `group`, the engine's exchanges
+  // through group.comm(). Freed when `group` goes out of scope.
   engine::Group group;
   if (engine::Group::over(MPI_COMM_WORLD, group) != Status::kOk) {
     log::warn("cannot create the analysis communicator; no report");
-    PMPI_Comm_free(&comm);
     return;
   }
+  MPI_Comm comm = group.comm();
   // Ranks reach MPI_Finalize at different times: the analysis proper starts when the last
   // one arrived. The time before is the application's imbalance, not analysis cost.
   const bool analyse = cfg.analysis && !run.output_dir.empty();
@@ -130,10 +126,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
         log::warn("cannot keep the trace in %s", dir.c_str());
     }
   }
-  if (!analyse) {
-    PMPI_Comm_free(&comm);
-    return;
-  }
+  if (!analyse) return;
 
   // One time base: this rank's offset to rank 0 at finalize, interpolated with MPI_Init's.
   const bool correct = run.clock_linear && run.size > 1 && !run.all_on_one_host;
@@ -157,12 +150,11 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     double mx[2] = {timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
                     timeline.finalize_call != engine::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
     double mn = timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].exit : 0;
-    double mx_out[2] = {0, 0}, mn_out = 0;
-    PMPI_Allreduce(mx, mx_out, 2, MPI_DOUBLE, MPI_MAX, comm);
-    PMPI_Allreduce(&mn, &mn_out, 1, MPI_DOUBLE, MPI_MIN, comm);
-    rsync.latest_init_enter = mx_out[0];
-    rsync.latest_finalize_enter = mx_out[1];
-    rsync.earliest_init_exit = mn_out;
+    group.allreduce(mx, 2, engine::ReduceOp::kMax);
+    group.allreduce(&mn, 1, engine::ReduceOp::kMin);
+    rsync.latest_init_enter = mx[0];
+    rsync.latest_finalize_enter = mx[1];
+    rsync.earliest_init_exit = mn;
   }
   engine::P2pMatch match;
   std::vector<engine::CollSync> csync;
@@ -171,7 +163,6 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   if (engine::exchange_p2p(timeline, comm, match) != Status::kOk ||
       engine::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
     log::warn("the replay exchange failed; no report");
-    PMPI_Comm_free(&comm);
     return;
   }
   engine::ClcStats clc;
@@ -187,7 +178,6 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   const Status us = unify_profile(local, run.conv, comm, global, &local_to_global);
   if (us != Status::kOk) {
     log::warn("call-path unification failed (%s); no report", to_string(us));
-    PMPI_Comm_free(&comm);
     return;
   }
 
@@ -223,19 +213,18 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   st[kStatPartial] =
       local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0 : 1.0;
   st[kStatThreads] = double(rs.threads);
-  std::vector<double> all_st(run.rank == 0 ? size_t(run.size) * kStatCount : 0);
-  PMPI_Gather(st.data(), kStatCount, MPI_DOUBLE, all_st.data(), kStatCount, MPI_DOUBLE, 0, comm);
-  std::vector<std::string> notes = gather_notes(comm, run.rank);
+  std::vector<double> all_st;
+  group.gather_rows(st.data(), st.size(), all_st);
+  std::vector<std::string> notes = gather_notes(group);
   ReportInput in;
   {
     // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
     double lo_hi[2] = {-to_global(run.init_enter_ticks), to_global(run.finalize_enter_ticks)};
-    double lo_hi_out[2] = {0, 0};
-    PMPI_Allreduce(lo_hi, lo_hi_out, 2, MPI_DOUBLE, MPI_MAX, comm);
+    group.allreduce(lo_hi, 2, engine::ReduceOp::kMax);
     int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
-    PMPI_Bcast(&n_callpaths, 1, MPI_INT, 0, comm);
+    group.broadcast(&n_callpaths, 1);
     if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, group, global,
-                                   lo_hi_out[1] + lo_hi_out[0], in) != Status::kOk)
+                                   lo_hi[1] + lo_hi[0], in) != Status::kOk)
       log::warn("reducing the wait states failed; the report lacks them");
     passes::CriticalPathInput cpi;
     cpi.run = &run;
@@ -307,7 +296,6 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     else
       log::warn("writing the report into %s failed (%s)", run.output_dir.c_str(), to_string(ws));
   }
-  PMPI_Comm_free(&comm);
 }
 
 }  // namespace critpath::analyzer

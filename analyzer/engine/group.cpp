@@ -121,27 +121,6 @@ Status Group::broadcast_bytes(void* p, size_t bytes) const {
   return ok(PMPI_Bcast(p, int(bytes), MPI_BYTE, 0, comm_));
 }
 
-Status Group::gather_bytes(const void* p, size_t bytes, std::vector<char>& out,
-                           std::vector<int>& counts) const {
-  out.clear();
-  counts.assign(is_root() ? size_t(size_) : 0, 0);
-  if (comm_ == MPI_COMM_NULL) {
-    counts[0] = int(bytes);
-    out.assign(static_cast<const char*>(p), static_cast<const char*>(p) + bytes);
-    return Status::kOk;
-  }
-  const int n = int(bytes);
-  CRITPATH_FORWARD_IF_ERROR(ok(PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_)));
-  std::vector<int> displs(counts.size(), 0);
-  int total = 0;
-  for (size_t r = 0; r < counts.size(); ++r) {
-    displs[r] = total;
-    total += counts[r];
-  }
-  out.resize(size_t(total));
-  return ok(PMPI_Gatherv(p, n, MPI_BYTE, out.data(), counts.data(), displs.data(), MPI_BYTE, 0, comm_));
-}
-
 Status Group::split(int color, Group& out) const {
   if (comm_ == MPI_COMM_NULL) {
     out = Group();

@@ -18,11 +18,11 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "analyzer/engine/gather.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::engine {
@@ -74,22 +74,10 @@ class Group {
   template <typename T>
   Status gather_to_root(const T* mine, size_t n, std::vector<T>& all, std::vector<int>& counts,
                         std::vector<int>& displs) const {
-    static_assert(std::is_trivially_copyable_v<T>, "gathered as bytes");
-    std::vector<char> bytes;
-    std::vector<int> byte_counts;
-    CRITPATH_FORWARD_IF_ERROR(gather_bytes(mine, n * sizeof(T), bytes, byte_counts));
-    counts.clear();
-    displs.clear();
-    all.clear();
-    if (!is_root()) return Status::kOk;
-    int at = 0;
-    for (int b : byte_counts) {
-      counts.push_back(b / int(sizeof(T)));
-      displs.push_back(at);
-      at += counts.back();
-    }
-    all.resize(size_t(at));
-    if (!bytes.empty()) std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
+    if (comm_ != MPI_COMM_NULL) return engine::gather_to_root(mine, int(n), comm_, all, counts, displs);
+    all.assign(mine, mine + n);
+    counts.assign(1, int(n));
+    displs.assign(1, 0);
     return Status::kOk;
   }
   // The ranks with the same `color` form `out`, ordered by their rank here.
@@ -99,8 +87,6 @@ class Group {
   // Takes ownership of `made` (the result of a call that returned `rc`) into `out`.
   static Status adopt(int rc, MPI_Comm made, Group& out);
   Status broadcast_bytes(void* p, size_t bytes) const;
-  Status gather_bytes(const void* p, size_t bytes, std::vector<char>& out,
-                      std::vector<int>& counts) const;
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;

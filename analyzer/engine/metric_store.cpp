@@ -2,7 +2,6 @@
 #include "analyzer/engine/metric_store.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "analyzer/engine/group.h"
 #include "analyzer/passes/pass_list.h"

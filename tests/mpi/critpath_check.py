@@ -123,6 +123,23 @@ def by_rank(rep, metric_id, rank=None):
     return values[rank]
 
 
+def per_rank_failures(rep, metric_id, path, expected):
+    """Compares metric_id at call path `path` on every rank with expected[rank] (approx).
+
+    Returns (failure messages, number of values checked); a path without per-rank values
+    counts as 0 on every rank.
+    """
+    P = len(expected)
+    values = metric(rep, metric_id).get("by_callpath_rank", {}).get(path, [0.0] * P)
+    failures = []
+    for r in range(P):
+        try:
+            approx(values[r], expected[r], f"{metric_id} at {path} on rank {r}")
+        except CheckError as ex:
+            failures.append(str(ex))
+    return failures, P
+
+
 def total(rep, metric_id):
     return metric(rep, metric_id).get("total")
 

@@ -64,7 +64,7 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const std::ve
 }  // namespace
 
 Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
-                          const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out) {
+                          const RunBounds& b, const engine::Group& group, CpWalkMode mode, CpWalk& out) {
   out = CpWalk{};
   engine::PathStart start;
   start.rank = b.last_finalize_rank;
@@ -75,7 +75,7 @@ Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecor
                                         : mode == CpWalkMode::kGather ? engine::PathWalkMethod::kGather
                                                                       : engine::PathWalkMethod::kAuto;
   engine::PathWalkResult res;
-  const Status s = engine::walk_path(hop_records(t, records), start, comm, method, res);
+  const Status s = engine::walk_path(hop_records(t, records), start, group.comm(), method, res);
   out.segments.reserve(res.segments.size());
   for (const engine::PathSegment& g : res.segments) out.segments.push_back({g.begin, g.end, -1});
   out.hops = res.hops;

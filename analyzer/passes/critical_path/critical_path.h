@@ -25,14 +25,14 @@
 // traces (then it is marked partial).
 #pragma once
 
-
 #include <cstdint>
 #include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "analyzer/engine/path_walk.h"  // also MPI_Comm (the engine talks MPI, this pass does not)
+#include "analyzer/engine/group.h"
+#include "analyzer/engine/path_walk.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
@@ -69,9 +69,6 @@ struct CpWalk {
   uint64_t bytes_sent = 0;          // walk payload this rank sent
 };
 
-// Legacy: the message per hop of the former token walk. Only the report still names it
-// (critical_path.bytes_per_hop); no walk sends tokens any more.
-constexpr int kCpTokenBytes = 24;
 // Auto mode gathers when all ranks together have at most this many hop records (32 B each).
 constexpr uint64_t kCpGatherRecords = engine::kPathGatherRecords;
 
@@ -82,9 +79,8 @@ constexpr uint64_t kCpGatherRecords = engine::kPathGatherRecords;
 //            rank 0, which walks them and scatters the segments: six collectives, for
 //            rank 0's memory
 //   kAuto    kGather up to kCpGatherRecords records in total, else kJump
-//   kToken   the old name of kJump (CRITPATH_DEBUG_CP_WALK=token)
-// All give the same path.
-enum class CpWalkMode : uint8_t { kAuto = 0, kJump = 1, kGather = 2, kToken = kJump };
+// All give the same path. CRITPATH_DEBUG_CP_WALK=token, the old name of jump, still selects kJump.
+enum class CpWalkMode : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
 
 // CRITPATH_DEBUG_CP_WALK's word -> mode ("token" = "jump"; anything else: kAuto).
 CpWalkMode cp_walk_mode(std::string_view word);
@@ -94,10 +90,9 @@ CpWalkMode cp_walk_mode(std::string_view word);
 std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
                                    const RunBounds& b);
 
-// Collective over `comm` (a communicator used for nothing else meanwhile; only the engine
-// calls MPI on it). `records` from cp_records().
+// Collective over `group` (the engine walks on its communicator). `records` from cp_records().
 Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
-                          const RunBounds& b, MPI_Comm comm, CpWalkMode mode, CpWalk& out);
+                          const RunBounds& b, const engine::Group& group, CpWalkMode mode, CpWalk& out);
 
 // Local: clips this rank's exclusive time per call-path node to its segments with a second
 // forward pass over its trace (location 0, the MPI thread). Returns CP seconds per local node

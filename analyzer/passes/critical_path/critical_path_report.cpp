@@ -181,7 +181,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   const uint64_t t_walk = clock::monotonic_ns();
   const std::string& wm = config::current().debug_cp_walk;
   const CpWalkMode mode = cp_walk_mode(wm);
-  const Status ws = walk_critical_path(t, records, b, group.comm(), mode, walk);
+  const Status ws = walk_critical_path(t, records, b, group, mode, walk);
   const double walk_s = double(clock::monotonic_ns() - t_walk) * 1e-9;
   if (ws != Status::kOk) status = ws;
 
@@ -256,11 +256,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
 
   // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
   //        where this rank did less than the critical path did (excess δ), scaled to h.
-  std::vector<double> gcp(G, 0.0);
+  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
+  std::vector<double> gcp = cp;
+  double cp_len = seg_len;
   std::vector<int> occurs(G, 0);
-  double cp_len = 0;
-  gcp = cp;
-  cp_len = seg_len;
   mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
   mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
   if (have_part_group) {
@@ -275,8 +274,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
     excess_sum += excess[g];
   }
   const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
-  std::vector<double> sums(G * kScCols, 0.0), sums_out(me == 0 ? G * kScCols : 0);
-  std::vector<double> work_max(me == 0 ? G : 0);
+  std::vector<double> sums(G * kScCols, 0.0), sums_out, work_max;  // the last two: root only
   std::vector<double> rc(kRcCols, 0.0);
   for (size_t g = 0; g < G; ++g) {
     double* s = &sums[g * kScCols];

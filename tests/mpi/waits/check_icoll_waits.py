@@ -10,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import CheckError, approx, load_report  # noqa: E402
+from critpath_check import load_report, per_rank_failures  # noqa: E402
 
 D, L = 0.100, 0.200
 
@@ -46,14 +46,9 @@ def main():
     m = rep["metrics"]
     failures, checked = [], 0
     for scen, fn, metric, exp in expectations(P):
-        path = f"main/s_{scen}/MPI_Wait"
-        per_rank = m[metric].get("by_callpath_rank", {}).get(path, [0.0] * P)
-        for r in range(P):
-            checked += 1
-            try:
-                approx(per_rank[r], exp[r], f"{metric} at {path} on rank {r}")
-            except CheckError as ex:
-                failures.append(str(ex))
+        f, n = per_rank_failures(rep, metric, f"main/s_{scen}/MPI_Wait", [exp[r] for r in range(P)])
+        failures += f
+        checked += n
         # The pattern is booked at the completion call, never at the post.
         post = f"main/s_{scen}/{fn}"
         checked += 1

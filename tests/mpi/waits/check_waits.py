@@ -10,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import CheckError, approx, load_report  # noqa: E402
+from critpath_check import check, load_report, per_rank_failures  # noqa: E402
 
 D, L = 0.100, 0.200
 
@@ -48,20 +48,17 @@ def main():
     m = rep["metrics"]
     failures, checked = [], 0
     for scen, metric, call, exp in expectations(P):
-        path = f"main/s_{scen}/{call}"
-        per_rank = m[metric].get("by_callpath_rank", {}).get(path, [0.0] * P)
-        for r in range(P):
-            checked += 1
-            try:
-                approx(per_rank[r], exp[r], f"{metric} at {path} on rank {r}")
-            except CheckError as ex:
-                failures.append(str(ex))
+        f, n = per_rank_failures(rep, metric, f"main/s_{scen}/{call}", [exp[r] for r in range(P)])
+        failures += f
+        checked += n
     # The hierarchy holds: a pattern's total never exceeds the MPI time of its call paths.
     for metric in ("late_sender", "wait_barrier", "wait_nxn"):
         for path, v in m[metric]["by_callpath"].items():
-            assert v <= m["mpi_time"]["by_callpath"].get(path, 0) + 1e-9, (metric, path)
+            mpi = m["mpi_time"]["by_callpath"].get(path, 0)
+            check(v <= mpi + 1e-9, f"{metric} at {path} is {v} s, more than its MPI time {mpi} s")
     comp = m["computation"]["total"] + m["mpi_time"]["total"]
-    assert abs(comp - m["time"]["total"]) <= 1e-6 * max(1.0, m["time"]["total"]), "time != computation + mpi"
+    check(abs(comp - m["time"]["total"]) <= 1e-6 * max(1.0, m["time"]["total"]),
+          f"time {m['time']['total']} != computation + mpi_time {comp}")
     if distorted:
         if not failures:
             print("check_waits: expected distorted results, but every check passed")

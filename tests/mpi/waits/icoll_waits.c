@@ -78,23 +78,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char* only = argc > 1 ? argv[1] : NULL;
   static const char* names[] = {"ibcast", "iscatter", "iscatterv", "ireduce",
                                 "igather", "igatherv", "iscan",    "iexscan"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    const char* n = names[i];
-    if (only && strcmp(only, n)) continue;
-    char region[64];
-    snprintf(region, sizeof region, "s_%s", n);
-    const unsigned h = critpath_region_define(region);
-    align();
-    critpath_enter(h);
-    run(n);
-    critpath_exit(h);
-  }
-  CRITPATH_REGION_BEGIN("setup");
-  MPI_Barrier(MPI_COMM_WORLD);
-  CRITPATH_REGION_END("setup");
+  run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, NULL, run);
   if (rank == 0) printf("icoll_waits: done on %d ranks\n", size);
   MPI_Finalize();
   return 0;

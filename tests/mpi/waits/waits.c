@@ -136,35 +136,26 @@ static void split(void) {
   MPI_Comm_free(&half);
 }
 
+static void scenario(const char* n) {
+  if (!strcmp(n, "ls_blocking")) ls(0);
+  else if (!strcmp(n, "ls_nonblocking")) ls(1);
+  else if (!strcmp(n, "ls_anysource")) ls(2);
+  else if (!strcmp(n, "wrong_order")) wrong_order();
+  else if (!strcmp(n, "late_receiver")) late_receiver();
+  else if (!strcmp(n, "bcast")) bcast();
+  else if (!strcmp(n, "split")) split();
+  else staggered(n);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char* only = argc > 1 ? argv[1] : NULL;
   static const char* names[] = {"ls_blocking", "ls_nonblocking", "ls_anysource", "wrong_order",
                                 "late_receiver", "barrier", "allreduce", "alltoallv", "bcast",
                                 "reduce", "scan", "iallreduce", "split"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    const char* n = names[i];
-    if (only && strcmp(only, n)) continue;
-    char region[64];
-    snprintf(region, sizeof region, "s_%s", n);
-    const unsigned h = critpath_region_define(region);
-    if (strcmp(n, "split")) align();
-    critpath_enter(h);
-    if (!strcmp(n, "ls_blocking")) ls(0);
-    else if (!strcmp(n, "ls_nonblocking")) ls(1);
-    else if (!strcmp(n, "ls_anysource")) ls(2);
-    else if (!strcmp(n, "wrong_order")) wrong_order();
-    else if (!strcmp(n, "late_receiver")) late_receiver();
-    else if (!strcmp(n, "bcast")) bcast();
-    else if (!strcmp(n, "split")) split();
-    else staggered(n);
-    critpath_exit(h);
-  }
-  CRITPATH_REGION_BEGIN("setup");
-  MPI_Barrier(MPI_COMM_WORLD);
-  CRITPATH_REGION_END("setup");
+  /* split aligns each half itself */
+  run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, "split", scenario);
   if (rank == 0) printf("waits: done on %d ranks\n", size);
   MPI_Finalize();
   return 0;

@@ -6,6 +6,8 @@
 #define CRITPATH_TESTS_WAITS_UTIL_H
 
 #include <mpi.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "critpath.h"
@@ -48,6 +50,27 @@ static void align(void) {
   t0.tv_sec = (time_t)(start_ns / 1000000000LL);
   t0.tv_nsec = (long)(start_ns % 1000000000LL);
   sleep_from_start_ms(0);
+}
+
+/* Runs each scenario of `names` (only `only` when not NULL) inside the region "s_<name>",
+ * after aligning the ranks to a common start unless `unaligned` names it; then a final
+ * barrier outside the scenarios. `body` runs one scenario by name. */
+static void run_scenarios(const char* const* names, size_t n, const char* only, const char* unaligned,
+                          void (*body)(const char*)) {
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = names[i];
+    if (only && strcmp(only, name)) continue;
+    char region[64];
+    snprintf(region, sizeof region, "s_%s", name);
+    const unsigned h = critpath_region_define(region);
+    if (!unaligned || strcmp(name, unaligned)) align();
+    critpath_enter(h);
+    body(name);
+    critpath_exit(h);
+  }
+  CRITPATH_REGION_BEGIN("setup");
+  MPI_Barrier(MPI_COMM_WORLD);
+  CRITPATH_REGION_END("setup");
 }
 
 #endif
