@@ -102,7 +102,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     log::warn("cannot create the analysis communicator; no report");
     return;
   }
-  MPI_Comm comm = group.comm();
+  const engine::Comm& comm = group.comm();
   // Ranks reach MPI_Finalize at different times: the analysis proper starts when the last
   // one arrived. The time before is the application's imbalance, not analysis cost.
   const bool analyse = cfg.analysis && !run.output_dir.empty();

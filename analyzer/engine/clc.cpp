@@ -63,11 +63,12 @@ uint64_t count_violations(const Timeline& t, const P2pMatch& m, const std::vecto
   return n;
 }
 
-Status apply_clc(Timeline& t, MPI_Comm world, P2pMatch& m, std::vector<CollSync>& cs,
+Status apply_clc(Timeline& t, const Comm& world, P2pMatch& m, std::vector<CollSync>& cs,
                  CollExchangeStats& cstats, ClcStats& out) {
   uint64_t mine = count_violations(t, m, cs), total = 0;
   out.violations_before = mine;
-  PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, world);
+  total = mine;
+  CRITPATH_FORWARD_IF_ERROR(world.allreduce(&total, 1, MPI_UINT64_T, MPI_SUM));
   double gamma = 0.99999;
   std::vector<char> moved(t.calls.size() * 2, 0);
   while (total > 0 && out.passes < kMaxPasses) {
@@ -100,7 +101,8 @@ Status apply_clc(Timeline& t, MPI_Comm world, P2pMatch& m, std::vector<CollSync>
     CRITPATH_FORWARD_IF_ERROR(exchange_p2p(t, world, m));
     CRITPATH_FORWARD_IF_ERROR(sync_collectives(t, world, cs, cstats));
     mine = count_violations(t, m, cs);
-    PMPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, world);
+    total = mine;
+    CRITPATH_FORWARD_IF_ERROR(world.allreduce(&total, 1, MPI_UINT64_T, MPI_SUM));
     gamma = out.passes == 1 ? 0.9999 : out.passes == 2 ? 0.999 : gamma * 0.9;
   }
   out.converged = total == 0;

@@ -32,39 +32,33 @@ T get(const char*& p) {
 
 // All-to-all of variable byte buffers (one per rank). Returns the received bytes, with
 // per-source displacements in `rdispls` and sizes in `rcounts`.
-Status alltoallv_bytes(MPI_Comm comm, const std::vector<std::vector<char>>& out,
+Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& out,
                        std::vector<char>& in, std::vector<int>& rcounts,
                        std::vector<int>& rdispls, uint64_t& bytes_sent) {
   const int P = int(out.size());
-  std::vector<int> scounts(static_cast<size_t>(P)), sdispls(static_cast<size_t>(P));
+  std::vector<int> scounts(static_cast<size_t>(P));
   std::vector<char> sbuf;
   for (int r = 0; r < P; ++r) {
-    sdispls[size_t(r)] = int(sbuf.size());
     scounts[size_t(r)] = int(out[size_t(r)].size());
     sbuf.insert(sbuf.end(), out[size_t(r)].begin(), out[size_t(r)].end());
   }
   bytes_sent += sbuf.size();
-  rcounts.assign(size_t(P), 0);
-  if (PMPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  std::vector<unsigned char> got;
+  CRITPATH_FORWARD_IF_ERROR(comm.alltoallv(sbuf.data(), scounts, 1, got, rcounts));
   rdispls.assign(size_t(P), 0);
   long total = 0;
   for (int r = 0; r < P; ++r) {
     rdispls[size_t(r)] = int(total);
     total += rcounts[size_t(r)];
   }
-  in.resize(size_t(total));
-  if (PMPI_Alltoallv(sbuf.data(), scounts.data(), sdispls.data(), MPI_CHAR, in.data(),
-                     rcounts.data(), rdispls.data(), MPI_CHAR, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  in.assign(got.begin(), got.end());
   return Status::kOk;
 }
 
 }  // namespace
 
-Status exchange_p2p(const Timeline& t, MPI_Comm world, P2pMatch& out) {
-  int P = 1;
-  PMPI_Comm_size(world, &P);
+Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
+  const int P = world.size();
   out.send_enter.assign(t.recvs.size(), kNaN);
   out.send_index.assign(t.recvs.size(), UINT32_MAX);
   out.recv_post_enter.assign(t.sends.size(), kNaN);
@@ -176,11 +170,9 @@ std::vector<int32_t> members_of(uint32_t comm, int world_size, int me) {
 
 }  // namespace
 
-Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>& out,
+Status sync_collectives(const Timeline& t, const Comm& world, std::vector<CollSync>& out,
                         CollExchangeStats& stats) {
-  int P = 1, me = 0;
-  PMPI_Comm_size(world, &P);
-  PMPI_Comm_rank(world, &me);
+  const int P = world.size(), me = world.rank();
   out.assign(t.colls.size(), CollSync{});
 
   // Instances per communicator, in call order; communicators grouped by ordered members.
@@ -198,39 +190,28 @@ Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>
   for (const auto& [m, comms] : sets) order.push_back({comms.front(), &m});
   std::sort(order.begin(), order.end());
 
-  MPI_Group world_group;
-  PMPI_Comm_group(world, &world_group);
   for (const auto& [min_comm, members_ptr] : order) {
     const std::vector<int32_t>& members = *members_ptr;
     const std::vector<uint32_t>& comms = sets[members];
     ++stats.member_sets;
-    MPI_Comm sub = MPI_COMM_NULL;
-    bool own = false;
     bool is_world = int(members.size()) == P;
     for (int i = 0; is_world && i < P; ++i) is_world = members[size_t(i)] == i;
-    if (is_world) {
-      sub = world;
-    } else {
-      MPI_Group g;
-      PMPI_Group_incl(world_group, int(members.size()), members.data(), &g);
-      const int tag = int(min_comm % 32000u) + 1;
-      if (PMPI_Comm_create_group(world, g, tag, &sub) != MPI_SUCCESS) {
-        PMPI_Group_free(&g);
-        PMPI_Group_free(&world_group);
-        return Status::kMpiError;
-      }
-      PMPI_Group_free(&g);
-      own = true;
+    Comm made;
+    if (!is_world) {
+      const std::vector<int> ranks(members.begin(), members.end());
+      CRITPATH_FORWARD_IF_ERROR(world.create_group(ranks, int(min_comm % 32000u) + 1, made));
     }
-    int my_rank = 0;
-    PMPI_Comm_rank(sub, &my_rank);
+    const Comm& sub = is_world ? world : made;
+    const int my_rank = sub.rank();
     const int n_members = int(members.size());
 
     // Agree on how many instances each communicator has.
     std::vector<int> counts, cmin(comms.size()), cmax(comms.size());
     for (uint32_t c : comms) counts.push_back(int(by_comm[c].size()));
-    PMPI_Allreduce(counts.data(), cmin.data(), int(counts.size()), MPI_INT, MPI_MIN, sub);
-    PMPI_Allreduce(counts.data(), cmax.data(), int(counts.size()), MPI_INT, MPI_MAX, sub);
+    cmin = counts;
+    cmax = counts;
+    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmin.data(), int(cmin.size()), MPI_INT, MPI_MIN));
+    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmax.data(), int(cmax.size()), MPI_INT, MPI_MAX));
     std::vector<uint32_t> inst;  // local coll index per vector slot
     for (size_t k = 0; k < comms.size(); ++k) {
       if (cmin[k] != cmax[k]) ++stats.inconsistent_comms;
@@ -238,8 +219,11 @@ Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>
       for (int j = 0; j < cmin[k]; ++j) inst.push_back(idx[size_t(j)]);
     }
     const size_t n = inst.size();
-    std::vector<DoubleInt> maxloc_in(2 * n), maxloc_out(2 * n), minloc_in(n), minloc_out(n);
-    std::vector<double> max_in(2 * n), max_out(2 * n), scan_in(n), scan_out(n);
+    std::vector<DoubleInt> maxloc_out(2 * n), minloc_out(n);
+    std::vector<double> max_out(2 * n), scan_in(n), scan_out(n);
+    auto& maxloc_in = maxloc_out;  // reduced in place
+    auto& minloc_in = minloc_out;
+    auto& max_in = max_out;
     for (size_t j = 0; j < n; ++j) {
       const CollRecord& c = t.colls[inst[j]];
       const double begin = c.call == kNoCall ? 0 : t.calls[c.call].enter;
@@ -254,10 +238,10 @@ Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>
     }
     stats.bytes_sent += n * (sizeof(DoubleInt) * 3 + sizeof(double) * 3);
     if (n > 0) {
-      PMPI_Allreduce(maxloc_in.data(), maxloc_out.data(), int(2 * n), MPI_DOUBLE_INT, MPI_MAXLOC, sub);
-      PMPI_Allreduce(minloc_in.data(), minloc_out.data(), int(n), MPI_DOUBLE_INT, MPI_MINLOC, sub);
-      PMPI_Allreduce(max_in.data(), max_out.data(), int(2 * n), MPI_DOUBLE, MPI_MAX, sub);
-      PMPI_Scan(scan_in.data(), scan_out.data(), int(n), MPI_DOUBLE, MPI_MAX, sub);
+      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(maxloc_out.data(), int(2 * n), MPI_DOUBLE_INT, MPI_MAXLOC));
+      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(minloc_out.data(), int(n), MPI_DOUBLE_INT, MPI_MINLOC));
+      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(max_out.data(), int(2 * n), MPI_DOUBLE, MPI_MAX));
+      CRITPATH_FORWARD_IF_ERROR(sub.scan(scan_in.data(), scan_out.data(), int(n), MPI_DOUBLE, MPI_MAX));
     }
     for (size_t j = 0; j < n; ++j) {
       CollSync& s = out[inst[j]];
@@ -273,9 +257,7 @@ Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>
       s.root_sent = max_out[2 * j + 1];
       s.prefix_latest = scan_out[j];
     }
-    if (own) PMPI_Comm_free(&sub);
   }
-  PMPI_Group_free(&world_group);
   return Status::kOk;
 }
 

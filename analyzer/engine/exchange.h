@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "analyzer/engine/timeline.h"
 #include "libtrace/runtime/status.h"
 
@@ -41,7 +42,7 @@ struct P2pMatch {
   uint64_t bytes_sent = 0;  // analysis payload bytes this rank sent (both directions)
 };
 
-Status exchange_p2p(const Timeline& t, MPI_Comm world, P2pMatch& out);
+Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out);
 
 struct CollSync {
   bool valid = false;        // every member recorded this instance
@@ -64,7 +65,7 @@ struct CollExchangeStats {
 };
 
 // Per collective record of `t` (aligned with Timeline::colls). Collective over `world`.
-Status sync_collectives(const Timeline& t, MPI_Comm world, std::vector<CollSync>& out,
+Status sync_collectives(const Timeline& t, const Comm& world, std::vector<CollSync>& out,
                         CollExchangeStats& stats);
 
 }  // namespace critpath::analyzer::engine

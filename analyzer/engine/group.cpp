@@ -1,4 +1,4 @@
-// critpath — analyzer/engine/group.cpp: the passes' cross-rank operations over MPI.
+// critpath — analyzer/engine/group.cpp: the passes' cross-rank operations, over engine::Comm.
 #include "analyzer/engine/group.h"
 
 #include <algorithm>
@@ -15,120 +15,74 @@ MPI_Op mpi_op(ReduceOp op) {
   return MPI_SUM;
 }
 
-Status ok(int rc) { return rc == MPI_SUCCESS ? Status::kOk : Status::kMpiError; }
-
-template <typename T>
-Status reduce_in_place(MPI_Comm comm, T* v, size_t n, ReduceOp op, MPI_Datatype type) {
-  if (comm == MPI_COMM_NULL || n == 0) return Status::kOk;
-  return ok(PMPI_Allreduce(MPI_IN_PLACE, v, int(n), type, mpi_op(op), comm));
-}
-
 }  // namespace
 
 Group Group::local() { return Group(); }
 
-Status Group::adopt(int rc, MPI_Comm made, Group& out) {
-  if (rc != MPI_SUCCESS || made == MPI_COMM_NULL) return Status::kMpiError;
+Status Group::over(MPI_Comm comm, Group& out) {
   Group g;
-  g.comm_ = made;
-  PMPI_Comm_set_errhandler(g.comm_, MPI_ERRORS_RETURN);
-  PMPI_Comm_rank(g.comm_, &g.rank_);
-  PMPI_Comm_size(g.comm_, &g.size_);
+  CRITPATH_FORWARD_IF_ERROR(Comm::native(comm, g.comm_));
   out = std::move(g);
   return Status::kOk;
 }
 
-Status Group::over(MPI_Comm comm, Group& out) {
-  MPI_Comm dup = MPI_COMM_NULL;
-  const int rc = PMPI_Comm_dup(comm, &dup);
-  return adopt(rc, dup, out);
+Status Group::over(const Comm& ranks, Group& out) {
+  Group g;
+  CRITPATH_FORWARD_IF_ERROR(ranks.dup(g.comm_));
+  out = std::move(g);
+  return Status::kOk;
 }
 
-Group& Group::operator=(Group&& o) noexcept {
-  if (this != &o) {
-    if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
-    comm_ = o.comm_;
-    rank_ = o.rank_;
-    size_ = o.size_;
-    o.comm_ = MPI_COMM_NULL;
-    o.rank_ = 0;
-    o.size_ = 1;
-  }
-  return *this;
-}
-
-Group::~Group() {
-  if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
-}
-
-Status Group::barrier() const {
-  if (comm_ == MPI_COMM_NULL) return Status::kOk;
-  return ok(PMPI_Barrier(comm_));
-}
+Status Group::barrier() const { return comm_.barrier(); }
 
 Status Group::allreduce(double* v, size_t n, ReduceOp op) const {
-  return reduce_in_place(comm_, v, n, op, MPI_DOUBLE);
+  return comm_.allreduce(v, int(n), MPI_DOUBLE, mpi_op(op));
 }
 Status Group::allreduce(uint64_t* v, size_t n, ReduceOp op) const {
-  return reduce_in_place(comm_, v, n, op, MPI_UINT64_T);
+  return comm_.allreduce(v, int(n), MPI_UINT64_T, mpi_op(op));
 }
 Status Group::allreduce(int* v, size_t n, ReduceOp op) const {
-  return reduce_in_place(comm_, v, n, op, MPI_INT);
+  return comm_.allreduce(v, int(n), MPI_INT, mpi_op(op));
 }
 
 Status Group::allreduce_maxloc(std::pair<double, int>* v, size_t n) const {
-  if (comm_ == MPI_COMM_NULL || n == 0) return Status::kOk;
+  if (n == 0) return Status::kOk;
   struct DoubleInt {
     double v;
     int r;
   };
-  std::vector<DoubleInt> in(n), out(n);
-  for (size_t i = 0; i < n; ++i) in[i] = {v[i].first, v[i].second};
-  CRITPATH_FORWARD_IF_ERROR(
-      ok(PMPI_Allreduce(in.data(), out.data(), int(n), MPI_DOUBLE_INT, MPI_MAXLOC, comm_)));
-  for (size_t i = 0; i < n; ++i) v[i] = {out[i].v, out[i].r};
+  std::vector<DoubleInt> io(n);
+  for (size_t i = 0; i < n; ++i) io[i] = {v[i].first, v[i].second};
+  CRITPATH_FORWARD_IF_ERROR(comm_.allreduce(io.data(), int(n), MPI_DOUBLE_INT, MPI_MAXLOC));
+  for (size_t i = 0; i < n; ++i) v[i] = {io[i].v, io[i].r};
   return Status::kOk;
 }
 
 Status Group::reduce_to_root(const double* v, size_t n, ReduceOp op, std::vector<double>& out) const {
   out.assign(is_root() ? n : 0, 0.0);
-  if (comm_ == MPI_COMM_NULL) {
-    std::copy(v, v + n, out.begin());
-    return Status::kOk;
-  }
   if (n == 0) return Status::kOk;
-  return ok(PMPI_Reduce(v, out.data(), int(n), MPI_DOUBLE, mpi_op(op), 0, comm_));
+  std::vector<double> sink;
+  if (!is_root()) sink.resize(n);
+  return comm_.reduce(v, is_root() ? out.data() : sink.data(), int(n), MPI_DOUBLE, mpi_op(op), 0);
 }
 
 Status Group::gather_rows(const double* v, size_t n, std::vector<double>& out) const {
-  out.assign(is_root() ? n * size_t(size_) : 0, 0.0);
-  if (comm_ == MPI_COMM_NULL) {
-    std::copy(v, v + n, out.begin());
-    return Status::kOk;
-  }
-  if (n == 0) return Status::kOk;
-  return ok(PMPI_Gather(v, int(n), MPI_DOUBLE, out.data(), int(n), MPI_DOUBLE, 0, comm_));
+  std::vector<int> counts, displs;
+  return engine::gather_to_root(v, int(n), comm_, out, counts, displs);
 }
 
 Status Group::allgather(int v, std::vector<int>& out) const {
-  out.assign(size_t(size_), v);
-  if (comm_ == MPI_COMM_NULL) return Status::kOk;
-  return ok(PMPI_Allgather(&v, 1, MPI_INT, out.data(), 1, MPI_INT, comm_));
+  out.assign(size_t(size()), v);
+  return comm_.allgather(&v, sizeof v, out.data());
 }
 
-Status Group::broadcast_bytes(void* p, size_t bytes) const {
-  if (comm_ == MPI_COMM_NULL || bytes == 0) return Status::kOk;
-  return ok(PMPI_Bcast(p, int(bytes), MPI_BYTE, 0, comm_));
-}
+Status Group::broadcast_bytes(void* p, size_t bytes) const { return comm_.bcast(p, bytes, 0); }
 
 Status Group::split(int color, Group& out) const {
-  if (comm_ == MPI_COMM_NULL) {
-    out = Group();
-    return Status::kOk;
-  }
-  MPI_Comm part = MPI_COMM_NULL;
-  const int rc = PMPI_Comm_split(comm_, color, rank_, &part);
-  return adopt(rc, part, out);
+  Group g;
+  CRITPATH_FORWARD_IF_ERROR(comm_.split(color, g.comm_));
+  out = std::move(g);
+  return Status::kOk;
 }
 
 }  // namespace critpath::analyzer::engine

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "analyzer/engine/gather.h"
 #include "libtrace/runtime/status.h"
 
@@ -33,21 +34,22 @@ class Group {
  public:
   // One rank alone: rank 0 of 1; every operation is a local copy.
   static Group local();
-  // A private duplicate of `comm` with MPI_ERRORS_RETURN. kMpiError when it cannot be made.
+  // A private duplicate of `comm` (one location per process). kMpiError when it cannot be made.
   static Status over(MPI_Comm comm, Group& out);
+  // A private duplicate of the analysis ranks `ranks` (native or hosted, engine/comm.h).
+  static Status over(const Comm& ranks, Group& out);
 
   Group() = default;
   Group(const Group&) = delete;
   Group& operator=(const Group&) = delete;
-  Group(Group&& o) noexcept { *this = std::move(o); }
-  Group& operator=(Group&& o) noexcept;
-  ~Group();
+  Group(Group&& o) noexcept = default;
+  Group& operator=(Group&& o) noexcept = default;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  bool is_root() const { return rank_ == 0; }  // the rank that writes the report
-  // The MPI communicator for the engine's own exchanges (MPI_COMM_NULL for local()).
-  MPI_Comm comm() const { return comm_; }
+  int rank() const { return comm_.rank(); }
+  int size() const { return comm_.size(); }
+  bool is_root() const { return comm_.rank() == 0; }  // the rank that writes the report
+  // The communicator for the engine's own exchanges (a local one for local()).
+  const Comm& comm() const { return comm_; }
 
   // Returns when every rank called it.
   Status barrier() const;
@@ -74,23 +76,15 @@ class Group {
   template <typename T>
   Status gather_to_root(const T* mine, size_t n, std::vector<T>& all, std::vector<int>& counts,
                         std::vector<int>& displs) const {
-    if (comm_ != MPI_COMM_NULL) return engine::gather_to_root(mine, int(n), comm_, all, counts, displs);
-    all.assign(mine, mine + n);
-    counts.assign(1, int(n));
-    displs.assign(1, 0);
-    return Status::kOk;
+    return engine::gather_to_root(mine, int(n), comm_, all, counts, displs);
   }
   // The ranks with the same `color` form `out`, ordered by their rank here.
   Status split(int color, Group& out) const;
 
  private:
-  // Takes ownership of `made` (the result of a call that returned `rc`) into `out`.
-  static Status adopt(int rc, MPI_Comm made, Group& out);
   Status broadcast_bytes(void* p, size_t bytes) const;
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
-  int size_ = 1;
+  Comm comm_;
 };
 
 }  // namespace critpath::analyzer::engine

@@ -404,71 +404,30 @@ Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathEx
 
 namespace {
 
-class MpiPathExchange final : public PathExchange {
+class CommPathExchange final : public PathExchange {
  public:
-  explicit MpiPathExchange(MPI_Comm comm) : comm_(comm) {
-    PMPI_Comm_rank(comm, &rank_);
-    PMPI_Comm_size(comm, &size_);
-    sdispls_.resize(size_t(size_));
-    rdispls_.resize(size_t(size_));
-  }
-  ~MpiPathExchange() override {
-    for (auto& [bytes, type] : types_) PMPI_Type_free(&type);
-  }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
+  explicit CommPathExchange(const Comm& comm) : comm_(comm) {}
+  int rank() const override { return comm_.rank(); }
+  int size() const override { return comm_.size(); }
 
   Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
                    std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
                    bool recv_counts_known) override {
-    if (!recv_counts_known) {
-      recv_counts.assign(size_t(size_), 0);
-      if (PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_) != MPI_SUCCESS)
-        return Status::kMpiError;
-    }
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    for (auto& [bytes, t] : types_)
-      if (bytes == elem_bytes) type = t;
-    if (type == MPI_DATATYPE_NULL) {
-      if (PMPI_Type_contiguous(int(elem_bytes), MPI_BYTE, &type) != MPI_SUCCESS ||
-          PMPI_Type_commit(&type) != MPI_SUCCESS)
-        return Status::kMpiError;
-      types_.push_back({elem_bytes, type});
-    }
-    // Displacements are ints, in elements: at most 2^31 - 1 elements per rank and round.
-    long s = 0, r = 0;
-    for (size_t d = 0; d < size_t(size_); ++d) {
-      sdispls_[d] = int(s);
-      rdispls_[d] = int(r);
-      s += send_counts[d];
-      r += recv_counts[d];
-    }
-    if (s > INT32_MAX || r > INT32_MAX) return Status::kInvalidArgument;
-    recv.resize(size_t(r) * elem_bytes);
-    static unsigned char dummy[32];
-    if (PMPI_Alltoallv(s ? send : dummy, send_counts.data(), sdispls_.data(), type,
-                       r ? recv.data() : dummy, recv_counts.data(), rdispls_.data(), type, comm_) != MPI_SUCCESS)
-      return Status::kMpiError;
-    return Status::kOk;
+    return comm_.alltoallv(send, send_counts, elem_bytes, recv, recv_counts, recv_counts_known);
   }
   Status allreduce_sum(uint64_t* v, int n) override {
-    return PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, comm_) == MPI_SUCCESS ? Status::kOk
-                                                                                         : Status::kMpiError;
+    return comm_.allreduce(v, n, MPI_UINT64_T, MPI_SUM);
   }
   Status allreduce_min(double* v, int n) override {
-    return PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm_) == MPI_SUCCESS ? Status::kOk
-                                                                                      : Status::kMpiError;
+    return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN);
   }
 
  private:
-  MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
-  std::vector<int> sdispls_, rdispls_;
-  std::vector<std::pair<size_t, MPI_Datatype>> types_;
+  const Comm& comm_;
 };
 
 // Gather method: rank 0 walks every rank's hop records and sends each rank its segments.
-Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, MPI_Comm comm, int me,
+Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm, int me,
                      int P, PathWalkResult& out) {
   out.method = PathWalkMethod::kGather;
   std::vector<HopRec> all;
@@ -491,7 +450,7 @@ Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, MP
     info[0] = double(hops);
     info[1] = partial ? 1.0 : 0.0;
   }
-  if (PMPI_Bcast(info, 2, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) return Status::kMpiError;
+  CRITPATH_FORWARD_IF_ERROR(comm.bcast(info, sizeof info, 0));
   out.hops = uint64_t(info[0]);
   out.partial = info[1] != 0;
   // Each rank's segments, ascending: (begin, end) pairs.
@@ -505,13 +464,10 @@ Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, MP
     }
     scounts[r] = int(flat.size()) - sdispls[r];
   }
-  int n_mine = 0;
-  if (PMPI_Scatter(scounts.data(), 1, MPI_INT, &n_mine, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
-  std::vector<double> segs(static_cast<size_t>(n_mine));
-  if (PMPI_Scatterv(flat.data(), scounts.data(), sdispls.data(), MPI_DOUBLE, segs.data(), n_mine,
-                    MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  std::vector<unsigned char> seg_bytes;
+  CRITPATH_FORWARD_IF_ERROR(comm.scatterv(flat.data(), scounts, sizeof(double), 0, seg_bytes));
+  std::vector<double> segs(seg_bytes.size() / sizeof(double));
+  if (!segs.empty()) std::memcpy(segs.data(), seg_bytes.data(), segs.size() * sizeof(double));
   out.rounds += 3;
   if (me == 0) out.bytes_sent += flat.size() * sizeof(double);
   for (size_t i = 0; i + 1 < segs.size(); i += 2) out.segments.push_back({segs[i], segs[i + 1]});
@@ -520,11 +476,9 @@ Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, MP
 
 }  // namespace
 
-Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, MPI_Comm comm,
+Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm,
                  PathWalkMethod method, PathWalkResult& out) {
-  int me = 0, P = 1;
-  PMPI_Comm_rank(comm, &me);
-  PMPI_Comm_size(comm, &P);
+  const int me = comm.rank(), P = comm.size();
   out = PathWalkResult{};
   // A cause on this rank itself or outside comm is no hop: the path stays, through the wait.
   std::vector<HopRec> kept;
@@ -536,15 +490,15 @@ Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, MPI_Co
       return h.cause_rank >= 0 && h.cause_rank < P && h.cause_rank != me;
     });
   const std::vector<HopRec>& recs = drop ? kept : mine;
-  uint64_t n = recs.size(), n_all = 0;
-  if (PMPI_Allreduce(&n, &n_all, 1, MPI_UINT64_T, MPI_SUM, comm) != MPI_SUCCESS) return Status::kMpiError;
+  uint64_t n_all = recs.size();
+  CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&n_all, 1, MPI_UINT64_T, MPI_SUM));
   const bool gather = method == PathWalkMethod::kGather ||
                       (method == PathWalkMethod::kAuto && n_all <= kPathGatherRecords);
   Status s = Status::kOk;
   if (gather) {
     s = walk_gathered(recs, start, comm, me, P, out);
   } else {
-    MpiPathExchange ex(comm);
+    CommPathExchange ex(comm);
     s = walk_jump(recs, start, ex, out);
   }
   ++out.rounds;

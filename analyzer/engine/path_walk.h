@@ -41,12 +41,11 @@
 // cut by its hop bound: same segments, same hop count.
 #pragma once
 
-#include <mpi.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::engine {
@@ -145,7 +144,7 @@ Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathEx
 // Collective over `comm` (used for nothing else meanwhile). `mine` ascending by enter;
 // records whose cause_rank is this rank or outside comm are ignored. kAuto: kGather up to
 // kPathGatherRecords records in all, else kJump. Both give walk_serial's path.
-Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, MPI_Comm comm,
+Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm,
                  PathWalkMethod method, PathWalkResult& out);
 
 }  // namespace critpath::analyzer::engine

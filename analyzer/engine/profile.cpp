@@ -488,11 +488,10 @@ uint32_t get_u32(const char* p) {
 
 }  // namespace
 
-Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv, MPI_Comm comm,
-                     GlobalProfile& out, std::vector<int>* local_to_global) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
+Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv,
+                     const engine::Comm& comm, GlobalProfile& out,
+                     std::vector<int>* local_to_global) {
+  const int rank = comm.rank(), size = comm.size();
 
   // 1. Each rank's call tree to rank 0: [parent u32][kind u32][name\0] per node.
   std::vector<char> mine;
@@ -557,11 +556,14 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
     }
   }
   int ncallpaths = int(out.callpaths.size());
-  if (PMPI_Bcast(&ncallpaths, 1, MPI_INT, 0, comm) != MPI_SUCCESS) return Status::kMpiError;
+  CRITPATH_FORWARD_IF_ERROR(comm.bcast(&ncallpaths, sizeof ncallpaths, 0));
   std::vector<int> my_map(local.nodes.size());
-  if (PMPI_Scatterv(all_maps.data(), map_counts.data(), map_displs.data(), MPI_INT, my_map.data(),
-                    int(my_map.size()), MPI_INT, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  {
+    std::vector<unsigned char> got;
+    CRITPATH_FORWARD_IF_ERROR(comm.scatterv(all_maps.data(), map_counts, sizeof(int), 0, got));
+    if (got.size() != my_map.size() * sizeof(int)) return Status::kMpiError;
+    if (!got.empty()) std::memcpy(my_map.data(), got.data(), got.size());
+  }
   if (local_to_global) *local_to_global = my_map;
 
   // 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
@@ -593,20 +595,20 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
 
   std::vector<double> rsum(rank == 0 ? G * C : 0), rmin(rank == 0 ? G * C : 0),
       rmax(rank == 0 ? G * C : 0), rpresent(rank == 0 ? G : 0);
-  if (PMPI_Reduce(val.data(), rsum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-      PMPI_Reduce(vmin.data(), rmin.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0, comm) != MPI_SUCCESS ||
-      PMPI_Reduce(vmax.data(), rmax.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0, comm) != MPI_SUCCESS ||
-      PMPI_Reduce(present.data(), rpresent.data(), int(G), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS)
-    return Status::kMpiError;
-  std::vector<double> all_totals(rank == 0 ? size_t(size) * C : 0);
-  if (PMPI_Gather(totals.data(), int(C), MPI_DOUBLE, all_totals.data(), int(C), MPI_DOUBLE, 0,
-                  comm) != MPI_SUCCESS)
-    return Status::kMpiError;
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(val.data(), rsum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmin.data(), rmin.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmax.data(), rmax.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(present.data(), rpresent.data(), int(G), MPI_DOUBLE, MPI_SUM, 0));
+  std::vector<double> all_totals;
+  {
+    std::vector<int> counts, displs;
+    CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(totals.data(), int(C), comm, all_totals, counts, displs));
+  }
 
   // 4. Hardware counters: per call path inclusive/exclusive sums over ranks, per-rank totals.
   //    Every rank must carry the same counters; the smallest count wins.
-  int my_k = int(local.counters), K = 0;
-  if (PMPI_Allreduce(&my_k, &K, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return Status::kMpiError;
+  int K = int(local.counters);
+  CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&K, 1, MPI_INT, MPI_MIN));
   std::vector<double> csum(rank == 0 ? G * 2 * size_t(K) : 0), ctotals_all;
   if (K > 0) {
     const size_t KK = size_t(K);
@@ -620,10 +622,9 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
         ctot[k] += n.counter_exclusive[k];
       }
     }
-    ctotals_all.resize(rank == 0 ? size_t(size) * KK : 0);
-    if (PMPI_Reduce(cval.data(), csum.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS ||
-        PMPI_Gather(ctot.data(), K, MPI_DOUBLE, ctotals_all.data(), K, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-      return Status::kMpiError;
+    CRITPATH_FORWARD_IF_ERROR(comm.reduce(cval.data(), csum.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
+    std::vector<int> counts, displs;
+    CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(ctot.data(), K, comm, ctotals_all, counts, displs));
   }
 
   if (rank == 0) {

@@ -6,13 +6,12 @@
 // per-call-path values to sum/min/max over ranks.
 #pragma once
 
-#include <mpi.h>
-
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/defs/definitions.h"
@@ -96,7 +95,8 @@ struct GlobalProfile {
 // Collective over `comm`. Returns the unified profile on rank 0 (empty elsewhere).
 // `local_to_global`, when given, receives the global call-path id of every local node
 // (on every rank), for passes that reduce their own per-call-path metrics.
-Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv, MPI_Comm comm,
-                     GlobalProfile& out, std::vector<int>* local_to_global = nullptr);
+Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv,
+                     const engine::Comm& comm, GlobalProfile& out,
+                     std::vector<int>* local_to_global = nullptr);
 
 }  // namespace critpath::analyzer

@@ -17,6 +17,13 @@ int g_verbosity = 1;
 std::mutex g_mu;
 std::vector<std::string>* g_notes = nullptr;  // leaked on purpose: usable during exit
 std::set<std::string>* g_causes = nullptr;
+// A thread that speaks for one traced rank of several in this process (critpath-analyze).
+constexpr int kNoThreadRank = -2;
+thread_local int t_rank = kNoThreadRank;
+thread_local std::vector<std::string>* t_notes = nullptr;
+thread_local std::set<std::string>* t_causes = nullptr;  // warn_once's, with t_notes
+
+int effective_rank() { return t_rank != kNoThreadRank ? t_rank : g_rank; }
 
 void write_line(const char* prefix, const char* fmt, va_list ap) {
   char buf[1024];
@@ -30,7 +37,13 @@ void write_line(const char* prefix, const char* fmt, va_list ap) {
 }  // namespace
 
 void set_rank(int rank) { g_rank = rank; }
-int rank() { return g_rank; }
+int rank() { return effective_rank(); }
+void set_thread_rank(int rank, std::vector<std::string>* notes) {
+  t_rank = rank;
+  t_notes = notes;
+  delete t_causes;
+  t_causes = nullptr;
+}
 void set_verbosity(int level) { g_verbosity = level; }
 int verbosity() { return g_verbosity; }
 
@@ -40,6 +53,10 @@ static void keep(const char* fmt, va_list ap) {
   char buf[1024];
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   try {
+    if (t_notes) {
+      t_notes->push_back(buf);
+      return;
+    }
     std::lock_guard<std::mutex> lock(g_mu);
     if (!g_notes) g_notes = new std::vector<std::string>;
     g_notes->push_back(buf);
@@ -59,9 +76,14 @@ void warn(const char* fmt, ...) {
 
 void warn_once(const char* cause, const char* fmt, ...) {
   try {
-    std::lock_guard<std::mutex> lock(g_mu);
-    if (!g_causes) g_causes = new std::set<std::string>;
-    if (!g_causes->insert(cause).second) return;
+    if (t_notes) {
+      if (!t_causes) t_causes = new std::set<std::string>;
+      if (!t_causes->insert(cause).second) return;
+    } else {
+      std::lock_guard<std::mutex> lock(g_mu);
+      if (!g_causes) g_causes = new std::set<std::string>;
+      if (!g_causes->insert(cause).second) return;
+    }
   } catch (...) {
     // No memory to remember the cause: print anyway (a repeated line beats a lost one).
   }
@@ -75,7 +97,7 @@ void warn_once(const char* cause, const char* fmt, ...) {
 }
 
 void info0(int level, const char* fmt, ...) {
-  if (g_rank > 0 || g_verbosity < level) return;
+  if (effective_rank() > 0 || g_verbosity < level) return;
   va_list ap;
   va_start(ap, fmt);
   write_line("critpath: ", fmt, ap);
@@ -83,19 +105,24 @@ void info0(int level, const char* fmt, ...) {
 }
 
 void print0(const std::string& line) {
-  if (g_rank > 0) return;
+  if (effective_rank() > 0) return;
   std::string l = line + "\n";
   ssize_t w = ::write(2, l.data(), l.size());
   (void)w;
 }
 
 std::vector<std::string> notes() {
+  if (t_notes) return *t_notes;
   std::lock_guard<std::mutex> lock(g_mu);
   return g_notes ? *g_notes : std::vector<std::string>{};
 }
 
 void add_note(std::string note) {
   try {
+    if (t_notes) {
+      t_notes->push_back(std::move(note));
+      return;
+    }
     std::lock_guard<std::mutex> lock(g_mu);
     if (!g_notes) g_notes = new std::vector<std::string>;
     g_notes->push_back(std::move(note));

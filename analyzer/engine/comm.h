@@ -1,0 +1,106 @@
+// critpath — analyzer/engine/comm.h
+//
+// The analysis ranks as the engine sees them: one per traced location (a traced MPI rank),
+// whatever number of processes runs the analysis.
+//
+//   in-situ (inside MPI_Finalize)    one location per process: every operation is one MPI call
+//                                    on a private duplicate of MPI_COMM_WORLD (Comm::native)
+//   critpath-analyze on fewer        each process hosts several locations, one thread each
+//   processes than the run had       (Comm::hosted): an operation first meets the calling
+//                                    process's other members of the communicator in memory,
+//                                    then the last one to arrive makes one MPI call for all of
+//                                    them on a communicator over the hosting processes
+//   unit tests                       Comm() is one location alone and never calls MPI
+//
+// So the engine and the passes are written once, against one location per analysis rank,
+// and the same trace gives the same report on 16, 4 or 1 process (Scalasca's analysis needs
+// exactly as many processes as the run had).
+//
+// Every operation is collective over the communicator (create_group: over `members`), must
+// be called by all its members in the same order, and returns kOk or kMpiError (outputs then
+// unspecified). Hosted mode needs MPI_THREAD_MULTIPLE: the hosting processes' threads drive
+// different communicators at once. Reductions of floating-point sums may associate in another
+// order than a native MPI_Allreduce: results agree to rounding.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+
+struct HostedComm;  // comm.cpp
+
+class Comm {
+ public:
+  // One location alone: rank 0 of 1; every operation is a local copy.
+  Comm() = default;
+  // A private duplicate of `comm` with MPI_ERRORS_RETURN: one location per process.
+  static Status native(MPI_Comm comm, Comm& out);
+  // `n_locations` locations over the processes of `procs` (collective over `procs`), in
+  // contiguous blocks (locations_of). `mine` receives one communicator per location this
+  // process hosts, in location order; each is to be used by one thread only. Requires
+  // n_locations >= the number of processes.
+  static Status hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine);
+  // The locations process `proc` of `n_procs` hosts: [first, first + count).
+  static void locations_of(int n_locations, int n_procs, int proc, int& first, int& count);
+
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  Comm(Comm&& o) noexcept { *this = std::move(o); }
+  Comm& operator=(Comm&& o) noexcept;
+  ~Comm();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_local() const { return mpi_ == MPI_COMM_NULL && !hosted_; }
+
+  // New communicators. dup and split are collective over this one; create_group over
+  // `members` (ranks of this communicator, in the new rank order) only, with a `tag` that
+  // tells concurrent creations apart (as MPI_Comm_create_group's).
+  Status dup(Comm& out) const;
+  Status split(int color, Comm& out) const;  // ordered by rank here
+  Status create_group(const std::vector<int>& members, int tag, Comm& out) const;
+
+  Status barrier() const;
+  // Elementwise over `n` elements of `type` (predefined types and ops, incl. MPI_DOUBLE_INT
+  // with MPI_MAXLOC/MPI_MINLOC).
+  Status allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const;
+  Status reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root) const;
+  Status scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op) const;  // inclusive
+  Status bcast(void* buf, size_t bytes, int root) const;
+  // Every rank's `bytes`, rank after rank, into `all` (size() * bytes) on every rank.
+  Status allgather(const void* mine, size_t bytes, void* all) const;
+  // Elements of `elem_bytes`: send_counts[d] to rank d, contiguous in rank order; `recv`
+  // receives every rank's elements in rank order and recv_counts[s] their number (computed
+  // here unless recv_counts_known). At most 2^31 - 1 elements per rank and call.
+  Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
+                   std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
+                   bool recv_counts_known = false) const;
+  // On the root: every rank's `n` elements in rank order, counts and first indices in
+  // elements. Elsewhere the three vectors are left empty.
+  Status gatherv(const void* mine, int n, size_t elem_bytes, int root,
+                 std::vector<unsigned char>& all, std::vector<int>& counts,
+                 std::vector<int>& displs) const;
+  // The root's counts[r] elements (contiguous in rank order) to rank r, into `mine`.
+  Status scatterv(const void* all, const std::vector<int>& counts, size_t elem_bytes, int root,
+                  std::vector<unsigned char>& mine) const;
+
+ private:
+  using Blobs = std::vector<std::vector<unsigned char>>;
+  // Hosted mode's one general operation: out[d] to rank d; in[s] from rank s.
+  Status exchange(const Blobs& out, Blobs& in) const;
+
+  MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned
+  std::shared_ptr<HostedComm> hosted_;  // hosted mode: shared by this process's members
+  int local_ = 0;                    // hosted: index among this process's members
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace critpath::analyzer::engine
