@@ -6,6 +6,7 @@
 
 #include <cinttypes>
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
@@ -24,14 +25,30 @@
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/runtime/log.h"
-#include "libtrace/runtime/recorder_control.h"
 
 namespace critpath::analyzer {
 namespace {
 
-std::vector<std::string> gather_notes(const engine::Group& group) {
+// A warning of the analysis: one stderr line (log::warn) and a note of the location. The
+// report takes the location's notes, never the process-wide log (which every location of a
+// critpath-analyze process shares), so the analysis keeps its own warnings there itself.
+__attribute__((format(printf, 2, 3))) void warn(LocationTrace& location, const char* fmt, ...) {
+  char buf[1024];  // as log::warn: a longer line is cut
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  log::warn("%s", buf);
+  try {
+    location.notes.emplace_back(buf);
+  } catch (...) {  // out of memory loses the note, not the stderr line (as log::warn)
+  }
+}
+
+std::vector<std::string> gather_notes(const engine::Group& group,
+                                      const std::vector<std::string>& notes) {
   std::string mine;
-  for (const std::string& n : log::notes())
+  for (const std::string& n : notes)
     mine += "rank " + std::to_string(group.rank()) + ": " + n + "\n";
   std::vector<char> all;
   std::vector<int> counts, displs;
@@ -92,14 +109,16 @@ class TimelineObserver : public ProfileObserver {
 
 }  // namespace
 
-void run_analysis(RunInfo& run, uint64_t wall0) {
+void run_analysis(LocationTrace& location, uint64_t wall0) {
   const config::Config& cfg = config::current();
-  const trace::ChunkStore& store = runtime::chunk_store();
+  RunInfo& run = location.run;
+  const trace::ChunkStore& store = *location.chunks;
+  const defs::Definitions& definitions = *location.definitions;
   // The analysis communicator: the passes reach it through `group`, the engine's exchanges
   // through group.comm(). Freed when `group` goes out of scope.
   engine::Group group;
   if (engine::Group::over(MPI_COMM_WORLD, group) != Status::kOk) {
-    log::warn("cannot create the analysis communicator; no report");
+    warn(location, "cannot create the analysis communicator; no report");
     return;
   }
   const engine::Comm& comm = group.comm();
@@ -115,15 +134,16 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
       const std::string dir = run.output_dir + "/events";
       mkdir(dir.c_str(), 0755);
       const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".txt";
-      if (write_event_dump(store, path) != Status::kOk)
-        log::warn("cannot write the event dump %s", path.c_str());
+      if (write_event_dump(store, definitions, path) != Status::kOk)
+        warn(location, "cannot write the event dump %s", path.c_str());
     }
     if (cfg.keep_trace && !run.offline) {
       const std::string dir = run.output_dir + "/trace";
       mkdir(dir.c_str(), 0755);
       const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".cptrace";
-      if (store.write_file(path) != Status::kOk || save_archive(run, dir) != Status::kOk)
-        log::warn("cannot keep the trace in %s", dir.c_str());
+      if (store.write_file(path) != Status::kOk ||
+          save_archive(run, definitions, location.notes, dir) != Status::kOk)
+        warn(location, "cannot keep the trace in %s", dir.c_str());
     }
   }
   if (!analyse) return;
@@ -136,14 +156,14 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   };
 
   // One forward pass: the call-path profile and the replay index of the MPI activity.
-  engine::TimelineBuilder tb(to_global, run.rank);
+  engine::TimelineBuilder tb(to_global, run.rank, definitions);
   Progress progress(run.rank, wall0);
   TimelineObserver observer(tb, progress, run.store.events);
-  LocalProfile local = build_profile(store, &observer);
+  LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish();
   if (local.status != Status::kOk)
-    log::warn("the trace of rank %d did not decode completely (%s); its results are partial",
-              run.rank, to_string(local.status));
+    warn(location, "the trace of rank %d did not decode completely (%s); its results are partial",
+         run.rank, to_string(local.status));
   // Exchange what the patterns need, then find the wait states locally.
   passes::RunSync rsync;
   {
@@ -161,23 +181,23 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   engine::CollExchangeStats cstats;
   progress.report("exchange", 0.0);
   if (engine::exchange_p2p(timeline, comm, match) != Status::kOk ||
-      engine::sync_collectives(timeline, comm, csync, cstats) != Status::kOk) {
-    log::warn("the replay exchange failed; no report");
+      engine::sync_collectives(timeline, definitions, comm, csync, cstats) != Status::kOk) {
+    warn(location, "the replay exchange failed; no report");
     return;
   }
   engine::ClcStats clc;
   if (cfg.clock_correction == "clc" &&
-      engine::apply_clc(timeline, comm, match, csync, cstats, clc) != Status::kOk)
-    log::warn("the controlled-logical-clock pass failed; times are only linearly corrected");
-  const passes::WaitStates waits =
-      passes::compute_wait_states(timeline, match, csync, rsync, local.nodes.size(), run.rank);
+      engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
+    warn(location, "the controlled-logical-clock pass failed; times are only linearly corrected");
+  const passes::WaitStates waits = passes::compute_wait_states(
+      timeline, match, csync, rsync, definitions, local.nodes.size(), run.rank);
 
   GlobalProfile global;
   std::vector<int> local_to_global;
   progress.report("unification", 0.0);
-  const Status us = unify_profile(local, run.conv, comm, global, &local_to_global);
+  const Status us = unify_profile(local, definitions, run.conv, comm, global, &local_to_global);
   if (us != Status::kOk) {
-    log::warn("call-path unification failed (%s); no report", to_string(us));
+    warn(location, "call-path unification failed (%s); no report", to_string(us));
     return;
   }
 
@@ -215,7 +235,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
   st[kStatThreads] = double(rs.threads);
   std::vector<double> all_st;
   group.gather_rows(st.data(), st.size(), all_st);
-  std::vector<std::string> notes = gather_notes(group);
+  std::vector<std::string> notes = gather_notes(group, location.notes);
   ReportInput in;
   {
     // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
@@ -223,12 +243,14 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     group.allreduce(lo_hi, 2, engine::ReduceOp::kMax);
     int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
     group.broadcast(&n_callpaths, 1);
-    if (passes::report_wait_states(waits, local, run.conv, local_to_global, n_callpaths, group, global,
-                                   lo_hi[1] + lo_hi[0], in) != Status::kOk)
-      log::warn("reducing the wait states failed; the report lacks them");
+    if (passes::report_wait_states(waits, local, definitions, run.conv, local_to_global,
+                                   n_callpaths, group, global, lo_hi[1] + lo_hi[0],
+                                   in) != Status::kOk)
+      warn(location, "reducing the wait states failed; the report lacks them");
     passes::CriticalPathInput cpi;
     cpi.run = &run;
     cpi.store = &store;
+    cpi.definitions = &definitions;
     cpi.timeline = &timeline;
     cpi.waits = &waits;
     cpi.local = &local;
@@ -237,7 +259,7 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     cpi.global = &global;
     cpi.to_global = to_global;
     if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
-      log::warn("the critical-path analysis failed; the report lacks it");
+      warn(location, "the critical-path analysis failed; the report lacks it");
   }
   if (run.rank == 0) {
     in.run = &run;
@@ -294,7 +316,8 @@ void run_analysis(RunInfo& run, uint64_t wall0) {
     if (ws == Status::kOk)
       log::print0("critpath: report in " + run.output_dir + "/summary.txt");
     else
-      log::warn("writing the report into %s failed (%s)", run.output_dir.c_str(), to_string(ws));
+      warn(location, "writing the report into %s failed (%s)", run.output_dir.c_str(),
+           to_string(ws));
   }
 }
 

@@ -11,13 +11,16 @@
 
 #include <cstdint>
 
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/trace_set.h"
 
 namespace critpath::analyzer {
 
-// wall0: CLOCK_MONOTONIC ns at the entry of MPI_Finalize (for the analysis-time figure).
-// `run` must be complete (clock samples, offsets, recorder statistics): the same call serves
-// the in-situ analysis and critpath-analyze's re-analysis of a kept trace.
-void run_analysis(RunInfo& run, uint64_t wall0);
+// Analyses `location` (engine/trace_set.h): everything the analysis reads of the traced rank
+// comes from it, nothing from process-wide state. wall0: CLOCK_MONOTONIC ns at the entry of
+// MPI_Finalize (for the analysis-time figure). location.run must be complete (clock samples,
+// offsets, recorder statistics): the same call serves the in-situ analysis and
+// critpath-analyze's re-analysis of a kept trace. Sets location.run.analysis_seconds (rank 0)
+// and appends the warnings it logs to location.notes.
+void run_analysis(LocationTrace& location, uint64_t wall0);
 
 }  // namespace critpath::analyzer

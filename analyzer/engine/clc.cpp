@@ -63,8 +63,8 @@ uint64_t count_violations(const Timeline& t, const P2pMatch& m, const std::vecto
   return n;
 }
 
-Status apply_clc(Timeline& t, const Comm& world, P2pMatch& m, std::vector<CollSync>& cs,
-                 CollExchangeStats& cstats, ClcStats& out) {
+Status apply_clc(Timeline& t, const defs::Definitions& definitions, const Comm& world, P2pMatch& m,
+                 std::vector<CollSync>& cs, CollExchangeStats& cstats, ClcStats& out) {
   uint64_t mine = count_violations(t, m, cs), total = 0;
   out.violations_before = mine;
   total = mine;
@@ -99,7 +99,7 @@ Status apply_clc(Timeline& t, const Comm& world, P2pMatch& m, std::vector<CollSy
     }
     // Shifted sends and collective entries change the other ranks' bounds: exchange again.
     CRITPATH_FORWARD_IF_ERROR(exchange_p2p(t, world, m));
-    CRITPATH_FORWARD_IF_ERROR(sync_collectives(t, world, cs, cstats));
+    CRITPATH_FORWARD_IF_ERROR(sync_collectives(t, definitions, world, cs, cstats));
     mine = count_violations(t, m, cs);
     total = mine;
     CRITPATH_FORWARD_IF_ERROR(world.allreduce(&total, 1, MPI_UINT64_T, MPI_SUM));

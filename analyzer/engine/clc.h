@@ -39,7 +39,8 @@ struct ClcStats {
 uint64_t count_violations(const Timeline& t, const P2pMatch& m, const std::vector<CollSync>& cs);
 
 // Collective over `world`. On return `m` and `cs` describe the corrected timeline.
-Status apply_clc(Timeline& t, const Comm& world, P2pMatch& m, std::vector<CollSync>& cs,
-                 CollExchangeStats& cstats, ClcStats& out);
+// `definitions`: the traced rank's, for sync_collectives.
+Status apply_clc(Timeline& t, const defs::Definitions& definitions, const Comm& world, P2pMatch& m,
+                 std::vector<CollSync>& cs, CollExchangeStats& cstats, ClcStats& out);
 
 }  // namespace critpath::analyzer::engine

@@ -156,7 +156,8 @@ struct DoubleInt {
   int r;
 };
 
-std::vector<int32_t> members_of(uint32_t comm, int world_size, int me) {
+std::vector<int32_t> members_of(const defs::CommTable& comms, uint32_t comm, int world_size,
+                                int me) {
   if (comm == defs::kCommWorld) {
     std::vector<int32_t> m(static_cast<size_t>(world_size));
     for (int i = 0; i < world_size; ++i) m[size_t(i)] = i;
@@ -164,14 +165,14 @@ std::vector<int32_t> members_of(uint32_t comm, int world_size, int me) {
   }
   if (comm == defs::kCommSelf) return {me};
   defs::CommDef d;
-  if (defs::comms().find(comm, d)) return d.members;
+  if (comms.find(comm, d)) return d.members;
   return {};
 }
 
 }  // namespace
 
-Status sync_collectives(const Timeline& t, const Comm& world, std::vector<CollSync>& out,
-                        CollExchangeStats& stats) {
+Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
+                        std::vector<CollSync>& out, CollExchangeStats& stats) {
   const int P = world.size(), me = world.rank();
   out.assign(t.colls.size(), CollSync{});
 
@@ -180,7 +181,7 @@ Status sync_collectives(const Timeline& t, const Comm& world, std::vector<CollSy
   for (uint32_t i = 0; i < t.colls.size(); ++i) by_comm[t.colls[i].comm].push_back(i);
   std::map<std::vector<int32_t>, std::vector<uint32_t>> sets;  // members -> comm ids (sorted)
   for (const auto& [comm, idx] : by_comm) {
-    std::vector<int32_t> m = members_of(comm, P, me);
+    std::vector<int32_t> m = members_of(definitions.comms, comm, P, me);
     if (m.size() < 2 || std::find(m.begin(), m.end(), me) == m.end()) continue;
     sets[m].push_back(comm);
   }

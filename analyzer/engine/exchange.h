@@ -65,7 +65,8 @@ struct CollExchangeStats {
 };
 
 // Per collective record of `t` (aligned with Timeline::colls). Collective over `world`.
-Status sync_collectives(const Timeline& t, const Comm& world, std::vector<CollSync>& out,
-                        CollExchangeStats& stats);
+// `definitions` (the traced rank's) give the members of its communicators.
+Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
+                        std::vector<CollSync>& out, CollExchangeStats& stats);
 
 }  // namespace critpath::analyzer::engine

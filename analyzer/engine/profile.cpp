@@ -130,7 +130,7 @@ class Stack {
 
 class TreeBuilder {
  public:
-  explicit TreeBuilder(LocalProfile& p) : p_(p) {
+  TreeBuilder(LocalProfile& p, const defs::RegionTable& regions) : p_(p), regions_(regions) {
     if (p_.nodes.empty()) {
       CallNode root;
       root.region = defs::kRootRegion;
@@ -177,8 +177,8 @@ class TreeBuilder {
     if (it != facts_.end()) return it->second;
     return facts_.emplace(region, load_facts(region)).first->second;
   }
-  static RegionFacts load_facts(uint32_t region) {
-    const defs::RegionDef d = defs::regions().get(region);
+  RegionFacts load_facts(uint32_t region) const {
+    const defs::RegionDef d = regions_.get(region);
     return RegionFacts{true, d.name == "main", d.kind};
   }
   bool is_main_function(uint32_t region) { return facts(region).is_main; }
@@ -341,6 +341,7 @@ class TreeBuilder {
 
  private:
   LocalProfile& p_;
+  const defs::RegionTable& regions_;
   Stack<Frame> stack_;
   Stack<CounterFrame> cstack_;  // parallel to stack_ when ncounters_ > 0, else empty
   ChildIndex children_;
@@ -358,9 +359,9 @@ class TreeBuilder {
 // estimated from timed samples): added to the region's call paths in proportion to their
 // recorded visits, as leaf time (exclusive = inclusive), and taken out of the parents'
 // exclusive time, where the trace had put it.
-void add_unrecorded(LocalProfile& p) {
+void add_unrecorded(LocalProfile& p, const defs::RegionTable& regions) {
   std::unordered_map<uint32_t, defs::RegionDef> defs_by_id;
-  for (const defs::RegionDef& d : defs::regions().snapshot())
+  for (const defs::RegionDef& d : regions.snapshot())
     if (d.unrecorded_visits > 0) defs_by_id.emplace(d.id, d);
   if (defs_by_id.empty()) return;
   std::unordered_map<uint32_t, uint64_t> recorded;
@@ -387,11 +388,12 @@ void add_unrecorded(LocalProfile& p) {
 
 }  // namespace
 
-LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* observer) {
+LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                           ProfileObserver* observer) {
   LocalProfile p;
-  p.counters = std::min<size_t>(defs::counter_names().size(), trace::kMaxCounters);
+  p.counters = std::min<size_t>(definitions.counter_names().size(), trace::kMaxCounters);
   for (uint16_t loc : store.locations()) {
-    TreeBuilder tb(p);
+    TreeBuilder tb(p, definitions.regions);
     trace::TraceReader r(store, loc);
     ProfileObserver* const obs = loc == 0 ? observer : nullptr;
     // Narrow events (trace::CompactEvent) are handed on as this Event: only their time,
@@ -468,7 +470,7 @@ LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* obse
     }
   }
   p.nodes = std::move(merged);
-  add_unrecorded(p);
+  add_unrecorded(p, definitions.regions);
   return p;
 }
 
@@ -488,15 +490,15 @@ uint32_t get_u32(const char* p) {
 
 }  // namespace
 
-Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv,
-                     const engine::Comm& comm, GlobalProfile& out,
-                     std::vector<int>* local_to_global) {
+Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
+                     const clock::TickConverter& conv, const engine::Comm& comm,
+                     GlobalProfile& out, std::vector<int>* local_to_global) {
   const int rank = comm.rank(), size = comm.size();
 
   // 1. Each rank's call tree to rank 0: [parent u32][kind u32][name\0] per node.
   std::vector<char> mine;
   for (const CallNode& n : local.nodes) {
-    const defs::RegionDef def = defs::regions().get(n.region);
+    const defs::RegionDef def = definitions.regions.get(n.region);
     put_u32(mine, uint32_t(n.parent));
     // kind in the low byte; bit 8: auto-filtered (compiler_hooks' automatic filter)
     put_u32(mine, uint32_t(def.kind) | (def.auto_filtered ? 0x100u : 0u));
@@ -576,7 +578,7 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
     v[kColVisits] += double(n.visits);
     v[kColExclusive] += conv.ticks_to_seconds(n.exclusive_ticks);
     v[kColInclusive] += conv.ticks_to_seconds(n.inclusive_ticks);
-    const defs::RegionDef def = defs::regions().get(n.region);
+    const defs::RegionDef def = definitions.regions.get(n.region);
     if (def.kind == defs::RegionKind::kMpi) v[kColMpi] += conv.ticks_to_seconds(n.exclusive_ticks);
     v[kColBytesSent] += double(n.bytes_sent);
     v[kColBytesReceived] += double(n.bytes_received);
@@ -630,7 +632,7 @@ Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv
   if (rank == 0) {
     if (K > 0) {
       const size_t KK = size_t(K);
-      out.counter_names = defs::counter_names();
+      out.counter_names = definitions.counter_names();
       out.counter_names.resize(KK);
       for (size_t g = 0; g < G; ++g) {
         out.callpaths[g].counter_inclusive.assign(&csum[g * 2 * KK], &csum[g * 2 * KK] + KK);

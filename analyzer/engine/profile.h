@@ -39,7 +39,7 @@ struct CallNode {
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   // Hardware counters (COUNTERS events after a function's ENTER/EXIT; see
-  // compiler_hooks/counters.h), in the order of defs::counter_names(). A frame without its
+  // compiler_hooks/counters.h), in the order of Definitions::counter_names(). A frame without its
   // own values (MPI call, root, user region) passes its children's values up: its inclusive
   // value is their sum and its exclusive value 0, so counts inside an MPI call land in the
   // caller's exclusive value.
@@ -55,7 +55,7 @@ struct LocalProfile {
   // Instrumented functions still active when MPI_Finalize closed the root (main, or the
   // function that called MPI_Finalize): closed there, not counted as unmatched.
   uint64_t functions_open_at_finalize = 0;
-  size_t counters = 0;           // values per COUNTERS event (defs::counter_names().size())
+  size_t counters = 0;           // values per COUNTERS event (counter_names().size())
   Status status = Status::kOk;   // decode problems make the profile partial
 };
 
@@ -68,8 +68,10 @@ class ProfileObserver {
   virtual void on_event(const trace::Event& e, int32_t node) = 0;
 };
 
-// Forward pass over every location of `store`.
-LocalProfile build_profile(const trace::ChunkStore& store, ProfileObserver* observer = nullptr);
+// Forward pass over every location of `store`; `definitions` are the traced rank's (regions,
+// counter names).
+LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                           ProfileObserver* observer = nullptr);
 
 struct GlobalCallpath {
   std::string path;    // region names joined by '/' from the root
@@ -93,10 +95,12 @@ struct GlobalProfile {
 };
 
 // Collective over `comm`. Returns the unified profile on rank 0 (empty elsewhere).
+// `definitions`: the ones `local` was built with (region names and kinds, counter names).
 // `local_to_global`, when given, receives the global call-path id of every local node
 // (on every rank), for passes that reduce their own per-call-path metrics.
-Status unify_profile(const LocalProfile& local, const clock::TickConverter& conv,
-                     const engine::Comm& comm, GlobalProfile& out,
+Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
+                     const clock::TickConverter& conv, const engine::Comm& comm,
+                     GlobalProfile& out,
                      std::vector<int>* local_to_global = nullptr);
 
 }  // namespace critpath::analyzer

@@ -21,8 +21,9 @@ CollKind coll_kind(defs::MpiSync sync) {
   return CollKind::kOther;
 }
 
-TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank)
-    : to_global_(std::move(to_global)), me_(my_world_rank) {}
+TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
+                                 const defs::Definitions& definitions)
+    : to_global_(std::move(to_global)), defs_(definitions), me_(my_world_rank) {}
 
 bool TimelineBuilder::is_mpi_slow(uint32_t region) {
   // Region ids are dense (libtrace/defs), so a flat table answers (is_mpi), with a map for
@@ -32,12 +33,12 @@ bool TimelineBuilder::is_mpi_slow(uint32_t region) {
     if (region >= mpi_flat_.size())
       mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()));
     uint8_t& f = mpi_flat_[region];
-    if (f == 0) f = defs::regions().get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
+    if (f == 0) f = defs_.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
     return f == 2;
   }
   auto it = mpi_region_.find(region);
   if (it != mpi_region_.end()) return it->second;
-  const bool m = defs::regions().get(region).kind == defs::RegionKind::kMpi;
+  const bool m = defs_.regions.get(region).kind == defs::RegionKind::kMpi;
   mpi_region_.emplace(region, m);
   return m;
 }
@@ -49,7 +50,7 @@ int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
   if (it == members_.end()) {
     defs::CommDef d;
     std::vector<int32_t> m;
-    if (defs::comms().find(comm, d)) m = d.members;
+    if (defs_.comms.find(comm, d)) m = d.members;
     it = members_.emplace(comm, std::move(m)).first;
   }
   if (peer < 0 || size_t(peer) >= it->second.size()) {
@@ -77,7 +78,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       if (!open_.empty() && t_.calls[open_.back()].region == e.region) {
         const uint32_t idx = open_.back();
         t_.calls[idx].exit = to_global_(e.time);
-        const defs::MpiLifecycle life = defs::regions().mpi(e.region).lifecycle;
+        const defs::MpiLifecycle life = defs_.regions.mpi(e.region).lifecycle;
         if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
         if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
         open_.pop_back();
@@ -151,7 +152,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       c.op = e.region;
       auto k = coll_kind_.find(e.region);
       if (k == coll_kind_.end())
-        k = coll_kind_.emplace(e.region, coll_kind(defs::regions().mpi(e.region).sync)).first;
+        k = coll_kind_.emplace(e.region, coll_kind(defs_.regions.mpi(e.region).sync)).first;
       c.kind = k->second;
       c.root = e.root;
       c.call = cur;

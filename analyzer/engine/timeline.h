@@ -90,7 +90,9 @@ class TimelineBuilder {
  public:
   // to_global: raw ticks -> global seconds.
   // my_world_rank resolves MPI_COMM_SELF peers.
-  TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank);
+  // definitions: the traced rank's (regions, communicators); must outlive the builder.
+  TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
+                  const defs::Definitions& definitions);
   void on_event(const trace::Event& e, int32_t node);
   Timeline finish();
 
@@ -103,6 +105,7 @@ class TimelineBuilder {
   bool is_mpi_slow(uint32_t region);
 
   std::function<double(uint64_t)> to_global_;
+  const defs::Definitions& defs_;
   Timeline t_;
   std::vector<uint32_t> open_;  // stack of open MPI calls (normally depth <= 1)
   std::unordered_map<uint64_t, uint32_t> isend_by_req_;        // request -> send index

@@ -9,14 +9,14 @@
 
 namespace critpath::analyzer {
 
-std::string format_event(const trace::Event& e) {
+std::string format_event(const trace::Event& e, const defs::RegionTable& regions) {
   using K = trace::EventKind;
   char buf[512];
   const char* kind = trace::to_string(e.kind);
   switch (e.kind) {
     case K::kEnter:
     case K::kExit:
-      std::snprintf(buf, sizeof buf, "%s %s", kind, defs::regions().get(e.region).name.c_str());
+      std::snprintf(buf, sizeof buf, "%s %s", kind, regions.get(e.region).name.c_str());
       break;
     case K::kSend:
     case K::kRecv:
@@ -37,13 +37,13 @@ std::string format_event(const trace::Event& e) {
       break;
     case K::kCollEnd:
       std::snprintf(buf, sizeof buf, "%s op=%s comm=%u root=%d sent=%" PRIu64 " recv=%" PRIu64, kind,
-                    defs::regions().get(e.region).name.c_str(), e.comm, e.root, e.bytes,
+                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes,
                     e.bytes_received);
       break;
     case K::kIcollPost:
       std::snprintf(buf, sizeof buf,
                     "%s op=%s comm=%u root=%d sent=%" PRIu64 " recv=%" PRIu64 " req=%" PRIu64, kind,
-                    defs::regions().get(e.region).name.c_str(), e.comm, e.root, e.bytes,
+                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes,
                     e.bytes_received, e.request);
       break;
     default:
@@ -59,7 +59,8 @@ std::string format_event(const trace::Event& e) {
   return buf;
 }
 
-Status write_event_dump(const trace::ChunkStore& store, const std::string& path) {
+Status write_event_dump(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                        const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "we");
   if (!f) return Status::kIoError;
   for (uint16_t loc : store.locations()) {
@@ -67,7 +68,7 @@ Status write_event_dump(const trace::ChunkStore& store, const std::string& path)
     trace::TraceReader r(store, loc);
     trace::Event e;
     r.seek_begin();
-    while (r.next(e)) std::fprintf(f, "%s\n", format_event(e).c_str());
+    while (r.next(e)) std::fprintf(f, "%s\n", format_event(e, definitions.regions).c_str());
   }
   const bool ok = std::fclose(f) == 0;
   return ok ? Status::kOk : Status::kIoError;

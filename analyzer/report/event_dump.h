@@ -11,11 +11,14 @@
 #include <string>
 
 #include "libtrace/buffer/chunk_store.h"
+#include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer {
 
-// Formats one event (without a newline); region and op names resolved through defs.
-std::string format_event(const trace::Event& e);
-Status write_event_dump(const trace::ChunkStore& store, const std::string& path);
+// Formats one event (without a newline); region and op names resolved through `regions`.
+std::string format_event(const trace::Event& e, const defs::RegionTable& regions);
+// `definitions`: the ones the events of `store` refer to.
+Status write_event_dump(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                        const std::string& path);
 
 }  // namespace critpath::analyzer

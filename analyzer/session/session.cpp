@@ -20,6 +20,7 @@
 #include <fstream>
 
 #include "analyzer/analysis.h"
+#include "analyzer/engine/trace_set.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
@@ -279,7 +280,15 @@ void on_finalize(uint32_t finalize_region) {
         PMPI_Comm_free(&sync);
       }
     }
-    run_analysis(g_run, wall0);
+    // The analysis reads this rank through a LocationTrace built from the process-wide
+    // recording state. The notes are taken now, after recorder_stop(): the recording side
+    // logs none after it, and the analysis appends its own warnings to location.notes.
+    LocationTrace location;
+    location.chunks = &runtime::chunk_store();
+    location.definitions = &defs::current();
+    location.run = g_run;
+    location.notes = log::notes();
+    run_analysis(location, wall0);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

@@ -44,7 +44,8 @@ std::string path_of(const std::string& dir, int rank) {
 
 }  // namespace
 
-Status save_archive(const RunInfo& run, const std::string& dir) {
+Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
+                    const std::vector<std::string>& notes, const std::string& dir) {
   try {
     json j;
     j["format"] = kFormat;
@@ -83,7 +84,7 @@ Status save_archive(const RunInfo& run, const std::string& dir) {
                   {"bytes_in_memory", st.bytes_in_memory}, {"bytes_spilled", st.bytes_spilled},
                   {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes}};
     json regions = json::array();
-    for (const defs::RegionDef& d : defs::regions().snapshot()) {
+    for (const defs::RegionDef& d : definitions.regions.snapshot()) {
       regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
                          {"line", d.line}, {"unrecorded_visits", d.unrecorded_visits},
                          {"unrecorded_ticks", d.unrecorded_ticks}, {"auto_filtered", d.auto_filtered}});
@@ -92,18 +93,18 @@ Status save_archive(const RunInfo& run, const std::string& dir) {
     }
     j["regions"] = std::move(regions);
     json comms = json::array();
-    for (const defs::CommDef& c : defs::comms().snapshot())
+    for (const defs::CommDef& c : definitions.comms.snapshot())
       comms.push_back({{"id", c.id}, {"members", c.members}, {"remote", c.remote}, {"parent", c.parent},
                        {"created_by", c.created_by}, {"dims", c.dims}, {"periods", c.periods},
                        {"freed", c.freed}});
     j["comms"] = std::move(comms);
     json windows = json::array();
-    for (const defs::WindowDef& w : defs::windows().snapshot())
+    for (const defs::WindowDef& w : definitions.windows.snapshot())
       windows.push_back({{"id", w.id}, {"comm", w.comm}, {"members", w.members},
                          {"created_by", w.created_by}, {"freed", w.freed}});
     j["windows"] = std::move(windows);
-    j["counter_names"] = defs::counter_names();
-    j["notes"] = log::notes();
+    j["counter_names"] = definitions.counter_names();
+    j["notes"] = notes;
     std::ofstream f(path_of(dir, run.rank));
     f << j.dump(0, ' ', false, json::error_handler_t::replace) << "\n";
     return f.good() ? Status::kOk : Status::kIoError;
@@ -112,7 +113,8 @@ Status save_archive(const RunInfo& run, const std::string& dir) {
   }
 }
 
-Status load_archive(const std::string& dir, int rank, RunInfo& run) {
+Status load_archive(const std::string& dir, int rank, RunInfo& run,
+                    defs::Definitions& definitions, std::vector<std::string>& notes) {
   try {
     std::ifstream f(path_of(dir, rank));
     if (!f) return Status::kIoError;
@@ -170,13 +172,14 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
     run.store.encoded_bytes = st.at("encoded_bytes");
     for (const json& d : j.at("regions")) {
       const uint32_t id = d.at("id");
-      defs::regions().define_fixed(id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
-                                   d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
-      defs::regions().rename(id, d.at("name").get<std::string>(), d.at("file").get<std::string>(),
-                             d.at("line").get<uint32_t>());
+      definitions.regions.define_fixed(
+          id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
+          d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
+      definitions.regions.rename(id, d.at("name").get<std::string>(),
+                                 d.at("file").get<std::string>(), d.at("line").get<uint32_t>());
       if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())
-        defs::regions().add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
-                                       d.at("auto_filtered"));
+        definitions.regions.add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
+                                           d.at("auto_filtered"));
     }
     for (const json& c : j.at("comms")) {
       defs::CommDef d;
@@ -188,7 +191,7 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
       d.dims = c.at("dims").get<std::vector<int32_t>>();
       d.periods = c.at("periods").get<std::vector<int32_t>>();
       d.freed = c.at("freed");
-      defs::comms().define(std::move(d));
+      definitions.comms.define(std::move(d));
     }
     for (const json& w : j.value("windows", json::array())) {
       defs::WindowDef d;
@@ -197,10 +200,10 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run) {
       d.members = w.at("members").get<std::vector<int32_t>>();
       d.created_by = w.at("created_by");
       d.freed = w.at("freed");
-      defs::windows().define(std::move(d));
+      definitions.windows.define(std::move(d));
     }
-    defs::set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
-    for (const json& n : j.at("notes")) log::add_note(n.get<std::string>());
+    definitions.set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
+    notes = j.at("notes").get<std::vector<std::string>>();
     run.offline = true;
     return Status::kOk;
   } catch (const std::exception& e) {

@@ -9,16 +9,22 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analyzer/session/run_info.h"
+#include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer {
 
-// Writes trace/rank-<run.rank>.json into `dir`.
-Status save_archive(const RunInfo& run, const std::string& dir);
-// Reads `dir`/rank-<rank>.json: fills `run` (offline = true) and defines this process's
-// regions, communicators and counter names; re-adds the rank's notes.
-Status load_archive(const std::string& dir, int rank, RunInfo& run);
+// Writes trace/rank-<run.rank>.json into `dir`: `run`, `definitions` and `notes` (in situ:
+// the session's RunInfo, defs::current() and the notes logged so far).
+Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
+                    const std::vector<std::string>& notes, const std::string& dir);
+// Reads `dir`/rank-<rank>.json: fills `run` (offline = true), defines the rank's regions,
+// communicators, windows and counter names in `definitions` (normally fresh: one per
+// location) and sets `notes` to the rank's notes. The process's own log is not touched.
+Status load_archive(const std::string& dir, int rank, RunInfo& run,
+                    defs::Definitions& definitions, std::vector<std::string>& notes);
 
 }  // namespace critpath::analyzer

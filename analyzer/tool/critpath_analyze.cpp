@@ -7,23 +7,65 @@
 // number of ranks, from the kept chunks and definitions; the report is the same (up to the
 // analysis time and the output directory). Default output: <dir>/reanalysis.
 // This tool is linked without the MPI wrappers: its own MPI traffic is never traced.
+//
+// Each kept rank (a "location") is loaded into its own LoadedLocation, nothing into the
+// process-wide recording state, so that one process can host several of them.
 #include <mpi.h>
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "analyzer/analysis.h"
+#include "analyzer/engine/trace_set.h"
 #include "analyzer/session/trace_archive.h"
+#include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
+#include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/log.h"
-#include "libtrace/runtime/recorder_control.h"
 
 extern char** environ;
 
 using namespace critpath;
+
+namespace {
+
+// One kept rank, loaded: the chunk store and definitions its LocationTrace points into.
+// `trace` points into the object itself, which therefore never moves (hold it by unique_ptr).
+struct LoadedLocation {
+  LoadedLocation() = default;
+  LoadedLocation(const LoadedLocation&) = delete;
+  LoadedLocation& operator=(const LoadedLocation&) = delete;
+
+  trace::ChunkStore chunks;
+  defs::Definitions definitions;
+  analyzer::LocationTrace trace;
+};
+
+// Loads location `location` of the kept trace in `trace_dir` (<dir>/trace): run facts,
+// definitions and notes from rank-<location>.json, chunks from rank-<location>.cptrace.
+// `out` must be fresh. Prints the reason of a failure.
+Status load_location(const std::string& trace_dir, int location, LoadedLocation& out) {
+  out.trace.chunks = &out.chunks;
+  out.trace.definitions = &out.definitions;
+  const std::string base = trace_dir + "/rank-" + std::to_string(location);
+  Status s = analyzer::load_archive(trace_dir, location, out.trace.run, out.definitions,
+                                    out.trace.notes);
+  if (s != Status::kOk) {
+    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read %s.json\n", location,
+                 base.c_str());
+    return s;
+  }
+  s = out.chunks.open_file(base + ".cptrace");
+  if (s != Status::kOk)
+    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read its .cptrace file\n", location);
+  return s;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -47,23 +89,19 @@ int main(int argc, char** argv) {
     }
   }
   int status = 0;
-  analyzer::RunInfo run;
+  // One location per MPI rank: the trace's rank `rank`.
+  auto loaded = std::make_unique<LoadedLocation>();
+  analyzer::RunInfo& run = loaded->trace.run;
   if (dir.empty()) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
     status = 2;
-  } else if (analyzer::load_archive(dir + "/trace", rank, run) != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read %s/trace/rank-%d.json\n", rank,
-                 dir.c_str(), rank);
+  } else if (load_location(dir + "/trace", rank, *loaded) != Status::kOk) {
     status = 1;
   } else if (run.size != size) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d\n",
                    run.size, run.size);
     status = 2;
-  } else if (runtime::chunk_store().open_file(dir + "/trace/rank-" + std::to_string(rank) +
-                                              ".cptrace") != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read its .cptrace file\n", rank);
-    status = 1;
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -80,7 +118,7 @@ int main(int argc, char** argv) {
                    std::strerror(errno));
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    analyzer::run_analysis(run, clock::monotonic_ns());
+    analyzer::run_analysis(loaded->trace, clock::monotonic_ns());
   }
   MPI_Finalize();
   return worst;

@@ -1,4 +1,4 @@
-// critpath — libtrace/defs/definitions.cpp: region and communicator tables.
+// critpath — libtrace/defs/definitions.cpp: region, communicator and window tables.
 #include "libtrace/defs/definitions.h"
 
 #include <string>
@@ -111,37 +111,27 @@ void RegionTable::add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks,
   it->second.auto_filtered = it->second.auto_filtered || auto_filtered;
 }
 
-RegionTable& regions() {
-  static RegionTable* table = new RegionTable;  // never destroyed: used during exit
-  return *table;
+void Definitions::set_counter_names(std::vector<std::string> names) {
+  std::lock_guard<std::mutex> lock(counter_mu_);
+  counter_names_ = std::move(names);
 }
 
-CommTable& comms() {
-  static CommTable* table = new CommTable;
-  return *table;
+std::vector<std::string> Definitions::counter_names() const {
+  std::lock_guard<std::mutex> lock(counter_mu_);
+  return counter_names_;
 }
 
-WindowTable& windows() {
-  static WindowTable* table = new WindowTable;
-  return *table;
+Definitions& current() {
+  static Definitions* instance = new Definitions;  // never destroyed: used during exit
+  return *instance;
 }
 
-}  // namespace critpath::defs
-
-namespace critpath::defs {
-namespace {
-std::mutex g_counter_mu;
-std::vector<std::string>* g_counter_names = new std::vector<std::string>;  // never destroyed
-}  // namespace
-
+RegionTable& regions() { return current().regions; }
+CommTable& comms() { return current().comms; }
+WindowTable& windows() { return current().windows; }
 void set_counter_names(std::vector<std::string> names) {
-  std::lock_guard<std::mutex> lock(g_counter_mu);
-  *g_counter_names = std::move(names);
+  current().set_counter_names(std::move(names));
 }
-
-std::vector<std::string> counter_names() {
-  std::lock_guard<std::mutex> lock(g_counter_mu);
-  return *g_counter_names;
-}
+std::vector<std::string> counter_names() { return current().counter_names(); }
 
 }  // namespace critpath::defs

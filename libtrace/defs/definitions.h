@@ -10,6 +10,11 @@
 // Communicator ids: 0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, others assigned at creation so that
 // every member rank records the same id (pmpi_wrappers/semantics/comm_ids).
 //
+// One traced rank's tables form a Definitions. The recording side (libtrace, pmpi_wrappers,
+// compiler_hooks) defines into the process-wide one, current(), through the free functions
+// regions(), comms(), windows() and set_counter_names(). The analysis reads a Definitions it
+// is given instead: critpath-analyze loads several ranks' definitions into one process.
+//
 // Thread safety: all functions are thread-safe (a mutex; only cold paths define things).
 #pragma once
 
@@ -112,8 +117,8 @@ class RegionTable {
   // The MPI semantics of a region (all kNone for an unknown id or a non-MPI region); cheaper
   // than get(): no strings are copied.
   MpiSemantics mpi(uint32_t id) const;
-  // The table's own copy of a region's name; valid for the life of the process (regions
-  // are never removed). nullptr for an unknown id.
+  // The table's own copy of a region's name; valid for the life of the table, which for
+  // regions() is the process (regions are never removed). nullptr for an unknown id.
   const char* stable_name(uint32_t id) const;
   // Copy of one definition; an unknown id yields a RegionDef named "region#<id>".
   RegionDef get(uint32_t id) const;
@@ -133,14 +138,6 @@ class RegionTable {
   std::unordered_map<uint32_t, RegionDef> by_id_;
   uint32_t next_ = kFirstDynamicRegion;
 };
-RegionTable& regions();
-
-// Names of the hardware counters carried by this rank's COUNTERS events, in value order
-// ("PAPI_TOT_INS", ...). Set once by compiler_hooks before recording starts; read by the
-// profile pass. Thread-safe.
-void set_counter_names(std::vector<std::string> names);
-std::vector<std::string> counter_names();
-
 constexpr uint32_t kCommWorld = 0;
 constexpr uint32_t kCommSelf = 1;
 constexpr uint32_t kCommUnknown = 0xffffffffu;
@@ -205,6 +202,35 @@ struct WindowDef {
 };
 
 using WindowTable = DefTable<WindowDef>;
+
+// The definitions of one traced rank: everything the ids in its events refer to.
+struct Definitions {
+  Definitions() = default;
+  Definitions(const Definitions&) = delete;
+  Definitions& operator=(const Definitions&) = delete;
+
+  RegionTable regions;
+  CommTable comms;
+  WindowTable windows;
+
+  // Names of the hardware counters carried by the rank's COUNTERS events, in value order
+  // ("PAPI_TOT_INS", ...). Set once by compiler_hooks before recording starts; read by the
+  // profile pass. Thread-safe.
+  void set_counter_names(std::vector<std::string> names);
+  std::vector<std::string> counter_names() const;
+
+ private:
+  mutable std::mutex counter_mu_;
+  std::vector<std::string> counter_names_;
+};
+
+// This process's own rank, as it records: never destroyed (definitions happen during exit).
+Definitions& current();
+// Shorthands for current()'s members, for the recording side.
+RegionTable& regions();
+CommTable& comms();
 WindowTable& windows();
+void set_counter_names(std::vector<std::string> names);
+std::vector<std::string> counter_names();
 
 }  // namespace critpath::defs

@@ -153,13 +153,14 @@ class ClipObserver : public ProfileObserver {
 }  // namespace
 
 std::vector<double> clip_to_segments(const trace::ChunkStore& store,
+                                     const defs::Definitions& definitions,
                                      const std::function<double(uint64_t)>& to_global,
                                      std::vector<CpSegment>& segments, size_t nodes,
                                      int32_t init_node) {
   std::vector<double> by_node(nodes, 0.0);
   if (segments.empty()) return by_node;
   ClipObserver obs(to_global, segments, by_node, init_node);
-  (void)build_profile(store, &obs);  // same trace, same node ids as the first pass
+  (void)build_profile(store, definitions, &obs);  // same trace, same node ids as the first pass
   obs.finish();
   return by_node;
 }

@@ -99,6 +99,7 @@ Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecor
 // (size `nodes`) and sets each segment's dominant node. Time before the rank's first event
 // (the launch skew on the rank that entered MPI_Init last) goes to `init_node`.
 std::vector<double> clip_to_segments(const trace::ChunkStore& store,
+                                     const defs::Definitions& definitions,
                                      const std::function<double(uint64_t)>& to_global,
                                      std::vector<CpSegment>& segments, size_t nodes,
                                      int32_t init_node);

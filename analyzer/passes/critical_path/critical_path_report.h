@@ -29,7 +29,8 @@ namespace critpath::analyzer::passes {
 
 struct CriticalPathInput {
   const RunInfo* run = nullptr;
-  const trace::ChunkStore* store = nullptr;  // this rank's trace (for the clip pass)
+  const trace::ChunkStore* store = nullptr;         // this rank's trace (for the clip pass)
+  const defs::Definitions* definitions = nullptr;  // what the ids in `store` mean
   const engine::Timeline* timeline = nullptr;
   const WaitStates* waits = nullptr;
   const LocalProfile* local = nullptr;

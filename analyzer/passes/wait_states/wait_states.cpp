@@ -66,17 +66,17 @@ struct Ctx {
   }
 };
 
-bool is_test_call(uint32_t region) {
-  return defs::regions().mpi(region).completion == defs::MpiCompletion::kTest;
+bool is_test_call(const defs::RegionTable& regions, uint32_t region) {
+  return regions.mpi(region).completion == defs::MpiCompletion::kTest;
 }
 
 // World rank of rank `r` of communicator `comm`; -1 when unknown.
-int32_t world_rank_of(uint32_t comm, int32_t r, int32_t me) {
+int32_t world_rank_of(const defs::CommTable& comms, uint32_t comm, int32_t r, int32_t me) {
   if (r < 0) return -1;
   if (comm == defs::kCommWorld) return r;
   if (comm == defs::kCommSelf) return r == 0 ? me : -1;
   defs::CommDef d;
-  if (!defs::comms().find(comm, d) || size_t(r) >= d.members.size()) return -1;
+  if (!comms.find(comm, d) || size_t(r) >= d.members.size()) return -1;
   return d.members[size_t(r)];
 }
 
@@ -128,7 +128,8 @@ class RecordBook {
 
 WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
                                const std::vector<engine::CollSync>& cs, const RunSync& run,
-                               size_t nodes, int32_t my_rank) {
+                               const defs::Definitions& definitions, size_t nodes,
+                               int32_t my_rank) {
   WaitStates w;
   w.by_node.assign(nodes, {});
   Ctx ctx{t, w, my_rank};
@@ -137,7 +138,8 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
   auto is_test = [&](uint32_t call) {
     const uint32_t region = t.calls[call].region;
     auto it = test_regions.find(region);
-    if (it == test_regions.end()) it = test_regions.emplace(region, is_test_call(region)).first;
+    if (it == test_regions.end())
+      it = test_regions.emplace(region, is_test_call(definitions.regions, region)).first;
     return it->second;
   };
 
@@ -235,8 +237,8 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
         if (s.root_begin > end && s.my_comm_rank != c.root) ++w.coll_clock_violations;
         if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0) {
           ctx.book(kLateBroadcast, c.complete_call, std::min(s.root_begin, end) - wait_enter);
-          rb.pre(c.complete_call, std::min(s.root_begin, end), world_rank_of(c.comm, c.root, my_rank),
-                 s.root_begin);
+          rb.pre(c.complete_call, std::min(s.root_begin, end),
+                 world_rank_of(definitions.comms, c.comm, c.root, my_rank), s.root_begin);
         }
         break;
       case CollKind::kNToOne:

@@ -91,8 +91,10 @@ struct WaitStates {
   uint64_t coll_clock_violations = 0;
 };
 
+// `definitions`: the traced rank's (MPI call semantics, communicator members).
 WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
                                const std::vector<engine::CollSync>& cs, const RunSync& run,
-                               size_t nodes, int32_t my_rank);
+                               const defs::Definitions& definitions, size_t nodes,
+                               int32_t my_rank);
 
 }  // namespace critpath::analyzer::passes

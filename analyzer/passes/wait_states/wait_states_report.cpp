@@ -31,8 +31,9 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
-                          const clock::TickConverter& conv, const std::vector<int>& l2g,
-                          int n_callpaths, const engine::Group& group, const GlobalProfile& global,
+                          const defs::Definitions& definitions, const clock::TickConverter& conv,
+                          const std::vector<int>& l2g, int n_callpaths,
+                          const engine::Group& group, const GlobalProfile& global,
                           double wall_time_s, ReportInput& in) {
   const int size = group.size();
   const size_t G = size_t(n_callpaths);
@@ -47,7 +48,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     if (g < 0 || size_t(g) >= G) continue;
     if (n < ws.by_node.size())
       for (int p = 0; p < kPatternCount; ++p) store.add(slot[p], g, ws.by_node[n][size_t(p)]);
-    const defs::RegionDef def = defs::regions().get(local.nodes[n].region);
+    const defs::RegionDef def = definitions.regions.get(local.nodes[n].region);
     const double excl = conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
     int h = kComputation;
     if (def.kind == defs::RegionKind::kMpi) {

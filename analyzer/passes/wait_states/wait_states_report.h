@@ -17,10 +17,12 @@
 namespace critpath::analyzer::passes {
 
 // Collective over `group`. local_to_global from unify_profile; n_callpaths = global count.
+// `definitions`: the traced rank's (the MPI class of its regions).
 // On rank 0 appends to `in` (extra_metrics, sections, extra_json).
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
-                          const clock::TickConverter& conv, const std::vector<int>& local_to_global,
-                          int n_callpaths, const engine::Group& group, const GlobalProfile& global,
+                          const defs::Definitions& definitions, const clock::TickConverter& conv,
+                          const std::vector<int>& local_to_global, int n_callpaths,
+                          const engine::Group& group, const GlobalProfile& global,
                           double wall_time_s, ReportInput& in);
 
 }  // namespace critpath::analyzer::passes
