@@ -109,7 +109,7 @@ class TimelineObserver : public ProfileObserver {
 
 }  // namespace
 
-void run_analysis(LocationTrace& location, uint64_t wall0) {
+void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t wall0) {
   const config::Config& cfg = config::current();
   RunInfo& run = location.run;
   const trace::ChunkStore& store = *location.chunks;
@@ -117,7 +117,7 @@ void run_analysis(LocationTrace& location, uint64_t wall0) {
   // The analysis communicator: the passes reach it through `group`, the engine's exchanges
   // through group.comm(). Freed when `group` goes out of scope.
   engine::Group group;
-  if (engine::Group::over(MPI_COMM_WORLD, group) != Status::kOk) {
+  if (engine::Group::over(ranks, group) != Status::kOk) {
     warn(location, "cannot create the analysis communicator; no report");
     return;
   }

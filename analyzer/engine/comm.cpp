@@ -25,7 +25,16 @@ namespace {
 
 Status ok(int rc) { return rc == MPI_SUCCESS ? Status::kOk : Status::kMpiError; }
 
+// Without an MPI call for the types the engine uses: a local Comm runs without MPI_Init.
 size_t extent_of(MPI_Datatype type) {
+  struct DoubleInt {
+    double v;
+    int r;
+  };
+  if (type == MPI_DOUBLE || type == MPI_UINT64_T) return 8;
+  if (type == MPI_INT) return sizeof(int);
+  if (type == MPI_DOUBLE_INT) return sizeof(DoubleInt);
+  if (type == MPI_BYTE || type == MPI_CHAR) return 1;
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_get_extent(type, &lb, &extent);
   return size_t(extent);

@@ -288,7 +288,11 @@ void on_finalize(uint32_t finalize_region) {
     location.definitions = &defs::current();
     location.run = g_run;
     location.notes = log::notes();
-    run_analysis(location, wall0);
+    engine::Comm ranks;  // one traced rank per process: native MPI
+    if (engine::Comm::native(MPI_COMM_WORLD, ranks) == Status::kOk)
+      run_analysis(location, ranks, wall0);
+    else
+      log::warn("cannot create the analysis communicator; no report");
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

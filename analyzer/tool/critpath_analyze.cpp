@@ -1,11 +1,13 @@
 // critpath — analyzer/tool/critpath_analyze.cpp: offline re-analysis of a kept trace.
 //
 //   CRITPATH_KEEP_TRACE=1 critpath-run mpiexec -n 4 ./app      -> <dir>/trace/rank-<r>.*
-//   mpiexec -n 4 critpath-analyze <dir> [--output <outdir>]    -> <outdir>/summary.txt, ...
+//   mpiexec -n P critpath-analyze <dir> [--output <outdir>]    -> <outdir>/summary.txt, ...
 //
-// Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, on the same
-// number of ranks, from the kept chunks and definitions; the report is the same (up to the
-// analysis time and the output directory). Default output: <dir>/reanalysis.
+// Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, from the kept
+// chunks and definitions, on P processes from 1 to the run's number of ranks: with fewer,
+// each process hosts a contiguous block of traced ranks, one thread each, over hosted
+// analysis ranks (engine/comm.h). The report is the same for every P (up to the analysis
+// time and the output directory). Default output: <dir>/reanalysis.
 // This tool is linked without the MPI wrappers: its own MPI traffic is never traced.
 //
 // Each kept rank (a "location") is loaded into its own LoadedLocation, nothing into the
@@ -18,6 +20,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
@@ -65,10 +69,21 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   return s;
 }
 
+// The number of ranks of the kept trace (rank-0.json's "size"); 0 when unreadable.
+int traced_ranks(const std::string& trace_dir) {
+  analyzer::RunInfo run;
+  defs::Definitions definitions;
+  std::vector<std::string> notes;
+  if (analyzer::load_archive(trace_dir, 0, run, definitions, notes) != Status::kOk) return 0;
+  return run.size;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  // Several traced ranks per process run in threads that drive MPI at the same time.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -80,8 +95,10 @@ int main(int argc, char** argv) {
       out = argv[++i];
     } else if (a == "-h" || a == "--help") {
       if (rank == 0)
-        std::printf("usage: mpiexec -n <ranks of the run> critpath-analyze DIR [--output OUTDIR]\n"
-                    "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace.\n");
+        std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR]\n"
+                    "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
+                    "processes: from 1 to the number of ranks of the run (each process then\n"
+                    "replays a block of traced ranks, one thread each). Same report for every P.\n");
       MPI_Finalize();
       return 0;
     } else {
@@ -89,19 +106,43 @@ int main(int argc, char** argv) {
     }
   }
   int status = 0;
-  // One location per MPI rank: the trace's rank `rank`.
-  auto loaded = std::make_unique<LoadedLocation>();
-  analyzer::RunInfo& run = loaded->trace.run;
+  const std::string trace_dir = dir + "/trace";
+  const int locations = dir.empty() ? 0 : traced_ranks(trace_dir);
+  int first = 0, count = 0;
+  std::vector<std::unique_ptr<LoadedLocation>> loaded;
   if (dir.empty()) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
     status = 2;
-  } else if (load_location(dir + "/trace", rank, *loaded) != Status::kOk) {
-    status = 1;
-  } else if (run.size != size) {
+  } else if (locations == 0) {
     if (rank == 0)
-      std::fprintf(stderr, "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d\n",
-                   run.size, run.size);
+      std::fprintf(stderr, "critpath-analyze: cannot read %s/rank-0.json\n", trace_dir.c_str());
+    status = 1;
+  } else if (size > locations) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d or fewer\n",
+                   locations, locations);
     status = 2;
+  } else if (size < locations && provided < MPI_THREAD_MULTIPLE) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "critpath-analyze: this MPI library offers no MPI_THREAD_MULTIPLE, which "
+                   "hosting several traced ranks per process needs; run with mpiexec -n %d\n",
+                   locations);
+    status = 2;
+  } else {
+    analyzer::engine::Comm::locations_of(locations, size, rank, first, count);
+    for (int l = first; l < first + count && status == 0; ++l) {
+      loaded.push_back(std::make_unique<LoadedLocation>());
+      if (load_location(trace_dir, l, *loaded.back()) != Status::kOk) {
+        status = 1;
+      } else if (loaded.back()->trace.run.size != locations) {
+        std::fprintf(stderr, "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
+                     "rank-0.json %d\n", trace_dir.c_str(), l, loaded.back()->trace.run.size,
+                     locations);
+        status = 1;
+      }
+    }
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -112,13 +153,40 @@ int main(int argc, char** argv) {
     cfg.keep_trace = false;
     cfg.analysis = true;
     config::set_current(cfg);
-    run.output_dir = out.empty() ? dir + "/reanalysis" : out;
-    if (rank == 0 && mkdir(run.output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", run.output_dir.c_str(),
+    const std::string output_dir = out.empty() ? dir + "/reanalysis" : out;
+    for (auto& l : loaded) l->trace.run.output_dir = output_dir;
+    if (rank == 0 && mkdir(output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", output_dir.c_str(),
                    std::strerror(errno));
     }
+    // The analysis ranks: natively one per process, or hosted (engine/comm.h).
+    std::vector<analyzer::engine::Comm> ranks;
+    Status made = Status::kOk;
+    if (size == locations) {
+      ranks.emplace_back();
+      made = analyzer::engine::Comm::native(MPI_COMM_WORLD, ranks.back());
+    } else {
+      made = analyzer::engine::Comm::hosted(MPI_COMM_WORLD, locations, ranks);
+    }
+    if (made != Status::kOk || ranks.size() != loaded.size()) {
+      std::fprintf(stderr, "critpath-analyze: process %d: cannot set up the analysis ranks\n", rank);
+      worst = 1;
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
-    analyzer::run_analysis(loaded->trace, clock::monotonic_ns());
+    const uint64_t wall0 = clock::monotonic_ns();
+    if (loaded.size() == 1) {
+      analyzer::run_analysis(loaded[0]->trace, ranks[0], wall0);
+    } else {
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < loaded.size(); ++i)
+        threads.emplace_back([&, i] {
+          log::set_thread_rank(first + int(i), nullptr);
+          analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0);
+        });
+      for (std::thread& t : threads) t.join();
+    }
+    ranks.clear();
   }
   MPI_Finalize();
   return worst;

@@ -21,7 +21,7 @@ std::set<std::string>* g_causes = nullptr;
 constexpr int kNoThreadRank = -2;
 thread_local int t_rank = kNoThreadRank;
 thread_local std::vector<std::string>* t_notes = nullptr;
-thread_local std::set<std::string>* t_causes = nullptr;  // warn_once's, with t_notes
+thread_local std::set<std::string>* t_causes = nullptr;  // warn_once's, with t_rank
 
 int effective_rank() { return t_rank != kNoThreadRank ? t_rank : g_rank; }
 
@@ -76,7 +76,7 @@ void warn(const char* fmt, ...) {
 
 void warn_once(const char* cause, const char* fmt, ...) {
   try {
-    if (t_notes) {
+    if (t_rank != kNoThreadRank) {
       if (!t_causes) t_causes = new std::set<std::string>;
       if (!t_causes->insert(cause).second) return;
     } else {

@@ -14,9 +14,9 @@ namespace critpath::log {
 void set_rank(int rank);  // -1 until MPI_Init has told us
 int rank();
 // The calling thread speaks for traced rank `rank` (critpath-analyze: one thread per traced
-// rank, several per process): rank() and the rank-0-only lines follow it, and its warnings
-// are kept in `notes` (owned by the caller, used by this thread only) instead of the
-// process's notes. set_thread_rank(-2, nullptr) undoes it.
+// rank, several per process): rank(), the rank-0-only lines and warn_once's causes follow
+// it, and its warnings are kept in `notes` (owned by the caller, used by this thread only;
+// nullptr: the process's notes). set_thread_rank(-2, nullptr) undoes it.
 void set_thread_rank(int rank, std::vector<std::string>* notes);
 void set_verbosity(int level);  // CRITPATH_VERBOSE
 int verbosity();
