@@ -95,6 +95,8 @@ class TimelineObserver : public ProfileObserver {
  public:
   TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total)
       : b_(b), progress_(p), total_(total ? total : 1) {}
+  bool wants_location(uint16_t) override { return true; }  // every thread's MPI calls
+  void begin_location(uint16_t location) override { b_.begin_location(location); }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
     if ((++seen_ & 0xfffff) == 0) progress_.report("replay index", double(seen_) / double(total_));
@@ -160,7 +162,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   Progress progress(run.rank, wall0);
   TimelineObserver observer(tb, progress, run.store.events);
   LocalProfile local = build_profile(store, definitions, &observer);
-  engine::Timeline timeline = tb.finish();
+  engine::Timeline timeline = tb.finish(local.node_remap);
   if (local.status != Status::kOk)
     warn(location, "the trace of rank %d did not decode completely (%s); its results are partial",
          run.rank, to_string(local.status));
@@ -233,6 +235,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   st[kStatPartial] =
       local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0 : 1.0;
   st[kStatThreads] = double(rs.threads);
+  st[kStatMpiThreads] = double(timeline.mpi_locations);
   std::vector<double> all_st;
   group.gather_rows(st.data(), st.size(), all_st);
   std::vector<std::string> notes = gather_notes(group, location.notes);
@@ -307,6 +310,23 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                   "%.0f B for collectives",
                   msgs, msgs > 0 ? bytes / msgs : 0.0, unmatched, coll_bytes);
     in.header_lines.push_back(line);
+    {
+      // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.
+      double most = 0, total = 0;
+      int ranks_with_more = 0;
+      for (const auto& row : in.rank_stats) {
+        most = std::max(most, row[kStatMpiThreads]);
+        total += row[kStatMpiThreads];
+        ranks_with_more += row[kStatMpiThreads] > 1 ? 1 : 0;
+      }
+      if (most > 1) {
+        std::snprintf(line, sizeof line,
+                      "@ MPI threads     : %.0f threads called MPI (up to %.0f per rank, on %d of %d "
+                      "ranks more than one); a rank's time is the sum of its threads' times",
+                      total, most, ranks_with_more, int(in.rank_stats.size()));
+        in.header_lines.push_back(line);
+      }
+    }
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
     in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;

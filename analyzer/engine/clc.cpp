@@ -84,6 +84,9 @@ Status apply_clc(Timeline& t, const defs::Definitions& definitions, const Comm& 
     };
     for (size_t c = 0; c < t.calls.size(); ++c) {
       CallRecord& call = t.calls[c];
+      // Each thread's calls are a sequence of their own (Timeline: location after location).
+      if (c > 0 && call.location != t.calls[c - 1].location)
+        L_prev = -std::numeric_limits<double>::infinity();
       const double e0 = call.enter, x0 = call.exit;
       double e = advance(e0);
       L_prev = e;

@@ -234,8 +234,12 @@ class TreeBuilder {
       push(0, region, t, false, false);
       return;
     }
-    if (stack_.empty()) {  // a thread other than the MPI_Init one: hang under the root
-      push(0, defs::kRootRegion, t, true, false);
+    if (stack_.empty()) {
+      // A thread other than the MPI_Init one: hang under the root, whose time then counts
+      // this thread's span too (a rank's time is the sum of its threads' times, so that MPI
+      // time summed over threads never exceeds it).
+      push(0, defs::kRootRegion, t, false, false);
+      thread_root_ = true;
     }
     if (stack_.back().node == 0 && is_main_function(region)) {
       push(0, region, t, true, false);
@@ -335,7 +339,8 @@ class TreeBuilder {
       exit_pending_ = false;
       close_counters(pending_frame_, pending_counters_, nullptr);
     }
-    p_.unclosed_frames += stack_.size();
+    // A thread's own root frame (see enter) closes at its last event: not unclosed.
+    p_.unclosed_frames += stack_.size() - (thread_root_ && !stack_.empty() ? 1 : 0);
     while (!stack_.empty()) pop(t);
   }
 
@@ -351,6 +356,7 @@ class TreeBuilder {
   uint32_t pending_callsite_ = 0;
   bool enter_pending_ = false;
   bool exit_pending_ = false;
+  bool thread_root_ = false;  // this location's root frame is synthetic (not the main thread)
   Frame pending_frame_{};
   CounterFrame pending_counters_{};
 };
@@ -395,7 +401,9 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
   for (uint16_t loc : store.locations()) {
     TreeBuilder tb(p, definitions.regions);
     trace::TraceReader r(store, loc);
-    ProfileObserver* const obs = loc == 0 ? observer : nullptr;
+    ProfileObserver* const obs = observer && observer->wants_location(loc) ? observer : nullptr;
+    if (obs) obs->begin_location(loc);
+    ++p.locations;
     // Narrow events (trace::CompactEvent) are handed on as this Event: only their time,
     // region, flags and kind are ever written, every other field stays zero.
     trace::Event narrow;
@@ -470,6 +478,7 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
     }
   }
   p.nodes = std::move(merged);
+  p.node_remap = std::move(remap);
   add_unrecorded(p, definitions.regions);
   return p;
 }

@@ -57,14 +57,23 @@ struct LocalProfile {
   uint64_t functions_open_at_finalize = 0;
   size_t counters = 0;           // values per COUNTERS event (counter_names().size())
   Status status = Status::kOk;   // decode problems make the profile partial
+  // Node id during the pass -> final node id (the merge of the locations' trees); the
+  // identity on location 0's nodes, which come first.
+  std::vector<int32_t> node_remap;
+  uint16_t locations = 0;        // locations (threads) with events
 };
 
-// Sees every event of location 0 right after the profile handled it, with the call-path
-// node on top of the stack then (after an ENTER: the node entered). Location 0's node ids
-// are final (the cross-location merge keeps them), so replay passes can key on them.
+// Sees every event of the locations it wants (by default location 0, the thread that
+// called MPI_Init) right after the profile handled it, with the call-path node on top of the
+// stack then (after an ENTER: the node entered). begin_location() comes before a wanted
+// location's first event. Node ids of other locations are remapped by the cross-location
+// merge after the pass: an observer that wants them translates them with
+// LocalProfile::node_remap.
 class ProfileObserver {
  public:
   virtual ~ProfileObserver() = default;
+  virtual bool wants_location(uint16_t location) { return location == 0; }
+  virtual void begin_location(uint16_t /*location*/) {}
   virtual void on_event(const trace::Event& e, int32_t node) = 0;
 };
 

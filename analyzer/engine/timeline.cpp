@@ -60,6 +60,12 @@ int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
   return it->second[size_t(peer)];
 }
 
+void TimelineBuilder::begin_location(uint16_t location) {
+  open_.clear();
+  location_ = location;
+  location_has_mpi_ = false;
+}
+
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   using K = trace::EventKind;
   const uint32_t cur = open_.empty() ? kNoCall : open_.back();
@@ -70,6 +76,11 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
         c.enter = c.exit = to_global_(e.time);
         c.node = node;
         c.region = e.region;
+        c.location = location_;
+        if (!location_has_mpi_) {
+          location_has_mpi_ = true;
+          ++t_.mpi_locations;
+        }
         t_.calls.push_back(c);
         open_.push_back(uint32_t(t_.calls.size() - 1));
       }
@@ -176,12 +187,33 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   }
 }
 
-Timeline TimelineBuilder::finish() {
+Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
+  for (CallRecord& c : t_.calls)
+    if (c.location != 0 && c.node >= 0 && size_t(c.node) < node_remap.size())
+      c.node = node_remap[size_t(c.node)];
   // A send request never completed (e.g. MPI_Request_free) completes "at its post".
   for (auto& s : t_.sends)
     if (s.complete_call == kNoCall) s.complete_call = s.call;
   for (auto& c : t_.colls)
     if (c.complete_call == kNoCall) c.complete_call = c.call;
+  if (t_.mpi_locations > 1) {
+    // Several threads called MPI: their records came location after location; put them in
+    // time order (stable: within one location, call order is time order already).
+    auto enter = [&](uint32_t call) { return call == kNoCall ? 0.0 : t_.calls[call].enter; };
+    std::stable_sort(t_.sends.begin(), t_.sends.end(), [&](const SendRecord& a, const SendRecord& b) {
+      return enter(a.call) < enter(b.call);
+    });
+    std::stable_sort(t_.colls.begin(), t_.colls.end(), [&](const CollRecord& a, const CollRecord& b) {
+      return enter(a.call) < enter(b.call);
+    });
+    std::vector<uint32_t> order(t_.recvs.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const double ea = enter(t_.recvs[a].post_call), eb = enter(t_.recvs[b].post_call);
+      return ea < eb || (ea == eb && t_.recvs[a].post_seq < t_.recvs[b].post_seq);
+    });
+    for (uint32_t k = 0; k < order.size(); ++k) t_.recvs[order[k]].post_seq = k;
+  }
   return std::move(t_);
 }
 

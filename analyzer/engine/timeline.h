@@ -43,6 +43,7 @@ struct CallRecord {
   double exit = 0;
   int32_t node = -1;     // local call-path node (profile)
   uint32_t region = 0;
+  uint16_t location = 0;  // the thread that made the call (0: the one that called MPI_Init)
 };
 
 struct SendRecord {
@@ -74,6 +75,11 @@ struct CollRecord {
   uint64_t sent = 0, received = 0;
 };
 
+// Every thread of the rank that called MPI is a location of its own (MPI_THREAD_MULTIPLE):
+// its calls, messages and collectives are in the timeline like the main thread's. Calls are
+// in call order per location, location after location; sends, receives (post_seq) and
+// collectives are in time order across locations, which is the order MPI matches them in
+// when threads share a communicator and tag (MPI defines none between threads).
 struct Timeline {
   std::vector<CallRecord> calls;
   std::vector<SendRecord> sends;
@@ -82,10 +88,12 @@ struct Timeline {
   uint32_t init_call = kNoCall;      // MPI_Init / MPI_Init_thread
   uint32_t finalize_call = kNoCall;  // MPI_Finalize
   uint64_t unresolved_peers = 0;     // peers on unknown communicators
+  uint16_t mpi_locations = 0;        // locations (threads) with at least one MPI call
 };
 
-// Builds a Timeline from location 0's events. Feed every event with the call-path node the
-// profile assigned (ENTER: the node entered; EXIT: the node left; others: the current node).
+// Builds a Timeline from the events of every location. Call begin_location() before each
+// location's events, then feed every event with the call-path node the profile assigned
+// (ENTER: the node entered; EXIT: the node left; others: the current node).
 class TimelineBuilder {
  public:
   // to_global: raw ticks -> global seconds.
@@ -93,8 +101,11 @@ class TimelineBuilder {
   // definitions: the traced rank's (regions, communicators); must outlive the builder.
   TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                   const defs::Definitions& definitions);
+  void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
-  Timeline finish();
+  // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main
+  // one change in the profile's merge); empty: nodes are final.
+  Timeline finish(const std::vector<int32_t>& node_remap = {});
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);
@@ -117,6 +128,8 @@ class TimelineBuilder {
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;
+  uint16_t location_ = 0;
+  bool location_has_mpi_ = false;
 };
 
 }  // namespace critpath::analyzer::engine

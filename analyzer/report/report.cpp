@@ -441,6 +441,7 @@ nlohmann::json render_json(const ReportInput& in) {
     ranks.push_back({{"rank", i},
                      {"events", row[kStatEvents]},
                      {"threads", row[kStatThreads]},
+                     {"mpi_threads", row[kStatMpiThreads]},
                      {"compressed_bytes", row[kStatCompressedBytes]},
                      {"spilled_bytes", row[kStatSpilledBytes]},
                      {"chunks_spilled", row[kStatChunksSpilled]},

@@ -32,6 +32,7 @@ enum RankStat : int {
   kStatUnclosedFrames,
   kStatPartial,           // 1 when this rank's trace did not decode completely
   kStatThreads,
+  kStatMpiThreads,      // threads (locations) that made at least one MPI call
   kStatReplayBytes,     // p2p replay payload this rank sent (both directions, with counts)
   kStatReplayCollBytes, // collective synchronization payload this rank contributed
   kStatMessages,        // point-to-point messages this rank sent

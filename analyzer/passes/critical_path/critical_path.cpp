@@ -49,8 +49,9 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const std::ve
   out.reserve(records.size());
   for (const WaitRecord& r : records) {
     const double enter = t.calls[r.call].enter;
-    // Without a known cause elsewhere the path stays on the rank, through the wait.
-    if (r.cause_rank < 0 || !(r.wait_end > enter)) continue;
+    // Without a known cause elsewhere the path stays on the rank, through the wait. The path
+    // follows each rank's main thread (location 0): other threads' waits are no hops.
+    if (r.cause_rank < 0 || !(r.wait_end > enter) || t.calls[r.call].location != 0) continue;
     engine::HopRec h;
     h.enter = enter;
     h.wait_end = r.wait_end;
@@ -171,6 +172,7 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
   std::vector<std::pair<double, double>> waits;
   for (const WaitRecord& r : records) {
     const engine::CallRecord& c = t.calls[r.call];
+    if (c.location != 0) continue;  // the main thread's busy time
     if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
     if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
   }

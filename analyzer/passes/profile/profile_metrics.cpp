@@ -11,7 +11,10 @@ std::vector<engine::MetricDecl> profile_metric_decls() {
       {"time", "s", "", "Time",
        "Exclusive time of the call path: the sum over its visits of (exit time - enter time - the "
        "inclusive time of its children); MPI calls are leaves. by_callpath sums over ranks; "
-       "by_rank[r] is the sum over call paths on rank r, i.e. rank r's measured span.",
+       "by_rank[r] is the sum over call paths on rank r, i.e. rank r's measured span. Threads "
+       "other than the main one (MPI_THREAD_MULTIPLE, or instrumented functions on other "
+       "threads) hang their call trees under the root and add their own span (first to last "
+       "event) to it: a rank's time is the sum of its threads' times.",
        Combine::kSum, false},
       {"computation", "s", "time", "Computation",
        "Exclusive time of call paths that are not MPI calls (time - mpi_time).", Combine::kSum, false},
