@@ -91,6 +91,24 @@ class Progress {
   const char* last_phase_ = nullptr;
 };
 
+// Rank 0's analysis time by phase (report.json scalars.analysis_phases_s): where a slow
+// analysis spends its time. A phase ends at the next mark; waiting for other ranks inside a
+// collective counts to the phase that waits.
+class PhaseClock {
+ public:
+  explicit PhaseClock(uint64_t start) : last_(start) {}
+  void mark(const char* phase) {
+    const uint64_t now = clock::monotonic_ns();
+    phases_.push_back({phase, double(now - last_) * 1e-9});
+    last_ = now;
+  }
+  std::vector<std::pair<std::string, double>> take() { return std::move(phases_); }
+
+ private:
+  uint64_t last_;
+  std::vector<std::pair<std::string, double>> phases_;
+};
+
 class TimelineObserver : public ProfileObserver {
  public:
   TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total)
@@ -160,9 +178,12 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // One forward pass: the call-path profile and the replay index of the MPI activity.
   engine::TimelineBuilder tb(to_global, run.rank, definitions);
   Progress progress(run.rank, wall0);
+  tb.reserve(run.store.events);
   TimelineObserver observer(tb, progress, run.store.events);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
+  PhaseClock phases(analysis0);
+  phases.mark("decode_profile_timeline");
   if (local.status != Status::kOk)
     warn(location, "the trace of rank %d did not decode completely (%s); its results are partial",
          run.rank, to_string(local.status));
@@ -187,12 +208,14 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     warn(location, "the replay exchange failed; no report");
     return;
   }
+  phases.mark("exchange");
   engine::ClcStats clc;
   if (cfg.clock_correction == "clc" &&
       engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
     warn(location, "the controlled-logical-clock pass failed; times are only linearly corrected");
   const passes::WaitStates waits = passes::compute_wait_states(
       timeline, match, csync, rsync, definitions, local.nodes.size(), run.rank);
+  phases.mark("wait_states");
 
   GlobalProfile global;
   std::vector<int> local_to_global;
@@ -202,6 +225,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     warn(location, "call-path unification failed (%s); no report", to_string(us));
     return;
   }
+  phases.mark("unify_profile");
 
   // Per-rank statistics.
   const trace::ChunkStoreStats& ss = run.store;
@@ -250,6 +274,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                                    n_callpaths, group, global, lo_hi[1] + lo_hi[0],
                                    in) != Status::kOk)
       warn(location, "reducing the wait states failed; the report lacks them");
+    phases.mark("wait_state_reduction");
     passes::CriticalPathInput cpi;
     cpi.run = &run;
     cpi.store = &store;
@@ -263,6 +288,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     cpi.to_global = to_global;
     if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
       warn(location, "the critical-path analysis failed; the report lacks it");
+    phases.mark("critical_path");
   }
   if (run.rank == 0) {
     in.run = &run;
@@ -329,6 +355,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     }
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
+    phases.mark("report_input");
+    in.analysis_phases = phases.take();
     in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;
     in.finalize_wait_s = finalize_wait_s;
     run.analysis_seconds = in.analysis_s;

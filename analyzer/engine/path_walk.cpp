@@ -49,9 +49,15 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
     if (t > first) per_rank[size_t(owner)].push_back({first, t});
   };
   if (owner < 0 || owner >= P) return per_rank;
+  // The path only goes back in time, so each rank's search bound only moves down: a cursor
+  // per rank (records at or above it entered at or after the path's time there) makes the
+  // whole walk linear in the records instead of a binary search per hop.
+  std::vector<size_t> cursor(counts.begin(), counts.end());
   for (;;) {
     const HopRec* h = recs[size_t(owner)];
-    const size_t i = latest_before(h, counts[size_t(owner)], T);
+    size_t& c = cursor[size_t(owner)];
+    while (c > 0 && !(h[c - 1].enter < T)) --c;
+    const size_t i = c == 0 ? kNoRecord : c - 1;
     if (i == kNoRecord) {  // the path began here
       cut(T);
       break;

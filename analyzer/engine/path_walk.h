@@ -76,8 +76,10 @@ struct PathSegment {
 
 enum class PathWalkMethod : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
 
-// Auto gathers when all ranks together have at most this many hop records (32 B each).
-constexpr uint64_t kPathGatherRecords = 262144;
+// Auto gathers when all ranks together have at most this many hop records (32 B each:
+// 128 MiB on rank 0 at most, less than the jump's ~280 B per record on every rank; and the
+// sequential walk is ~3x faster than the jump's rounds: 2M hops on 4 ranks 0.23 s vs 0.70 s).
+constexpr uint64_t kPathGatherRecords = uint64_t(1) << 22;
 // Rounds of passing on arrivals inside a wait (inconsistent traces only) before such a
 // record counts as a broken end (partial, if it is on the path).
 constexpr int kPassRounds = 64;

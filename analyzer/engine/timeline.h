@@ -101,6 +101,9 @@ class TimelineBuilder {
   // definitions: the traced rank's (regions, communicators); must outlive the builder.
   TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                   const defs::Definitions& definitions);
+  // Room for the calls of a trace of `events` events (at most one call per ENTER/EXIT pair):
+  // no regrowth, and pages are touched only as records arrive.
+  void reserve(uint64_t events) { t_.calls.reserve(size_t(events / 2)); }
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
   // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main

@@ -416,6 +416,9 @@ nlohmann::json render_json(const ReportInput& in) {
   s["compression_s"] = sum_stat(in, kStatCompressSeconds);
   s["analysis_s"] = in.analysis_s;
   s["finalize_wait_s"] = in.finalize_wait_s;
+  json phases = json::object();
+  for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;
+  s["analysis_phases"] = std::move(phases);
   s["analysis_pct_of_wall"] = in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0;
   s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
   s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);
