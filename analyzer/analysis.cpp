@@ -11,6 +11,8 @@
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path_report.h"
+#include "analyzer/passes/delay/delay.h"
+#include "analyzer/passes/delay/delay_report.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/wait_states/wait_states_report.h"
 #include "analyzer/engine/profile.h"
@@ -179,6 +181,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine::TimelineBuilder tb(to_global, run.rank, definitions);
   Progress progress(run.rank, wall0);
   tb.reserve(run.store.events);
+  if (cfg.delay_analysis) tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
   TimelineObserver observer(tb, progress, run.store.events);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
@@ -275,6 +278,23 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                                    in) != Status::kOk)
       warn(location, "reducing the wait states failed; the report lacks them");
     phases.mark("wait_state_reduction");
+    if (cfg.delay_analysis) {
+      passes::DelayInput din;
+      din.timeline = &timeline;
+      din.match = &match;
+      din.csync = &csync;
+      din.waits = &waits;
+      din.definitions = &definitions;
+      din.local_to_global = &local_to_global;
+      din.n_callpaths = n_callpaths;
+      din.my_rank = run.rank;
+      engine::MetricStore dstore{size_t(n_callpaths)};
+      passes::DelayResult dres;
+      const Status ds = passes::compute_delay(din, group, dstore, dres);
+      if (ds != Status::kOk || passes::report_delay(dres, dstore, group, definitions, global, in) != Status::kOk)
+        warn(location, "the delay analysis failed (%s); the report lacks root causes", to_string(ds));
+      phases.mark("delay");
+    }
     passes::CriticalPathInput cpi;
     cpi.run = &run;
     cpi.store = &store;

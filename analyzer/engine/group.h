@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -77,6 +78,23 @@ class Group {
   Status gather_to_root(const T* mine, size_t n, std::vector<T>& all, std::vector<int>& counts,
                         std::vector<int>& displs) const {
     return engine::gather_to_root(mine, int(n), comm_, all, counts, displs);
+  }
+  // Bytes to every rank: send[counts[0] bytes for rank 0, then rank 1, ...]; `recv` gets every
+  // rank's bytes for this one in rank order, recv_counts[s] from rank s.
+  Status alltoallv(const void* send, const std::vector<int>& counts, std::vector<unsigned char>& recv,
+                   std::vector<int>& recv_counts) const {
+    return comm_.alltoallv(send, counts, 1, recv, recv_counts);
+  }
+  // The root's counts[r] elements (contiguous in rank order) to rank r.
+  template <typename T>
+  Status scatter_from_root(const std::vector<T>& all, const std::vector<int>& counts,
+                           std::vector<T>& mine) const {
+    static_assert(std::is_trivially_copyable_v<T>, "scattered as bytes");
+    std::vector<unsigned char> bytes;
+    CRITPATH_FORWARD_IF_ERROR(comm_.scatterv(all.data(), counts, sizeof(T), 0, bytes));
+    mine.resize(bytes.size() / sizeof(T));
+    if (!bytes.empty()) std::memcpy(mine.data(), bytes.data(), bytes.size());
+    return Status::kOk;
   }
   // The ranks with the same `color` form `out`, ordered by their rank here.
   Status split(int color, Group& out) const;

@@ -66,8 +66,34 @@ void TimelineBuilder::begin_location(uint16_t location) {
   location_has_mpi_ = false;
 }
 
+void TimelineBuilder::gap_tick(const trace::Event& e) {
+  // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
+  if (have_last_ && open_.empty() && prev_node_ >= 0 && e.time > last_ticks_) {
+    const uint64_t dt = e.time - last_ticks_;
+    bool found = false;
+    for (auto& [n, ticks] : gap_acc_)
+      if (n == prev_node_) {
+        ticks += dt;
+        found = true;
+        break;
+      }
+    if (!found) gap_acc_.push_back({prev_node_, dt});
+  }
+  last_ticks_ = e.time;
+  have_last_ = true;
+}
+
+void TimelineBuilder::close_gap() {
+  t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
+  if (location_ != 0) return;
+  for (const auto& [n, ticks] : gap_acc_)
+    t_.gaps.push_back({n, double(ticks) * gap_seconds_per_tick_});
+  gap_acc_.clear();
+}
+
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   using K = trace::EventKind;
+  if (gaps_on_ && location_ == 0) gap_tick(e);
   const uint32_t cur = open_.empty() ? kNoCall : open_.back();
   switch (e.kind) {
     case K::kEnter:
@@ -77,6 +103,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
         c.node = node;
         c.region = e.region;
         c.location = location_;
+        if (gaps_on_) close_gap();
         if (!location_has_mpi_) {
           location_has_mpi_ = true;
           ++t_.mpi_locations;
@@ -185,9 +212,11 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
     default:
       break;
   }
+  prev_node_ = node;  // active after this event: the next gap_tick books to it
 }
 
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
+  if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   for (CallRecord& c : t_.calls)
     if (c.location != 0 && c.node >= 0 && size_t(c.node) < node_remap.size())
       c.node = node_remap[size_t(c.node)];

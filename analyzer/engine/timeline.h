@@ -75,6 +75,14 @@ struct CollRecord {
   uint64_t sent = 0, received = 0;
 };
 
+// Time between MPI calls on location 0, per call-path node (the delay analysis's time
+// vectors): the gap before call k runs from the exit of the previous location-0 call (or the
+// location's first event) to the enter of call k.
+struct GapEntry {
+  int32_t node = -1;  // local call-path node
+  double seconds = 0;
+};
+
 // Every thread of the rank that called MPI is a location of its own (MPI_THREAD_MULTIPLE):
 // its calls, messages and collectives are in the timeline like the main thread's. Calls are
 // in call order per location, location after location; sends, receives (post_seq) and
@@ -89,6 +97,11 @@ struct Timeline {
   uint32_t finalize_call = kNoCall;  // MPI_Finalize
   uint64_t unresolved_peers = 0;     // peers on unknown communicators
   uint16_t mpi_locations = 0;        // locations (threads) with at least one MPI call
+  // Gaps (GapEntry) when TimelineBuilder::profile_gaps was set: the entries of call k's gap are
+  // gaps[gap_begin[k] .. gap_begin[k + 1]) (gap_begin has calls.size() + 1 entries); empty
+  // for calls of other locations.
+  std::vector<uint32_t> gap_begin;
+  std::vector<GapEntry> gaps;
 };
 
 // Builds a Timeline from the events of every location. Call begin_location() before each
@@ -104,6 +117,12 @@ class TimelineBuilder {
   // Room for the calls of a trace of `events` events (at most one call per ENTER/EXIT pair):
   // no regrowth, and pages are touched only as records arrive.
   void reserve(uint64_t events) { t_.calls.reserve(size_t(events / 2)); }
+  // Also book the time between location 0's MPI calls per call-path node (Timeline::gaps);
+  // `seconds_per_tick` converts raw tick differences.
+  void profile_gaps(double seconds_per_tick) {
+    gap_seconds_per_tick_ = seconds_per_tick;
+    gaps_on_ = true;
+  }
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
   // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main
@@ -133,6 +152,16 @@ class TimelineBuilder {
   int32_t me_ = 0;
   uint16_t location_ = 0;
   bool location_has_mpi_ = false;
+  // Gap profiling (location 0): the node active since the previous event, its tick time, and
+  // the current gap's per-node ticks (few nodes: a linear list).
+  void gap_tick(const trace::Event& e);
+  void close_gap();
+  bool gaps_on_ = false;
+  double gap_seconds_per_tick_ = 0;
+  bool have_last_ = false;
+  uint64_t last_ticks_ = 0;
+  int32_t prev_node_ = -1;
+  std::vector<std::pair<int32_t, uint64_t>> gap_acc_;
 };
 
 }  // namespace critpath::analyzer::engine

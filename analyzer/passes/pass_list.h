@@ -31,6 +31,7 @@ const std::vector<PassInfo>& pass_list();
 std::vector<engine::MetricDecl> profile_metric_decls();
 std::vector<engine::MetricDecl> wait_state_metric_decls();
 std::vector<engine::MetricDecl> critical_path_metric_decls();
+std::vector<engine::MetricDecl> delay_metric_decls();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

@@ -1,0 +1,612 @@
+// critpath — analyzer/passes/delay/delay.cpp: the delay analysis (see delay.h).
+//
+//   1. wait instances of this rank (the costed families), each with its causer and the
+//      causing call's identity on the causer (send/receive index, collective instance)
+//   2. W -> C: per instance its amount and W's time vector since W's previous
+//      synchronization with C                                       (one alltoallv)
+//   3. at C: C's vector and own waits since the same point; d, D, scale; short-term cost;
+//      the local part of the propagated costs; reply W the indirect share  (one alltoallv)
+//   4. backward propagation of the costs over every rank's instances (rank 0)
+//   5. at C: long-term cost r_v * d / D; at W: direct/indirect, propagating/terminal
+#include "analyzer/passes/delay/delay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace critpath::analyzer::passes {
+
+using engine::CollKind;
+using engine::kNoCall;
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum CauseKind : uint8_t { kCauseSend = 0, kCauseRecv = 1, kCauseColl = 2 };
+
+struct Inst {
+  uint32_t call = kNoCall;  // the waiting call (location 0)
+  double amount = 0;
+  int32_t causer = -1;      // world rank
+  uint8_t family = 0;
+  uint8_t cause_kind = 0;
+  uint32_t cause_a = 0;     // send / receive index on the causer, or the communicator
+  uint32_t cause_b = 0;     // the collective's instance number on that communicator
+};
+
+template <typename T>
+void put(std::vector<unsigned char>& b, T v) {
+  const size_t at = b.size();
+  b.resize(at + sizeof(T));
+  std::memcpy(b.data() + at, &v, sizeof(T));
+}
+template <typename T>
+bool get(const unsigned char*& p, const unsigned char* end, T& v) {
+  if (size_t(end - p) < sizeof(T)) return false;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return true;
+}
+
+using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, seconds), sorted
+
+// Where this rank last synchronized with a peer before a call: messages exchanged with it
+// (either direction) and collectives over a communicator holding it.
+class SyncIndex {
+ public:
+  SyncIndex(const engine::Timeline& t, const defs::Definitions& defs, int32_t me) : defs_(defs), me_(me) {
+    for (const auto& s : t.sends)
+      if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
+        p2p_[s.peer].push_back(s.complete_call);
+    for (const auto& r : t.recvs)
+      if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
+        p2p_[r.peer].push_back(r.complete_call);
+    for (auto& [peer, v] : p2p_) std::sort(v.begin(), v.end());
+    for (const auto& c : t.colls)
+      if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 && c.kind != CollKind::kOther)
+        colls_.push_back({c.complete_call, c.comm});
+    std::sort(colls_.begin(), colls_.end());
+  }
+  // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
+  uint32_t before(int32_t peer, uint32_t k) {
+    uint32_t best = kNone;
+    auto it = p2p_.find(peer);
+    if (it != p2p_.end()) {
+      auto p = std::lower_bound(it->second.begin(), it->second.end(), k);
+      if (p != it->second.begin()) best = *(p - 1);
+    }
+    auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
+    for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
+      --c;
+      if (best != kNone && c->first <= best) break;
+      if (member(c->second, peer)) {
+        best = best == kNone ? c->first : std::max(best, c->first);
+        break;
+      }
+    }
+    return best;
+  }
+
+ private:
+  bool member(uint32_t comm, int32_t peer) {
+    if (comm == defs::kCommWorld) return true;
+    if (comm == defs::kCommSelf) return peer == me_;
+    auto it = members_.find(comm);
+    if (it == members_.end()) {
+      defs::CommDef d;
+      std::vector<int32_t> m;
+      if (defs_.comms.find(comm, d)) m = d.members;
+      std::sort(m.begin(), m.end());
+      it = members_.emplace(comm, std::move(m)).first;
+    }
+    return std::binary_search(it->second.begin(), it->second.end(), peer);
+  }
+  const defs::Definitions& defs_;
+  int32_t me_;
+  std::unordered_map<int32_t, std::vector<uint32_t>> p2p_;
+  std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
+  std::unordered_map<uint32_t, std::vector<int32_t>> members_;
+};
+
+// Time per global call path between the exit of call `a` (kNone: the start) and the enter of
+// call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
+Vec interval_vector(const engine::Timeline& t, const std::vector<double>& wait_of,
+                    const std::vector<int>& l2g, uint32_t a, uint32_t b) {
+  std::vector<std::pair<uint32_t, double>> raw;
+  auto add = [&](int32_t node, double s) {
+    if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
+    const int g = l2g[size_t(node)];
+    if (g >= 0) raw.push_back({uint32_t(g), s});
+  };
+  const uint32_t first = a == kNone ? 0 : a + 1;
+  for (uint32_t k = first; k <= b && k < t.calls.size(); ++k) {
+    if (t.calls[k].location != 0) break;  // location 0's calls come first
+    if (k + 1 < t.gap_begin.size())
+      for (uint32_t e = t.gap_begin[k]; e < t.gap_begin[k + 1]; ++e) add(t.gaps[e].node, t.gaps[e].seconds);
+    if (k < b) add(t.calls[k].node, t.calls[k].exit - t.calls[k].enter - wait_of[k]);
+  }
+  std::sort(raw.begin(), raw.end());
+  Vec out;
+  for (const auto& [g, s] : raw) {
+    if (!out.empty() && out.back().first == g) out.back().second += s;
+    else out.push_back({g, s});
+  }
+  return out;
+}
+
+bool is_test(const defs::Definitions& defs, uint32_t region) {
+  return defs.regions.mpi(region).completion == defs::MpiCompletion::kTest;
+}
+
+int32_t world_rank_of(const defs::Definitions& defs, uint32_t comm, int32_t r, int32_t me) {
+  if (r < 0) return -1;
+  if (comm == defs::kCommWorld) return r;
+  if (comm == defs::kCommSelf) return r == 0 ? me : -1;
+  defs::CommDef d;
+  if (!defs.comms.find(comm, d) || size_t(r) >= d.members.size()) return -1;
+  return d.members[size_t(r)];
+}
+
+// Step 1: this rank's wait instances of the costed families, by call (the same amounts the
+// wait-state pass books: per call the largest late-sender / late-receiver wait).
+std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
+  const engine::Timeline& t = *in.timeline;
+  const engine::P2pMatch& m = *in.match;
+  const defs::Definitions& defs = *in.definitions;
+  std::vector<Inst> out;
+  std::vector<uint8_t> has_ls(t.calls.size(), 0);
+  std::unordered_map<uint32_t, bool> test_region;
+  auto test_call = [&](uint32_t call) {
+    auto it = test_region.find(t.calls[call].region);
+    if (it == test_region.end()) it = test_region.emplace(t.calls[call].region, is_test(defs, t.calls[call].region)).first;
+    return it->second;
+  };
+  auto keep = [&](const Inst& v) {
+    if (v.causer < 0 || v.causer == in.my_rank || t.calls[v.call].location != 0) {
+      elsewhere += v.amount;  // not costed: a remainder
+      return;
+    }
+    out.push_back(v);
+  };
+  // Late sender: receives are in completion order; per call the largest wait.
+  Inst group;
+  auto close = [&] {
+    if (group.call != kNoCall && group.amount > 0) {
+      has_ls[group.call] = 1;
+      keep(group);
+    }
+    group = Inst{};
+  };
+  for (uint32_t i = 0; i < t.recvs.size(); ++i) {
+    const engine::RecvRecord& r = t.recvs[i];
+    const double ts = m.send_enter[i];
+    if (std::isnan(ts) || r.complete_call == kNoCall || m.send_index[i] == UINT32_MAX) continue;
+    if (r.complete_call != group.call) close();
+    if (test_call(r.complete_call)) continue;
+    const engine::CallRecord& c = t.calls[r.complete_call];
+    const double idle = std::min(ts, c.exit) - c.enter;
+    if (idle > 0 && idle > group.amount) {
+      group.call = r.complete_call;
+      group.amount = idle;
+      group.causer = r.peer;
+      group.family = kDelayLateSender;
+      group.cause_kind = kCauseSend;
+      group.cause_a = m.send_index[i];
+    }
+  }
+  close();
+  // Late receiver: per call the largest; calls with a late-sender wait are skipped.
+  std::map<uint32_t, Inst> lr;
+  for (uint32_t i = 0; i < t.sends.size(); ++i) {
+    const engine::SendRecord& s = t.sends[i];
+    const double tp = m.recv_post_enter[i];
+    if (std::isnan(tp) || s.complete_call == kNoCall || m.recv_index[i] == UINT32_MAX) continue;
+    const engine::CallRecord& c = t.calls[s.complete_call];
+    if (c.exit <= tp) continue;
+    const double idle = tp - c.enter;
+    Inst& v = lr[s.complete_call];
+    if (idle > 0 && idle > v.amount) {
+      v.call = s.complete_call;
+      v.amount = idle;
+      v.causer = s.peer;
+      v.family = kDelayLateReceiver;
+      v.cause_kind = kCauseRecv;
+      v.cause_a = m.recv_index[i];
+    }
+  }
+  for (const auto& [call, v] : lr)
+    if (v.amount > 0 && !has_ls[call]) keep(v);
+  // Collectives: the latecomer (or root, or last sender) causes the others' waits.
+  std::unordered_map<uint32_t, uint32_t> ordinal;  // comm -> instances seen
+  const auto& cs = *in.csync;
+  for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
+    const engine::CollRecord& c = t.colls[i];
+    const uint32_t nth = ordinal[c.comm]++;
+    const engine::CollSync& s = cs[i];
+    if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
+    const engine::CallRecord& wc = t.calls[c.complete_call];
+    Inst v;
+    v.call = c.complete_call;
+    v.cause_kind = kCauseColl;
+    v.cause_a = c.comm;
+    v.cause_b = nth;
+    switch (c.kind) {
+      case CollKind::kBarrier:
+      case CollKind::kNxN:
+        v.amount = std::min(s.latest_begin, wc.exit) - wc.enter;
+        v.causer = s.latest_rank;
+        v.family = c.kind == CollKind::kBarrier ? kDelayBarrier : kDelayNxN;
+        break;
+      case CollKind::kOneToN:
+        if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) continue;
+        v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
+        v.causer = world_rank_of(defs, c.comm, c.root, in.my_rank);
+        v.family = kDelayLateBroadcast;
+        break;
+      case CollKind::kNToOne:
+        if (s.my_comm_rank != c.root || s.latest_sender_rank < 0) continue;
+        v.amount = std::min(s.latest_sender_begin, wc.exit) - wc.enter;
+        v.causer = s.latest_sender_rank;
+        v.family = kDelayEarlyReduce;
+        break;
+      default:
+        continue;
+    }
+    if (v.amount > 0) keep(v);
+  }
+  std::sort(out.begin(), out.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+  return out;
+}
+
+// What C keeps of each wait it caused, for the long-term cost once r_v is known.
+struct Caused {
+  int32_t w_rank;
+  uint32_t v_ref;
+  uint8_t family;
+  double D;
+  uint32_t d_begin, d_end;  // its delay vector in the flat d list
+};
+
+}  // namespace
+
+double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
+                    const std::vector<std::pair<uint32_t, double>>& tw,
+                    std::vector<std::pair<uint32_t, double>>& d) {
+  double sum = 0;
+  size_t k = 0;
+  for (const auto& [g, c] : tc) {
+    while (k < tw.size() && tw[k].first < g) ++k;
+    const double w = k < tw.size() && tw[k].first == g ? tw[k].second : 0.0;
+    if (c - w > 0) {
+      d.push_back({g, c - w});
+      sum += c - w;
+    }
+  }
+  return sum;
+}
+
+void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
+                     const std::vector<uint64_t>& e_begin,
+                     const std::vector<std::pair<uint64_t, double>>& e_list,
+                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done) {
+  const uint64_t N = r.size();
+  // Waits with no later consumer are final; a consumer's cost flows to the waits in its
+  // causing interval (Kahn's order over the edges v -> u).
+  std::vector<std::vector<uint32_t>> caused_of(N);  // node v -> its caused records
+  for (uint32_t c = 0; c < v_of.size(); ++c)
+    if (v_of[c] < N) caused_of[v_of[c]].push_back(c);
+  std::deque<uint64_t> ready;
+  for (uint64_t x = 0; x < N; ++x)
+    if (indeg[x] == 0) ready.push_back(x);
+  done.assign(N, 0);
+  while (!ready.empty()) {
+    const uint64_t v = ready.front();
+    ready.pop_front();
+    done[v] = 1;
+    for (uint32_t c : caused_of[v])
+      for (uint64_t x = e_begin[c]; x < e_begin[c + 1]; ++x) {
+        const auto& [u, coef] = e_list[x];
+        r[u] += coef * r[v];
+        if (--indeg[u] == 0) ready.push_back(u);
+      }
+  }
+}
+
+Status compute_delay(const DelayInput& in, const engine::Group& group, engine::MetricStore& store,
+                     DelayResult& out) {
+  const engine::Timeline& t = *in.timeline;
+  const std::vector<int>& l2g = *in.local_to_global;
+  const int P = group.size();
+  out = DelayResult{};
+
+  int st_slot[kDelayFamilies], lt_slot[kDelayFamilies];
+  static const char* kFamily[kDelayFamilies] = {"late_sender", "late_receiver", "barrier",
+                                                "nxn", "late_broadcast", "early_reduce"};
+  for (int f = 0; f < kDelayFamilies; ++f) {
+    st_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_short_term");
+    lt_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_long_term");
+  }
+  const int st_total = store.slot("delay_cost_short_term");
+  const int lt_total = store.slot("delay_cost_long_term");
+  const int s_direct = store.slot("wait_direct"), s_indirect = store.slot("wait_indirect");
+  const int s_prop = store.slot("wait_propagating"), s_term = store.slot("wait_terminal");
+  auto gid_of_call = [&](uint32_t call) -> long {
+    const int32_t node = t.calls[call].node;
+    return node >= 0 && size_t(node) < l2g.size() ? long(l2g[size_t(node)]) : -1;
+  };
+
+  // --- 1. Instances; the waiting time inside each call (to exclude from time vectors).
+  double elsewhere = 0;
+  const std::vector<Inst> inst = wait_instances(in, elsewhere);
+  out.instances = inst.size();
+  out.remainder_s += elsewhere;
+  out.analysed_s += elsewhere;
+  for (const Inst& v : inst) out.analysed_s += v.amount;
+  std::vector<double> wait_of(t.calls.size(), 0.0);
+  for (const WaitRecord& r : in.waits->records) {
+    const engine::CallRecord& c = t.calls[r.call];
+    wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+    wait_of[r.call] = std::min(wait_of[r.call], c.exit - c.enter);
+  }
+  SyncIndex sync(t, *in.definitions, in.my_rank);
+
+  // --- 2. W -> C: [kind u8][family u8][pad u16][a u32][b u32][v_ref u32][amount f64][n u32]
+  //        then n x ([call path u32][seconds f64]).
+  std::vector<std::vector<unsigned char>> to(static_cast<size_t>(P));
+  for (uint32_t j = 0; j < inst.size(); ++j) {
+    const Inst& v = inst[j];
+    if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
+      out.remainder_s += v.amount;
+      continue;
+    }
+    const Vec tw = interval_vector(t, wait_of, l2g, sync.before(v.causer, v.call), v.call);
+    auto& b = to[size_t(v.causer)];
+    put<uint8_t>(b, v.cause_kind);
+    put<uint8_t>(b, v.family);
+    put<uint16_t>(b, 0);
+    put<uint32_t>(b, v.cause_a);
+    put<uint32_t>(b, v.cause_b);
+    put<uint32_t>(b, j);
+    put<double>(b, v.amount);
+    put<uint32_t>(b, uint32_t(tw.size()));
+    for (const auto& [g, s] : tw) {
+      put<uint32_t>(b, g);
+      put<double>(b, s);
+    }
+  }
+  std::vector<int> counts(static_cast<size_t>(P)), rcounts;
+  std::vector<unsigned char> flat, recv;
+  for (int r = 0; r < P; ++r) {
+    counts[size_t(r)] = int(to[size_t(r)].size());
+    flat.insert(flat.end(), to[size_t(r)].begin(), to[size_t(r)].end());
+    out.bytes_sent += to[size_t(r)].size();
+  }
+  to.clear();
+  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+
+  // --- 3. At C, per wait it caused.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
+  for (uint32_t i = 0; i < t.colls.size(); ++i) coll_by_comm[t.colls[i].comm].push_back(i);
+  std::vector<double> base(inst.size(), 0.0), prop(inst.size(), 0.0);
+  std::vector<Caused> caused;
+  std::vector<std::pair<uint32_t, double>> dflat;              // delay vectors
+  std::vector<std::pair<uint32_t, double>> edges;              // (u, a_u / D) per caused
+  std::vector<uint32_t> edge_begin;                            // per caused, into edges
+  std::vector<std::vector<unsigned char>> back(static_cast<size_t>(P));  // C -> W replies
+  {
+    const unsigned char* p = recv.data();
+    for (int w = 0; w < P; ++w) {
+      const unsigned char* end = p + rcounts[size_t(w)];
+      while (p < end) {
+        uint8_t kind = 0, family = 0;
+        uint16_t pad = 0;
+        uint32_t a = 0, b = 0, v_ref = 0, n = 0;
+        double amount = 0;
+        if (!get(p, end, kind) || !get(p, end, family) || !get(p, end, pad) || !get(p, end, a) ||
+            !get(p, end, b) || !get(p, end, v_ref) || !get(p, end, amount) || !get(p, end, n) ||
+            size_t(end - p) < size_t(n) * 12)
+          return Status::kCorrupt;
+        Vec tw(n);
+        for (uint32_t k = 0; k < n; ++k) {
+          get(p, end, tw[k].first);
+          get(p, end, tw[k].second);
+        }
+        // The causing call here.
+        uint32_t e = kNoCall;
+        if (kind == kCauseSend && a < t.sends.size()) e = t.sends[a].call;
+        else if (kind == kCauseRecv && a < t.recvs.size()) e = t.recvs[a].post_call;
+        else if (kind == kCauseColl) {
+          auto it = coll_by_comm.find(a);
+          if (it != coll_by_comm.end() && b < it->second.size()) e = t.colls[it->second[b]].call;
+        }
+        double indirect = 0;
+        if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies) {
+          out.remainder_s += amount;  // the cause is not on this rank's main thread
+        } else {
+          const uint32_t from = sync.before(w, e);
+          const Vec tc = interval_vector(t, wait_of, l2g, from, e);
+          const uint32_t d_begin = uint32_t(dflat.size());
+          const double sum_d = delay_vector(tc, tw, dflat);
+          // C's own waits strictly inside (from, e).
+          const uint32_t lo = from == kNone ? 0 : from + 1;
+          auto u0 = std::lower_bound(inst.begin(), inst.end(), lo,
+                                     [](const Inst& x, uint32_t c) { return x.call < c; });
+          auto u1 = std::lower_bound(inst.begin(), inst.end(), e,
+                                     [](const Inst& x, uint32_t c) { return x.call < c; });
+          double sum_w = 0;
+          for (auto u = u0; u != u1; ++u) sum_w += u->amount;
+          const double D = sum_d + sum_w;
+          const double scale = D > 0 ? std::min(1.0, amount / D) : 0.0;
+          for (uint32_t x = d_begin; x < dflat.size(); ++x) {
+            store.add(st_slot[family], dflat[x].first, scale * dflat[x].second);
+            store.add(st_total, dflat[x].first, scale * dflat[x].second);
+          }
+          out.remainder_s += amount - scale * D;
+          edge_begin.push_back(uint32_t(edges.size()));
+          for (auto u = u0; u != u1; ++u) {
+            const uint32_t ui = uint32_t(u - inst.begin());
+            base[ui] += scale * u->amount;
+            prop[ui] = std::max(prop[ui], scale * u->amount);
+            edges.push_back({ui, u->amount / D});
+          }
+          indirect = scale * sum_w;
+          caused.push_back({int32_t(w), v_ref, family, D, d_begin, uint32_t(dflat.size())});
+        }
+        put<uint32_t>(back[size_t(w)], v_ref);
+        put<double>(back[size_t(w)], indirect);
+      }
+    }
+  }
+  edge_begin.push_back(uint32_t(edges.size()));
+
+  // Replies to the waiting ranks: the indirect share of each of their waits.
+  counts.assign(static_cast<size_t>(P), 0);
+  flat.clear();
+  for (int r = 0; r < P; ++r) {
+    counts[size_t(r)] = int(back[size_t(r)].size());
+    flat.insert(flat.end(), back[size_t(r)].begin(), back[size_t(r)].end());
+    out.bytes_sent += back[size_t(r)].size();
+  }
+  back.clear();
+  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+  std::vector<double> indirect(inst.size(), 0.0);
+  {
+    const unsigned char* p = recv.data();
+    const unsigned char* end = p + recv.size();
+    uint32_t v_ref = 0;
+    double x = 0;
+    while (get(p, end, v_ref) && get(p, end, x))
+      if (v_ref < indirect.size()) indirect[v_ref] = x;
+  }
+
+  // --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
+  //        whose interval holds u of r_v * a_u / D_v, in reverse topological order.
+  uint64_t total = inst.size();
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&total, 1, engine::ReduceOp::kSum));
+  out.graph_instances = total;
+  out.long_term = total <= kDelayGraphLimit;
+  std::vector<double> r_caused(caused.size(), 0.0);  // r_v of each wait this rank caused
+  if (out.long_term) {
+    // [n_inst u32][n_caused u32] base x n_inst, then per caused: [w i32][v_ref u32][n u32]
+    // and n x [u u32][coef f64].
+    std::vector<unsigned char> mine;
+    put<uint32_t>(mine, uint32_t(inst.size()));
+    put<uint32_t>(mine, uint32_t(caused.size()));
+    for (double x : base) put<double>(mine, x);
+    for (size_t j = 0; j < caused.size(); ++j) {
+      put<int32_t>(mine, caused[j].w_rank);
+      put<uint32_t>(mine, caused[j].v_ref);
+      put<uint32_t>(mine, edge_begin[j + 1] - edge_begin[j]);
+      for (uint32_t x = edge_begin[j]; x < edge_begin[j + 1]; ++x) {
+        put<uint32_t>(mine, edges[x].first);
+        put<double>(mine, edges[x].second);
+      }
+    }
+    out.bytes_sent += mine.size();
+    std::vector<unsigned char> all;
+    std::vector<int> lens, displs;
+    CRITPATH_FORWARD_IF_ERROR(group.gather_to_root(mine.data(), mine.size(), all, lens, displs));
+    std::vector<double> r_all;  // root: r_v per caused record, rank after rank
+    std::vector<int> r_counts;
+    double lost = 0;            // root: costs with no way further back
+    if (group.is_root()) {
+      std::vector<uint64_t> off(static_cast<size_t>(P) + 1, 0);
+      std::vector<uint32_t> n_caused(static_cast<size_t>(P), 0);
+      for (int r = 0; r < P; ++r) {
+        uint32_t n = 0, nc = 0;
+        const unsigned char* p = all.data() + displs[size_t(r)];
+        const unsigned char* end = p + lens[size_t(r)];
+        if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
+        off[size_t(r) + 1] = off[size_t(r)] + n;
+        n_caused[size_t(r)] = nc;
+      }
+      const uint64_t N = off[size_t(P)];
+      std::vector<double> r(N, 0.0);
+      std::vector<uint8_t> handled(N, 0);  // some rank costed it as a caused wait
+      // Edges v -> u grouped by v (CSR), with the caused record of v.
+      std::vector<uint64_t> v_of;         // per caused record: node id of v
+      std::vector<uint64_t> e_begin{0};
+      std::vector<std::pair<uint64_t, double>> e_list;
+      std::vector<uint32_t> indeg(N, 0);
+      for (int rk = 0; rk < P; ++rk) {
+        const unsigned char* p = all.data() + displs[size_t(rk)];
+        const unsigned char* end = p + lens[size_t(rk)];
+        uint32_t n = 0, nc = 0;
+        get(p, end, n);
+        get(p, end, nc);
+        for (uint32_t i = 0; i < n; ++i) {
+          double x = 0;
+          if (!get(p, end, x)) return Status::kCorrupt;
+          r[off[size_t(rk)] + i] = x;
+        }
+        for (uint32_t j = 0; j < nc; ++j) {
+          int32_t w = 0;
+          uint32_t v_ref = 0, ne = 0;
+          if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
+          const bool ok = w >= 0 && w < P && v_ref < off[size_t(w) + 1] - off[size_t(w)];
+          const uint64_t v = ok ? off[size_t(w)] + v_ref : UINT64_MAX;
+          if (ok) handled[v] = 1;
+          v_of.push_back(v);
+          for (uint32_t x = 0; x < ne; ++x) {
+            uint32_t u = 0;
+            double coef = 0;
+            if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
+            if (!ok || u >= off[size_t(rk) + 1] - off[size_t(rk)]) continue;
+            const uint64_t un = off[size_t(rk)] + u;
+            e_list.push_back({un, coef});
+            ++indeg[un];
+          }
+          e_begin.push_back(e_list.size());
+        }
+      }
+      std::vector<uint8_t> done;
+      propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+      // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there.
+      for (uint64_t x = 0; x < N; ++x)
+        if (!done[x] || !handled[x]) lost += r[x];
+      r_counts.assign(static_cast<size_t>(P), 0);
+      for (uint32_t c = 0; c < v_of.size(); ++c)
+        r_all.push_back(v_of[c] == UINT64_MAX || !done[v_of[c]] ? 0.0 : r[v_of[c]]);
+      for (int rk = 0; rk < P; ++rk) r_counts[size_t(rk)] = int(n_caused[size_t(rk)]);
+      out.remainder_s += lost;
+    }
+    CRITPATH_FORWARD_IF_ERROR(group.scatter_from_root(r_all, r_counts, r_caused));
+    if (r_caused.size() != caused.size()) return Status::kCorrupt;
+  } else {
+    // No backward propagation: what the waits passed on stays unexplained.
+    for (double x : base) out.remainder_s += x;
+  }
+
+  // --- 5. Long-term costs at C; the waiting side's classification at W.
+  for (size_t j = 0; j < caused.size(); ++j) {
+    const Caused& c = caused[j];
+    const double rv = r_caused[j];
+    if (!(rv > 0)) continue;
+    if (!(c.D > 0)) {
+      out.remainder_s += rv;
+      continue;
+    }
+    for (uint32_t x = c.d_begin; x < c.d_end; ++x) {
+      const double v = rv * dflat[x].second / c.D;
+      store.add(lt_slot[c.family], dflat[x].first, v);
+      store.add(lt_total, dflat[x].first, v);
+    }
+  }
+  for (size_t j = 0; j < inst.size(); ++j) {
+    const long g = gid_of_call(inst[j].call);
+    const double a = inst[j].amount;
+    const double ind = std::min(indirect[j], a), pr = std::min(prop[j], a);
+    store.add(s_indirect, g, ind);
+    store.add(s_direct, g, a - ind);
+    store.add(s_prop, g, pr);
+    store.add(s_term, g, a - pr);
+  }
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer::passes

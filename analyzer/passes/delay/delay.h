@@ -1,0 +1,97 @@
+// critpath — analyzer/passes/delay/delay.h
+//
+// Root causes of waiting time: the delay analysis of seed 001 §IV (Böhme et al.), with
+// Scalasca 2.6's cost model (scalasca-definitions.md §1.6-1.7). A wait state v on rank W is
+// caused by rank C arriving late at their synchronization; the *delay* is what C did more
+// than W since the two last synchronized:
+//
+//   t_W, t_C   time per call path on each side, from their previous synchronization point to
+//              the wait (W) / to the causing call (C), waiting time excluded
+//   d          = max(0, t_C - t_W) per call path (the delay vector)
+//   w_C        C's own wait states in its interval (amounts a_u)
+//   D          = sum(d) + sum(a_u);   scale = min(1, a_v / D)
+//   short-term cost of C's call paths   += scale * d          (the direct wait v)
+//   u's propagated cost r_u             += scale * a_u + r_v * a_u / D
+//   long-term cost of C's call paths    += r_v * d / D        (waits further downstream)
+//
+// r_v (the cost that later waits put on v) flows backward, from effect to cause: a backward
+// replay over the wait instances. The local parts (intervals, vectors, d, scale) are computed
+// in parallel with one exchange W -> C and one reply; the backward propagation of r, a
+// chain across ranks as long as the run's dependency chains, is solved on rank 0 over the
+// instances' dependency graph in reverse topological order (up to kDelayGraphLimit
+// instances; beyond, long-term costs are not computed and a note says so).
+//
+// Invariant: total short-term + long-term cost + remainder = the waiting time analysed (late
+// sender, late receiver, wait at barrier / N x N, late broadcast, early reduce). The
+// remainder is the waiting the model cannot explain (D < a_v, an unresolved cause, waits of
+// threads other than the main one).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/engine/exchange.h"
+#include "analyzer/engine/group.h"
+#include "analyzer/engine/metric_store.h"
+#include "analyzer/engine/timeline.h"
+#include "analyzer/passes/wait_states/wait_states.h"
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::passes {
+
+// Wait-state families whose delays are costed, in metric order (delay_metrics.cpp).
+enum DelayFamily : int {
+  kDelayLateSender = 0,
+  kDelayLateReceiver,
+  kDelayBarrier,
+  kDelayNxN,
+  kDelayLateBroadcast,
+  kDelayEarlyReduce,
+  kDelayFamilies
+};
+
+// Instances beyond which the backward propagation (on rank 0, ~40 B per instance) is skipped.
+constexpr uint64_t kDelayGraphLimit = uint64_t(1) << 22;
+
+struct DelayInput {
+  const engine::Timeline* timeline = nullptr;
+  const engine::P2pMatch* match = nullptr;
+  const std::vector<engine::CollSync>* csync = nullptr;
+  const WaitStates* waits = nullptr;
+  const defs::Definitions* definitions = nullptr;
+  const std::vector<int>* local_to_global = nullptr;  // local node -> global call path
+  int n_callpaths = 0;
+  int32_t my_rank = 0;
+};
+
+struct DelayResult {
+  double analysed_s = 0;    // this rank's waiting time of the costed families
+  double remainder_s = 0;   // booked on this rank: waiting time the model left unexplained
+  uint64_t instances = 0;   // this rank's wait instances
+  uint64_t bytes_sent = 0;  // analysis payload this rank sent
+  bool long_term = true;    // false: the propagation graph was too large (all ranks agree)
+  uint64_t graph_instances = 0;  // wait instances of all ranks (root)
+};
+
+// The cost model's pieces, exposed for unit tests:
+// d = max(0, tc - tw) per call path (both sorted by call path) appended to `d`; returns sum(d).
+double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
+                    const std::vector<std::pair<uint32_t, double>>& tw,
+                    std::vector<std::pair<uint32_t, double>>& d);
+// The backward propagation over N wait instances: r (in: each one's base, scale_v * a_u summed;
+// out: its propagated cost r_u = base_u + sum over consumers v of coef * r_v). Caused record c
+// belongs to wait v_of[c] and holds the edges e_list[e_begin[c] .. e_begin[c + 1]) = (u, a_u /
+// D_v); indeg[u] = the number of edges into u (consumed). done[x] = 0 for waits on a cycle.
+void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
+                     const std::vector<uint64_t>& e_begin,
+                     const std::vector<std::pair<uint64_t, double>>& e_list,
+                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done);
+
+// Collective over `group`. Books the delay metrics (delay_metrics.cpp) into `store`, whose
+// call paths are the global ones.
+Status compute_delay(const DelayInput& in, const engine::Group& group, engine::MetricStore& store,
+                     DelayResult& out);
+
+}  // namespace critpath::analyzer::passes

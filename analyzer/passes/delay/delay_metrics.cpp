@@ -1,0 +1,68 @@
+// critpath — analyzer/passes/delay/delay_metrics.cpp: the delay analysis's declarations
+// (delay.h has the cost model). Causing side: booked to the delaying rank and the call path of
+// the delaying activity. Waiting side: booked to the waiting rank and its MPI call.
+#include "analyzer/passes/pass_list.h"
+
+namespace critpath::analyzer::passes {
+
+std::vector<engine::MetricDecl> delay_metric_decls() {
+  using engine::Combine;
+  return {
+      {"delay_cost_short_term", "s", "", "Delay cost, short-term",
+       "The direct wait states a delay caused: for each wait state v (amount a_v) of the costed "
+       "families, caused by rank C, scale * d[c] on C's call path c, where d = max(0, t_C - t_W) "
+       "is the delay vector of C's and the waiting rank W's time per call path since their "
+       "previous synchronization (waiting excluded), D = sum(d) + sum of C's own waits in its "
+       "interval, scale = min(1, a_v / D). by_rank: the delaying ranks.",
+       Combine::kSum, true},
+      {"delay_cost_long_term", "s", "", "Delay cost, long-term",
+       "The indirect wait states a delay caused further downstream: r_v * d[c] / D on C's call path "
+       "c, where r_v is the cost propagated onto wait v by later waits whose causing interval "
+       "contains v (r_u += scale_v * a_u + r_v * a_u / D_v, solved backward over all waits).",
+       Combine::kSum, true},
+      {"delay_late_sender_short_term", "s", "delay_cost_short_term", "  Late Sender",
+       "Part of delay_cost_short_term caused through late_sender wait states.", Combine::kSum, true},
+      {"delay_late_receiver_short_term", "s", "delay_cost_short_term", "  Late Receiver",
+       "Part of delay_cost_short_term caused through late_receiver wait states.", Combine::kSum, true},
+      {"delay_barrier_short_term", "s", "delay_cost_short_term", "  Wait at Barrier",
+       "Part of delay_cost_short_term caused through wait_barrier (the last rank to arrive).",
+       Combine::kSum, true},
+      {"delay_nxn_short_term", "s", "delay_cost_short_term", "  Wait at N x N",
+       "Part of delay_cost_short_term caused through wait_nxn (the last rank to arrive).",
+       Combine::kSum, true},
+      {"delay_late_broadcast_short_term", "s", "delay_cost_short_term", "  Late Broadcast",
+       "Part of delay_cost_short_term caused through late_broadcast (the root).", Combine::kSum, true},
+      {"delay_early_reduce_short_term", "s", "delay_cost_short_term", "  Early Reduce",
+       "Part of delay_cost_short_term caused through early_reduce (the last sender).",
+       Combine::kSum, true},
+      {"delay_late_sender_long_term", "s", "delay_cost_long_term", "  Late Sender",
+       "Part of delay_cost_long_term booked through late_sender wait states.", Combine::kSum, true},
+      {"delay_late_receiver_long_term", "s", "delay_cost_long_term", "  Late Receiver",
+       "Part of delay_cost_long_term booked through late_receiver wait states.", Combine::kSum, true},
+      {"delay_barrier_long_term", "s", "delay_cost_long_term", "  Wait at Barrier",
+       "Part of delay_cost_long_term booked through wait_barrier.", Combine::kSum, true},
+      {"delay_nxn_long_term", "s", "delay_cost_long_term", "  Wait at N x N",
+       "Part of delay_cost_long_term booked through wait_nxn.", Combine::kSum, true},
+      {"delay_late_broadcast_long_term", "s", "delay_cost_long_term", "  Late Broadcast",
+       "Part of delay_cost_long_term booked through late_broadcast.", Combine::kSum, true},
+      {"delay_early_reduce_long_term", "s", "delay_cost_long_term", "  Early Reduce",
+       "Part of delay_cost_long_term booked through early_reduce.", Combine::kSum, true},
+      {"wait_direct", "s", "", "Direct waiting",
+       "Waiting time of the costed families not explained by the causing rank's own waiting: "
+       "a_v - wait_indirect. Booked to the waiting rank and call.",
+       Combine::kSum, true},
+      {"wait_indirect", "s", "", "Indirect waiting",
+       "The part of a wait state explained by the causing rank's own waiting in its interval: "
+       "scale_v * sum(a_u). Booked to the waiting rank and call.",
+       Combine::kSum, true},
+      {"wait_propagating", "s", "", "Propagating waiting",
+       "The part of a wait state that caused later waits elsewhere: max over the waits v whose "
+       "causing interval contains it of scale_v * a_u (Scalasca's rule). Booked to the waiting rank.",
+       Combine::kSum, true},
+      {"wait_terminal", "s", "", "Terminal waiting",
+       "Waiting time of the costed families that caused no later wait: a_u - wait_propagating.",
+       Combine::kSum, true},
+  };
+}
+
+}  // namespace critpath::analyzer::passes

@@ -1,0 +1,62 @@
+// critpath — tests/unit/engine/delay_test.cpp: the delay analysis's cost model on synthetic
+// inputs (no MPI): the delay vector, the backward propagation of costs, and seed 001 Fig. 2.
+#include <catch2/catch.hpp>
+
+#include "analyzer/passes/delay/delay.h"
+
+using namespace critpath::analyzer::passes;
+
+TEST_CASE("delay vector: causer minus waiter per call path, negatives clipped", "[passes]") {
+  // Call paths 1 (foo), 2 (bar), 3 (baz): C spent more in foo, less in bar, only C ran baz.
+  const std::vector<std::pair<uint32_t, double>> tc = {{1, 0.150}, {2, 0.010}, {3, 0.005}};
+  const std::vector<std::pair<uint32_t, double>> tw = {{1, 0.050}, {2, 0.030}, {4, 0.200}};
+  std::vector<std::pair<uint32_t, double>> d;
+  const double sum = delay_vector(tc, tw, d);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].first == 1);
+  CHECK(d[0].second == Approx(0.100));
+  CHECK(d[1].first == 3);
+  CHECK(d[1].second == Approx(0.005));
+  CHECK(sum == Approx(0.105));
+}
+
+TEST_CASE("cost propagation: seed 001 Fig. 2 and a fan-in", "[passes]") {
+  // Nodes: 0 = B's wait (caused by A), 1 = C's wait (caused by B, whose interval holds B's
+  // wait 0 with a_u = 0.1, D = 0.1, scale = 1): base_0 = scale * a_0 = 0.1, edge 1 -> 0 with
+  // coef a_0 / D = 1. C's wait has no consumer: r_1 = 0, so r_0 = 0.1 (+ 1 * r_1).
+  std::vector<double> r = {0.1, 0.0};
+  std::vector<uint64_t> v_of = {1};     // one caused record: wait 1's, at B
+  std::vector<uint64_t> e_begin = {0, 1};
+  std::vector<std::pair<uint64_t, double>> e_list = {{0, 1.0}};
+  std::vector<uint32_t> indeg = {1, 0};
+  std::vector<uint8_t> done;
+  propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+  CHECK(r[0] == Approx(0.1));
+  CHECK(r[1] == Approx(0.0));
+  CHECK(done[0] == 1);
+  CHECK(done[1] == 1);
+
+  // A chain 2 -> 1 -> 0 with halving coefficients and a base on 1: r_2 = 0.4 (its own base),
+  // r_1 = 0.1 + 0.5 * 0.4 = 0.3, r_0 = 0 + 0.5 * 0.3 = 0.15 — processed in reverse order.
+  r = {0.0, 0.1, 0.4};
+  v_of = {2, 1};
+  e_begin = {0, 1, 2};
+  e_list = {{1, 0.5}, {0, 0.5}};
+  indeg = {1, 1, 0};
+  propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+  CHECK(r[1] == Approx(0.3));
+  CHECK(r[0] == Approx(0.15));
+}
+
+TEST_CASE("cost propagation: a cycle (inconsistent clocks) stops, never loops", "[passes]") {
+  std::vector<double> r = {0.1, 0.2};
+  std::vector<uint64_t> v_of = {0, 1};
+  std::vector<uint64_t> e_begin = {0, 1, 2};
+  std::vector<std::pair<uint64_t, double>> e_list = {{1, 1.0}, {0, 1.0}};
+  std::vector<uint32_t> indeg = {1, 1};
+  std::vector<uint8_t> done;
+  propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+  CHECK(done[0] == 0);
+  CHECK(done[1] == 0);
+  CHECK(r[0] == Approx(0.1));
+}
