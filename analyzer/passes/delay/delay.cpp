@@ -115,9 +115,11 @@ class SyncIndex {
 
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
 // call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
-Vec interval_vector(const engine::Timeline& t, const std::vector<double>& wait_of,
-                    const std::vector<int>& l2g, uint32_t a, uint32_t b) {
-  std::vector<std::pair<uint32_t, double>> raw;
+// Into `out` (sorted by call path); `raw` is scratch. Both reused: no allocation per wait.
+void interval_vector(const engine::Timeline& t, const std::vector<double>& wait_of,
+                     const std::vector<int>& l2g, uint32_t a, uint32_t b, Vec& raw, Vec& out) {
+  raw.clear();
+  out.clear();
   auto add = [&](int32_t node, double s) {
     if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
     const int g = l2g[size_t(node)];
@@ -130,13 +132,11 @@ Vec interval_vector(const engine::Timeline& t, const std::vector<double>& wait_o
       for (uint32_t e = t.gap_begin[k]; e < t.gap_begin[k + 1]; ++e) add(t.gaps[e].node, t.gaps[e].seconds);
     if (k < b) add(t.calls[k].node, t.calls[k].exit - t.calls[k].enter - wait_of[k]);
   }
-  std::sort(raw.begin(), raw.end());
-  Vec out;
+  if (raw.size() > 1) std::sort(raw.begin(), raw.end());
   for (const auto& [g, s] : raw) {
     if (!out.empty() && out.back().first == g) out.back().second += s;
     else out.push_back({g, s});
   }
-  return out;
 }
 
 bool is_test(const defs::Definitions& defs, uint32_t region) {
@@ -297,9 +297,16 @@ void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
   const uint64_t N = r.size();
   // Waits with no later consumer are final; a consumer's cost flows to the waits in its
   // causing interval (Kahn's order over the edges v -> u).
-  std::vector<std::vector<uint32_t>> caused_of(N);  // node v -> its caused records
-  for (uint32_t c = 0; c < v_of.size(); ++c)
-    if (v_of[c] < N) caused_of[v_of[c]].push_back(c);
+  // node v -> its caused records, as CSR (millions of waits: no vector per node)
+  std::vector<uint32_t> first(N + 1, 0), list(v_of.size());
+  for (uint64_t v : v_of)
+    if (v < N) ++first[v + 1];
+  for (uint64_t x = 0; x < N; ++x) first[x + 1] += first[x];
+  {
+    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    for (uint32_t c = 0; c < v_of.size(); ++c)
+      if (v_of[c] < N) list[fill[v_of[c]]++] = c;
+  }
   std::deque<uint64_t> ready;
   for (uint64_t x = 0; x < N; ++x)
     if (indeg[x] == 0) ready.push_back(x);
@@ -308,8 +315,8 @@ void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
     const uint64_t v = ready.front();
     ready.pop_front();
     done[v] = 1;
-    for (uint32_t c : caused_of[v])
-      for (uint64_t x = e_begin[c]; x < e_begin[c + 1]; ++x) {
+    for (uint32_t i = first[v]; i < first[v + 1]; ++i)
+      for (uint64_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
         const auto& [u, coef] = e_list[x];
         r[u] += coef * r[v];
         if (--indeg[u] == 0) ready.push_back(u);
@@ -357,36 +364,38 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
 
   // --- 2. W -> C: [kind u8][family u8][pad u16][a u32][b u32][v_ref u32][amount f64][n u32]
   //        then n x ([call path u32][seconds f64]).
-  std::vector<std::vector<unsigned char>> to(static_cast<size_t>(P));
-  for (uint32_t j = 0; j < inst.size(); ++j) {
+  // Instances by causer (stable): the buffer comes out contiguous per destination.
+  std::vector<uint32_t> by_causer(inst.size());
+  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
+  std::stable_sort(by_causer.begin(), by_causer.end(),
+                   [&](uint32_t x, uint32_t y) { return inst[x].causer < inst[y].causer; });
+  std::vector<int> counts(static_cast<size_t>(P), 0), rcounts;
+  std::vector<unsigned char> flat, recv;
+  flat.reserve(inst.size() * 64);
+  Vec raw, tw, tc;
+  for (uint32_t j : by_causer) {
     const Inst& v = inst[j];
     if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
       continue;
     }
-    const Vec tw = interval_vector(t, wait_of, l2g, sync.before(v.causer, v.call), v.call);
-    auto& b = to[size_t(v.causer)];
-    put<uint8_t>(b, v.cause_kind);
-    put<uint8_t>(b, v.family);
-    put<uint16_t>(b, 0);
-    put<uint32_t>(b, v.cause_a);
-    put<uint32_t>(b, v.cause_b);
-    put<uint32_t>(b, j);
-    put<double>(b, v.amount);
-    put<uint32_t>(b, uint32_t(tw.size()));
-    for (const auto& [g, s] : tw) {
-      put<uint32_t>(b, g);
-      put<double>(b, s);
+    interval_vector(t, wait_of, l2g, sync.before(v.causer, v.call), v.call, raw, tw);
+    const size_t at = flat.size();
+    put<uint8_t>(flat, v.cause_kind);
+    put<uint8_t>(flat, v.family);
+    put<uint16_t>(flat, 0);
+    put<uint32_t>(flat, v.cause_a);
+    put<uint32_t>(flat, v.cause_b);
+    put<uint32_t>(flat, j);
+    put<double>(flat, v.amount);
+    put<uint32_t>(flat, uint32_t(tw.size()));
+    for (const auto& [g, sec] : tw) {
+      put<uint32_t>(flat, g);
+      put<double>(flat, sec);
     }
+    counts[size_t(v.causer)] += int(flat.size() - at);
   }
-  std::vector<int> counts(static_cast<size_t>(P)), rcounts;
-  std::vector<unsigned char> flat, recv;
-  for (int r = 0; r < P; ++r) {
-    counts[size_t(r)] = int(to[size_t(r)].size());
-    flat.insert(flat.end(), to[size_t(r)].begin(), to[size_t(r)].end());
-    out.bytes_sent += to[size_t(r)].size();
-  }
-  to.clear();
+  out.bytes_sent += flat.size();
   CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
 
   // --- 3. At C, per wait it caused.
@@ -397,7 +406,9 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   std::vector<std::pair<uint32_t, double>> dflat;              // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;              // (u, a_u / D) per caused
   std::vector<uint32_t> edge_begin;                            // per caused, into edges
-  std::vector<std::vector<unsigned char>> back(static_cast<size_t>(P));  // C -> W replies
+  std::vector<unsigned char> back;  // C -> W replies, contiguous per W (recv is per source)
+  std::vector<int> back_counts(static_cast<size_t>(P), 0);
+  back.reserve(recv.size() / 4);
   {
     const unsigned char* p = recv.data();
     for (int w = 0; w < P; ++w) {
@@ -411,7 +422,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             !get(p, end, b) || !get(p, end, v_ref) || !get(p, end, amount) || !get(p, end, n) ||
             size_t(end - p) < size_t(n) * 12)
           return Status::kCorrupt;
-        Vec tw(n);
+        tw.resize(n);
         for (uint32_t k = 0; k < n; ++k) {
           get(p, end, tw[k].first);
           get(p, end, tw[k].second);
@@ -429,7 +440,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           out.remainder_s += amount;  // the cause is not on this rank's main thread
         } else {
           const uint32_t from = sync.before(w, e);
-          const Vec tc = interval_vector(t, wait_of, l2g, from, e);
+          interval_vector(t, wait_of, l2g, from, e, raw, tc);
           const uint32_t d_begin = uint32_t(dflat.size());
           const double sum_d = delay_vector(tc, tw, dflat);
           // C's own waits strictly inside (from, e).
@@ -457,23 +468,18 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           indirect = scale * sum_w;
           caused.push_back({int32_t(w), v_ref, family, D, d_begin, uint32_t(dflat.size())});
         }
-        put<uint32_t>(back[size_t(w)], v_ref);
-        put<double>(back[size_t(w)], indirect);
+        put<uint32_t>(back, v_ref);
+        put<double>(back, indirect);
+        back_counts[size_t(w)] += 12;
       }
     }
   }
   edge_begin.push_back(uint32_t(edges.size()));
 
   // Replies to the waiting ranks: the indirect share of each of their waits.
-  counts.assign(static_cast<size_t>(P), 0);
-  flat.clear();
-  for (int r = 0; r < P; ++r) {
-    counts[size_t(r)] = int(back[size_t(r)].size());
-    flat.insert(flat.end(), back[size_t(r)].begin(), back[size_t(r)].end());
-    out.bytes_sent += back[size_t(r)].size();
-  }
-  back.clear();
-  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+  out.bytes_sent += back.size();
+  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
+  back = std::vector<unsigned char>();
   std::vector<double> indirect(inst.size(), 0.0);
   {
     const unsigned char* p = recv.data();
