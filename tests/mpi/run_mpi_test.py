@@ -32,6 +32,7 @@ cmake passes lists as ';'-separated strings, possibly empty; both --env and --ch
 that. Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (by the check).
 """
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -249,6 +250,37 @@ def run_app(args, out_dir):
     return status, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), elapsed, budget
 
 
+# The wait-state metrics whose waiting time the delay analysis costs (docs/metrics.md).
+COSTED = ("late_sender", "late_receiver", "wait_barrier", "wait_nxn", "late_broadcast", "early_reduce")
+
+
+def delay_invariant(out_dir):
+    """Every report the delay analysis ran in: short-term + long-term costs + remainder =
+    the costed waiting time = the wait-state metrics' totals, within 1 %. Returns a failure
+    message or None (also when there is no such report)."""
+    path = os.path.join(out_dir, "report.json")
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError):
+        return None
+    s, m = rep.get("scalars", {}), rep.get("metrics", {})
+    if "delay_analysed_s" not in s or "delay_cost_short_term" not in m:
+        return None
+    analysed = s["delay_analysed_s"]
+    costs = m["delay_cost_short_term"].get("total", 0.0) + m["delay_cost_long_term"].get("total", 0.0)
+    waits = sum(m.get(k, {}).get("total", 0.0) for k in COSTED)
+    tol = 0.01 * max(analysed, waits) + 1e-6
+    if abs(costs + s["delay_remainder_s"] - analysed) > tol:
+        return (f"delay invariant: short + long-term cost {costs:.6f} s + remainder "
+                f"{s['delay_remainder_s']:.6f} s != analysed waiting {analysed:.6f} s")
+    if abs(analysed - waits) > tol:
+        return f"delay invariant: analysed waiting {analysed:.6f} s != wait-state totals {waits:.6f} s"
+    log(f"delay invariant: ok ({costs:.6f} s costed + {s['delay_remainder_s']:.6f} s unexplained "
+        f"= {analysed:.6f} s waiting)")
+    return None
+
+
 def main(argv):
     args = parse_args(argv)
     out_dir = os.path.abspath(args.out)
@@ -274,6 +306,11 @@ def main(argv):
     log(f"mpiexec exited with {status} after {elapsed:.2f} s")
     if status != args.expect_exit:
         log(f"FAIL: exit status {status}, expected {args.expect_exit}")
+        return 1
+
+    problem = delay_invariant(out_dir)
+    if problem:
+        log("FAIL: " + problem)
         return 1
 
     if args.check_cmd:
