@@ -288,6 +288,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       din.local_to_global = &local_to_global;
       din.n_callpaths = n_callpaths;
       din.my_rank = run.rank;
+      din.batch_limit = uint64_t(std::max(1, cfg.debug_delay_batch));
       engine::MetricStore dstore{size_t(n_callpaths)};
       passes::DelayResult dres;
       const Status ds = passes::compute_delay(din, group, dstore, dres);

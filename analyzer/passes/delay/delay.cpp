@@ -16,6 +16,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace critpath::analyzer::passes {
@@ -267,6 +268,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
 struct Caused {
   int32_t w_rank;
   uint32_t v_ref;
+  uint32_t phase;  // of the wait v (the waiting rank's count of global synchronizations)
   uint8_t family;
   double D;
   uint32_t d_begin, d_end;  // its delay vector in the flat d list
@@ -361,8 +363,23 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     wait_of[r.call] = std::min(wait_of[r.call], c.exit - c.enter);
   }
   SyncIndex sync(t, *in.definitions, in.my_rank);
+  // The global synchronizations (barrier / N x N over all ranks): phase boundaries.
+  std::vector<uint32_t> gsync;
+  for (uint32_t i = 0; i < t.colls.size() && i < in.csync->size(); ++i) {
+    const engine::CollRecord& c = t.colls[i];
+    const engine::CollSync& cs = (*in.csync)[i];
+    if (cs.valid && cs.comm_size == P && c.complete_call != kNoCall &&
+        t.calls[c.complete_call].location == 0 &&
+        (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN))
+      gsync.push_back(c.complete_call);
+  }
+  std::sort(gsync.begin(), gsync.end());
+  auto phase_of = [&](uint32_t call) {
+    return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
+  };
 
-  // --- 2. W -> C: [kind u8][family u8][pad u16][a u32][b u32][v_ref u32][amount f64][n u32]
+  // --- 2. W -> C: [kind u8][family u8][pad u16][a u32][b u32][v_ref u32][phase u32]
+  //        [amount f64][n u32]
   //        then n x ([call path u32][seconds f64]).
   // Instances by causer (stable): the buffer comes out contiguous per destination.
   std::vector<uint32_t> by_causer(inst.size());
@@ -387,6 +404,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     put<uint32_t>(flat, v.cause_a);
     put<uint32_t>(flat, v.cause_b);
     put<uint32_t>(flat, j);
+    put<uint32_t>(flat, phase_of(v.call));
     put<double>(flat, v.amount);
     put<uint32_t>(flat, uint32_t(tw.size()));
     for (const auto& [g, sec] : tw) {
@@ -416,10 +434,11 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
       while (p < end) {
         uint8_t kind = 0, family = 0;
         uint16_t pad = 0;
-        uint32_t a = 0, b = 0, v_ref = 0, n = 0;
+        uint32_t a = 0, b = 0, v_ref = 0, phase = 0, n = 0;
         double amount = 0;
         if (!get(p, end, kind) || !get(p, end, family) || !get(p, end, pad) || !get(p, end, a) ||
-            !get(p, end, b) || !get(p, end, v_ref) || !get(p, end, amount) || !get(p, end, n) ||
+            !get(p, end, b) || !get(p, end, v_ref) || !get(p, end, phase) || !get(p, end, amount) ||
+            !get(p, end, n) ||
             size_t(end - p) < size_t(n) * 12)
           return Status::kCorrupt;
         tw.resize(n);
@@ -466,7 +485,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             edges.push_back({ui, u->amount / D});
           }
           indirect = scale * sum_w;
-          caused.push_back({int32_t(w), v_ref, family, D, d_begin, uint32_t(dflat.size())});
+          caused.push_back({int32_t(w), v_ref, phase, family, D, d_begin, uint32_t(dflat.size())});
         }
         put<uint32_t>(back, v_ref);
         put<double>(back, indirect);
@@ -492,19 +511,52 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
 
   // --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
   //        whose interval holds u of r_v * a_u / D_v, in reverse topological order.
+  //        Phases: global synchronizations (barrier / N x N over all ranks) cut the graph, as
+  //        no interval reaches back past one: costs flow only to the same or an earlier
+  //        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
+  //        kDelayGraphLimit instances (a larger single phase is one batch), and keeps only the
+  //        costs that cross into earlier batches: its memory is one batch, not the run.
   uint64_t total = inst.size();
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&total, 1, engine::ReduceOp::kSum));
   out.graph_instances = total;
-  out.long_term = total <= kDelayGraphLimit;
+  std::vector<uint32_t> bucket_of_inst(inst.size()), bucket_of_caused(caused.size());
+  uint64_t n_buckets = 1;
+  {
+    uint64_t q = gsync.size() + 1;  // phases
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(&q, 1, engine::ReduceOp::kMax));
+    n_buckets = std::min<uint64_t>(q, 4096);
+    auto bucket = [&](uint32_t phase) { return uint32_t(uint64_t(phase) * n_buckets / q); };
+    for (size_t j = 0; j < inst.size(); ++j) bucket_of_inst[j] = bucket(phase_of(inst[j].call));
+    for (size_t j = 0; j < caused.size(); ++j) bucket_of_caused[j] = bucket(caused[j].phase);
+  }
+  std::vector<uint64_t> per_bucket(n_buckets, 0);
+  for (uint32_t bk : bucket_of_inst) ++per_bucket[bk];
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(per_bucket.data(), per_bucket.size(), engine::ReduceOp::kSum));
   std::vector<double> r_caused(caused.size(), 0.0);  // r_v of each wait this rank caused
-  if (out.long_term) {
-    // [n_inst u32][n_caused u32] base x n_inst, then per caused: [w i32][v_ref u32][n u32]
-    // and n x [u u32][coef f64].
+  std::unordered_map<uint64_t, double> pending;      // root: costs into earlier batches
+  auto key = [](uint64_t rank, uint32_t ref) { return (rank << 32) | ref; };
+  for (uint64_t hi = n_buckets; hi > 0;) {
+    uint64_t lo = hi - 1, n_batch = per_bucket[lo];
+    while (lo > 0 && n_batch + per_bucket[lo - 1] <= in.batch_limit) n_batch += per_bucket[--lo];
+    ++out.batches;
+    out.largest_batch = std::max(out.largest_batch, n_batch);
+    auto in_batch = [&](uint32_t bk) { return bk >= lo && bk < hi; };
+    // [n_inst u32][n_caused u32], n_inst x [ref u32][base f64], then per caused record
+    // [w i32][v_ref u32][n u32] and n x [u u32][coef f64].
     std::vector<unsigned char> mine;
-    put<uint32_t>(mine, uint32_t(inst.size()));
-    put<uint32_t>(mine, uint32_t(caused.size()));
-    for (double x : base) put<double>(mine, x);
-    for (size_t j = 0; j < caused.size(); ++j) {
+    std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
+    uint32_t n_mine = 0;
+    for (uint32_t bk : bucket_of_inst) n_mine += in_batch(bk) ? 1 : 0;
+    for (uint32_t j = 0; j < caused.size(); ++j)
+      if (in_batch(bucket_of_caused[j])) my_caused.push_back(j);
+    put<uint32_t>(mine, n_mine);
+    put<uint32_t>(mine, uint32_t(my_caused.size()));
+    for (uint32_t j = 0; j < inst.size(); ++j)
+      if (in_batch(bucket_of_inst[j])) {
+        put<uint32_t>(mine, j);
+        put<double>(mine, base[j]);
+      }
+    for (uint32_t j : my_caused) {
       put<int32_t>(mine, caused[j].w_rank);
       put<uint32_t>(mine, caused[j].v_ref);
       put<uint32_t>(mine, edge_begin[j + 1] - edge_begin[j]);
@@ -517,76 +569,82 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     std::vector<unsigned char> all;
     std::vector<int> lens, displs;
     CRITPATH_FORWARD_IF_ERROR(group.gather_to_root(mine.data(), mine.size(), all, lens, displs));
+    mine = std::vector<unsigned char>();
     std::vector<double> r_all;  // root: r_v per caused record, rank after rank
     std::vector<int> r_counts;
-    double lost = 0;            // root: costs with no way further back
     if (group.is_root()) {
-      std::vector<uint64_t> off(static_cast<size_t>(P) + 1, 0);
-      std::vector<uint32_t> n_caused(static_cast<size_t>(P), 0);
-      for (int r = 0; r < P; ++r) {
-        uint32_t n = 0, nc = 0;
-        const unsigned char* p = all.data() + displs[size_t(r)];
-        const unsigned char* end = p + lens[size_t(r)];
-        if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
-        off[size_t(r) + 1] = off[size_t(r)] + n;
-        n_caused[size_t(r)] = nc;
-      }
-      const uint64_t N = off[size_t(P)];
-      std::vector<double> r(N, 0.0);
-      std::vector<uint8_t> handled(N, 0);  // some rank costed it as a caused wait
-      // Edges v -> u grouped by v (CSR), with the caused record of v.
-      std::vector<uint64_t> v_of;         // per caused record: node id of v
-      std::vector<uint64_t> e_begin{0};
+      std::unordered_map<uint64_t, uint32_t> node_of;  // (rank, instance) -> node
+      std::vector<double> r;
+      std::vector<uint8_t> handled;
+      std::vector<uint64_t> v_of, e_begin{0};
       std::vector<std::pair<uint64_t, double>> e_list;
-      std::vector<uint32_t> indeg(N, 0);
-      for (int rk = 0; rk < P; ++rk) {
-        const unsigned char* p = all.data() + displs[size_t(rk)];
-        const unsigned char* end = p + lens[size_t(rk)];
-        uint32_t n = 0, nc = 0;
-        get(p, end, n);
-        get(p, end, nc);
-        for (uint32_t i = 0; i < n; ++i) {
-          double x = 0;
-          if (!get(p, end, x)) return Status::kCorrupt;
-          r[off[size_t(rk)] + i] = x;
-        }
-        for (uint32_t j = 0; j < nc; ++j) {
-          int32_t w = 0;
-          uint32_t v_ref = 0, ne = 0;
-          if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
-          const bool ok = w >= 0 && w < P && v_ref < off[size_t(w) + 1] - off[size_t(w)];
-          const uint64_t v = ok ? off[size_t(w)] + v_ref : UINT64_MAX;
-          if (ok) handled[v] = 1;
-          v_of.push_back(v);
-          for (uint32_t x = 0; x < ne; ++x) {
-            uint32_t u = 0;
-            double coef = 0;
-            if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
-            if (!ok || u >= off[size_t(rk) + 1] - off[size_t(rk)]) continue;
-            const uint64_t un = off[size_t(rk)] + u;
-            e_list.push_back({un, coef});
-            ++indeg[un];
+      std::vector<std::tuple<uint64_t, uint64_t, double>> cross;  // (v node, u key, coef)
+      std::vector<uint32_t> indeg;
+      r_counts.assign(static_cast<size_t>(P), 0);
+      for (int pass = 0; pass < 2; ++pass)  // nodes first, then the edges between them
+        for (int rk = 0; rk < P; ++rk) {
+          const unsigned char* p = all.data() + displs[size_t(rk)];
+          const unsigned char* end = p + lens[size_t(rk)];
+          uint32_t n = 0, nc = 0;
+          if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
+          for (uint32_t i = 0; i < n; ++i) {
+            uint32_t ref = 0;
+            double b0 = 0;
+            if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
+            if (pass != 0) continue;
+            const uint64_t k = key(uint64_t(rk), ref);
+            node_of[k] = uint32_t(r.size());
+            auto it = pending.find(k);
+            r.push_back(b0 + (it == pending.end() ? 0.0 : it->second));
+            if (it != pending.end()) pending.erase(it);
           }
-          e_begin.push_back(e_list.size());
+          if (pass == 0) continue;
+          r_counts[size_t(rk)] = int(nc);
+          for (uint32_t j = 0; j < nc; ++j) {
+            int32_t w = 0;
+            uint32_t v_ref = 0, ne = 0;
+            if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
+            auto vn = node_of.find(key(uint64_t(uint32_t(w)), v_ref));
+            const uint64_t v = vn == node_of.end() ? UINT64_MAX : vn->second;
+            v_of.push_back(v);
+            for (uint32_t x = 0; x < ne; ++x) {
+              uint32_t u = 0;
+              double coef = 0;
+              if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
+              if (v == UINT64_MAX) continue;
+              auto un = node_of.find(key(uint64_t(rk), u));
+              if (un == node_of.end()) {
+                cross.emplace_back(v, key(uint64_t(rk), u), coef);
+              } else {
+                if (indeg.size() < r.size()) indeg.resize(r.size(), 0);
+                e_list.push_back({un->second, coef});
+                ++indeg[un->second];
+              }
+            }
+            e_begin.push_back(e_list.size());
+          }
         }
-      }
+      indeg.resize(r.size(), 0);
+      handled.assign(r.size(), 0);
+      for (uint64_t v : v_of)
+        if (v != UINT64_MAX) handled[v] = 1;
       std::vector<uint8_t> done;
       propagate_costs(r, v_of, e_begin, e_list, indeg, done);
-      // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there.
-      for (uint64_t x = 0; x < N; ++x)
-        if (!done[x] || !handled[x]) lost += r[x];
-      r_counts.assign(static_cast<size_t>(P), 0);
-      for (uint32_t c = 0; c < v_of.size(); ++c)
-        r_all.push_back(v_of[c] == UINT64_MAX || !done[v_of[c]] ? 0.0 : r[v_of[c]]);
-      for (int rk = 0; rk < P; ++rk) r_counts[size_t(rk)] = int(n_caused[size_t(rk)]);
-      out.remainder_s += lost;
+      // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there, as does
+      // the cost of a wait nobody costed.
+      for (size_t x = 0; x < r.size(); ++x)
+        if (!done[x] || !handled[x]) out.remainder_s += r[x];
+      for (const auto& [v, u, coef] : cross)
+        if (done[v]) pending[u] += coef * r[v];
+      for (uint64_t v : v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : r[v]);
     }
-    CRITPATH_FORWARD_IF_ERROR(group.scatter_from_root(r_all, r_counts, r_caused));
-    if (r_caused.size() != caused.size()) return Status::kCorrupt;
-  } else {
-    // No backward propagation: what the waits passed on stays unexplained.
-    for (double x : base) out.remainder_s += x;
+    std::vector<double> r_mine;
+    CRITPATH_FORWARD_IF_ERROR(group.scatter_from_root(r_all, r_counts, r_mine));
+    if (r_mine.size() != my_caused.size()) return Status::kCorrupt;
+    for (size_t i = 0; i < my_caused.size(); ++i) r_caused[my_caused[i]] = r_mine[i];
+    hi = lo;
   }
+  for (const auto& [k, cost] : pending) out.remainder_s += cost;  // reached no later batch
 
   // --- 5. Long-term costs at C; the waiting side's classification at W.
   for (size_t j = 0; j < caused.size(); ++j) {

@@ -18,8 +18,9 @@
 // replay over the wait instances. The local parts (intervals, vectors, d, scale) are computed
 // in parallel with one exchange W -> C and one reply; the backward propagation of r, a
 // chain across ranks as long as the run's dependency chains, is solved on rank 0 over the
-// instances' dependency graph in reverse topological order (up to kDelayGraphLimit
-// instances; beyond, long-term costs are not computed and a note says so).
+// instances' dependency graph in reverse topological order, in batches of whole phases
+// between global synchronizations (at most kDelayGraphLimit instances each, unless a single
+// phase holds more), latest first: rank 0 holds one batch at a time.
 //
 // Invariant: total short-term + long-term cost + remainder = the waiting time analysed (late
 // sender, late receiver, wait at barrier / N x N, late broadcast, early reduce). The
@@ -52,7 +53,7 @@ enum DelayFamily : int {
   kDelayFamilies
 };
 
-// Instances beyond which the backward propagation (on rank 0, ~40 B per instance) is skipped.
+// Wait instances per batch of the backward propagation on rank 0 (~60 B each there).
 constexpr uint64_t kDelayGraphLimit = uint64_t(1) << 22;
 
 struct DelayInput {
@@ -64,6 +65,7 @@ struct DelayInput {
   const std::vector<int>* local_to_global = nullptr;  // local node -> global call path
   int n_callpaths = 0;
   int32_t my_rank = 0;
+  uint64_t batch_limit = kDelayGraphLimit;  // wait instances per propagation batch
 };
 
 struct DelayResult {
@@ -71,8 +73,9 @@ struct DelayResult {
   double remainder_s = 0;   // booked on this rank: waiting time the model left unexplained
   uint64_t instances = 0;   // this rank's wait instances
   uint64_t bytes_sent = 0;  // analysis payload this rank sent
-  bool long_term = true;    // false: the propagation graph was too large (all ranks agree)
-  uint64_t graph_instances = 0;  // wait instances of all ranks (root)
+  uint64_t graph_instances = 0;  // wait instances of all ranks
+  uint32_t batches = 0;          // rounds of the backward propagation on rank 0
+  uint64_t largest_batch = 0;    // wait instances in the largest (rank 0's memory bound)
 };
 
 // The cost model's pieces, exposed for unit tests:

@@ -58,13 +58,15 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
   in.extra_json["scalars"]["delay_remainder_s"] = sums[1];
   in.extra_json["scalars"]["delay_bytes"] = sums[2];
   in.extra_json["scalars"]["delay_wait_instances"] = sums[3];
-  in.extra_json["scalars"]["delay_long_term_computed"] = res.long_term;
-  if (!res.long_term) {
+  in.extra_json["scalars"]["delay_propagation_batches"] = res.batches;
+  in.extra_json["scalars"]["delay_largest_batch"] = res.largest_batch;
+  if (res.largest_batch > kDelayGraphLimit) {
     char note[200];
     std::snprintf(note, sizeof note,
-                  "delay analysis: %.0f wait instances exceed the backward propagation's limit (%llu); "
-                  "long-term costs are not computed, their share is in delay_remainder_s",
-                  sums[3], static_cast<unsigned long long>(kDelayGraphLimit));
+                  "delay analysis: one phase between global synchronizations holds %llu wait "
+                  "instances (more than %llu): rank 0 held them at once (~60 B each)",
+                  static_cast<unsigned long long>(res.largest_batch),
+                  static_cast<unsigned long long>(kDelayGraphLimit));
     in.notes.push_back(note);
   }
   const engine::ReducedMetric* st = find(in, "delay_cost_short_term");
