@@ -68,16 +68,12 @@ void TimelineBuilder::begin_location(uint16_t location) {
 
 void TimelineBuilder::gap_tick(const trace::Event& e) {
   // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
+  // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
   if (have_last_ && open_.empty() && prev_node_ >= 0 && e.time > last_ticks_) {
-    const uint64_t dt = e.time - last_ticks_;
-    bool found = false;
-    for (auto& [n, ticks] : gap_acc_)
-      if (n == prev_node_) {
-        ticks += dt;
-        found = true;
-        break;
-      }
-    if (!found) gap_acc_.push_back({prev_node_, dt});
+    const size_t n = size_t(prev_node_);
+    if (n >= gap_ticks_.size()) gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
+    if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
+    gap_ticks_[n] += e.time - last_ticks_;
   }
   last_ticks_ = e.time;
   have_last_ = true;
@@ -86,9 +82,11 @@ void TimelineBuilder::gap_tick(const trace::Event& e) {
 void TimelineBuilder::close_gap() {
   t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   if (location_ != 0) return;
-  for (const auto& [n, ticks] : gap_acc_)
-    t_.gaps.push_back({n, double(ticks) * gap_seconds_per_tick_});
-  gap_acc_.clear();
+  for (int32_t n : gap_touched_) {
+    t_.gaps.push_back({n, double(gap_ticks_[size_t(n)]) * gap_seconds_per_tick_});
+    gap_ticks_[size_t(n)] = 0;
+  }
+  gap_touched_.clear();
 }
 
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {

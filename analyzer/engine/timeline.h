@@ -153,7 +153,7 @@ class TimelineBuilder {
   uint16_t location_ = 0;
   bool location_has_mpi_ = false;
   // Gap profiling (location 0): the node active since the previous event, its tick time, and
-  // the current gap's per-node ticks (few nodes: a linear list).
+  // the current gap's ticks per node (a slot per node, and the nodes touched).
   void gap_tick(const trace::Event& e);
   void close_gap();
   bool gaps_on_ = false;
@@ -161,7 +161,8 @@ class TimelineBuilder {
   bool have_last_ = false;
   uint64_t last_ticks_ = 0;
   int32_t prev_node_ = -1;
-  std::vector<std::pair<int32_t, uint64_t>> gap_acc_;
+  std::vector<uint64_t> gap_ticks_;
+  std::vector<int32_t> gap_touched_;
 };
 
 }  // namespace critpath::analyzer::engine

@@ -166,6 +166,68 @@ std::vector<double> clip_to_segments(const trace::ChunkStore& store,
   return by_node;
 }
 
+std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,
+                                 size_t nodes, int32_t init_node) {
+  std::vector<double> by_node(nodes, 0.0);
+  if (segments.empty() || t.gap_begin.size() != t.calls.size() + 1) return by_node;
+  // The open segment's time per node, for its dominant node (few nodes: a linear list).
+  std::vector<std::pair<int32_t, double>> acc;
+  size_t open = SIZE_MAX, next = 0;
+  auto close = [&] {
+    if (open >= segments.size()) return;
+    double best = -1;
+    for (const auto& [n, v] : acc)
+      if (v > best || (v == best && n < segments[open].node)) {
+        best = v;
+        segments[open].node = n;
+      }
+    acc.clear();
+    open = SIZE_MAX;
+  };
+  // Books [a, b) of node `n` (share `w` of the piece's time) to the segments it overlaps.
+  auto book = [&](double a, double b, int32_t n, double w) {
+    if (!(b > a) || n < 0 || size_t(n) >= nodes) return;
+    while (next < segments.size() && segments[next].end <= a) ++next;
+    for (size_t j = next; j < segments.size() && segments[j].begin < b; ++j) {
+      const double piece = (std::min(b, segments[j].end) - std::max(a, segments[j].begin)) * w;
+      if (!(piece > 0)) continue;
+      by_node[size_t(n)] += piece;
+      if (j != open) {
+        close();
+        open = j;
+      }
+      bool found = false;
+      for (auto& [m, v] : acc)
+        if (m == n) {
+          v += piece;
+          found = true;
+          break;
+        }
+      if (!found) acc.push_back({n, piece});
+    }
+  };
+  double covered = -std::numeric_limits<double>::infinity();
+  for (uint32_t k = 0; k < t.calls.size() && t.calls[k].location == 0; ++k) {
+    const engine::CallRecord& c = t.calls[k];
+    const uint32_t g0 = t.gap_begin[k], g1 = t.gap_begin[k + 1];
+    double gap_s = 0;
+    for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
+    const double gs = k == 0 ? c.enter - gap_s : std::max(covered, t.calls[k - 1].exit);
+    if (k == 0) book(-std::numeric_limits<double>::infinity(), gs, init_node, 1.0);
+    // The gap: its nodes' times spread evenly over it (the gap profile has no finer timing;
+    // segments begin and end at MPI calls, so gaps lie wholly inside or outside them).
+    if (c.enter > gs && gap_s > 0) {
+      // Entries in the order booked; a segment boundary inside a gap splits every node alike.
+      for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, t.gaps[e].node, t.gaps[e].seconds / gap_s);
+    }
+    // The call itself (a call nested in an earlier one stays the outer call's).
+    book(std::max(c.enter, covered), c.exit, c.node, 1.0);
+    covered = std::max(covered, c.exit);
+  }
+  close();
+  return by_node;
+}
+
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
                                                       const std::vector<WaitRecord>& records,
                                                       double init_enter, double finalize_enter) {

@@ -104,6 +104,12 @@ std::vector<double> clip_to_segments(const trace::ChunkStore& store,
                                      std::vector<CpSegment>& segments, size_t nodes,
                                      int32_t init_node);
 
+// Local, the same from the timeline's gap profile (TimelineBuilder::profile_gaps), without a
+// second pass over the trace: the time between MPI calls per node, spread evenly over each gap
+// (segments begin and end at MPI calls, so a gap is split only at the path's two ends).
+std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,
+                                 size_t nodes, int32_t init_node);
+
 // Local: the intervals during which this rank does non-waiting work: its measured span
 // [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,

@@ -378,9 +378,10 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
   };
 
-  // --- 2. W -> C: [kind u8][family u8][pad u16][a u32][b u32][v_ref u32][phase u32]
-  //        [amount f64][n u32]
-  //        then n x ([call path u32][seconds f64]).
+  // --- 2. W -> C: [kind u8][n u8][a u32]([b u32] collectives only)[v_ref u32][phase u32]
+  //        [amount f32], then n x ([call path u32][seconds f32]). Single precision: the
+  //        costs are shares of waiting times, 1e-7 relative is plenty, and the payload per
+  //        message is what the analysis budget counts.
   // Instances by causer (stable): the buffer comes out contiguous per destination.
   std::vector<uint32_t> by_causer(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
@@ -390,6 +391,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   std::vector<unsigned char> flat, recv;
   flat.reserve(inst.size() * 64);
   Vec raw, tw, tc;
+  std::vector<std::vector<uint32_t>> sent_to(static_cast<size_t>(P));  // replies come in this order
   for (uint32_t j : by_causer) {
     const Inst& v = inst[j];
     if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
@@ -397,21 +399,30 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
       continue;
     }
     interval_vector(t, wait_of, l2g, sync.before(v.causer, v.call), v.call, raw, tw);
+    // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
+    // spurious differences of at most that size).
+    tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }),
+             tw.end());
+    if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
+      std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
+                       [](const auto& x, const auto& y) { return x.second > y.second; });
+      tw.resize(255);
+      std::sort(tw.begin(), tw.end());
+    }
     const size_t at = flat.size();
     put<uint8_t>(flat, v.cause_kind);
-    put<uint8_t>(flat, v.family);
-    put<uint16_t>(flat, 0);
+    put<uint8_t>(flat, uint8_t(tw.size()));
     put<uint32_t>(flat, v.cause_a);
-    put<uint32_t>(flat, v.cause_b);
+    if (v.cause_kind == kCauseColl) put<uint32_t>(flat, v.cause_b);
     put<uint32_t>(flat, j);
     put<uint32_t>(flat, phase_of(v.call));
-    put<double>(flat, v.amount);
-    put<uint32_t>(flat, uint32_t(tw.size()));
+    put<float>(flat, float(v.amount));
     for (const auto& [g, sec] : tw) {
       put<uint32_t>(flat, g);
-      put<double>(flat, sec);
+      put<float>(flat, float(sec));
     }
     counts[size_t(v.causer)] += int(flat.size() - at);
+    sent_to[size_t(v.causer)].push_back(j);
   }
   out.bytes_sent += flat.size();
   CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
@@ -432,27 +443,42 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     for (int w = 0; w < P; ++w) {
       const unsigned char* end = p + rcounts[size_t(w)];
       while (p < end) {
-        uint8_t kind = 0, family = 0;
-        uint16_t pad = 0;
-        uint32_t a = 0, b = 0, v_ref = 0, phase = 0, n = 0;
-        double amount = 0;
-        if (!get(p, end, kind) || !get(p, end, family) || !get(p, end, pad) || !get(p, end, a) ||
-            !get(p, end, b) || !get(p, end, v_ref) || !get(p, end, phase) || !get(p, end, amount) ||
-            !get(p, end, n) ||
-            size_t(end - p) < size_t(n) * 12)
+        uint8_t kind = 0, n = 0;
+        uint32_t a = 0, b = 0, v_ref = 0, phase = 0;
+        float amount_f = 0;
+        if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) ||
+            (kind == kCauseColl && !get(p, end, b)) || !get(p, end, v_ref) ||
+            !get(p, end, phase) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * 8)
           return Status::kCorrupt;
+        const double amount = amount_f;
         tw.resize(n);
         for (uint32_t k = 0; k < n; ++k) {
+          float sec = 0;
           get(p, end, tw[k].first);
-          get(p, end, tw[k].second);
+          get(p, end, sec);
+          tw[k].second = sec;
         }
         // The causing call here.
+        // The causing call here, and the family (what kind of wait it caused).
         uint32_t e = kNoCall;
-        if (kind == kCauseSend && a < t.sends.size()) e = t.sends[a].call;
-        else if (kind == kCauseRecv && a < t.recvs.size()) e = t.recvs[a].post_call;
-        else if (kind == kCauseColl) {
+        int family = kDelayFamilies;
+        if (kind == kCauseSend && a < t.sends.size()) {
+          e = t.sends[a].call;
+          family = kDelayLateSender;
+        } else if (kind == kCauseRecv && a < t.recvs.size()) {
+          e = t.recvs[a].post_call;
+          family = kDelayLateReceiver;
+        } else if (kind == kCauseColl) {
           auto it = coll_by_comm.find(a);
-          if (it != coll_by_comm.end() && b < it->second.size()) e = t.colls[it->second[b]].call;
+          if (it != coll_by_comm.end() && b < it->second.size()) {
+            const engine::CollRecord& c = t.colls[it->second[b]];
+            e = c.call;
+            family = c.kind == CollKind::kBarrier  ? kDelayBarrier
+                     : c.kind == CollKind::kNxN    ? kDelayNxN
+                     : c.kind == CollKind::kOneToN ? kDelayLateBroadcast
+                     : c.kind == CollKind::kNToOne ? kDelayEarlyReduce
+                                                   : kDelayFamilies;
+          }
         }
         double indirect = 0;
         if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies) {
@@ -485,11 +511,11 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             edges.push_back({ui, u->amount / D});
           }
           indirect = scale * sum_w;
-          caused.push_back({int32_t(w), v_ref, phase, family, D, d_begin, uint32_t(dflat.size())});
+          caused.push_back({int32_t(w), v_ref, phase, uint8_t(family), D, d_begin,
+                            uint32_t(dflat.size())});
         }
-        put<uint32_t>(back, v_ref);
-        put<double>(back, indirect);
-        back_counts[size_t(w)] += 12;
+        put<float>(back, float(indirect));
+        back_counts[size_t(w)] += 4;
       }
     }
   }
@@ -499,14 +525,19 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   out.bytes_sent += back.size();
   CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
   back = std::vector<unsigned char>();
+  // The replies of each causer, in the order this rank sent it the waits.
   std::vector<double> indirect(inst.size(), 0.0);
   {
     const unsigned char* p = recv.data();
-    const unsigned char* end = p + recv.size();
-    uint32_t v_ref = 0;
-    double x = 0;
-    while (get(p, end, v_ref) && get(p, end, x))
-      if (v_ref < indirect.size()) indirect[v_ref] = x;
+    for (int c = 0; c < P; ++c) {
+      const unsigned char* end = p + rcounts[size_t(c)];
+      for (uint32_t j : sent_to[size_t(c)]) {
+        float x = 0;
+        if (!get(p, end, x)) return Status::kCorrupt;
+        indirect[j] = x;
+      }
+      p = end;
+    }
   }
 
   // --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
@@ -541,8 +572,8 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     ++out.batches;
     out.largest_batch = std::max(out.largest_batch, n_batch);
     auto in_batch = [&](uint32_t bk) { return bk >= lo && bk < hi; };
-    // [n_inst u32][n_caused u32], n_inst x [ref u32][base f64], then per caused record
-    // [w i32][v_ref u32][n u32] and n x [u u32][coef f64].
+    // [n_inst u32][n_caused u32], n_inst x [ref u32][base f32], then per caused record
+    // [w i32][v_ref u32][n u32] and n x [u u32][coef f32].
     std::vector<unsigned char> mine;
     std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
     uint32_t n_mine = 0;
@@ -554,7 +585,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     for (uint32_t j = 0; j < inst.size(); ++j)
       if (in_batch(bucket_of_inst[j])) {
         put<uint32_t>(mine, j);
-        put<double>(mine, base[j]);
+        put<float>(mine, float(base[j]));
       }
     for (uint32_t j : my_caused) {
       put<int32_t>(mine, caused[j].w_rank);
@@ -562,7 +593,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
       put<uint32_t>(mine, edge_begin[j + 1] - edge_begin[j]);
       for (uint32_t x = edge_begin[j]; x < edge_begin[j + 1]; ++x) {
         put<uint32_t>(mine, edges[x].first);
-        put<double>(mine, edges[x].second);
+        put<float>(mine, float(edges[x].second));
       }
     }
     out.bytes_sent += mine.size();
@@ -589,7 +620,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
           for (uint32_t i = 0; i < n; ++i) {
             uint32_t ref = 0;
-            double b0 = 0;
+            float b0 = 0;
             if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
             if (pass != 0) continue;
             const uint64_t k = key(uint64_t(rk), ref);
@@ -609,7 +640,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             v_of.push_back(v);
             for (uint32_t x = 0; x < ne; ++x) {
               uint32_t u = 0;
-              double coef = 0;
+              float coef = 0;
               if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
               if (v == UINT64_MAX) continue;
               auto un = node_of.find(key(uint64_t(rk), u));
