@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/report/findings.h"
 #include "libtrace/defs/definitions.h"
 
 #ifndef CRITPATH_VERSION
@@ -180,6 +181,18 @@ std::string render_summary(const ReportInput& in) {
   line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
   o += "\n";
 
+  // What to look at first: the costliest waits with the ranks that cause them.
+  o += section("Findings");
+  int k = 0;
+  for (const std::string& f : build_findings(in)) {
+    std::snprintf(buf, sizeof buf, "%2d. ", ++k);
+    o += buf + f + "\n";
+  }
+  o += "\n";
+  o += section("Where the time goes");
+  o += where_time_goes(in);
+  o += "\n";
+
   o += section("MPI time per rank (seconds)");
   line("%6s %14s %14s %8s\n", "Rank", "AppTime", "MPITime", "MPI%");
   double app_sum = 0, mpi_sum = 0;
@@ -271,6 +284,9 @@ std::string render_summary(const ReportInput& in) {
     o += sec.body;
     o += "\n";
   }
+  o += section("Per rank: waiting suffered, delay caused, critical path (seconds)");
+  o += rank_causes_table(in);
+  o += "\n";
   o += section("Notes");
   if (in.notes.empty()) o += "none\n";
   for (const auto& n : in.notes) o += n + "\n";

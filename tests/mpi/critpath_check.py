@@ -206,6 +206,26 @@ def summary_section(out_dir, title):
     fail(f"summary.txt has no section {title!r}; sections: {markers}")
 
 
+def findings(out_dir):
+    """summary.txt's Findings, one sentence per item, in order (the "NN. " prefix removed)."""
+    items = []
+    for line in summary_section(out_dir, "Findings"):
+        head = line.lstrip()
+        num, dot, rest = head.partition(". ")
+        if dot and num.isdigit():
+            items.append(rest)
+    return items
+
+
+def first_finding_names(out_dir, path, causer):
+    """The first finding names the call path where ranks wait and `rank <causer> causes it`."""
+    items = findings(out_dir)
+    check(items, "summary.txt has no findings")
+    first = items[0]
+    check(f" in {path} " in first and f"rank {causer} causes it" in first,
+          f"the first finding should name {path} and 'rank {causer} causes it': {first!r}")
+
+
 # --- Event dumps (CRITPATH_DUMP_EVENTS=1) --------------------------------------------------------
 
 class Event:

@@ -30,6 +30,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from delay_check import D, ZERO_ABS, Checks, rank_count, total_of  # noqa: E402
+from critpath_check import first_finding_names  # noqa: E402
 
 # scenario: (the MPI call where ranks wait, its wait-state metric, delay family,
 #            delaying rank as a function of P, waiting ranks as a function of P)
@@ -96,6 +97,12 @@ def main():
     checks.require_delay_metrics(rep)
     for scen in timed:
         scenario_checks(checks, rep, P, scen)
+    # The reader's view: with one scenario, the first finding names where ranks wait and
+    # the rank that causes it.
+    if len(scenarios) == 1 and timed:
+        scen = scenarios[0]
+        checks.call(first_finding_names, out, f"main/s_{scen}/{SCENARIOS[scen][0]}",
+                    SCENARIOS[scen][3](P))
     checks.invariants(rep)
     checks.finish()
 

@@ -26,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from delay_check import D, Checks, total_of, value  # noqa: E402
+from critpath_check import first_finding_names  # noqa: E402
 
 FOO, RECV = "main/foo", "main/MPI_Recv"
 OWN_PATHS = (FOO, RECV, "main/MPI_Send", "main/tail")
@@ -57,6 +58,8 @@ def main():
     checks.expect_rank(rep, "wait_propagating", RECV, [0.0, explained, 0.0])
     checks.expect_rank(rep, "wait_terminal", RECV, [0.0, wB - explained, wC])
 
+    # The reader's view: the first finding names the receive and rank 0 (A) as the cause.
+    checks.call(first_finding_names, out, RECV, 0)
     checks.invariants(rep)
     checks.finish()
 

@@ -1,0 +1,294 @@
+// critpath — analyzer/report/findings.cpp (see findings.h)
+#include "analyzer/report/findings.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "analyzer/engine/metric_store.h"
+
+namespace critpath::analyzer {
+namespace {
+
+const engine::ReducedMetric* metric(const ReportInput& in, const std::string& id) {
+  for (const auto& m : in.extra_metrics)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+double at(const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : 0.0; }
+
+const std::vector<double>* rank_row(const engine::ReducedMetric* m, size_t g) {
+  if (!m) return nullptr;
+  for (const auto& [cg, vals] : m->by_callpath_rank)
+    if (size_t(cg) == g) return &vals;
+  return nullptr;
+}
+
+std::string path_of(const ReportInput& in, size_t g) {
+  return g < in.profile->callpaths.size() ? in.profile->callpaths[g].path : "?";
+}
+
+bool is_lifecycle(const std::string& path) {
+  auto ends = [&](const char* s) {
+    const std::string t(s);
+    return path.size() >= t.size() && path.compare(path.size() - t.size(), t.size(), t) == 0;
+  };
+  return ends("MPI_Init") || ends("MPI_Init_thread") || ends("MPI_Finalize");
+}
+
+struct Pattern {
+  const char* id;
+  const char* title;
+  const char* family;  // delay_<family>_*; nullptr: not costed by the delay analysis
+};
+constexpr Pattern kPatterns[] = {
+    {"late_sender", "Late Sender", "late_sender"},
+    {"late_receiver", "Late Receiver", "late_receiver"},
+    {"wait_barrier", "Wait at Barrier", "barrier"},
+    {"wait_nxn", "Wait at N x N", "nxn"},
+    {"late_broadcast", "Late Broadcast", "late_broadcast"},
+    {"early_reduce", "Early Reduce", "early_reduce"},
+    {"early_scan", "Early Scan", nullptr},
+    {"wait_finalize", "Wait at Finalize", nullptr},
+};
+
+// The (call path, rank) causing most of a family's waits: short- and long-term cost.
+struct Cause {
+  long g = -1;
+  int rank = -1;
+  double short_term = 0, long_term = 0;
+};
+Cause top_cause(const ReportInput& in, const char* family) {
+  Cause best;
+  const auto* st = metric(in, std::string("delay_") + family + "_short_term");
+  const auto* lt = metric(in, std::string("delay_") + family + "_long_term");
+  if (!st) return best;
+  for (const auto& [g, vals] : st->by_callpath_rank) {
+    const std::vector<double>* lrow = rank_row(lt, size_t(g));
+    for (size_t r = 0; r < vals.size(); ++r) {
+      const double s = vals[r], l = lrow ? at(*lrow, r) : 0.0;
+      if (s + l > best.short_term + best.long_term) best = {g, int(r), s, l};
+    }
+  }
+  return best;
+}
+
+double allocation(const ReportInput& in) { return double(in.run->size) * in.wall_time_s; }
+
+// A wait-state pattern at the top of its MPI class (its parent is mpi_p2p, mpi_collective,
+// mpi_rma or mpi_management): the patterns that sum to the waiting time without overlap.
+bool is_wait_pattern(const std::string& id) {
+  const engine::MetricDecl* d = engine::find_metric(id);
+  if (!d || !d->parent) return false;
+  const std::string parent = d->parent;
+  return parent == "mpi_p2p" || parent == "mpi_collective" || parent == "mpi_rma" ||
+         parent == "mpi_management";
+}
+
+}  // namespace
+
+std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
+  std::vector<std::pair<double, std::string>> found;
+  const double alloc = allocation(in);
+  const int P = in.run->size;
+  char buf[1024];
+  const auto* cp = metric(in, "critical_path");
+  // Wait states by call path, with their causes.
+  for (const Pattern& pat : kPatterns) {
+    const auto* m = metric(in, pat.id);
+    if (!m) continue;
+    const Cause cause = pat.family ? top_cause(in, pat.family) : Cause{};
+    for (size_t g = 0; g < m->by_callpath.size(); ++g) {
+      const double w = m->by_callpath[g];
+      if (!(w > 0.001) || !(w > 0.005 * alloc)) continue;  // 1 ms and 0.5 % of the allocation
+      const std::vector<double>* row = rank_row(m, g);
+      int worst = -1;
+      double worst_v = 0;
+      for (size_t r = 0; row && r < row->size(); ++r)
+        if ((*row)[r] > worst_v) {
+          worst_v = (*row)[r];
+          worst = int(r);
+        }
+      std::string s;
+      std::snprintf(buf, sizeof buf, "Ranks wait %.3f s (%.1f %% of allocation) in %s (%s)", w,
+                    alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat.title);
+      s = buf;
+      if (worst >= 0) {
+        std::snprintf(buf, sizeof buf, ", rank %d the most (%.3f s)", worst, worst_v);
+        s += buf;
+      }
+      if (cause.rank >= 0) {
+        const std::string cpath = path_of(in, size_t(cause.g));
+        std::snprintf(buf, sizeof buf,
+                      "; rank %d causes it: its time in %s delayed the others (%.3f s of waits "
+                      "directly, %.3f s through the waits those caused)",
+                      cause.rank, cpath.c_str(), cause.short_term, cause.long_term);
+        s += buf;
+        const std::vector<double>* cprow = rank_row(cp, size_t(cause.g));
+        const double on_path = cprow ? at(*cprow, size_t(cause.rank)) : 0.0;
+        const auto& callpaths = in.profile->callpaths;
+        const double mean = size_t(cause.g) < callpaths.size() && P > 0
+                                ? callpaths[size_t(cause.g)].sum[kColExclusive] / P
+                                : 0.0;
+        if (on_path > 0.001) {
+          std::snprintf(buf, sizeof buf, "; it spends %.3f s on the critical path there", on_path);
+          s += buf;
+          if (mean > 0) {
+            std::snprintf(buf, sizeof buf, ", %.1fx the mean time per rank in that call path",
+                          on_path / mean);
+            s += buf;
+          }
+        }
+      } else if (std::string(pat.id) == "wait_finalize") {
+        const double* last = nullptr;
+        int last_rank = -1;
+        for (size_t r = 0; r < m->by_rank.size(); ++r)
+          if (!last || m->by_rank[r] < *last) {
+            last = &m->by_rank[r];
+            last_rank = int(r);
+          }
+        if (last_rank >= 0) {
+          std::snprintf(buf, sizeof buf, "; rank %d arrives last", last_rank);
+          s += buf;
+        }
+      }
+      found.push_back({w, s + "."});
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (const auto& [cost, text] : found)
+    if (out.size() + 2 < max) out.push_back(text);
+  // The critical path's largest call path (start-up and shutdown left out).
+  if (cp) {
+    double total = 0;
+    long best = -1;
+    for (size_t g = 0; g < cp->by_callpath.size(); ++g) {
+      total += cp->by_callpath[g];
+      if (is_lifecycle(path_of(in, g))) continue;
+      if (best < 0 || cp->by_callpath[g] > cp->by_callpath[size_t(best)]) best = long(g);
+    }
+    if (best >= 0 && total > 0 && cp->by_callpath[size_t(best)] > 0) {
+      const double v = cp->by_callpath[size_t(best)];
+      const std::vector<double>* row = rank_row(cp, size_t(best));
+      int r_most = -1;
+      double most = 0;
+      for (size_t r = 0; row && r < row->size(); ++r)
+        if ((*row)[r] > most) {
+          most = (*row)[r];
+          r_most = int(r);
+        }
+      std::snprintf(buf, sizeof buf,
+                    "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
+                    100.0 * v / total, path_of(in, size_t(best)).c_str(), v);
+      std::string s = buf;
+      if (r_most >= 0) {
+        std::snprintf(buf, sizeof buf, ", most of it on rank %d (%.3f s)", r_most, most);
+        s += buf;
+      }
+      const auto* imb = metric(in, "critical_path_imbalance");
+      if (imb && at(imb->by_callpath, size_t(best)) > 0.001) {
+        std::snprintf(buf, sizeof buf, "; balancing it would shorten the path by up to %.3f s",
+                      at(imb->by_callpath, size_t(best)));
+        s += buf;
+      }
+      out.push_back(s + ".");
+    }
+  }
+  // No functions or regions: the computation is one block in main.
+  {
+    bool divided = false;
+    for (const GlobalCallpath& c : in.profile->callpaths)
+      if (c.kind == defs::RegionKind::kFunction || c.kind == defs::RegionKind::kUser) divided = true;
+    const auto* comp = metric(in, "computation");
+    double comp_s = 0;
+    if (comp)
+      for (double v : comp->by_rank) comp_s += v;
+    if (!divided && alloc > 0 && comp_s > 0.1 * alloc) {
+      std::snprintf(buf, sizeof buf,
+                    "Computation (%.3f s, %.1f %% of allocation) is one undivided block in main: "
+                    "build with critpath-cc/-cxx/-f90 (compiler instrumentation) or mark regions "
+                    "with CRITPATH_REGION_BEGIN/END (include/critpath.h) to see where it goes.",
+                    comp_s, 100.0 * comp_s / alloc);
+      out.push_back(buf);
+    }
+  }
+  if (out.empty()) out.push_back("No wait state reaches 0.5 % of the allocation.");
+  if (out.size() > max) out.resize(max);
+  return out;
+}
+
+std::string where_time_goes(const ReportInput& in) {
+  const double alloc = allocation(in);
+  double comp = 0, mpi = 0, waiting = 0;
+  for (const auto& m : in.extra_metrics) {
+    double total = 0;
+    for (double v : m.by_rank) total += v;
+    if (m.id == "computation") comp = total;
+    if (m.id == "mpi_p2p" || m.id == "mpi_collective" || m.id == "mpi_rma" || m.id == "mpi_management")
+      mpi += total;
+    if (is_wait_pattern(m.id)) waiting += total;
+  }
+  char buf[256];
+  std::string o;
+  auto pct = [&](double v) { return alloc > 0 ? 100.0 * v / alloc : 0.0; };
+  std::snprintf(buf, sizeof buf, "Allocation %.6f s = %d ranks x %.6f s wall time\n", alloc,
+                in.run->size, in.wall_time_s);
+  o += buf;
+  std::snprintf(buf, sizeof buf, "  %-24s %14.6f s %7.2f %%\n", "Computation", comp, pct(comp));
+  o += buf;
+  std::snprintf(buf, sizeof buf, "  %-24s %14.6f s %7.2f %%\n", "MPI", mpi, pct(mpi));
+  o += buf;
+  std::snprintf(buf, sizeof buf, "  %-24s %14.6f s %7.2f %%\n", "  waiting (wait states)", waiting,
+                pct(waiting));
+  o += buf;
+  std::snprintf(buf, sizeof buf, "  %-24s %14.6f s %7.2f %%\n", "  other MPI time",
+                std::max(0.0, mpi - waiting), pct(std::max(0.0, mpi - waiting)));
+  o += buf;
+  return o;
+}
+
+std::string rank_causes_table(const ReportInput& in, size_t max_rows) {
+  const GlobalProfile& p = *in.profile;
+  const size_t P = p.by_rank.size();
+  std::vector<double> waiting(P, 0.0);
+  for (const auto& m : in.extra_metrics) {
+    if (is_wait_pattern(m.id))
+      for (size_t r = 0; r < P; ++r) waiting[r] += at(m.by_rank, r);
+  }
+  const auto* st = metric(in, "delay_cost_short_term");
+  const auto* lt = metric(in, "delay_cost_long_term");
+  const auto* cp = metric(in, "critical_path");
+  std::vector<size_t> order(P);
+  for (size_t r = 0; r < P; ++r) order[r] = r;
+  auto weight = [&](size_t r) {
+    return waiting[r] + (st ? at(st->by_rank, r) : 0.0) + (lt ? at(lt->by_rank, r) : 0.0);
+  };
+  if (P > max_rows) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight(a) > weight(b); });
+    order.resize(max_rows);
+    std::sort(order.begin(), order.end());
+  }
+  std::string o;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%6s %12s %12s %12s %12s %12s %12s\n", "Rank", "Time", "MPI",
+                "Waiting", "CausedShort", "CausedLong", "CritPath");
+  o += buf;
+  for (size_t r : order) {
+    std::snprintf(buf, sizeof buf, "%6zu %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", r,
+                  p.by_rank[r][kColInclusive], p.by_rank[r][kColMpi], waiting[r],
+                  st ? at(st->by_rank, r) : 0.0, lt ? at(lt->by_rank, r) : 0.0,
+                  cp ? at(cp->by_rank, r) : 0.0);
+    o += buf;
+  }
+  if (P > order.size()) {
+    std::snprintf(buf, sizeof buf, "(%zu more ranks that suffer and cause less are not shown; all in "
+                  "report.json)\n", P - order.size());
+    o += buf;
+  }
+  return o;
+}
+
+}  // namespace critpath::analyzer
