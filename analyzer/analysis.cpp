@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <map>
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path_report.h"
@@ -45,6 +47,56 @@ __attribute__((format(printf, 2, 3))) void warn(LocationTrace& location, const c
     location.notes.emplace_back(buf);
   } catch (...) {  // out of memory loses the note, not the stderr line (as log::warn)
   }
+}
+
+// Where the ranks ran: per host, how many ranks and how many distinct cores their affinity
+// masks allow. Ranks outnumbering cores wait for a core inside MPI as well as outside: the
+// report must say so before anyone reads the waiting times.
+struct NodeInfo {
+  char host[64];
+  uint64_t mask[16];  // CPUs 0..1023
+};
+
+void describe_nodes(const engine::Group& group, const RunInfo& run, ReportInput& in) {
+  NodeInfo mine{};
+  std::snprintf(mine.host, sizeof mine.host, "%s", run.host.empty() ? "?" : run.host.c_str());
+  for (int c : run.cpus)
+    if (c >= 0 && c < 1024) mine.mask[c / 64] |= uint64_t(1) << (c % 64);
+  std::vector<NodeInfo> all;
+  std::vector<int> counts, displs;
+  if (group.gather_to_root(&mine, 1, all, counts, displs) != Status::kOk || !group.is_root()) return;
+  struct Node {
+    int ranks = 0;
+    uint64_t mask[16] = {};
+  };
+  std::map<std::string, Node> nodes;
+  for (const NodeInfo& n : all) {
+    Node& node = nodes[std::string(n.host, strnlen(n.host, sizeof n.host))];
+    ++node.ranks;
+    for (int w = 0; w < 16; ++w) node.mask[w] |= n.mask[w];
+  }
+  std::string line = "@ Nodes           : " + std::to_string(nodes.size()) +
+                     (nodes.size() == 1 ? " node" : " nodes");
+  int shown = 0;
+  for (const auto& [host, node] : nodes) {
+    int cores = 0;
+    for (uint64_t w : node.mask) cores += __builtin_popcountll(w);
+    if (shown++ < 4)
+      line += std::string(shown == 1 ? ": " : "; ") + host + " " + std::to_string(node.ranks) +
+              (node.ranks == 1 ? " rank on " : " ranks on ") + std::to_string(cores) +
+              (cores == 1 ? " core" : " cores");
+    if (cores > 0 && node.ranks > cores) {
+      char msg[400];
+      std::snprintf(msg, sizeof msg,
+                    "%d ranks share %d cores on %s (oversubscribed %.1fx): their waiting and MPI "
+                    "times include the time a rank waits for a core, not only for other ranks",
+                    node.ranks, cores, host.c_str(), double(node.ranks) / cores);
+      in.lead_findings.push_back(std::string(msg) + ".");
+      in.notes.push_back(std::string("oversubscribed: ") + msg);
+    }
+  }
+  if (shown > 4) line += "; ...";
+  in.header_lines.push_back(line);
 }
 
 std::vector<std::string> gather_notes(const engine::Group& group,
@@ -313,6 +365,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       warn(location, "the critical-path analysis failed; the report lacks it");
     phases.mark("critical_path");
   }
+  describe_nodes(group, run, in);
   if (run.rank == 0) {
     in.run = &run;
     in.profile = &global;
@@ -376,6 +429,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
         in.header_lines.push_back(line);
       }
     }
+    notes.insert(notes.end(), in.notes.begin(), in.notes.end());  // the passes' notes last
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
     phases.mark("report_input");

@@ -158,7 +158,7 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
   }
   std::sort(found.begin(), found.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<std::string> out;
+  std::vector<std::string> out(in.lead_findings.begin(), in.lead_findings.end());
   for (const auto& [cost, text] : found)
     if (out.size() + 2 < max) out.push_back(text);
   // The critical path's largest call path (start-up and shutdown left out).

@@ -77,6 +77,7 @@ struct ReportInput {
   std::vector<std::pair<std::string, double>> analysis_phases;  // rank 0's seconds per phase
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
   std::vector<std::string> header_lines;  // extra "@ Key : value" lines
+  std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
   std::vector<ReportSection> sections;
   nlohmann::json extra_json = nlohmann::json::object();  // merged into report.json's top level

@@ -37,6 +37,8 @@ struct RunInfo {
   OffsetSample init_offset;      // offset to rank 0 measured at MPI_Init
   bool same_host_as_root = false;  // shares rank 0's CLOCK_MONOTONIC (and no skew injected)
   bool all_on_one_host = false;    // every rank does: no offsets needed at all
+  std::string host;                // gethostname at MPI_Init
+  std::vector<int> cpus;           // the CPUs this rank may run on (sched_getaffinity)
   OffsetSample fin_offset;         // offset to rank 0 measured at MPI_Finalize
   runtime::RecorderStats recorder; // cold-path and compression costs of the run
   trace::ChunkStoreStats store;    // the trace as recorded (sizes, spilling)

@@ -11,6 +11,7 @@
 // Nothing here may throw into the application or change its MPI state: every step is
 // wrapped, failures disable measurement with one `critpath:` line.
 #include <mpi.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -199,6 +200,14 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     // measured one would only add ping-pong noise. (An injected skew simulates other hosts.)
     char host[256] = {0}, host0[256] = {0};
     gethostname(host, sizeof host - 1);
+    g_run.host = host;
+    {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+          if (CPU_ISSET(c, &set)) g_run.cpus.push_back(c);
+    }
     std::memcpy(host0, host, sizeof host0);
     PMPI_Bcast(host0, sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
     g_run.same_host_as_root = std::strcmp(host, host0) == 0 && !g_run.skew.active;

@@ -70,7 +70,9 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                 {"init_offset", offset_json(run.init_offset)},
                 {"fin_offset", offset_json(run.fin_offset)},
                 {"same_host_as_root", run.same_host_as_root},
-                {"all_on_one_host", run.all_on_one_host}};
+                {"all_on_one_host", run.all_on_one_host},
+                {"host", run.host},
+                {"cpus", run.cpus}};
     const runtime::RecorderStats& r = run.recorder;
     j["recorder"] = {{"overhead_ticks_max_thread", r.overhead_ticks_max_thread},
                      {"overhead_ticks_total", r.overhead_ticks_total},
@@ -154,6 +156,8 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
     run.fin_offset = offset_from(r.at("fin_offset"));
     run.same_host_as_root = r.at("same_host_as_root");
     run.all_on_one_host = r.at("all_on_one_host");
+    run.host = r.value("host", std::string());
+    run.cpus = r.value("cpus", std::vector<int>());
     const json& rs = j.at("recorder");
     run.recorder.overhead_ticks_max_thread = rs.at("overhead_ticks_max_thread");
     run.recorder.overhead_ticks_total = rs.at("overhead_ticks_total");
