@@ -430,6 +430,35 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       }
     }
     notes.insert(notes.end(), in.notes.begin(), in.notes.end());  // the passes' notes last
+    // What the counters say about the trace's quality, in words (text and JSON alike).
+    {
+      double exits = 0, unclosed = 0, partial = 0;
+      for (const auto& row : in.rank_stats) {
+        exits += row[kStatUnmatchedExits];
+        unclosed += row[kStatUnclosedFrames];
+        partial += row[kStatPartial];
+      }
+      char q[256];
+      if (exits > 0) {
+        std::snprintf(q, sizeof q, "trace: %.0f region exits without their enter (unmatched_exits): "
+                      "user regions closed in another order than opened, or begun before recording", exits);
+        notes.push_back(q);
+      }
+      if (unclosed > 0) {
+        std::snprintf(q, sizeof q, "trace: %.0f frames still open at the end of a trace (unclosed_frames)",
+                      unclosed);
+        notes.push_back(q);
+      }
+      if (partial > 0) {
+        std::snprintf(q, sizeof q, "trace: %.0f ranks' traces are partial (see their notes)", partial);
+        notes.push_back(q);
+      }
+      if (unmatched > 0) {
+        std::snprintf(q, sizeof q, "replay: %.0f messages could not be matched (their waits are not "
+                      "analysed)", unmatched);
+        notes.push_back(q);
+      }
+    }
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
     phases.mark("report_input");

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -481,8 +482,18 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   for (size_t g = 0; g < G; ++g)
     if (cp_sum[g] > 0 || intra[g] + inter[g] > 0) rows.push_back(g);
   std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return cp_sum[x] > cp_sum[y]; });
+  // MPI_Init/Finalize carry start-up and shutdown skew, not the application's imbalance:
+  // never flagged.
+  auto lifecycle = [&](size_t g) {
+    const std::string p = path_of(long(g));
+    for (const char* r : {"/MPI_Init", "/MPI_Init_thread", "/MPI_Finalize"}) {
+      const size_t n = std::strlen(r);
+      if (p.size() >= n && p.compare(p.size() - n, n, r) == 0) return true;
+    }
+    return false;
+  };
   auto dynamic_flag = [&](size_t g) {
-    return cp_imb[g] - prof_imb[g] > std::max({0.001, 0.05 * cp_sum[g], 0.005 * cp_len});
+    return !lifecycle(g) && cp_imb[g] - prof_imb[g] > std::max({0.001, 0.05 * cp_sum[g], 0.005 * cp_len});
   };
   char buf[1024];
   std::string body;

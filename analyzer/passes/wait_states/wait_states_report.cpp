@@ -103,6 +103,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   std::snprintf(buf, sizeof buf, "%-28s %12s %9s  %-40s %s\n", "Pattern", "Seconds", "%Alloc",
                 "Top call path (seconds)", "Most affected rank (seconds)");
   body += buf;
+  int hidden = 0;
   for (int p = 0; p < kPatternCount; ++p) {
     const ReducedMetric& em = metric[p];
     double total = 0;
@@ -110,6 +111,10 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     for (size_t g = 0; g < G; ++g) {
       total += em.by_callpath[g];
       if (em.by_callpath[g] > em.by_callpath[top]) top = g;
+    }
+    if (!(total > 0)) {  // no waiting at all: the row would say nothing
+      ++hidden;
+      continue;
     }
     size_t worst_rank = 0;
     for (size_t r = 0; r < em.by_rank.size(); ++r)
@@ -122,6 +127,11 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     if (total > 0) std::snprintf(rb, sizeof rb, "%zu (%.6f)", worst_rank, em.by_rank[worst_rank]);
     std::snprintf(buf, sizeof buf, "%-28s %12.6f %9.3f  %-40s %s\n", pattern_def(p).title, total,
                   alloc > 0 ? 100.0 * total / alloc : 0.0, top_text.c_str(), rb);
+    body += buf;
+  }
+  if (hidden > 0) {
+    std::snprintf(buf, sizeof buf, "(%d patterns with no waiting time not shown; all in report.json)\n",
+                  hidden);
     body += buf;
   }
   in.sections.push_back({"Wait states (seconds; % of allocation = ranks x wall time)", body});
