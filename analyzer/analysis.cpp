@@ -407,10 +407,12 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                     before, passes, corrected, shift * 1e6);
       in.header_lines.push_back(line);
     }
+    const double delay_bytes = in.extra_json["scalars"].value("delay_bytes", 0.0);
     std::snprintf(line, sizeof line,
-                  "@ Replay          : %.0f messages, %.1f B per message exchanged (all passes), %.0f unmatched; "
-                  "%.0f B for collectives",
-                  msgs, msgs > 0 ? bytes / msgs : 0.0, unmatched, coll_bytes);
+                  "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per "
+                  "message in all (collectives and the delay analysis included), %.0f unmatched",
+                  msgs, msgs > 0 ? bytes / msgs : 0.0,
+                  msgs > 0 ? (bytes + coll_bytes + delay_bytes) / msgs : 0.0, unmatched);
     in.header_lines.push_back(line);
     {
       // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.

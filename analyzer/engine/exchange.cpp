@@ -59,35 +59,47 @@ Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& o
 
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   const int P = world.size();
+  constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
   out.send_enter.assign(t.recvs.size(), kNaN);
-  out.send_index.assign(t.recvs.size(), UINT32_MAX);
+  out.send_group.assign(t.recvs.size(), UINT32_MAX);
+  out.send_pos.assign(t.recvs.size(), UINT32_MAX);
   out.recv_post_enter.assign(t.sends.size(), kNaN);
-  out.recv_index.assign(t.sends.size(), UINT32_MAX);
+  out.group.assign(t.sends.size(), UINT32_MAX);
+  out.pos.assign(t.sends.size(), UINT32_MAX);
+  out.sends_to.assign(static_cast<size_t>(P), {});
+  out.recvs_from.assign(static_cast<size_t>(P), {});
 
-  // Sender side: sends per destination, grouped by (comm, tag), in send order.
+  // Sender side: sends per destination, grouped by (comm, tag) in that order, in send order.
   std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_dst(static_cast<size_t>(P));
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const SendRecord& s = t.sends[i];
     if (s.peer >= 0 && s.peer < P) by_dst[size_t(s.peer)][{s.comm, s.tag}].push_back(i);
   }
   std::vector<std::vector<char>> fwd(static_cast<size_t>(P));
-  for (int d = 0; d < P; ++d)
+  for (int d = 0; d < P; ++d) {
+    uint32_t g = 0;
     for (const auto& [key, idx] : by_dst[size_t(d)]) {
       put<uint32_t>(fwd[size_t(d)], key.first);
       put<int32_t>(fwd[size_t(d)], key.second);
       put<uint32_t>(fwd[size_t(d)], uint32_t(idx.size()));
-      for (uint32_t i : idx) {
-        const SendRecord& s = t.sends[i];
+      for (uint32_t k = 0; k < idx.size(); ++k) {
+        const SendRecord& s = t.sends[idx[k]];
         put<double>(fwd[size_t(d)], s.call == kNoCall ? kNaN : t.calls[s.call].enter);
-        put<uint32_t>(fwd[size_t(d)], i);
+        out.group[idx[k]] = g;
+        out.pos[idx[k]] = k;
       }
+      out.sends_to[size_t(d)].push_back(idx);
+      ++g;
     }
+  }
   std::vector<char> in;
   std::vector<int> rcounts, rdispls;
   CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
   fwd.clear();
 
-  // Receiver side: receives per source, grouped by (comm, tag), in posting order.
+  // Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
+  // message of a group matches the k-th receive; the reply is the posting call's entry
+  // relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
   std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_src(static_cast<size_t>(P));
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const RecvRecord& r = t.recvs[i];
@@ -103,28 +115,31 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   for (int s = 0; s < P; ++s) {
     const char* p = in.data() + rdispls[size_t(s)];
     const char* end = p + rcounts[size_t(s)];
+    uint32_t g = 0;
     while (end - p >= 12) {
       const uint32_t comm = get<uint32_t>(p);
       const int32_t tag = get<int32_t>(p);
       const uint32_t count = get<uint32_t>(p);
       auto it = by_src[size_t(s)].find({comm, tag});
       const std::vector<uint32_t>* mine = it == by_src[size_t(s)].end() ? nullptr : &it->second;
-      for (uint32_t k = 0; k < count && end - p >= 12; ++k) {
+      std::vector<uint32_t> matched;
+      for (uint32_t k = 0; k < count && end - p >= 8; ++k) {
         const double t_send = get<double>(p);
-        const uint32_t send_idx = get<uint32_t>(p);
+        float delta = kNaNf;
         if (mine && k < mine->size()) {
           const uint32_t ri = (*mine)[k];
           out.send_enter[ri] = t_send;
-          out.send_index[ri] = send_idx;
+          out.send_group[ri] = g;
+          out.send_pos[ri] = k;
+          matched.push_back(ri);
           const RecvRecord& r = t.recvs[ri];
-          put<double>(bwd[size_t(s)], r.post_call == kNoCall ? kNaN : t.calls[r.post_call].enter);
-          put<uint32_t>(bwd[size_t(s)], ri);
+          if (r.post_call != kNoCall) delta = float(t.calls[r.post_call].enter - t_send);
           ++matched_recvs;
-        } else {
-          put<double>(bwd[size_t(s)], kNaN);
-          put<uint32_t>(bwd[size_t(s)], UINT32_MAX);
         }
+        put<float>(bwd[size_t(s)], delta);
       }
+      out.recvs_from[size_t(s)].push_back(std::move(matched));
+      ++g;
     }
   }
   out.unmatched_recvs = t.recvs.size() - matched_recvs;
@@ -137,12 +152,12 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
     const char* end = p + rcounts[size_t(d)];
     for (const auto& [key, idx] : by_dst[size_t(d)])
       for (uint32_t i : idx) {
-        if (end - p < 12) break;
-        const double t_post = get<double>(p);
-        const uint32_t ri = get<uint32_t>(p);
-        out.recv_post_enter[i] = t_post;
-        out.recv_index[i] = ri;
-        if (ri != UINT32_MAX) ++matched_sends;
+        if (end - p < 4) break;
+        const float delta = get<float>(p);
+        const SendRecord& s = t.sends[i];
+        if (std::isnan(delta) || s.call == kNoCall) continue;
+        out.recv_post_enter[i] = t.calls[s.call].enter + double(delta);
+        ++matched_sends;
       }
   }
   out.unmatched_sends = t.sends.size() - matched_sends;

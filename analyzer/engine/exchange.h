@@ -4,11 +4,11 @@
 // than in per-message lockstep (Scalasca's replay sends ~100–150 B and three events per
 // message per pass, for up to five passes):
 //
-//   p2p forward  (sender -> receiver): per message the sender's call enter time and the
-//                send's index on the sender                                    12 B
-//   p2p backward (receiver -> sender): per message the receiver's posting-call enter time
-//                and the receive's index on the receiver                       12 B
+//   p2p forward  (sender -> receiver): per message the sender's call enter time     8 B
+//   p2p backward (receiver -> sender): per message the receiver's posting-call enter time,
+//                relative to the send's, in single precision                     4 B
 //   plus, per (peer, comm, tag) group, a 12-byte header, and one count per rank pair.
+//   Messages are named by (group, position) on both sides, so no index travels.
 //
 // Matching: sends to a destination and receives from a source are grouped by (comm, tag);
 // within a group the k-th send (in send order) matches the k-th receive (in posting order).
@@ -32,14 +32,33 @@
 namespace critpath::analyzer::engine {
 
 struct P2pMatch {
-  // Per receive (aligned with Timeline::recvs); NaN / UINT32_MAX when unmatched.
+  // Per receive (aligned with Timeline::recvs); NaN / UINT32_MAX when unmatched. A message is
+  // named on both sides by (group, position): the ordinal of its (comm, tag) group among the
+  // groups its sender sent to its receiver (in (comm, tag) order), and its place in the group.
   std::vector<double> send_enter;
-  std::vector<uint32_t> send_index;
-  // Per send (aligned with Timeline::sends).
+  std::vector<uint32_t> send_group, send_pos;
+  // Per send (aligned with Timeline::sends): the receive's posting-call entry (NaN when
+  // unmatched), and the send's own (group, position) towards its destination.
   std::vector<double> recv_post_enter;
-  std::vector<uint32_t> recv_index;
+  std::vector<uint32_t> group, pos;
+  // To resolve a peer's (group, position): this rank's sends to `peer` of group g, in send
+  // order; its receives from `peer` matching the peer's group g, in posting order.
+  std::vector<std::vector<std::vector<uint32_t>>> sends_to, recvs_from;
   uint64_t unmatched_sends = 0, unmatched_recvs = 0;
   uint64_t bytes_sent = 0;  // analysis payload bytes this rank sent (both directions)
+
+  // The send index / receive index named by `peer`'s (group, position); UINT32_MAX if none.
+  uint32_t send_of(int peer, uint32_t g, uint32_t k) const { return lookup(sends_to, peer, g, k); }
+  uint32_t recv_of(int peer, uint32_t g, uint32_t k) const { return lookup(recvs_from, peer, g, k); }
+
+ private:
+  static uint32_t lookup(const std::vector<std::vector<std::vector<uint32_t>>>& by_peer, int peer,
+                         uint32_t g, uint32_t k) {
+    if (peer < 0 || size_t(peer) >= by_peer.size() || g >= by_peer[size_t(peer)].size())
+      return UINT32_MAX;
+    const std::vector<uint32_t>& v = by_peer[size_t(peer)][g];
+    return k < v.size() ? v[k] : UINT32_MAX;
+  }
 };
 
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out);

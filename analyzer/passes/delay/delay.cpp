@@ -186,7 +186,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const engine::RecvRecord& r = t.recvs[i];
     const double ts = m.send_enter[i];
-    if (std::isnan(ts) || r.complete_call == kNoCall || m.send_index[i] == UINT32_MAX) continue;
+    if (std::isnan(ts) || r.complete_call == kNoCall || m.send_group[i] == UINT32_MAX) continue;
     if (r.complete_call != group.call) close();
     if (test_call(r.complete_call)) continue;
     const engine::CallRecord& c = t.calls[r.complete_call];
@@ -197,7 +197,8 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       group.causer = r.peer;
       group.family = kDelayLateSender;
       group.cause_kind = kCauseSend;
-      group.cause_a = m.send_index[i];
+      group.cause_a = m.send_group[i];  // the message, as the sender names it
+      group.cause_b = m.send_pos[i];
     }
   }
   close();
@@ -206,7 +207,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const engine::SendRecord& s = t.sends[i];
     const double tp = m.recv_post_enter[i];
-    if (std::isnan(tp) || s.complete_call == kNoCall || m.recv_index[i] == UINT32_MAX) continue;
+    if (std::isnan(tp) || s.complete_call == kNoCall || m.group[i] == UINT32_MAX) continue;
     const engine::CallRecord& c = t.calls[s.complete_call];
     if (c.exit <= tp) continue;
     const double idle = tp - c.enter;
@@ -217,7 +218,8 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       v.causer = s.peer;
       v.family = kDelayLateReceiver;
       v.cause_kind = kCauseRecv;
-      v.cause_a = m.recv_index[i];
+      v.cause_a = m.group[i];  // this send's (group, position): the receiver resolves it
+      v.cause_b = m.pos[i];
     }
   }
   for (const auto& [call, v] : lr)
@@ -378,10 +380,12 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
   };
 
-  // --- 2. W -> C: [kind u8][n u8][a u32]([b u32] collectives only)[v_ref u32][phase u32]
-  //        [amount f32], then n x ([call path u32][seconds f32]). Single precision: the
-  //        costs are shares of waiting times, 1e-7 relative is plenty, and the payload per
-  //        message is what the analysis budget counts.
+  // --- 2. W -> C: [kind u8][n u8][a u32][b u32][v_ref u32][amount f32], then
+  //        n x ([call path u16, or u32 beyond 65535 call paths][seconds f32]); (a, b) = the
+  //        message as P2pMatch names it, or (communicator, instance) of a collective. Single
+  //        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
+  //        payload per message is what the analysis budget counts.
+  const bool narrow_ids = in.n_callpaths <= 65535;
   // Instances by causer (stable): the buffer comes out contiguous per destination.
   std::vector<uint32_t> by_causer(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
@@ -413,12 +417,12 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     put<uint8_t>(flat, v.cause_kind);
     put<uint8_t>(flat, uint8_t(tw.size()));
     put<uint32_t>(flat, v.cause_a);
-    if (v.cause_kind == kCauseColl) put<uint32_t>(flat, v.cause_b);
+    put<uint32_t>(flat, v.cause_b);
     put<uint32_t>(flat, j);
-    put<uint32_t>(flat, phase_of(v.call));
     put<float>(flat, float(v.amount));
     for (const auto& [g, sec] : tw) {
-      put<uint32_t>(flat, g);
+      if (narrow_ids) put<uint16_t>(flat, uint16_t(g));
+      else put<uint32_t>(flat, g);
       put<float>(flat, float(sec));
     }
     counts[size_t(v.causer)] += int(flat.size() - at);
@@ -444,17 +448,23 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
       const unsigned char* end = p + rcounts[size_t(w)];
       while (p < end) {
         uint8_t kind = 0, n = 0;
-        uint32_t a = 0, b = 0, v_ref = 0, phase = 0;
+        uint32_t a = 0, b = 0, v_ref = 0;
         float amount_f = 0;
-        if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) ||
-            (kind == kCauseColl && !get(p, end, b)) || !get(p, end, v_ref) ||
-            !get(p, end, phase) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * 8)
+        const size_t entry = narrow_ids ? 6 : 8;
+        if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) || !get(p, end, b) ||
+            !get(p, end, v_ref) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * entry)
           return Status::kCorrupt;
         const double amount = amount_f;
         tw.resize(n);
         for (uint32_t k = 0; k < n; ++k) {
           float sec = 0;
-          get(p, end, tw[k].first);
+          if (narrow_ids) {
+            uint16_t g16 = 0;
+            get(p, end, g16);
+            tw[k].first = g16;
+          } else {
+            get(p, end, tw[k].first);
+          }
           get(p, end, sec);
           tw[k].second = sec;
         }
@@ -462,11 +472,13 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
         // The causing call here, and the family (what kind of wait it caused).
         uint32_t e = kNoCall;
         int family = kDelayFamilies;
-        if (kind == kCauseSend && a < t.sends.size()) {
-          e = t.sends[a].call;
+        if (kind == kCauseSend) {
+          const uint32_t si = in.match->send_of(w, a, b);
+          if (si < t.sends.size()) e = t.sends[si].call;
           family = kDelayLateSender;
-        } else if (kind == kCauseRecv && a < t.recvs.size()) {
-          e = t.recvs[a].post_call;
+        } else if (kind == kCauseRecv) {
+          const uint32_t ri = in.match->recv_of(w, a, b);
+          if (ri < t.recvs.size()) e = t.recvs[ri].post_call;
           family = kDelayLateReceiver;
         } else if (kind == kCauseColl) {
           auto it = coll_by_comm.find(a);
@@ -511,7 +523,10 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             edges.push_back({ui, u->amount / D});
           }
           indirect = scale * sum_w;
-          caused.push_back({int32_t(w), v_ref, phase, uint8_t(family), D, d_begin,
+          // The batch of the propagation: this rank's phase at the causing call (the same as
+          // the wait's unless the message crossed a global synchronization; then its cost
+          // goes to the remainder).
+          caused.push_back({int32_t(w), v_ref, phase_of(e), uint8_t(family), D, d_begin,
                             uint32_t(dflat.size())});
         }
         put<float>(back, float(indirect));
@@ -576,14 +591,16 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     // [w i32][v_ref u32][n u32] and n x [u u32][coef f32].
     std::vector<unsigned char> mine;
     std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
+    // Only waits that receive cost (the u's of some edge, base > 0): a wait nobody's interval
+    // holds has r = 0, and the root treats a missing node so.
     uint32_t n_mine = 0;
-    for (uint32_t bk : bucket_of_inst) n_mine += in_batch(bk) ? 1 : 0;
+    for (uint32_t j = 0; j < inst.size(); ++j) n_mine += in_batch(bucket_of_inst[j]) && base[j] > 0 ? 1 : 0;
     for (uint32_t j = 0; j < caused.size(); ++j)
       if (in_batch(bucket_of_caused[j])) my_caused.push_back(j);
     put<uint32_t>(mine, n_mine);
     put<uint32_t>(mine, uint32_t(my_caused.size()));
     for (uint32_t j = 0; j < inst.size(); ++j)
-      if (in_batch(bucket_of_inst[j])) {
+      if (in_batch(bucket_of_inst[j]) && base[j] > 0) {
         put<uint32_t>(mine, j);
         put<float>(mine, float(base[j]));
       }

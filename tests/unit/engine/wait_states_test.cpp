@@ -73,7 +73,8 @@ struct Synth {
     r.post_seq = t.recvs.size();
     t.recvs.push_back(r);
     m.send_enter.push_back(send_enter);
-    m.send_index.push_back(0);
+    m.send_group.push_back(0);
+    m.send_pos.push_back(0);
   }
   void send(uint32_t call, int32_t peer, double recv_post_enter) {
     engine::SendRecord s;
@@ -81,7 +82,8 @@ struct Synth {
     s.call = s.complete_call = call;
     t.sends.push_back(s);
     m.recv_post_enter.push_back(recv_post_enter);
-    m.recv_index.push_back(0);
+    m.group.push_back(0);
+    m.pos.push_back(0);
   }
   void coll(uint32_t call, CollKind kind, int32_t root, const engine::CollSync& sync,
             uint64_t sent = 8, uint64_t received = 8) {
