@@ -621,7 +621,15 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     std::vector<double> r_all;  // root: r_v per caused record, rank after rank
     std::vector<int> r_counts;
     if (group.is_root()) {
-      std::unordered_map<uint64_t, uint32_t> node_of;  // (rank, instance) -> node
+      // (rank, instance) -> node: each rank's instances arrive ascending, nodes in that order.
+      std::vector<std::vector<uint32_t>> refs(static_cast<size_t>(P));
+      std::vector<uint64_t> first_node(static_cast<size_t>(P), 0);
+      auto node_of = [&](uint32_t rk, uint32_t ref) -> uint64_t {
+        if (rk >= uint32_t(P)) return UINT64_MAX;
+        const std::vector<uint32_t>& v = refs[rk];
+        auto it = std::lower_bound(v.begin(), v.end(), ref);
+        return it == v.end() || *it != ref ? UINT64_MAX : first_node[rk] + uint64_t(it - v.begin());
+      };
       std::vector<double> r;
       std::vector<uint8_t> handled;
       std::vector<uint64_t> v_of, e_begin{0};
@@ -635,13 +643,14 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           const unsigned char* end = p + lens[size_t(rk)];
           uint32_t n = 0, nc = 0;
           if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
+          if (pass == 0) first_node[size_t(rk)] = r.size();
           for (uint32_t i = 0; i < n; ++i) {
             uint32_t ref = 0;
             float b0 = 0;
             if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
             if (pass != 0) continue;
             const uint64_t k = key(uint64_t(rk), ref);
-            node_of[k] = uint32_t(r.size());
+            refs[size_t(rk)].push_back(ref);
             auto it = pending.find(k);
             r.push_back(b0 + (it == pending.end() ? 0.0 : it->second));
             if (it != pending.end()) pending.erase(it);
@@ -652,21 +661,20 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             int32_t w = 0;
             uint32_t v_ref = 0, ne = 0;
             if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
-            auto vn = node_of.find(key(uint64_t(uint32_t(w)), v_ref));
-            const uint64_t v = vn == node_of.end() ? UINT64_MAX : vn->second;
+            const uint64_t v = node_of(uint32_t(w), v_ref);
             v_of.push_back(v);
             for (uint32_t x = 0; x < ne; ++x) {
               uint32_t u = 0;
               float coef = 0;
               if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
               if (v == UINT64_MAX) continue;
-              auto un = node_of.find(key(uint64_t(rk), u));
-              if (un == node_of.end()) {
+              const uint64_t un = node_of(uint32_t(rk), u);
+              if (un == UINT64_MAX) {
                 cross.emplace_back(v, key(uint64_t(rk), u), coef);
               } else {
                 if (indeg.size() < r.size()) indeg.resize(r.size(), 0);
-                e_list.push_back({un->second, coef});
-                ++indeg[un->second];
+                e_list.push_back({un, coef});
+                ++indeg[un];
               }
             }
             e_begin.push_back(e_list.size());
