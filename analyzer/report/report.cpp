@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/report/findings.h"
+#include "analyzer/report/hatchet.h"
 #include "libtrace/defs/definitions.h"
 
 #ifndef CRITPATH_VERSION
@@ -494,6 +495,7 @@ Status write_reports(const ReportInput& in) {
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", render_json(in).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/calltree.hatchet.json", render_hatchet(in).dump() + "\n"));
   const std::vector<AutoFiltered> af = auto_filtered_regions(*in.profile);
   if (!af.empty()) CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/suggested-filter.txt", suggested_filter(af)));
   return Status::kOk;

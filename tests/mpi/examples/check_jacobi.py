@@ -26,4 +26,28 @@ check(abs(length - wall) <= 0.01 * wall,
 text = read_text(out, "summary.txt")
 for marker in ("@--- Call-path profile", "@--- Wait states", "@--- Critical path", "@--- End of Report"):
     check(marker in text, f"summary.txt lacks {marker!r}")
+# The Hatchet literal: one root "main" whose children are its call paths, with the metrics.
+import json  # noqa: E402
+with open(os.path.join(out, "calltree.hatchet.json")) as f:
+    tree = json.load(f)
+check(isinstance(tree, list) and len(tree) == 1 and tree[0]["frame"]["name"] == "main",
+      f"calltree.hatchet.json: expected one root 'main', got {[t.get('frame') for t in tree]}")
+root = tree[0]
+main_cp = next(c for c in rep["callpaths"] if c["path"] == "main")
+
+
+def names(node, prefix=""):
+    path = prefix + node["frame"]["name"]
+    yield path
+    for k in node["children"]:
+        yield from names(k, path + "/")
+
+
+check(set(names(root)) == paths, f"hatchet paths differ from report.json's: "
+      f"{sorted(set(names(root)) ^ paths)[:10]}")
+for key in ("time (inc)", "time", "visits", "wait_nxn", "critical_path"):
+    check(key in root["metrics"], f"hatchet root lacks metric {key!r}: {sorted(root['metrics'])[:20]}")
+check(abs(root["metrics"]["time (inc)"] - main_cp["inclusive_s"]["sum"]) <= 1e-9 * main_cp["inclusive_s"]["sum"],
+      f"hatchet main 'time (inc)' {root['metrics']['time (inc)']!r} != report.json's "
+      f"{main_cp['inclusive_s']['sum']!r}")
 print("check_jacobi: ok")
