@@ -220,7 +220,15 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
         warn(location, "cannot keep the trace in %s", dir.c_str());
     }
   }
-  if (!analyse) return;
+  if (!analyse) {
+    // No analysis, but the settings in force are still written, and the user told where.
+    if (run.rank == 0 && !run.output_dir.empty() && !run.offline) {
+      if (write_config_only(run.output_dir, config::describe(cfg)) == Status::kOk)
+        log::print0("critpath: analysis off (CRITPATH_ANALYSIS=0); settings in " + run.output_dir +
+                    "/critpath.cfg");
+    }
+    return;
+  }
 
   // One time base: this rank's offset to rank 0 at finalize, interpolated with MPI_Init's.
   const bool correct = run.clock_linear && run.size > 1 && !run.all_on_one_host;

@@ -501,4 +501,8 @@ Status write_reports(const ReportInput& in) {
   return Status::kOk;
 }
 
+Status write_config_only(const std::string& dir, const std::string& config_text) {
+  return write_text(dir + "/critpath.cfg", config_text);
+}
+
 }  // namespace critpath::analyzer

@@ -85,5 +85,7 @@ struct ReportInput {
 
 // Writes summary.txt, report.json and critpath.cfg into run->output_dir.
 Status write_reports(const ReportInput& in);
+// critpath.cfg alone (CRITPATH_ANALYSIS=0: the run's settings are still on record).
+Status write_config_only(const std::string& dir, const std::string& config_text);
 
 }  // namespace critpath::analyzer
