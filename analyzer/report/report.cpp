@@ -162,6 +162,8 @@ std::string render_summary(const ReportInput& in) {
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);
   line("@ critpath %s - MPI performance summary\n", CRITPATH_VERSION);
+  // The layout's version: bumped when sections or columns change (docs/report.md).
+  line("@ Format          : critpath-summary/2\n");
   line("@ Command         : %s\n", cmd.c_str());
   line("@ Ranks           : %d\n", run.size);
   line("@ MPI library     : %s\n", run.mpi_library.c_str());
