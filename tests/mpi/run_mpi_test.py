@@ -281,6 +281,40 @@ def delay_invariant(out_dir):
     return None
 
 
+SCHEMA = os.path.join(HERE, "..", "..", "docs", "report.schema.json")
+# Validates a report against docs/report.schema.json; runs in a Python that has jsonschema
+# (this one, or Debian's python3 with python3-jsonschema from tools/install-deps.sh).
+VALIDATE = """
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+try:
+    jsonschema.validate(json.load(open(sys.argv[2])), schema)
+except jsonschema.ValidationError as e:
+    print(f"{e.message} at {'/'.join(str(p) for p in e.absolute_path)}")
+    sys.exit(1)
+"""
+
+
+def schema_problem(out_dir):
+    """report.json against docs/report.schema.json: a failure message, or None (also when
+    there is no report)."""
+    path = os.path.join(out_dir, "report.json")
+    if not os.path.exists(path):
+        return None
+    for python in (sys.executable, "/usr/bin/python3"):
+        if not os.path.exists(python):
+            continue
+        probe = subprocess.run([python, "-c", "import jsonschema"], capture_output=True)
+        if probe.returncode != 0:
+            continue
+        r = subprocess.run([python, "-c", VALIDATE, SCHEMA, path], capture_output=True, text=True)
+        if r.returncode != 0:
+            return f"report.json does not match docs/report.schema.json: {r.stdout.strip() or r.stderr.strip()}"
+        log("report.json matches docs/report.schema.json")
+        return None
+    return "no Python with jsonschema to validate report.json (run tools/install-deps.sh)"
+
+
 def main(argv):
     args = parse_args(argv)
     out_dir = os.path.abspath(args.out)
@@ -308,7 +342,7 @@ def main(argv):
         log(f"FAIL: exit status {status}, expected {args.expect_exit}")
         return 1
 
-    problem = delay_invariant(out_dir)
+    problem = delay_invariant(out_dir) or schema_problem(out_dir)
     if problem:
         log("FAIL: " + problem)
         return 1
