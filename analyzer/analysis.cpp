@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path_report.h"
@@ -26,6 +28,7 @@
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/timeline_export.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/runtime/log.h"
@@ -165,12 +168,18 @@ class PhaseClock {
 
 class TimelineObserver : public ProfileObserver {
  public:
-  TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total)
-      : b_(b), progress_(p), total_(total ? total : 1) {}
+  TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total, SliceRecorder* slices,
+                   const std::function<double(uint64_t)>& to_global)
+      : b_(b), progress_(p), total_(total ? total : 1), slices_(slices), to_global_(to_global) {}
   bool wants_location(uint16_t) override { return true; }  // every thread's MPI calls
-  void begin_location(uint16_t location) override { b_.begin_location(location); }
+  void begin_location(uint16_t location) override {
+    b_.begin_location(location);
+    if (slices_) slices_->begin_location(location);
+  }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
+    if (slices_ && (e.kind == trace::EventKind::kEnter || e.kind == trace::EventKind::kExit))
+      slices_->on_event(e, to_global_(e.time));
     if ((++seen_ & 0xfffff) == 0) progress_.report("replay index", double(seen_) / double(total_));
   }
 
@@ -179,6 +188,8 @@ class TimelineObserver : public ProfileObserver {
   Progress& progress_;
   uint64_t total_;
   uint64_t seen_ = 0;
+  SliceRecorder* slices_;
+  const std::function<double(uint64_t)>& to_global_;
 };
 
 }  // namespace
@@ -244,7 +255,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // Time between MPI calls per call path: the delay analysis's time vectors and the
   // critical path's clip (instead of a second pass over the trace).
   tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
-  TimelineObserver observer(tb, progress, run.store.events);
+  // timeline.json's slices (CRITPATH_TIMELINE): this rank's share of the event budget.
+  const size_t timeline_cap =
+      size_t(std::max(1, cfg.timeline_max_events)) / size_t(std::max(1, run.size)) + 1;
+  std::unique_ptr<SliceRecorder> slices;
+  if (cfg.timeline) slices = std::make_unique<SliceRecorder>(definitions, timeline_cap);
+  const std::function<double(uint64_t)> to_global_fn = to_global;
+  TimelineObserver observer(tb, progress, run.store.events, slices.get(), to_global_fn);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
   PhaseClock phases(analysis0);
@@ -372,6 +389,20 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
       warn(location, "the critical-path analysis failed; the report lacks it");
     phases.mark("critical_path");
+    if (cfg.timeline) {
+      TimelineInput ti;
+      ti.slices = slices.get();
+      ti.timeline = &timeline;
+      ti.match = &match;
+      ti.waits = &waits;
+      ti.definitions = &definitions;
+      ti.rank = run.rank;
+      ti.t0 = -lo_hi[0];
+      ti.cap = timeline_cap;
+      if (write_timeline(ti, group, run.output_dir, in) != Status::kOk)
+        warn(location, "writing timeline.json failed");
+      phases.mark("timeline");
+    }
   }
   describe_nodes(group, run, in);
   if (run.rank == 0) {
