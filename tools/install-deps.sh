@@ -16,6 +16,7 @@ packages=(
   libzstd-dev libunwind-dev libpapi-dev papi-tools libdw-dev libelf-dev
   catch2 nlohmann-json3-dev
   gfortran
+  chromium
 )
 
 missing=()
