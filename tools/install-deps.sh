@@ -17,6 +17,7 @@ packages=(
   catch2 nlohmann-json3-dev
   gfortran
   python3-jsonschema
+  chromium
 )
 
 missing=()

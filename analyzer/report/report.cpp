@@ -10,6 +10,8 @@
 
 #include "analyzer/report/findings.h"
 #include "analyzer/report/hatchet.h"
+#include "analyzer/report/html.h"
+#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
 #ifndef CRITPATH_VERSION
@@ -495,7 +497,13 @@ Status write_text(const std::string& path, const std::string& text) {
 Status write_reports(const ReportInput& in) {
   const std::string& dir = in.run->output_dir;
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
-  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", render_json(in).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  // One report.json object feeds both files, so the page never disagrees with the JSON.
+  const nlohmann::json report = render_json(in);
+  const std::string json_text =
+      report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", json_text));
+  if (config::current().html)
+    CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/calltree.hatchet.json", render_hatchet(in).dump() + "\n"));
   const std::vector<AutoFiltered> af = auto_filtered_regions(*in.profile);
