@@ -482,6 +482,73 @@ constexpr const char* kScript = R"(<script>
 
 }  // namespace
 
+// Per-rank maps over each Cartesian topology the application created (report.json's
+// `topologies`): waiting time, short- and long-term delay cost, one cell per rank, darker is
+// more (seed 001 Fig. 5). Rows: the second-to-last coordinate; 3-D and more as stacked slices.
+std::string heatmaps(const json& report) {
+  const json& topos = at(report, "topologies");
+  if (!topos.is_array() || topos.empty()) return "";
+  const json& m = at(report, "metrics");
+  const size_t P = size_t(std::max(0.0, num(at(at(report, "run"), "ranks"))));
+  std::vector<double> wait(P, 0.0);
+  for (size_t r = 0; r < P; ++r)
+    for (const char* p : kWaitPatterns) wait[r] += rank_value(at(at(m, p), "by_rank"), r);
+  const json& st = at(at(m, "delay_cost_short_term"), "by_rank");
+  const json& lt = at(at(m, "delay_cost_long_term"), "by_rank");
+  std::string o = "<h2>Cartesian topologies</h2>\n";
+  for (const json& t : topos) {
+    const json& dims = at(t, "dims");
+    const json& members = at(t, "members");
+    if (!dims.is_array() || dims.empty() || !members.is_array()) continue;
+    const size_t nd = dims.size();
+    const int cols = int(num(dims[nd - 1])), rows = nd >= 2 ? int(num(dims[nd - 2])) : 1;
+    int slices = 1;
+    for (size_t i = 0; i + 2 < nd; ++i) slices *= int(num(dims[i]));
+    if (cols <= 0 || rows <= 0 || slices <= 0) continue;
+    std::string shape;
+    for (size_t i = 0; i < nd; ++i) shape += (i ? "x" : "") + format("%.0f", num(dims[i]));
+    o += "<p class=\"hint\">" + esc(shape + " grid (" + str(at(t, "created_by")) + ")") + "</p>\n";
+    const struct {
+      const char* title;
+      std::vector<double> v;
+    } maps[] = {{"waiting time", wait},
+                {"short-term delay cost", [&] {
+                   std::vector<double> v(P);
+                   for (size_t r = 0; r < P; ++r) v[r] = rank_value(st, r);
+                   return v;
+                 }()},
+                {"long-term delay cost", [&] {
+                   std::vector<double> v(P);
+                   for (size_t r = 0; r < P; ++r) v[r] = rank_value(lt, r);
+                   return v;
+                 }()}};
+    const double cell = std::min(36.0, (kWidth / 3.0 - 20) / double(cols));
+    const double map_h = cell * rows * slices + 6.0 * (slices - 1);
+    o += svg_open("heatmap", map_h + 40, "per-rank maps over the " + shape + " grid");
+    for (int k = 0; k < 3; ++k) {
+      double max = 0;
+      for (double v : maps[k].v) max = std::max(max, v);
+      const double x0 = k * (kWidth / 3.0) + 10;
+      o += text(x0, 14, "class=\"legend\"", std::string(maps[k].title) + " (max " + seconds(max) + ")");
+      for (int s = 0; s < slices; ++s)
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            const size_t cart = size_t((s * rows + r) * cols + c);
+            if (cart >= members.size()) continue;
+            const size_t rank = size_t(num(members[cart]));
+            const double v = rank < maps[k].v.size() ? maps[k].v[rank] : 0.0;
+            const double a = max > 0 ? v / max : 0.0;
+            const double y = 22 + s * (cell * rows + 6.0) + r * cell;
+            o += rect(x0 + c * cell, y, cell - 1, cell - 1,
+                      format("fill=\"#b2182b\" fill-opacity=\"%.3f\" stroke=\"#ccc\"", 0.05 + 0.95 * a),
+                      format("rank %zu: %s", rank, seconds(v).c_str()));
+          }
+    }
+    o += "</svg>\n";
+  }
+  return o;
+}
+
 std::string render_html(const json& report) {
   std::string o =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -493,7 +560,7 @@ std::string render_html(const json& report) {
   o += cp_profile(report);
   o += impact(report);
   o += rank_bars(report);
-  // Cartesian heatmaps need the communicator topology, which report.json does not carry yet.
+  o += heatmaps(report);
   o += parallelism(report);
   o += wait_table(report);
   o += callpath_table(report);

@@ -164,6 +164,8 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
     std::snprintf(buf, sizeof buf, "Cartesian topology %s (%s, %zu ranks):\n", dims.c_str(),
                   c.created_by.c_str(), c.members.size());
     o += buf;
+    in.extra_json["topologies"].push_back(
+        {{"created_by", c.created_by}, {"dims", c.dims}, {"members", c.members}});
     o += grid("waiting time", c, waiting);
     o += grid("short-term delay cost", c, st->by_rank);
     o += grid("long-term delay cost", c, lt->by_rank);

@@ -122,6 +122,12 @@ def check_structure(out, rep):
               f"<svg class={cls!r}> has {svg['children']} child elements, "
               f"expected >= {MIN_CHILDREN}")
     P = rep["run"]["ranks"]
+    # Cartesian topologies in report.json: one heatmap each, a cell per rank and map (3 maps).
+    for topo in rep.get("topologies", []):
+        hm = page.svgs.get("heatmap")
+        check(hm is not None, f"report.json has topology {topo.get('dims')} but the page no heatmap")
+        check(hm["rects"] >= 3 * len(topo["members"]),
+              f"heatmap has {hm['rects']} cells, expected >= {3 * len(topo['members'])}")
     check(page.svgs["rank-bars"]["rects"] >= 2 * P,
           f"rank-bars has {page.svgs['rank-bars']['rects']} rects, expected >= {2 * P} "
           f"(computation and waiting for each of {P} ranks)")
