@@ -52,13 +52,22 @@ void critpath_exit(unsigned region);
 #define CRITPATH_REGION_END(name) critpath_exit(CRITPATH_REGION_HANDLE_(name))
 
 #ifdef __cplusplus
+/* The guard's own functions are never instrumented (critpath-cxx compiles with
+ * -finstrument-functions): the region is what the guard records, not the guard. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CRITPATH_NO_INSTRUMENT_ __attribute__((no_instrument_function))
+#else
+#define CRITPATH_NO_INSTRUMENT_
+#endif
 namespace critpath {
 /* Enters a region for the lifetime of the object. */
 class Region {
  public:
-  explicit Region(const char* name) : id_(critpath_region_define(name)) { critpath_enter(id_); }
-  explicit Region(unsigned handle) : id_(handle) { critpath_enter(id_); }
-  ~Region() { critpath_exit(id_); }
+  CRITPATH_NO_INSTRUMENT_ explicit Region(const char* name) : id_(critpath_region_define(name)) {
+    critpath_enter(id_);
+  }
+  CRITPATH_NO_INSTRUMENT_ explicit Region(unsigned handle) : id_(handle) { critpath_enter(id_); }
+  CRITPATH_NO_INSTRUMENT_ ~Region() { critpath_exit(id_); }
   Region(const Region&) = delete;
   Region& operator=(const Region&) = delete;
 

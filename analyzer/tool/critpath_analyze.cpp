@@ -1,13 +1,15 @@
 // critpath — analyzer/tool/critpath_analyze.cpp: offline re-analysis of a kept trace.
 //
 //   CRITPATH_KEEP_TRACE=1 critpath-run mpiexec -n 4 ./app      -> <dir>/trace/rank-<r>.*
-//   mpiexec -n P critpath-analyze <dir> [--output <outdir>]    -> <outdir>/summary.txt, ...
+//   mpiexec -n P critpath-analyze <dir> [--output <outdir> [--force]]  -> <outdir>/summary.txt
 //
 // Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, from the kept
 // chunks and definitions, on P processes from 1 to the run's number of ranks: with fewer,
 // each process hosts a contiguous block of traced ranks, one thread each, over hosted
 // analysis ranks (engine/comm.h). The report is the same for every P (up to the analysis
-// time and the output directory). Default output: <dir>/reanalysis.
+// time and the output directory). Default output: <dir>/reanalysis, or the first of
+// <dir>/reanalysis-2, -3, ... that holds no summary.txt yet: an earlier re-analysis is never
+// overwritten. An explicit --output that holds a summary.txt is refused unless --force.
 // This tool is linked without the MPI wrappers: its own MPI traffic is never traced.
 //
 // Each kept rank (a "location") is loaded into its own LoadedLocation, nothing into the
@@ -17,6 +19,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -69,6 +72,75 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   return s;
 }
 
+bool holds_report(const std::string& dir) {
+  struct stat st;
+  return stat((dir + "/summary.txt").c_str(), &st) == 0;
+}
+
+// Rank 0: the directory the report goes to, created; empty after printing why there is none.
+// `wanted` empty: <dir>/reanalysis, or <dir>/reanalysis-2, -3, ... when it already holds a
+// report (session.cpp's create_output_dir() never reuses a directory either; here a directory
+// without summary.txt, e.g. of a failed run, is reused). `wanted` given: used as is, refused
+// when it holds a report and `force` is false.
+std::string choose_output_dir(const std::string& dir, const std::string& wanted, bool force) {
+  std::string name = wanted;
+  if (name.empty()) {
+    const std::string base = dir + "/reanalysis";
+    for (int k = 1; k <= 1000 && name.empty(); ++k) {
+      const std::string candidate = k == 1 ? base : base + "-" + std::to_string(k);
+      if (!holds_report(candidate)) name = candidate;
+    }
+    if (name.empty()) {
+      std::fprintf(stderr, "critpath-analyze: %s-2 to -1000 all hold reports; pass --output\n",
+                   base.c_str());
+      return {};
+    }
+    if (name != base)
+      std::fprintf(stderr, "critpath-analyze: %s holds an earlier report; writing to %s\n",
+                   base.c_str(), name.c_str());
+  } else if (holds_report(name) && !force) {
+    std::fprintf(stderr, "critpath-analyze: %s already holds a report (summary.txt); pass "
+                 "--force to overwrite it or choose another --output\n", name.c_str());
+    return {};
+  }
+  if (mkdir(name.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", name.c_str(),
+                 std::strerror(errno));
+    return {};
+  }
+  return name;
+}
+
+// A launcher of the other MPI library leaves its world size in the environment, and each
+// process it starts initializes this library's MPI as a singleton (MPI_COMM_WORLD of size 1).
+// Returns a description of the mismatch ("Open MPI's launcher (OMPI_COMM_WORLD_SIZE=4)
+// started this MPICH build ..."), empty when no foreign launcher started several processes.
+// `first` is set when this process is the foreign launcher's rank 0 (or it cannot tell).
+std::string foreign_launcher(bool& first) {
+#if defined(OPEN_MPI)
+  const char* built = "Open MPI";
+  const char* other = "MPICH's (hydra)";
+  const char* size_var = "PMI_SIZE";
+  const char* rank_var = "PMI_RANK";
+  const char* use = "mpiexec.openmpi";
+#elif defined(MPICH) || defined(MPICH_VERSION)
+  const char* built = "MPICH";
+  const char* other = "Open MPI's";
+  const char* size_var = "OMPI_COMM_WORLD_SIZE";
+  const char* rank_var = "OMPI_COMM_WORLD_RANK";
+  const char* use = "mpiexec.mpich";
+#else
+  first = true;
+  return {};
+#endif
+  const char* value = std::getenv(size_var);
+  if (value == nullptr || std::atoi(value) <= 1) return {};
+  const char* foreign_rank = std::getenv(rank_var);
+  first = foreign_rank == nullptr || std::atoi(foreign_rank) == 0;
+  return std::string(other) + " launcher (" + size_var + "=" + value + ") started this " +
+         built + " build of critpath-analyze; launch it with " + use;
+}
+
 // The number of ranks of the kept trace (rank-0.json's "size"); 0 when unreadable.
 int traced_ranks(const std::string& trace_dir) {
   analyzer::RunInfo run;
@@ -89,16 +161,21 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   log::set_rank(rank);
   std::string dir, out;
+  bool force = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--output" && i + 1 < argc) {
       out = argv[++i];
+    } else if (a == "--force") {
+      force = true;
     } else if (a == "-h" || a == "--help") {
       if (rank == 0)
-        std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR]\n"
+        std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
                     "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
                     "processes: from 1 to the number of ranks of the run (each process then\n"
-                    "replays a block of traced ranks, one thread each). Same report for every P.\n");
+                    "replays a block of traced ranks, one thread each). Same report for every P.\n"
+                    "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
+                    "a report already. An OUTDIR holding a report is refused unless --force.\n");
       MPI_Finalize();
       return 0;
     } else {
@@ -110,6 +187,10 @@ int main(int argc, char** argv) {
   const int locations = dir.empty() ? 0 : traced_ranks(trace_dir);
   int first = 0, count = 0;
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
+  bool foreign_first = true;
+  const std::string foreign =
+      size == 1 && locations > 1 ? foreign_launcher(foreign_first) : std::string();
+  std::string output_dir;
   if (dir.empty()) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
     status = 2;
@@ -117,6 +198,12 @@ int main(int argc, char** argv) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: cannot read %s/rank-0.json\n", trace_dir.c_str());
     status = 1;
+  } else if (!foreign.empty()) {
+    // Each process is rank 0 of its own world: the foreign launcher's rank 0 speaks.
+    if (foreign_first)
+      std::fprintf(stderr, "critpath-analyze: MPI mismatch: the trace has %d ranks but "
+                   "MPI_COMM_WORLD has 1 process: %s\n", locations, foreign.c_str());
+    status = 2;
   } else if (size > locations) {
     if (rank == 0)
       std::fprintf(stderr,
@@ -143,6 +230,10 @@ int main(int argc, char** argv) {
         status = 1;
       }
     }
+    if (rank == 0 && status == 0) {
+      output_dir = choose_output_dir(dir, out, force);
+      if (output_dir.empty()) status = 2;
+    }
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -153,12 +244,12 @@ int main(int argc, char** argv) {
     cfg.keep_trace = false;
     cfg.analysis = true;
     config::set_current(cfg);
-    const std::string output_dir = out.empty() ? dir + "/reanalysis" : out;
+    // Rank 0 chose and created the output directory; everyone learns its name.
+    std::vector<char> name(4096, '\0');
+    if (rank == 0) std::strncpy(name.data(), output_dir.c_str(), name.size() - 1);
+    MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    output_dir = name.data();
     for (auto& l : loaded) l->trace.run.output_dir = output_dir;
-    if (rank == 0 && mkdir(output_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", output_dir.c_str(),
-                   std::strerror(errno));
-    }
     // The analysis ranks: natively one per process, or hosted (engine/comm.h).
     std::vector<analyzer::engine::Comm> ranks;
     Status made = Status::kOk;
