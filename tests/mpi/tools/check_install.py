@@ -84,7 +84,22 @@ def main():
     with open(os.path.join(out, "report.json")) as f:
         check("installed_region" in f.read(), f"{out}/report.json does not name the region installed_region")
 
-    # 3. README names every installed program.
+    # 3. `pkg-config --libs critpath` gives a binary that starts without LD_LIBRARY_PATH.
+    pc_dirs = [os.path.join(root, d) for root, dirs, _ in os.walk(moved) for d in dirs if d == "pkgconfig"]
+    check(pc_dirs, f"no pkgconfig directory under {moved}")
+    penv = dict(os.environ, PKG_CONFIG_PATH=os.pathsep.join(pc_dirs))
+    penv.pop("LD_LIBRARY_PATH", None)
+    flags = run(["pkg-config", "--cflags", "--libs", "critpath"], env=penv)
+    check(flags.returncode == 0, f"pkg-config --cflags --libs critpath failed (exit {flags.returncode})")
+    mpicc = "mpicc.openmpi" if mpi == "openmpi" else "mpicc.mpich"
+    pexe = os.path.join(work, "via-pkg-config")
+    r = run([mpicc, "-o", pexe, src] + flags.stdout.split(), env=penv)
+    check(r.returncode == 0, f"building {src} with pkg-config's flags failed (exit {r.returncode})")
+    r = run([pexe], env=dict(penv, CRITPATH_ENABLE="0"))
+    check(r.returncode == 0, f"{pexe} did not start without LD_LIBRARY_PATH (exit {r.returncode}): "
+          "pkg-config's Libs lack the run path")
+
+    # 4. README names every installed program.
     with open(readme) as f:
         text = f.read()
     m = re.search(r"The following are installed:\n\n((?:- .*\n(?:  .*\n)*)+)", text)
