@@ -118,7 +118,8 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
         std::snprintf(buf, sizeof buf, ", rank %d the most (%.3f s)", worst, worst_v);
         s += buf;
       }
-      if (cause.rank >= 0) {
+      // A cause worth naming: at least 1 ms and a twentieth of the waiting it explains.
+      if (cause.rank >= 0 && cause.short_term + cause.long_term >= std::max(0.001, 0.05 * w)) {
         const std::string cpath = path_of(in, size_t(cause.g));
         std::snprintf(buf, sizeof buf,
                       "; rank %d causes it: its time in %s delayed the others (%.3f s of waits "
@@ -132,11 +133,11 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
                                 ? callpaths[size_t(cause.g)].sum[kColExclusive] / P
                                 : 0.0;
         if (on_path > 0.001) {
-          std::snprintf(buf, sizeof buf, "; it spends %.3f s on the critical path there", on_path);
+          std::snprintf(buf, sizeof buf, "; %.3f s of the critical path run through it there", on_path);
           s += buf;
           if (mean > 0) {
-            std::snprintf(buf, sizeof buf, ", %.1fx the mean time per rank in that call path",
-                          on_path / mean);
+            std::snprintf(buf, sizeof buf, " (the mean time per rank in that call path is %.3f s)",
+                          mean);
             s += buf;
           }
         }
