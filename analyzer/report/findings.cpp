@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "analyzer/engine/metric_store.h"
+#include "libtrace/config/config.h"
 
 namespace critpath::analyzer {
 namespace {
@@ -94,6 +96,9 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
   const int P = in.run->size;
   char buf[1024];
   const auto* cp = metric(in, "critical_path");
+  // Wait states from max(CRITPATH_REPORT_THRESHOLD, 0.5) % of the allocation on.
+  const double min_share =
+      std::max(0.005, std::atof(config::current().report_threshold.c_str()) / 100.0);
   // Wait states by call path, with their causes.
   for (const Pattern& pat : kPatterns) {
     const auto* m = metric(in, pat.id);
@@ -101,7 +106,7 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
     const Cause cause = pat.family ? top_cause(in, pat.family) : Cause{};
     for (size_t g = 0; g < m->by_callpath.size(); ++g) {
       const double w = m->by_callpath[g];
-      if (!(w > 0.001) || !(w > 0.005 * alloc)) continue;  // 1 ms and 0.5 % of the allocation
+      if (!(w > 0.001) || !(w > min_share * alloc)) continue;  // 1 ms and the threshold
       const std::vector<double>* row = rank_row(m, g);
       int worst = -1;
       double worst_v = 0;

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/timeline.h"
+#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
@@ -104,6 +106,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                 "Top call path (seconds)", "Most affected rank (seconds)");
   body += buf;
   int hidden = 0;
+  const double threshold = std::atof(config::current().report_threshold.c_str()) / 100.0;
   for (int p = 0; p < kPatternCount; ++p) {
     const ReducedMetric& em = metric[p];
     double total = 0;
@@ -112,7 +115,8 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
       total += em.by_callpath[g];
       if (em.by_callpath[g] > em.by_callpath[top]) top = g;
     }
-    if (!(total > 0)) {  // no waiting at all: the row would say nothing
+    // No waiting, or less than CRITPATH_REPORT_THRESHOLD of the allocation: not shown.
+    if (!(total > 0) || total < threshold * alloc) {
       ++hidden;
       continue;
     }
@@ -130,8 +134,10 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     body += buf;
   }
   if (hidden > 0) {
-    std::snprintf(buf, sizeof buf, "(%d patterns with no waiting time not shown; all in report.json)\n",
-                  hidden);
+    std::snprintf(buf, sizeof buf,
+                  "(%d patterns below CRITPATH_REPORT_THRESHOLD = %s %% of the allocation not shown; "
+                  "all in report.json)\n",
+                  hidden, config::current().report_threshold.c_str());
     body += buf;
   }
   in.sections.push_back({"Wait states (seconds; % of allocation = ranks x wall time)", body});
