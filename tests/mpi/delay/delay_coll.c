@@ -17,6 +17,10 @@
  *              from 0: ranks 1..P-1 wait D each (late_broadcast).
  *                rank 0, main/s_bcast/work: delay_late_broadcast_short_term = (P-1)·D
  *                ranks 1..P-1, main/s_bcast/MPI_Bcast: wait_direct = wait_terminal = D
+ *   barrier    rank 1 works until start+150 ms, the others until start+50 ms, then MPI_Barrier:
+ *              every other rank waits D (wait_barrier).
+ *                rank 1, main/s_barrier/work: delay_barrier_short_term = (P-1)·D
+ *                the others, main/s_barrier/MPI_Barrier: wait_direct = wait_terminal = D
  *   ssend      rank 0 works until start+50 ms, then MPI_Ssend to rank 1; rank 1 works until
  *              start+150 ms, then MPI_Recv: rank 0 waits D in MPI_Ssend (late_receiver).
  *              Ranks 2.. take no part. (Rank 0 works too, rather than sending right at the
@@ -32,7 +36,7 @@
  * waiting propagates further (wait_propagating = 0). Without it, in "ssend" ranks 2 and 3
  * would wait ~D at the next barrier for rank 1, and rank 1's "work" would be charged for that.
  *
- * With argv[1] only that scenario runs; default all three.
+ * With argv[1] only that scenario runs; default all four.
  */
 #include "../waits/waits_util.h"
 
@@ -58,6 +62,11 @@ static void bcast(void) {
   MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 }
 
+static void barrier(void) {
+  work_until(rank == 1 ? SHORT_MS + EXTRA_MS : SHORT_MS);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void ssend(void) {
   int v = 7;
   if (rank == 0) {
@@ -73,6 +82,7 @@ static void scenario(const char* n) {
   if (!strcmp(n, "allreduce")) allreduce();
   else if (!strcmp(n, "bcast")) bcast();
   else if (!strcmp(n, "ssend")) ssend();
+  else if (!strcmp(n, "barrier")) barrier();
   sleep_from_start_ms(END_MS);
 }
 
@@ -80,7 +90,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  static const char* names[] = {"allreduce", "bcast", "ssend"};
+  static const char* names[] = {"allreduce", "bcast", "ssend", "barrier"};
   const size_t n = sizeof names / sizeof names[0];
   const char* only = argc > 1 ? argv[1] : NULL;
   int known = only == NULL;
