@@ -1,0 +1,80 @@
+// critpath — tests/unit/engine/findings_test.cpp: summary.txt's Findings on synthetic reduced
+// metrics (no MPI): the costliest wait first with its causing rank, and the hint when the
+// computation is one undivided main.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "analyzer/report/findings.h"
+
+using namespace critpath;
+using namespace critpath::analyzer;
+
+namespace {
+
+engine::ReducedMetric metric(const std::string& id, std::vector<double> by_callpath,
+                             std::vector<double> by_rank,
+                             std::vector<std::pair<int, std::vector<double>>> per_rank = {}) {
+  engine::ReducedMetric m;
+  m.id = id;
+  m.unit = "s";
+  m.by_callpath = std::move(by_callpath);
+  m.by_rank = std::move(by_rank);
+  m.by_callpath_rank = std::move(per_rank);
+  return m;
+}
+
+GlobalCallpath callpath(const std::string& path, defs::RegionKind kind, int32_t parent) {
+  GlobalCallpath c;
+  c.path = path;
+  c.region = path.substr(path.rfind('/') + 1);
+  c.kind = kind;
+  c.parent = parent;
+  c.ranks = 2;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("findings name the wait, the most affected rank and the causing rank", "[report]") {
+  RunInfo run;
+  run.size = 2;
+  GlobalProfile p;
+  p.callpaths = {callpath("main", defs::RegionKind::kArtificial, -1),
+                 callpath("main/work", defs::RegionKind::kUser, 0),
+                 callpath("main/MPI_Allreduce", defs::RegionKind::kMpi, 0)};
+  p.callpaths[1].sum[kColExclusive] = 0.3;
+  ReportInput in;
+  in.run = &run;
+  in.profile = &p;
+  in.wall_time_s = 1.0;
+  in.extra_metrics.push_back(metric("wait_nxn", {0, 0, 0.2}, {0.2, 0}, {{2, {0.2, 0.0}}}));
+  in.extra_metrics.push_back(metric("delay_nxn_short_term", {0, 0.2, 0}, {0, 0.2}, {{1, {0.0, 0.2}}}));
+  in.extra_metrics.push_back(metric("critical_path", {0.5, 0.2, 0.3}, {0.4, 0.6}, {{1, {0.0, 0.2}}}));
+  const std::vector<std::string> f = build_findings(in);
+  REQUIRE(!f.empty());
+  INFO(f[0]);
+  CHECK(f[0].find("Ranks wait 0.200 s") == 0);
+  CHECK(f[0].find("in main/MPI_Allreduce (Wait at N x N)") != std::string::npos);
+  CHECK(f[0].find("rank 0 the most") != std::string::npos);
+  CHECK(f[0].find("rank 1 causes it: its time in main/work") != std::string::npos);
+  // The computation is divided (a user region): no hint.
+  for (const std::string& s : f) CHECK(s.find("undivided") == std::string::npos);
+}
+
+TEST_CASE("findings say when the computation is one undivided main", "[report]") {
+  RunInfo run;
+  run.size = 2;
+  GlobalProfile p;
+  p.callpaths = {callpath("main", defs::RegionKind::kArtificial, -1),
+                 callpath("main/MPI_Barrier", defs::RegionKind::kMpi, 0)};
+  ReportInput in;
+  in.run = &run;
+  in.profile = &p;
+  in.wall_time_s = 1.0;
+  in.extra_metrics.push_back(metric("computation", {1.5, 0}, {0.75, 0.75}));
+  const std::vector<std::string> f = build_findings(in);
+  bool hint = false;
+  for (const std::string& s : f) hint |= s.find("one undivided block in main") != std::string::npos;
+  CHECK(hint);
+}
