@@ -159,16 +159,30 @@ void Comm::locations_of(int n_locations, int n_procs, int proc, int& first, int&
   first = proc * base + std::min(proc, extra);
 }
 
-Status Comm::native(MPI_Comm comm, Comm& out) {
-  MPI_Comm dup = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(comm, &dup) != MPI_SUCCESS || dup == MPI_COMM_NULL) return Status::kMpiError;
+Status Comm::adopt(int rc, MPI_Comm made, Comm& out) {
+  if (rc != MPI_SUCCESS || made == MPI_COMM_NULL) return Status::kMpiError;
   Comm c;
-  c.mpi_ = dup;
-  PMPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-  PMPI_Comm_rank(dup, &c.rank_);
-  PMPI_Comm_size(dup, &c.size_);
+  c.mpi_ = made;
+  PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(made, &c.rank_);
+  PMPI_Comm_size(made, &c.size_);
   out = std::move(c);
   return Status::kOk;
+}
+
+Comm Comm::member(std::shared_ptr<HostedComm> h, int rank, int size) {
+  Comm c;
+  c.local_ = int(std::find(h->locals.begin(), h->locals.end(), rank) - h->locals.begin());
+  c.hosted_ = std::move(h);
+  c.rank_ = rank;
+  c.size_ = size;
+  return c;
+}
+
+Status Comm::native(MPI_Comm comm, Comm& out) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  const int rc = PMPI_Comm_dup(comm, &dup);
+  return adopt(rc, dup, out);
 }
 
 Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
@@ -194,14 +208,7 @@ Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
   }
   h->slots.resize(h->locals.size());
   mine.clear();
-  for (size_t i = 0; i < h->locals.size(); ++i) {
-    Comm c;
-    c.hosted_ = h;
-    c.local_ = int(i);
-    c.rank_ = h->locals[i];
-    c.size_ = n_locations;
-    mine.push_back(std::move(c));
-  }
+  for (int r : h->locals) mine.push_back(member(h, r, n_locations));
   return Status::kOk;
 }
 
@@ -243,14 +250,7 @@ Status Comm::dup(Comm& out) const {
     std::vector<int> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) all[size_t(r)] = r;
     auto d = h.derive(all, made);
-    for (size_t i = 0; i < h.locals.size(); ++i) {
-      Comm c;
-      c.hosted_ = d;
-      c.local_ = int(i);
-      c.rank_ = h.locals[i];
-      c.size_ = size_;
-      *h.slots[i].made = std::move(c);
-    }
+    for (size_t i = 0; i < h.locals.size(); ++i) *h.slots[i].made = member(d, h.locals[i], size_);
     return Status::kOk;
   });
 }
@@ -258,15 +258,8 @@ Status Comm::dup(Comm& out) const {
 Status Comm::split(int color, Comm& out) const {
   if (mpi_ != MPI_COMM_NULL) {
     MPI_Comm part = MPI_COMM_NULL;
-    if (PMPI_Comm_split(mpi_, color, rank_, &part) != MPI_SUCCESS || part == MPI_COMM_NULL)
-      return Status::kMpiError;
-    Comm c;
-    c.mpi_ = part;
-    PMPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
-    PMPI_Comm_rank(part, &c.rank_);
-    PMPI_Comm_size(part, &c.size_);
-    out = std::move(c);
-    return Status::kOk;
+    const int rc = PMPI_Comm_split(mpi_, color, rank_, &part);
+    return adopt(rc, part, out);
   }
   if (!hosted_) {
     out = Comm();
@@ -301,12 +294,8 @@ Status Comm::split(int color, Comm& out) const {
       for (size_t i = 0; i < h.locals.size(); ++i) {
         if (colors[size_t(h.locals[i])] != mine[k]) continue;
         const int r = h.locals[i];
-        Comm c;
-        c.hosted_ = d;
-        c.rank_ = int(std::find(members.begin(), members.end(), r) - members.begin());
-        c.local_ = int(std::find(d->locals.begin(), d->locals.end(), c.rank_) - d->locals.begin());
-        c.size_ = int(members.size());
-        *h.slots[i].made = std::move(c);
+        const int new_rank = int(std::find(members.begin(), members.end(), r) - members.begin());
+        *h.slots[i].made = member(d, new_rank, int(members.size()));
       }
     }
     return Status::kOk;
@@ -324,14 +313,7 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
     const int rc = PMPI_Comm_create_group(mpi_, g, tag, &made);
     PMPI_Group_free(&g);
     PMPI_Group_free(&all);
-    if (rc != MPI_SUCCESS || made == MPI_COMM_NULL) return Status::kMpiError;
-    Comm c;
-    c.mpi_ = made;
-    PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
-    PMPI_Comm_rank(made, &c.rank_);
-    PMPI_Comm_size(made, &c.size_);
-    out = std::move(c);
-    return Status::kOk;
+    return adopt(rc, made, out);
   }
   if (!hosted_) {
     out = Comm();
@@ -373,15 +355,7 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
     reg.cv.wait(lock, [&] { return p.done; });
   }
   const Status s = p.status;
-  if (s == Status::kOk) {
-    Comm c;
-    c.hosted_ = p.made;
-    c.rank_ = int(me - members.begin());
-    c.local_ = int(std::find(p.made->locals.begin(), p.made->locals.end(), c.rank_) -
-                   p.made->locals.begin());
-    c.size_ = int(members.size());
-    out = std::move(c);
-  }
+  if (s == Status::kOk) out = member(p.made, int(me - members.begin()), int(members.size()));
   if (++p.collected == expected) {
     reg.pending.erase(key);
     reg.cv.notify_all();

@@ -95,6 +95,10 @@ class Comm {
   using Blobs = std::vector<std::vector<unsigned char>>;
   // Hosted mode's one general operation: out[d] to rank d; in[s] from rank s.
   Status exchange(const Blobs& out, Blobs& in) const;
+  // A native communicator over `made`, the result of an MPI call that returned `rc`.
+  static Status adopt(int rc, MPI_Comm made, Comm& out);
+  // The communicator of member `rank` (hosted in this process) of the hosted state `h`.
+  static Comm member(std::shared_ptr<HostedComm> h, int rank, int size);
 
   MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned
   std::shared_ptr<HostedComm> hosted_;  // hosted mode: shared by this process's members
