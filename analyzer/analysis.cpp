@@ -377,8 +377,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     }
     passes::CriticalPathInput cpi;
     cpi.run = &run;
-    cpi.store = &store;
-    cpi.definitions = &definitions;
     cpi.timeline = &timeline;
     cpi.waits = &waits;
     cpi.local = &local;

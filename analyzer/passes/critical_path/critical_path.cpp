@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 namespace critpath::analyzer::passes {
 
@@ -86,84 +85,6 @@ Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecor
   out.rounds = res.rounds;
   out.bytes_sent = res.bytes_sent;
   return s;
-}
-
-namespace {
-
-// Books the time between consecutive events of location 0 to the node on top of the stack,
-// clipped to the segments; remembers per segment the node with the most time.
-class ClipObserver : public ProfileObserver {
- public:
-  ClipObserver(const std::function<double(uint64_t)>& to_global, std::vector<CpSegment>& segs,
-               std::vector<double>& by_node, int32_t init_node)
-      : to_global_(to_global), segs_(segs), by_node_(by_node), init_node_(init_node) {}
-
-  void on_event(const trace::Event& e, int32_t node) override {
-    const double t = to_global_(e.time);
-    if (started_) {
-      add(cur_node_, cur_t_, t);
-    } else {
-      add(init_node_, -std::numeric_limits<double>::infinity(), t);
-      started_ = true;
-    }
-    cur_node_ = node;
-    cur_t_ = t;
-  }
-
-  void finish() { close_segment(); }
-
- private:
-  void add(int32_t node, double a, double b) {
-    if (!(b > a)) return;
-    while (next_ < segs_.size() && segs_[next_].end <= a) ++next_;
-    for (size_t j = next_; j < segs_.size() && segs_[j].begin < b; ++j) {
-      const double piece = std::min(b, segs_[j].end) - std::max(a, segs_[j].begin);
-      if (!(piece > 0) || node < 0 || size_t(node) >= by_node_.size()) continue;
-      by_node_[size_t(node)] += piece;
-      if (j != open_) {
-        close_segment();
-        open_ = j;
-      }
-      acc_[node] += piece;
-    }
-  }
-  void close_segment() {
-    if (open_ >= segs_.size()) return;
-    double best = -1;
-    for (const auto& [n, v] : acc_)
-      if (v > best || (v == best && n < segs_[open_].node)) {
-        best = v;
-        segs_[open_].node = n;
-      }
-    acc_.clear();
-    open_ = SIZE_MAX;
-  }
-
-  const std::function<double(uint64_t)>& to_global_;
-  std::vector<CpSegment>& segs_;
-  std::vector<double>& by_node_;
-  int32_t init_node_;
-  bool started_ = false;
-  int32_t cur_node_ = -1;
-  double cur_t_ = 0;
-  size_t next_ = 0;
-  size_t open_ = SIZE_MAX;
-  std::unordered_map<int32_t, double> acc_;
-};
-
-}  // namespace
-
-std::vector<double> clip_to_segments(const trace::ChunkStore& store,
-                                     const defs::Definitions& definitions,
-                                     const std::function<double(uint64_t)>& to_global,
-                                     std::vector<CpSegment>& segments, size_t nodes,
-                                     int32_t init_node) {
-  std::vector<double> by_node(nodes, 0.0);
-  if (segments.empty()) return by_node;
-  ClipObserver obs(to_global, segments, by_node, init_node);
-  (void)build_profile(store, definitions, &obs);  // same trace, same node ids as the first pass
-  obs.finish();
-  return by_node;
 }
 
 std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,

@@ -26,7 +26,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -36,7 +35,6 @@
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
-#include "libtrace/buffer/chunk_store.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::passes {
@@ -94,19 +92,11 @@ std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& 
 Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
                           const RunBounds& b, const engine::Group& group, CpWalkMode mode, CpWalk& out);
 
-// Local: clips this rank's exclusive time per call-path node to its segments with a second
-// forward pass over its trace (location 0, the MPI thread). Returns CP seconds per local node
-// (size `nodes`) and sets each segment's dominant node. Time before the rank's first event
-// (the launch skew on the rank that entered MPI_Init last) goes to `init_node`.
-std::vector<double> clip_to_segments(const trace::ChunkStore& store,
-                                     const defs::Definitions& definitions,
-                                     const std::function<double(uint64_t)>& to_global,
-                                     std::vector<CpSegment>& segments, size_t nodes,
-                                     int32_t init_node);
-
-// Local, the same from the timeline's gap profile (TimelineBuilder::profile_gaps), without a
-// second pass over the trace: the time between MPI calls per node, spread evenly over each gap
-// (segments begin and end at MPI calls, so a gap is split only at the path's two ends).
+// Local: clips this rank's exclusive time per call-path node to its segments, from the
+// timeline's gap profile (TimelineBuilder::profile_gaps): the time between MPI calls per node,
+// spread evenly over each gap (segments begin and end at MPI calls, so a gap is split only at
+// the path's two ends). Returns CP seconds per local node (size `nodes`) and sets each
+// segment's dominant node. Time before the rank's first event goes to `init_node`.
 std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,
                                  size_t nodes, int32_t init_node);
 

@@ -222,14 +222,9 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
         exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
   }
 
-  // --- 3. CP time per local node (second pass), then per global call path.
+  // --- 3. CP time per local node (from the gap profile), then per global call path.
   int32_t init_node = t.init_call != kNoCall ? t.calls[t.init_call].node : 0;
-  // From the gap profile when the timeline has it (no second pass over the trace).
-  const std::vector<double> cp_node =
-      t.gap_begin.size() == t.calls.size() + 1
-          ? clip_by_gaps(t, walk.segments, local.nodes.size(), init_node)
-          : clip_to_segments(*in.store, *in.definitions, in.to_global, walk.segments,
-                             local.nodes.size(), init_node);
+  const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, local.nodes.size(), init_node);
   std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
   std::vector<int> visited(G, 0);
   auto gid = [&](int32_t node) -> long {

@@ -23,14 +23,11 @@
 #include "analyzer/engine/timeline.h"
 #include "analyzer/report/report.h"
 #include "analyzer/session/run_info.h"
-#include "libtrace/buffer/chunk_store.h"
 
 namespace critpath::analyzer::passes {
 
 struct CriticalPathInput {
   const RunInfo* run = nullptr;
-  const trace::ChunkStore* store = nullptr;         // this rank's trace (for the clip pass)
-  const defs::Definitions* definitions = nullptr;  // what the ids in `store` mean
   const engine::Timeline* timeline = nullptr;
   const WaitStates* waits = nullptr;
   const LocalProfile* local = nullptr;
