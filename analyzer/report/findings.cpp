@@ -27,6 +27,18 @@ const std::vector<double>* rank_row(const engine::ReducedMetric* m, size_t g) {
   return nullptr;
 }
 
+// The rank with the largest positive value in `row` (-1 when none) and that value.
+int largest(const std::vector<double>* row, double& value) {
+  int rank = -1;
+  value = 0;
+  for (size_t r = 0; row && r < row->size(); ++r)
+    if ((*row)[r] > value) {
+      value = (*row)[r];
+      rank = int(r);
+    }
+  return rank;
+}
+
 std::string path_of(const ReportInput& in, size_t g) {
   return g < in.profile->callpaths.size() ? in.profile->callpaths[g].path : "?";
 }
@@ -107,14 +119,8 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
     for (size_t g = 0; g < m->by_callpath.size(); ++g) {
       const double w = m->by_callpath[g];
       if (!(w > 0.001) || !(w > min_share * alloc)) continue;  // 1 ms and the threshold
-      const std::vector<double>* row = rank_row(m, g);
-      int worst = -1;
       double worst_v = 0;
-      for (size_t r = 0; row && r < row->size(); ++r)
-        if ((*row)[r] > worst_v) {
-          worst_v = (*row)[r];
-          worst = int(r);
-        }
+      const int worst = largest(rank_row(m, g), worst_v);
       std::string s;
       std::snprintf(buf, sizeof buf, "Ranks wait %.3f s (%.1f %% of allocation) in %s (%s)", w,
                     alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat.title);
@@ -178,14 +184,8 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
     }
     if (best >= 0 && total > 0 && cp->by_callpath[size_t(best)] > 0) {
       const double v = cp->by_callpath[size_t(best)];
-      const std::vector<double>* row = rank_row(cp, size_t(best));
-      int r_most = -1;
       double most = 0;
-      for (size_t r = 0; row && r < row->size(); ++r)
-        if ((*row)[r] > most) {
-          most = (*row)[r];
-          r_most = int(r);
-        }
+      const int r_most = largest(rank_row(cp, size_t(best)), most);
       std::snprintf(buf, sizeof buf,
                     "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
                     100.0 * v / total, path_of(in, size_t(best)).c_str(), v);

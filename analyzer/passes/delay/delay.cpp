@@ -140,19 +140,6 @@ void interval_vector(const engine::Timeline& t, const std::vector<double>& wait_
   }
 }
 
-bool is_test(const defs::Definitions& defs, uint32_t region) {
-  return defs.regions.mpi(region).completion == defs::MpiCompletion::kTest;
-}
-
-int32_t world_rank_of(const defs::Definitions& defs, uint32_t comm, int32_t r, int32_t me) {
-  if (r < 0) return -1;
-  if (comm == defs::kCommWorld) return r;
-  if (comm == defs::kCommSelf) return r == 0 ? me : -1;
-  defs::CommDef d;
-  if (!defs.comms.find(comm, d) || size_t(r) >= d.members.size()) return -1;
-  return d.members[size_t(r)];
-}
-
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
 // wait-state pass books: per call the largest late-sender / late-receiver wait).
 std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
@@ -164,7 +151,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
   std::unordered_map<uint32_t, bool> test_region;
   auto test_call = [&](uint32_t call) {
     auto it = test_region.find(t.calls[call].region);
-    if (it == test_region.end()) it = test_region.emplace(t.calls[call].region, is_test(defs, t.calls[call].region)).first;
+    if (it == test_region.end()) it = test_region.emplace(t.calls[call].region, is_test_call(defs.regions, t.calls[call].region)).first;
     return it->second;
   };
   auto keep = [&](const Inst& v) {
@@ -248,7 +235,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       case CollKind::kOneToN:
         if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) continue;
         v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
-        v.causer = world_rank_of(defs, c.comm, c.root, in.my_rank);
+        v.causer = world_rank_of(defs.comms, c.comm, c.root, in.my_rank);
         v.family = kDelayLateBroadcast;
         break;
       case CollKind::kNToOne:

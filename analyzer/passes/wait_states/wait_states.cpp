@@ -53,6 +53,19 @@ void PatternStats::add(double v, int32_t node, int32_t rank) {
   }
 }
 
+bool is_test_call(const defs::RegionTable& regions, uint32_t region) {
+  return regions.mpi(region).completion == defs::MpiCompletion::kTest;
+}
+
+int32_t world_rank_of(const defs::CommTable& comms, uint32_t comm, int32_t r, int32_t me) {
+  if (r < 0) return -1;
+  if (comm == defs::kCommWorld) return r;
+  if (comm == defs::kCommSelf) return r == 0 ? me : -1;
+  defs::CommDef d;
+  if (!comms.find(comm, d) || size_t(r) >= d.members.size()) return -1;
+  return d.members[size_t(r)];
+}
+
 namespace {
 
 struct Ctx {
@@ -66,20 +79,6 @@ struct Ctx {
     w.stats[size_t(pattern)].add(v, node, rank);
   }
 };
-
-bool is_test_call(const defs::RegionTable& regions, uint32_t region) {
-  return regions.mpi(region).completion == defs::MpiCompletion::kTest;
-}
-
-// World rank of rank `r` of communicator `comm`; -1 when unknown.
-int32_t world_rank_of(const defs::CommTable& comms, uint32_t comm, int32_t r, int32_t me) {
-  if (r < 0) return -1;
-  if (comm == defs::kCommWorld) return r;
-  if (comm == defs::kCommSelf) return r == 0 ? me : -1;
-  defs::CommDef d;
-  if (!comms.find(comm, d) || size_t(r) >= d.members.size()) return -1;
-  return d.members[size_t(r)];
-}
 
 // The waiting intervals of each call, with their causes (WaitRecord), merged per call.
 // A slot per call (4 B each) instead of a tree: one lookup per booked wait, no allocation.

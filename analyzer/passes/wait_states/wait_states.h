@@ -15,6 +15,7 @@
 
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/timeline.h"
+#include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
 
@@ -42,6 +43,12 @@ struct PatternDef {
   const char* description;  // one line (docs/metrics.md has the exact definition)
 };
 const PatternDef& pattern_def(int p);
+
+// Whether region `region` is an MPI_Test* (completion by polling: Scalasca books no late
+// sender there).
+bool is_test_call(const defs::RegionTable& regions, uint32_t region);
+// World rank of rank `r` of communicator `comm`; -1 when unknown.
+int32_t world_rank_of(const defs::CommTable& comms, uint32_t comm, int32_t r, int32_t me);
 
 struct Instance {
   double value = 0;
