@@ -17,6 +17,8 @@
 #include "analyzer/passes/critical_path/critical_path_report.h"
 #include "analyzer/passes/delay/delay.h"
 #include "analyzer/passes/delay/delay_report.h"
+#include "analyzer/passes/rma/rma.h"
+#include "analyzer/passes/rma/rma_report.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/wait_states/wait_states_report.h"
 #include "analyzer/engine/profile.h"
@@ -295,9 +297,22 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   if (cfg.clock_correction == "clc" &&
       engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
     warn(location, "the controlled-logical-clock pass failed; times are only linearly corrected");
-  const passes::WaitStates waits = passes::compute_wait_states(
+  passes::WaitStates waits = passes::compute_wait_states(
       timeline, match, csync, rsync, definitions, local.nodes.size(), run.rank);
   phases.mark("wait_states");
+  // One-sided wait states: window collectives synchronized like collectives, epochs by notes.
+  passes::RmaResult rma;
+  {
+    std::vector<engine::CollSync> wsync;
+    std::vector<uint32_t> inconsistent;
+    engine::CollExchangeStats wstats;
+    if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent) != Status::kOk ||
+        passes::compute_rma(timeline, wsync, inconsistent, definitions, run.rank, group, waits, rma) != Status::kOk)
+      warn(location, "the one-sided (RMA) analysis failed; the report lacks its wait states");
+    cstats.bytes_sent += wstats.bytes_sent + rma.bytes_sent;
+    for (const std::string& n : rma.notes) warn(location, "%s", n.c_str());
+    phases.mark("rma");
+  }
 
   GlobalProfile global;
   std::vector<int> local_to_global;
@@ -356,6 +371,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                                    n_callpaths, group, global, lo_hi[1] + lo_hi[0],
                                    in) != Status::kOk)
       warn(location, "reducing the wait states failed; the report lacks them");
+    if (passes::report_rma(rma, local_to_global, n_callpaths, group, in) != Status::kOk)
+      warn(location, "reducing the one-sided metrics failed; the report lacks them");
     phases.mark("wait_state_reduction");
     if (cfg.delay_analysis) {
       passes::DelayInput din;

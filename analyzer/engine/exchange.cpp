@@ -184,22 +184,26 @@ std::vector<int32_t> members_of(const defs::CommTable& comms, uint32_t comm, int
   return {};
 }
 
-}  // namespace
+// The instances of `colls` (over `calls`) per key (communicator or window id), grouped by
+// ordered member list; `keys` lists every key this rank is a member of that may hold instances
+// (instances of other keys are skipped).
+Status sync_records(const std::vector<CollRecord>& colls, const std::vector<CallRecord>& calls,
+                    const std::map<uint32_t, std::vector<int32_t>>& keys, const Comm& world,
+                    std::vector<CollSync>& out, CollExchangeStats& stats,
+                    std::vector<uint32_t>* inconsistent) {
+  const int me = world.rank();
+  out.assign(colls.size(), CollSync{});
 
-Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
-                        std::vector<CollSync>& out, CollExchangeStats& stats) {
-  const int P = world.size(), me = world.rank();
-  out.assign(t.colls.size(), CollSync{});
-
-  // Instances per communicator, in call order; communicators grouped by ordered members.
+  // Instances per key, in call order; keys grouped by ordered members.
   std::map<uint32_t, std::vector<uint32_t>> by_comm;
-  for (uint32_t i = 0; i < t.colls.size(); ++i) by_comm[t.colls[i].comm].push_back(i);
+  for (uint32_t i = 0; i < colls.size(); ++i)
+    if (keys.count(colls[i].comm)) by_comm[colls[i].comm].push_back(i);
   std::map<std::vector<int32_t>, std::vector<uint32_t>> sets;  // members -> comm ids (sorted)
-  for (const auto& [comm, idx] : by_comm) {
-    std::vector<int32_t> m = members_of(definitions.comms, comm, P, me);
+  for (const auto& [comm, m] : keys) {
     if (m.size() < 2 || std::find(m.begin(), m.end(), me) == m.end()) continue;
     sets[m].push_back(comm);
   }
+
   // A global order: by smallest communicator id (ids are unique, and every member of a set
   // knows all of the set's communicators).
   std::vector<std::pair<uint32_t, const std::vector<int32_t>*>> order;
@@ -210,6 +214,7 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
     const std::vector<int32_t>& members = *members_ptr;
     const std::vector<uint32_t>& comms = sets[members];
     ++stats.member_sets;
+    const int P = world.size();
     bool is_world = int(members.size()) == P;
     for (int i = 0; is_world && i < P; ++i) is_world = members[size_t(i)] == i;
     Comm made;
@@ -230,7 +235,10 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
     CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmax.data(), int(cmax.size()), MPI_INT, MPI_MAX));
     std::vector<uint32_t> inst;  // local coll index per vector slot
     for (size_t k = 0; k < comms.size(); ++k) {
-      if (cmin[k] != cmax[k]) ++stats.inconsistent_comms;
+      if (cmin[k] != cmax[k]) {
+        ++stats.inconsistent_comms;
+        if (inconsistent) inconsistent->push_back(comms[k]);
+      }
       const auto& idx = by_comm[comms[k]];
       for (int j = 0; j < cmin[k]; ++j) inst.push_back(idx[size_t(j)]);
     }
@@ -241,9 +249,9 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
     auto& minloc_in = minloc_out;
     auto& max_in = max_out;
     for (size_t j = 0; j < n; ++j) {
-      const CollRecord& c = t.colls[inst[j]];
-      const double begin = c.call == kNoCall ? 0 : t.calls[c.call].enter;
-      const double end = c.complete_call == kNoCall ? begin : t.calls[c.complete_call].exit;
+      const CollRecord& c = colls[inst[j]];
+      const double begin = c.call == kNoCall ? 0 : calls[c.call].enter;
+      const double end = c.complete_call == kNoCall ? begin : calls[c.complete_call].exit;
       const bool root = c.root >= 0 && c.root == my_rank;
       maxloc_in[2 * j] = {begin, my_rank};
       maxloc_in[2 * j + 1] = {c.sent > 0 ? begin : -1e300, my_rank};
@@ -275,6 +283,26 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
     }
   }
   return Status::kOk;
+}
+
+}  // namespace
+
+Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
+                        std::vector<CollSync>& out, CollExchangeStats& stats) {
+  std::map<uint32_t, std::vector<int32_t>> keys;
+  for (const CollRecord& c : t.colls)
+    if (!keys.count(c.comm)) keys[c.comm] = members_of(definitions.comms, c.comm, world.size(), world.rank());
+  return sync_records(t.colls, t.calls, keys, world, out, stats, nullptr);
+}
+
+Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions,
+                               const Comm& world, std::vector<CollSync>& out,
+                               CollExchangeStats& stats, std::vector<uint32_t>& inconsistent) {
+  // Every window this rank is a member of, recorded or not: all members then agree on the
+  // member sets even when one recorded no instance of a window (paused recording).
+  std::map<uint32_t, std::vector<int32_t>> keys;
+  for (const defs::WindowDef& w : definitions.windows.snapshot()) keys[w.id] = w.members;
+  return sync_records(t.win_colls, t.calls, keys, world, out, stats, &inconsistent);
 }
 
 }  // namespace critpath::analyzer::engine

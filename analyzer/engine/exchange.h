@@ -88,4 +88,11 @@ struct CollExchangeStats {
 Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
                         std::vector<CollSync>& out, CollExchangeStats& stats);
 
+// The same for the window collectives (Timeline::win_colls: creation, fences, free), over the
+// members of each window (definitions.windows). `inconsistent` receives the ids of windows
+// whose members recorded different numbers of instances (their instances stay invalid).
+Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions,
+                               const Comm& world, std::vector<CollSync>& out,
+                               CollExchangeStats& stats, std::vector<uint32_t>& inconsistent);
+
 }  // namespace critpath::analyzer::engine

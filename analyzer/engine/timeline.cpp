@@ -208,9 +208,43 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       break;
     }
     default:
+      if (e.kind >= K::kRmaFirst && e.kind <= K::kRmaLast) on_rma(e, cur);
       break;
   }
   prev_node_ = node;  // active after this event: the next gap_tick books to it
+}
+
+void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {
+  using K = trace::EventKind;
+  if (cur == kNoCall) return;  // outside a recorded MPI call: nothing to attribute it to
+  RmaRecord r;
+  r.call = cur;
+  r.win = e.comm;
+  r.kind = defs_.regions.mpi(t_.calls[cur].region).rma;
+  switch (e.kind) {
+    case K::kRmaPut: r.op = RmaRecord::kPut; break;
+    case K::kRmaGet: r.op = RmaRecord::kGet; break;
+    case K::kRmaAccumulate: r.op = RmaRecord::kAccumulate; break;
+    case K::kRmaRequestComplete: return;  // completion of an R* operation: nothing to analyse
+    default: break;
+  }
+  if (r.kind == defs::MpiRma::kNone) return;  // an archive from before the rma semantics
+  r.peer = e.kind == K::kRmaWinCreate || e.kind == K::kRmaWinFree ? -1 : e.peer;
+  r.lock = e.kind == K::kRmaSync && r.kind == defs::MpiRma::kLock ? uint8_t(e.root) : 0;
+  r.bytes = e.bytes;
+  t_.rma.push_back(r);
+  // Window collectives: creation, fence, free (one instance per call).
+  if ((r.kind == defs::MpiRma::kCreate || r.kind == defs::MpiRma::kFence ||
+       r.kind == defs::MpiRma::kFree) &&
+      cur != last_win_coll_call_) {
+    last_win_coll_call_ = cur;
+    CollRecord c;
+    c.comm = e.comm;
+    c.op = t_.calls[cur].region;
+    c.kind = CollKind::kOther;
+    c.call = c.complete_call = cur;
+    t_.win_colls.push_back(c);
+  }
 }
 
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
@@ -231,6 +265,11 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
       return enter(a.call) < enter(b.call);
     });
     std::stable_sort(t_.colls.begin(), t_.colls.end(), [&](const CollRecord& a, const CollRecord& b) {
+      return enter(a.call) < enter(b.call);
+    });
+    std::stable_sort(t_.win_colls.begin(), t_.win_colls.end(),
+                     [&](const CollRecord& a, const CollRecord& b) { return enter(a.call) < enter(b.call); });
+    std::stable_sort(t_.rma.begin(), t_.rma.end(), [&](const RmaRecord& a, const RmaRecord& b) {
       return enter(a.call) < enter(b.call);
     });
     std::vector<uint32_t> order(t_.recvs.size());

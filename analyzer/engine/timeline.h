@@ -75,6 +75,21 @@ struct CollRecord {
   uint64_t sent = 0, received = 0;
 };
 
+// One one-sided event of the rank (analyzer/passes/rma): what the call did on which window.
+// `kind` is the call's defs::MpiRma role; a Win_start / Win_post writes one record per member
+// of its group, an operation one per RMA event (a fetching accumulate: the origin bytes as
+// kAccumulate, the result bytes as kGet).
+struct RmaRecord {
+  enum Op : uint8_t { kSync = 0, kPut = 1, kGet = 2, kAccumulate = 3 };
+  uint32_t call = kNoCall;  // index in Timeline::calls
+  uint32_t win = 0;         // window id (defs::WindowTable)
+  int32_t peer = -1;        // target / group member as window rank; -1: none
+  defs::MpiRma kind = defs::MpiRma::kNone;
+  Op op = kSync;            // kSync for synchronization records
+  uint8_t lock = 0;         // MPI_Win_lock: 1 exclusive, 2 shared
+  uint64_t bytes = 0;
+};
+
 // Time between MPI calls on location 0, per call-path node (the delay analysis's time
 // vectors): the gap before call k runs from the exit of the previous location-0 call (or the
 // location's first event) to the enter of call k.
@@ -93,6 +108,11 @@ struct Timeline {
   std::vector<SendRecord> sends;
   std::vector<RecvRecord> recvs;
   std::vector<CollRecord> colls;
+  // One-sided: every RMA record in call order, and the window-collective instances (creation,
+  // fences, free) per window in call order, as CollRecords whose `comm` is the window id (a
+  // separate id space: never looked up as a communicator).
+  std::vector<RmaRecord> rma;
+  std::vector<CollRecord> win_colls;
   uint32_t init_call = kNoCall;      // MPI_Init / MPI_Init_thread
   uint32_t finalize_call = kNoCall;  // MPI_Finalize
   uint64_t unresolved_peers = 0;     // peers on unknown communicators
@@ -148,6 +168,8 @@ class TimelineBuilder {
   std::vector<uint8_t> mpi_flat_;                // region -> 0 unknown, 1 not MPI, 2 MPI
   std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
+  void on_rma(const trace::Event& e, uint32_t cur);
+  uint32_t last_win_coll_call_ = kNoCall;  // a fence writes one event; guard against repeats
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;
   uint16_t location_ = 0;

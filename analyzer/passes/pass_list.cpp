@@ -7,6 +7,7 @@ const std::vector<PassInfo>& pass_list() {
   static const std::vector<PassInfo> kPasses = {
       {"profile", Direction::kForward, {}, profile_metric_decls()},
       {"wait_states", Direction::kNone, {"profile"}, wait_state_metric_decls()},
+      {"rma", Direction::kNone, {"profile", "wait_states"}, rma_metric_decls()},
       {"delay", Direction::kBackward, {"profile", "wait_states"}, delay_metric_decls()},
       {"critical_path", Direction::kBackward, {"profile", "wait_states"}, critical_path_metric_decls()},
   };

@@ -32,6 +32,9 @@ std::vector<engine::MetricDecl> profile_metric_decls();
 std::vector<engine::MetricDecl> wait_state_metric_decls();
 std::vector<engine::MetricDecl> critical_path_metric_decls();
 std::vector<engine::MetricDecl> delay_metric_decls();
+// The one-sided wait-state patterns (WaitPattern kRma*, in that order), then all rma metrics.
+std::vector<engine::MetricDecl> rma_pattern_decls();
+std::vector<engine::MetricDecl> rma_metric_decls();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

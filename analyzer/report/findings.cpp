@@ -65,6 +65,14 @@ constexpr Pattern kPatterns[] = {
     {"early_reduce", "Early Reduce", "early_reduce"},
     {"early_scan", "Early Scan", nullptr},
     {"wait_finalize", "Wait at Finalize", nullptr},
+    {"rma_late_post", "Late Post", nullptr},
+    {"rma_early_transfer", "Early Transfer", nullptr},
+    {"rma_early_wait", "Early Wait", nullptr},
+    {"rma_wait_at_fence", "Wait at Fence", nullptr},
+    {"rma_wait_at_create", "Wait at Window Create", nullptr},
+    {"rma_wait_at_free", "Wait at Window Free", nullptr},
+    {"rma_lock_contention", "Lock Contention", nullptr},
+    {"rma_wait_for_progress", "Wait for Progress", nullptr},
 };
 
 // The (call path, rank) causing most of a family's waits: short- and long-term cost.
@@ -91,13 +99,13 @@ Cause top_cause(const ReportInput& in, const char* family) {
 double allocation(const ReportInput& in) { return double(in.run->size) * in.wall_time_s; }
 
 // A wait-state pattern at the top of its MPI class (its parent is mpi_p2p, mpi_collective,
-// mpi_rma or mpi_management): the patterns that sum to the waiting time without overlap.
+// mpi_rma, mpi_rma_sync, mpi_rma_comm or mpi_management): the patterns that sum to the waiting time without overlap.
 bool is_wait_pattern(const std::string& id) {
   const engine::MetricDecl* d = engine::find_metric(id);
   if (!d || !d->parent) return false;
   const std::string parent = d->parent;
   return parent == "mpi_p2p" || parent == "mpi_collective" || parent == "mpi_rma" ||
-         parent == "mpi_management";
+         parent == "mpi_rma_sync" || parent == "mpi_rma_comm" || parent == "mpi_management";
 }
 
 }  // namespace

@@ -26,7 +26,9 @@ constexpr size_t kLabelChars = 48;  // longer call paths keep their tail: the le
 constexpr const char* kWaitPatterns[] = {
     "late_sender",    "late_receiver", "wait_barrier",       "wait_nxn",
     "late_broadcast", "early_reduce",  "early_scan",         "wait_finalize",
-    "barrier_completion", "nxn_completion", "init_completion"};
+    "barrier_completion", "nxn_completion", "init_completion",
+    "rma_late_post", "rma_early_transfer", "rma_early_wait", "rma_wait_at_fence",
+    "rma_wait_at_create", "rma_wait_at_free", "rma_lock_contention", "rma_wait_for_progress"};
 
 // Lookups that never throw: a report written by an older or partial analysis lacks fields,
 // and the page should still render what is there.

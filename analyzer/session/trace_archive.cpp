@@ -26,7 +26,7 @@ OffsetSample offset_from(const json& j) {
 constexpr const char* kFormat = "critpath-archive/2";
 
 json mpi_json(const defs::MpiSemantics& m) {
-  return {int(m.cls), int(m.sync), int(m.root), int(m.completion), int(m.lifecycle)};
+  return {int(m.cls), int(m.sync), int(m.root), int(m.completion), int(m.lifecycle), int(m.rma)};
 }
 defs::MpiSemantics mpi_from(const json& j) {
   defs::MpiSemantics m;
@@ -35,6 +35,9 @@ defs::MpiSemantics mpi_from(const json& j) {
   m.root = defs::MpiRoot(j.at(2).get<int>());
   m.completion = defs::MpiCompletion(j.at(3).get<int>());
   m.lifecycle = defs::MpiLifecycle(j.at(4).get<int>());
+  // The sixth entry (rma) came later in format 2: older archives' one-sided calls count as
+  // synchronization (mpi_rma_sync) and their RMA wait states are not searched.
+  if (j.size() > 5) m.rma = defs::MpiRma(j.at(5).get<int>());
   return m;
 }
 
@@ -90,7 +93,7 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
       regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
                          {"line", d.line}, {"unrecorded_visits", d.unrecorded_visits},
                          {"unrecorded_ticks", d.unrecorded_ticks}, {"auto_filtered", d.auto_filtered}});
-      // [class, sync, root, completion, lifecycle] (libtrace/defs/definitions.h values)
+      // [class, sync, root, completion, lifecycle, rma] (libtrace/defs/definitions.h values)
       if (d.kind == defs::RegionKind::kMpi) regions.back()["mpi"] = mpi_json(d.mpi);
     }
     j["regions"] = std::move(regions);

@@ -39,7 +39,7 @@ enum class RegionKind : uint8_t {
 const char* to_string(RegionKind k);
 
 // What an MPI call is, for the analyses (RegionDef::mpi). It comes from the call's entry in
-// pmpi_wrappers/spec/mpi.toml (keys class, sync, root, completion, lifecycle, with per-group
+// pmpi_wrappers/spec/mpi.toml (keys class, sync, root, completion, lifecycle, rma, with per-group
 // defaults); the generator emits it in the region table (generated_regions.h) and MPI_Init
 // defines the MPI regions with it. The analyzer reads it instead of parsing names. All kNone
 // for regions that are not MPI calls. The values are stored in kept traces
@@ -77,12 +77,33 @@ enum class MpiLifecycle : uint8_t {
   kInit = 1,      // MPI_Init, MPI_Init_thread
   kFinalize = 2,  // MPI_Finalize
 };
+enum class MpiRma : uint8_t {  // the role of a one-sided call (the spec's `rma`)
+  kNone = 0,
+  kComm = 1,       // an RMA operation: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
+                   // Compare_and_swap and the request-based R* forms (mpi_rma_comm)
+  kCreate = 2,     // MPI_Win_create, _allocate, _allocate_shared, _create_dynamic
+  kFree = 3,       // MPI_Win_free
+  kFence = 4,      // MPI_Win_fence
+  kStart = 5,      // MPI_Win_start: opens an access epoch (PSCW)
+  kComplete = 6,   // MPI_Win_complete: closes it
+  kPost = 7,       // MPI_Win_post: opens an exposure epoch
+  kWait = 8,       // MPI_Win_wait: closes it, blocking
+  kTest = 9,       // MPI_Win_test: closes it when it succeeds (recorded only then)
+  kLock = 10,      // MPI_Win_lock
+  kUnlock = 11,    // MPI_Win_unlock
+  kLockAll = 12,   // MPI_Win_lock_all
+  kUnlockAll = 13, // MPI_Win_unlock_all
+  kFlush = 14,     // MPI_Win_flush, MPI_Win_flush_local (one target)
+  kFlushAll = 15,  // MPI_Win_flush_all, MPI_Win_flush_local_all
+  kOther = 16,     // MPI_Win_sync, attach, detach and other window calls (mpi_rma_sync)
+};
 struct MpiSemantics {
   MpiClass cls = MpiClass::kNone;
   MpiSync sync = MpiSync::kNone;
   MpiRoot root = MpiRoot::kNone;
   MpiCompletion completion = MpiCompletion::kNone;
   MpiLifecycle lifecycle = MpiLifecycle::kNone;
+  MpiRma rma = MpiRma::kNone;
   bool operator==(const MpiSemantics&) const = default;
 };
 

@@ -64,6 +64,11 @@ SEMANTICS = {
     "root": ("MpiRoot", {"none": "kNone", "source": "kSource", "sink": "kSink"}),
     "completion": ("MpiCompletion", {"none": "kNone", "wait": "kWait", "test": "kTest"}),
     "lifecycle": ("MpiLifecycle", {"none": "kNone", "init": "kInit", "finalize": "kFinalize"}),
+    "rma": ("MpiRma", {"none": "kNone", "comm": "kComm", "create": "kCreate", "free": "kFree",
+                       "fence": "kFence", "start": "kStart", "complete": "kComplete",
+                       "post": "kPost", "wait": "kWait", "test": "kTest", "lock": "kLock",
+                       "unlock": "kUnlock", "lock_all": "kLockAll", "unlock_all": "kUnlockAll",
+                       "flush": "kFlush", "flush_all": "kFlushAll", "other": "kOther"}),
 }
 ENTRY_KEYS = {"name", "id", "group", "mpi", "recipe", "fortran", "params", "variadic"} | set(SEMANTICS)
 PLACEHOLDER = re.compile(r"\$\{([^}]*)\}")

@@ -34,6 +34,15 @@ std::vector<engine::MetricDecl> profile_metric_decls() {
        "Time in one-sided calls: MPI_Win_*, Put, Get, Accumulate, Get_accumulate, Fetch_and_op, "
        "Compare_and_swap and their request-based R* forms.",
        Combine::kSum, false},
+      {"mpi_rma_sync", "s", "mpi_rma", "MPI one-sided synchronization",
+       "Time in the one-sided calls that are not RMA operations: window creation and free, "
+       "MPI_Win_fence, start, complete, post, wait, test, lock, unlock, lock_all, unlock_all, "
+       "flush*, sync, attach, detach.",
+       Combine::kSum, false},
+      {"mpi_rma_comm", "s", "mpi_rma", "MPI one-sided communication",
+       "Time in the RMA operations: Put, Get, Accumulate, Get_accumulate, Fetch_and_op, "
+       "Compare_and_swap and their request-based R* forms.",
+       Combine::kSum, false},
       {"mpi_management", "s", "mpi_time", "MPI management",
        "Time in every other MPI call (MPI_Init, MPI_Finalize, communicators, groups, topologies, "
        "datatypes, ...).",

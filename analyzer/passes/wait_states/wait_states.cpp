@@ -17,10 +17,11 @@ using engine::CollKind;
 using engine::kNoCall;
 
 const PatternDef& pattern_def(int p) {
-  // The rows of wait_states_metrics.cpp, in WaitPattern order.
+  // The rows of wait_states_metrics.cpp, then rma_metrics.cpp's patterns, in WaitPattern order.
   static const std::vector<PatternDef> kDefs = [] {
     std::vector<PatternDef> defs;
     for (const engine::MetricDecl& d : wait_state_metric_decls()) defs.push_back({d.id, d.title, d.definition});
+    for (const engine::MetricDecl& d : rma_pattern_decls()) defs.push_back({d.id, d.title, d.definition});
     return defs;
   }();
   return kDefs[size_t(p)];

@@ -34,6 +34,17 @@ enum WaitPattern : int {
   kEarlyScan,
   kWaitFinalize,
   kInitCompletion,
+  // One-sided (analyzer/passes/rma, declared in rma_metrics.cpp).
+  kRmaLatePost,
+  kRmaEarlyTransfer,
+  kRmaEarlyWait,
+  kRmaLateComplete,
+  kRmaWaitAtFence,
+  kRmaEarlyFence,
+  kRmaWaitAtCreate,
+  kRmaWaitAtFree,
+  kRmaLockContention,
+  kRmaWaitForProgress,
   kPatternCount
 };
 

@@ -16,9 +16,19 @@ namespace critpath::analyzer::passes {
 using engine::ReducedMetric;
 namespace {
 
-enum Hierarchy : int { kComputation = 0, kMpiP2p, kMpiCollective, kMpiRma, kMpiManagement, kHierCount };
-constexpr const char* kHierId[kHierCount] = {"computation", "mpi_p2p", "mpi_collective", "mpi_rma",
-                                             "mpi_management"};
+// The classes of MPI time, then the parts of mpi_rma (not in the sum of mpi_time).
+enum Hierarchy : int {
+  kComputation = 0,
+  kMpiP2p,
+  kMpiCollective,
+  kMpiRma,
+  kMpiManagement,
+  kMpiRmaSync,
+  kMpiRmaComm,
+  kHierCount
+};
+constexpr const char* kHierId[kHierCount] = {"computation",    "mpi_p2p",      "mpi_collective", "mpi_rma",
+                                             "mpi_management", "mpi_rma_sync", "mpi_rma_comm"};
 // Fixed-size per-pattern block for the statistics gather:
 // count, sum, min, max, n_worst, worst×(value, callpath, rank), n_sample, sample...
 constexpr size_t kBlock = 5 + 3 * kWorstInstances + 1 + kSampleSize;
@@ -63,6 +73,8 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
       }
     }
     store.add(slot[kPatternCount + h], g, excl);
+    if (h == kMpiRma)
+      store.add(slot[kPatternCount + (def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g, excl);
   }
   const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
   CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
@@ -154,11 +166,16 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     hier += buf;
   };
   double mpi_total = 0;
-  for (int h = kMpiP2p; h < kHierCount; ++h) mpi_total += htot[size_t(h)];
+  for (int h = kMpiP2p; h <= kMpiManagement; ++h) mpi_total += htot[size_t(h)];
   hline("time", time_total);
   hline("  computation", htot[kComputation]);
   hline("  mpi_time", mpi_total);
-  for (int h = kMpiP2p; h < kHierCount; ++h) hline((std::string("    ") + kHierId[h]).c_str(), htot[size_t(h)]);
+  for (int h = kMpiP2p; h <= kMpiManagement; ++h) {
+    hline((std::string("    ") + kHierId[h]).c_str(), htot[size_t(h)]);
+    if (h == kMpiRma && htot[kMpiRma] > 0)
+      for (int sub : {kMpiRmaSync, kMpiRmaComm})
+        hline((std::string("      ") + kHierId[sub]).c_str(), htot[size_t(sub)]);
+  }
   in.sections.push_back({"Time hierarchy (seconds, all ranks)", hier});
 
   // --- Statistics (trace.stat-like).

@@ -1,0 +1,536 @@
+// critpath — analyzer/passes/rma/rma.cpp: the one-sided wait-state search (rma.h).
+#include "analyzer/passes/rma/rma.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace critpath::analyzer::passes {
+
+using defs::MpiRma;
+using engine::CallRecord;
+using engine::kNoCall;
+using engine::RmaRecord;
+
+namespace {
+
+// The call with the longest duration among `calls` (kNoCall for none).
+uint32_t longest(const engine::Timeline& t, const std::vector<uint32_t>& calls) {
+  uint32_t best = kNoCall;
+  for (uint32_t c : calls)
+    if (best == kNoCall || t.calls[c].exit - t.calls[c].enter > t.calls[best].exit - t.calls[best].enter)
+      best = c;
+  return best;
+}
+
+}  // namespace
+
+// A note of `type` to `peer` about epoch `ordinal` on `win`, with times t0, t1.
+RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, double t0,
+                  double t1 = 0) {
+  RmaNote n;
+  n.type = type;
+  n.peer = peer;
+  n.win = win;
+  n.ordinal = ordinal;
+  n.t[0] = t0;
+  n.t[1] = t1;
+  return n;
+}
+
+// Per window, the epochs open while scanning the rank's records.
+struct RmaSearch::WinState {
+  std::vector<int32_t> members;  // window rank -> world rank
+  int64_t access = -1;           // open PSCW access epoch (index in access_)
+  std::vector<size_t> exposures; // open exposure epochs (indices in exposure_), oldest first
+  std::map<int32_t, size_t> locked;  // target -> open lock epoch (index in passive_)
+  bool lock_all = false;             // a lock_all epoch is open: its targets are in `locked`
+  uint32_t lock_all_call = kNoCall;
+  // Fence epoch: operations after the n-th fence (n = fences so far) belong to epoch n.
+  uint32_t fences = 0;
+  std::map<int32_t, std::pair<double, double>> fence_last;  // target -> (exit, enter) of last op
+  std::map<std::pair<int32_t, int>, uint32_t> count;  // (partner, kind) -> epochs so far
+
+  int32_t world(int32_t r) const {
+    return r >= 0 && size_t(r) < members.size() ? members[size_t(r)] : -1;
+  }
+};
+
+RmaSearch::RmaSearch(const engine::Timeline& t, const std::vector<engine::CollSync>& wsync,
+                     const std::vector<uint32_t>& inconsistent, const defs::Definitions& definitions,
+                     int32_t my_rank)
+    : t_(t), wsync_(wsync), definitions_(definitions), me_(my_rank), skipped_(inconsistent) {
+  std::sort(skipped_.begin(), skipped_.end());
+  scan(definitions);
+}
+
+void RmaSearch::close_passive(Passive& p) {
+  p.blocking = longest(t_, p.calls);
+  if (p.calls.empty() || p.blocking == kNoCall) return;
+  const CallRecord& first = t_.calls[p.calls.front()];
+  const CallRecord& last = t_.calls[p.calls.back()];
+  const CallRecord& x = t_.calls[p.blocking];
+  RmaNote n = make_note(RmaNote::kLockEpoch, p.target, p.win, p.ordinal, first.enter, x.enter);
+  n.lock = p.lock;
+  n.t[2] = x.exit;
+  n.t[3] = last.enter;
+  n.t[4] = last.exit;
+  out_.push_back(n);
+  ++epochs_;
+}
+
+void RmaSearch::scan(const defs::Definitions& definitions) {
+  std::map<uint32_t, WinState> wins;
+  auto state = [&](uint32_t win) -> WinState& {
+    auto it = wins.find(win);
+    if (it != wins.end()) return it->second;
+    WinState& s = wins[win];
+    defs::WindowDef d;
+    if (definitions.windows.find(win, d)) s.members = d.members;
+    return s;
+  };
+  enum { kCountStart = 0, kCountPost = 1, kCountLock = 2 };
+  // The passive epoch towards `target` open in `s` (created in a lock_all epoch on first use).
+  auto passive_of = [&](WinState& s, uint32_t win, int32_t target) -> Passive* {
+    auto it = s.locked.find(target);
+    if (it != s.locked.end()) return &passive_[it->second];
+    if (!s.lock_all || target < 0) return nullptr;
+    Passive p;
+    p.win = win;
+    p.target = target;
+    p.lock = 2;  // lock_all: a shared lock on every target
+    p.ordinal = s.count[{target, kCountLock}]++;
+    if (s.lock_all_call != kNoCall) p.calls.push_back(s.lock_all_call);
+    passive_.push_back(std::move(p));
+    s.locked[target] = passive_.size() - 1;
+    return &passive_.back();
+  };
+  auto add_call = [](Passive& p, uint32_t call) {
+    if (p.calls.empty() || p.calls.back() != call) p.calls.push_back(call);
+  };
+
+  for (size_t i = 0; i < t_.rma.size();) {
+    // The records of one call.
+    size_t j = i;
+    while (j < t_.rma.size() && t_.rma[j].call == t_.rma[i].call) ++j;
+    const RmaRecord& r0 = t_.rma[i];
+    const uint32_t call = r0.call;
+    const CallRecord& c = t_.calls[call];
+    const uint32_t win = r0.win;
+    WinState& s = state(win);
+    switch (r0.kind) {
+      case MpiRma::kComm:
+        for (size_t k = i; k < j; ++k) {
+          const RmaRecord& r = t_.rma[k];
+          const int32_t target = s.world(r.peer);
+          if (c.node >= 0) {
+            if (size_t(c.node) >= bytes_.size()) bytes_.resize(size_t(c.node) + 1, {0, 0, 0});
+            bytes_[size_t(c.node)][r.op == RmaRecord::kPut ? 0 : r.op == RmaRecord::kGet ? 1 : 2] +=
+                double(r.bytes);
+          }
+          if (target < 0 || (k > i && t_.rma[k - 1].peer == r.peer)) continue;  // one per call
+          if (s.access >= 0) {
+            access_[size_t(s.access)].ops.push_back({call, target});
+          } else if (Passive* p = passive_of(s, win, target)) {
+            add_call(*p, call);
+          } else if (s.fences > 0) {
+            auto& last = s.fence_last[target];
+            if (c.exit > last.first) last = {c.exit, c.enter};
+          }
+        }
+        break;
+      case MpiRma::kFence: {
+        // Close fence epoch s.fences: tell each target when the last operation towards it ended.
+        for (const auto& [target, last] : s.fence_last)
+          out_.push_back(make_note(RmaNote::kFenceOps, target, win, s.fences, last.first, last.second));
+        s.fence_last.clear();
+        ++s.fences;
+        break;
+      }
+      case MpiRma::kStart: {
+        Access a;
+        a.win = win;
+        a.start = call;
+        for (size_t k = i; k < j; ++k) {
+          const int32_t target = s.world(t_.rma[k].peer);
+          if (target >= 0) a.targets.push_back({target, s.count[{target, kCountStart}]++});
+        }
+        access_.push_back(std::move(a));
+        s.access = int64_t(access_.size() - 1);
+        break;
+      }
+      case MpiRma::kComplete: {
+        if (s.access < 0) break;
+        Access& a = access_[size_t(s.access)];
+        a.complete = call;
+        s.access = -1;
+        ++epochs_;
+        for (const auto& [target, ordinal] : a.targets) {
+          double last_op = t_.calls[a.start].exit;
+          for (const auto& [op, to] : a.ops)
+            if (to == target) last_op = std::max(last_op, t_.calls[op].exit);
+          out_.push_back(make_note(RmaNote::kComplete, target, win, ordinal, c.enter, last_op));
+        }
+        break;
+      }
+      case MpiRma::kPost: {
+        Exposure e;
+        e.win = win;
+        e.post = call;
+        for (size_t k = i; k < j; ++k) {
+          const int32_t origin = s.world(t_.rma[k].peer);
+          if (origin < 0) continue;
+          const uint32_t ordinal = s.count[{origin, kCountPost}]++;
+          e.origins.push_back({origin, ordinal});
+          out_.push_back(make_note(RmaNote::kPost, origin, win, ordinal, c.enter));
+        }
+        exposure_.push_back(std::move(e));
+        s.exposures.push_back(exposure_.size() - 1);
+        break;
+      }
+      case MpiRma::kWait:
+      case MpiRma::kTest: {
+        if (s.exposures.empty()) break;
+        Exposure& e = exposure_[s.exposures.front()];
+        s.exposures.erase(s.exposures.begin());
+        e.close = call;
+        e.blocking = r0.kind == MpiRma::kWait;
+        ++epochs_;
+        break;
+      }
+      case MpiRma::kLock: {
+        const int32_t target = s.world(r0.peer);
+        if (target < 0) break;
+        Passive p;
+        p.win = win;
+        p.target = target;
+        p.lock = r0.lock == 1 ? 1 : 2;
+        p.ordinal = s.count[{target, kCountLock}]++;
+        p.calls.push_back(call);
+        passive_.push_back(std::move(p));
+        s.locked[target] = passive_.size() - 1;
+        break;
+      }
+      case MpiRma::kLockAll:
+        s.lock_all = true;
+        s.lock_all_call = call;
+        break;
+      case MpiRma::kFlush: {
+        if (Passive* p = passive_of(s, win, s.world(r0.peer))) add_call(*p, call);
+        break;
+      }
+      case MpiRma::kFlushAll:
+        for (auto& [target, at] : s.locked) add_call(passive_[at], call);
+        break;
+      case MpiRma::kUnlock: {
+        auto it = s.locked.find(s.world(r0.peer));
+        if (it == s.locked.end()) break;
+        Passive& p = passive_[it->second];
+        add_call(p, call);
+        passive_at_[{win, p.target, p.ordinal}] = it->second;
+        close_passive(p);
+        s.locked.erase(it);
+        break;
+      }
+      case MpiRma::kUnlockAll: {
+        for (auto& [target, at] : s.locked) {
+          Passive& p = passive_[at];
+          add_call(p, call);
+          passive_at_[{win, p.target, p.ordinal}] = at;
+          close_passive(p);
+        }
+        s.locked.clear();
+        s.lock_all = false;
+        s.lock_all_call = kNoCall;
+        break;
+      }
+      case MpiRma::kFree:
+        s.fences = 0;
+        s.fence_last.clear();
+        break;
+      case MpiRma::kCreate:
+      case MpiRma::kOther:
+      case MpiRma::kNone:
+        break;
+    }
+    i = j;
+  }
+}
+
+void RmaSearch::receive(const std::vector<RmaNote>& notes) {
+  // As target: the passive epochs towards this rank, per window, for the lock verdicts.
+  std::map<uint32_t, std::vector<const RmaNote*>> locks;
+  for (const RmaNote& n : notes) {
+    switch (n.type) {
+      case RmaNote::kPost: posts_[{n.win, n.peer, n.ordinal}] = n; break;
+      case RmaNote::kComplete: completes_[{n.win, n.peer, n.ordinal}] = n; break;
+      case RmaNote::kFenceOps: {
+        auto [it, fresh] = fence_ops_.try_emplace({n.win, n.ordinal}, n);
+        if (!fresh && n.t[0] > it->second.t[0]) it->second = n;
+        break;
+      }
+      case RmaNote::kLockEpoch: locks[n.win].push_back(&n); break;
+      case RmaNote::kLockResult: break;
+    }
+  }
+  // Location 0's MPI calls by enter, for "was the target inside MPI" (wait for progress).
+  std::vector<std::pair<double, double>> mine;
+  for (const CallRecord& c : t_.calls)
+    if (c.location == 0) mine.push_back({c.enter, c.exit});
+  std::sort(mine.begin(), mine.end());
+  for (auto& [win, epochs] : locks) {
+    if (std::binary_search(skipped_.begin(), skipped_.end(), win)) continue;
+    // Grant order: the order in which the epochs released the lock (their unlock's exit).
+    std::stable_sort(epochs.begin(), epochs.end(),
+                     [](const RmaNote* a, const RmaNote* b) { return a->t[4] < b->t[4]; });
+    for (size_t e = 0; e < epochs.size(); ++e) {
+      const RmaNote& me = *epochs[e];
+      RmaNote reply;
+      reply.type = RmaNote::kLockResult;
+      reply.peer = me.peer;
+      reply.win = win;
+      reply.ordinal = me.ordinal;
+      const double x_enter = me.t[1], x_exit = me.t[2];
+      // Lock contention: the latest release, inside the blocking call, of an earlier epoch
+      // holding a conflicting lock (exclusive on either side) when this one asked for it.
+      double release = -1;
+      for (size_t p = e; p-- > 0;) {
+        const RmaNote& prev = *epochs[p];
+        if (prev.t[4] < me.t[0]) break;  // released before this epoch began: no conflict later
+        if (prev.peer == me.peer || !(prev.lock == 1 || me.lock == 1)) continue;
+        const double rel = prev.t[3];  // the holder's unlock entry frees the lock
+        if (rel > x_enter && rel < x_exit && rel > release) {
+          release = rel;
+          reply.cause = prev.peer;
+        }
+      }
+      if (release > 0) {
+        reply.t[0] = release - x_enter;
+        reply.t[1] = release;
+      }
+      // Wait for progress: from the start of the (rest of the) wait, the target (this rank)
+      // was outside MPI and entered it only later, inside the blocking call.
+      const double from = release > 0 ? release : x_enter;
+      if (me.peer != me_) {
+        auto it = std::upper_bound(mine.begin(), mine.end(), std::make_pair(from, 1e300));
+        const bool inside = it != mine.begin() && std::prev(it)->second > from;
+        if (!inside && it != mine.end() && it->first < x_exit) {
+          reply.t[2] = it->first - from;
+          reply.t[3] = it->first;
+        }
+      }
+      if (reply.t[0] > 0 || reply.t[2] > 0) replies_.push_back(reply);
+    }
+  }
+}
+
+void RmaSearch::add(int pattern, uint32_t call, double v, int32_t cause, double cause_time) {
+  if (v > 0 && call != kNoCall) bookings_.push_back({pattern, call, v, cause, cause_time});
+}
+
+void RmaSearch::receive_replies(const std::vector<RmaNote>& notes) {
+  for (const RmaNote& n : notes) {
+    if (n.type != RmaNote::kLockResult) continue;
+    auto it = passive_at_.find({n.win, n.peer, n.ordinal});
+    if (it == passive_at_.end()) continue;
+    const Passive& p = passive_[it->second];
+    add(kRmaLockContention, p.blocking, n.t[0], n.cause, n.t[1]);
+    add(kRmaWaitForProgress, p.blocking, n.t[2], p.target, n.t[3]);
+  }
+}
+
+void RmaSearch::book(WaitStates& w) {
+  auto skipped = [&](uint32_t win) { return std::binary_search(skipped_.begin(), skipped_.end(), win); };
+  // --- PSCW access epochs (origin): Late Post, Early Transfer.
+  for (const Access& a : access_) {
+    if (a.complete == kNoCall || skipped(a.win)) continue;
+    double latest = -1;
+    int32_t latest_rank = -1;
+    std::map<int32_t, double> post_of;
+    bool complete = true;
+    for (const auto& [target, ordinal] : a.targets) {
+      auto it = posts_.find({a.win, target, ordinal});
+      if (it == posts_.end()) {
+        complete = false;
+        continue;
+      }
+      post_of[target] = it->second.t[0];
+      if (it->second.t[0] > latest) {
+        latest = it->second.t[0];
+        latest_rank = target;
+      }
+    }
+    if (!complete) ++unmatched_[a.win];
+    if (latest_rank < 0) continue;
+    const CallRecord& st = t_.calls[a.start];
+    const CallRecord& co = t_.calls[a.complete];
+    if (latest > st.enter && latest < st.exit) {
+      add(kRmaLatePost, a.start, latest - st.enter, latest_rank, latest);  // blocking Win_start
+    } else {
+      add(kRmaLatePost, a.complete, std::min(latest, co.exit) - co.enter, latest_rank, latest);
+      for (const auto& [op, target] : a.ops) {  // an operation waiting for its target's post
+        auto it = post_of.find(target);
+        const CallRecord& oc = t_.calls[op];
+        if (it != post_of.end() && it->second > oc.enter && it->second < oc.exit)
+          add(kRmaEarlyTransfer, op, it->second - oc.enter, target, it->second);
+      }
+    }
+  }
+  // --- PSCW exposure epochs (target): Early Wait, Late Complete.
+  for (const Exposure& e : exposure_) {
+    if (e.close == kNoCall || skipped(e.win)) continue;
+    double latest = -1, last_op = -1;
+    int32_t latest_rank = -1;
+    bool complete = true;
+    for (const auto& [origin, ordinal] : e.origins) {
+      auto it = completes_.find({e.win, origin, ordinal});
+      if (it == completes_.end()) {
+        complete = false;
+        continue;
+      }
+      if (it->second.t[0] > latest) {
+        latest = it->second.t[0];
+        latest_rank = origin;
+      }
+      last_op = std::max(last_op, it->second.t[1]);
+    }
+    if (!complete) ++unmatched_[e.win];
+    if (!e.blocking || latest_rank < 0) continue;  // Win_test polls: no wait state
+    const CallRecord& wc = t_.calls[e.close];
+    const double end = std::min(latest, wc.exit);
+    add(kRmaEarlyWait, e.close, end - wc.enter, latest_rank, latest);
+    add(kRmaLateComplete, e.close, end - std::max(last_op, wc.enter), -1, 0);
+  }
+  // --- Window collectives: creation, fences (with Early Fence), free.
+  std::map<uint32_t, uint32_t> fence_no;  // window -> fences seen
+  for (size_t i = 0; i < t_.win_colls.size() && i < wsync_.size(); ++i) {
+    const engine::CollRecord& c = t_.win_colls[i];
+    const engine::CollSync& s = wsync_[i];
+    if (skipped(c.comm)) continue;
+    const CallRecord& cr = t_.calls[c.call];
+    const MpiRma role = definitions_.regions.mpi(c.op).rma;  // creation, fence or free
+    // Synchronizing only when every member's call overlapped every other (Scalasca's test).
+    const bool sync = s.valid && s.comm_size > 1 && s.latest_begin < s.earliest_end;
+    const double wait = sync ? std::min(s.latest_begin, cr.exit) - cr.enter : 0.0;
+    if (role == MpiRma::kCreate) add(kRmaWaitAtCreate, c.call, wait, s.latest_rank, s.latest_begin);
+    if (role == MpiRma::kFree) add(kRmaWaitAtFree, c.call, wait, s.latest_rank, s.latest_begin);
+    if (role != MpiRma::kFence) continue;
+    // Early Fence: this fence closes epoch n (operations after fence n - 1); the latest
+    // operation towards this rank ended inside it.
+    const uint32_t n = fence_no[c.comm]++;
+    double early = 0;
+    int32_t early_rank = -1;
+    double early_time = 0;
+    if (n > 0) {
+      auto it = fence_ops_.find({c.comm, n});
+      if (it != fence_ops_.end() && it->second.t[0] > cr.enter) {
+        early = std::min(it->second.t[0], cr.exit) - cr.enter;
+        early_rank = it->second.peer;
+        early_time = it->second.t[1];
+      }
+    }
+    add(kRmaEarlyFence, c.call, early, early_rank, early_time);
+    // Wait at Fence includes Early Fence, which counts even when the fence did not visibly
+    // synchronize all members.
+    if (wait >= early)
+      add(kRmaWaitAtFence, c.call, wait, s.latest_rank, s.latest_begin);
+    else
+      add(kRmaWaitAtFence, c.call, early, early_rank, early_time);
+  }
+  // Into the wait states: values per node, statistics, and wait records (one per call).
+  for (const Booking& b : bookings_) {
+    const int32_t node = t_.calls[b.call].node;
+    if (node >= 0 && size_t(node) < w.by_node.size()) w.by_node[size_t(node)][size_t(b.pattern)] += b.value;
+    w.stats[size_t(b.pattern)].add(b.value, node, me_);
+  }
+  // Wait records: the parts (Late Complete, Early Fence) lie inside their parents; a call's
+  // wait ends at the largest of its waits, caused by that one's cause.
+  std::map<uint32_t, WaitRecord> recs;
+  for (const Booking& b : bookings_) {
+    if (b.pattern == kRmaLateComplete) continue;
+    const CallRecord& c = t_.calls[b.call];
+    auto [it, fresh] = recs.try_emplace(b.call);
+    WaitRecord& r = it->second;
+    if (fresh) {
+      r.call = b.call;
+      r.wait_end = c.enter;
+      r.completion_begin = c.exit;
+    }
+    const double end = std::min(c.exit, c.enter + b.value);
+    if (end > r.wait_end) {
+      r.wait_end = end;
+      r.cause_rank = b.cause == me_ ? -1 : b.cause;
+      r.cause_time = b.cause_time;
+    }
+  }
+  if (!recs.empty()) {
+    for (auto& [call, r] : recs) w.records.push_back(r);
+    std::stable_sort(w.records.begin(), w.records.end(),
+                     [](const WaitRecord& a, const WaitRecord& b) { return a.call < b.call; });
+  }
+}
+
+std::vector<std::string> RmaSearch::notes() const {
+  std::vector<std::string> out;
+  char buf[256];
+  for (uint32_t win : skipped_) {
+    std::snprintf(buf, sizeof buf,
+                  "RMA analysis skipped: inconsistent RMA epochs on window %u (its members "
+                  "recorded different numbers of creations, fences or frees)", win);
+    out.emplace_back(buf);
+  }
+  for (const auto& [win, n] : unmatched_) {
+    std::snprintf(buf, sizeof buf,
+                  "RMA: %llu epochs on window %u have no matching epoch on their partner "
+                  "(inconsistent RMA epochs); their wait states are not analysed",
+                  static_cast<unsigned long long>(n), win);
+    out.emplace_back(buf);
+  }
+  return out;
+}
+
+Status compute_rma(const engine::Timeline& t, const std::vector<engine::CollSync>& wsync,
+                   const std::vector<uint32_t>& inconsistent, const defs::Definitions& definitions,
+                   int32_t my_rank, const engine::Group& group, WaitStates& w, RmaResult& out) {
+  RmaSearch search(t, wsync, inconsistent, definitions, my_rank);
+  const int P = group.size();
+  // Every rank takes part in both exchanges (the collectives are over the whole group), even
+  // without RMA: a rank cannot know that nobody sends it a note.
+  auto exchange = [&](const std::vector<RmaNote>& notes, std::vector<RmaNote>& received) -> Status {
+    std::vector<std::vector<RmaNote>> by_dest(static_cast<size_t>(P));
+    for (const RmaNote& n : notes)
+      if (n.peer >= 0 && n.peer < P) by_dest[size_t(n.peer)].push_back(n);
+    std::vector<RmaNote> flat;
+    std::vector<int> counts(static_cast<size_t>(P), 0), rcounts;
+    for (int r = 0; r < P; ++r) {
+      counts[size_t(r)] = int(by_dest[size_t(r)].size() * sizeof(RmaNote));
+      flat.insert(flat.end(), by_dest[size_t(r)].begin(), by_dest[size_t(r)].end());
+    }
+    out.bytes_sent += flat.size() * sizeof(RmaNote);
+    std::vector<unsigned char> recv;
+    CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+    received.resize(recv.size() / sizeof(RmaNote));
+    if (!recv.empty()) std::memcpy(received.data(), recv.data(), received.size() * sizeof(RmaNote));
+    size_t k = 0;
+    for (int src = 0; src < P; ++src)
+      for (int m = 0; m < rcounts[size_t(src)] / int(sizeof(RmaNote)); ++m) received[k++].peer = src;
+    return Status::kOk;
+  };
+  // Whether anybody has RMA records at all: most runs have none, and skip both exchanges.
+  int any = t.rma.empty() ? 0 : 1;
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&any, 1, engine::ReduceOp::kMax));
+  if (any) {
+    std::vector<RmaNote> received, replies;
+    CRITPATH_FORWARD_IF_ERROR(exchange(search.outgoing(), received));
+    search.receive(received);
+    CRITPATH_FORWARD_IF_ERROR(exchange(search.replies(), replies));
+    search.receive_replies(replies);
+  }
+  search.book(w);
+  out.epochs = search.epochs();
+  out.notes = search.notes();
+  out.bytes_by_node = search.bytes_by_node();
+  return Status::kOk;
+}
+
+}  // namespace critpath::analyzer::passes
