@@ -380,6 +380,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       din.match = &match;
       din.csync = &csync;
       din.waits = &waits;
+      din.rma = &rma.waits;
       din.definitions = &definitions;
       din.local_to_global = &local_to_global;
       din.n_callpaths = n_callpaths;

@@ -65,14 +65,14 @@ constexpr Pattern kPatterns[] = {
     {"early_reduce", "Early Reduce", "early_reduce"},
     {"early_scan", "Early Scan", nullptr},
     {"wait_finalize", "Wait at Finalize", nullptr},
-    {"rma_late_post", "Late Post", nullptr},
-    {"rma_early_transfer", "Early Transfer", nullptr},
-    {"rma_early_wait", "Early Wait", nullptr},
-    {"rma_wait_at_fence", "Wait at Fence", nullptr},
-    {"rma_wait_at_create", "Wait at Window Create", nullptr},
-    {"rma_wait_at_free", "Wait at Window Free", nullptr},
-    {"rma_lock_contention", "Lock Contention", nullptr},
-    {"rma_wait_for_progress", "Wait for Progress", nullptr},
+    {"rma_late_post", "Late Post", "rma"},
+    {"rma_early_transfer", "Early Transfer", "rma"},
+    {"rma_early_wait", "Early Wait", "rma"},
+    {"rma_wait_at_fence", "Wait at Fence", "rma"},
+    {"rma_wait_at_create", "Wait at Window Create", "rma"},
+    {"rma_wait_at_free", "Wait at Window Free", "rma"},
+    {"rma_lock_contention", "Lock Contention", "rma"},
+    {"rma_wait_for_progress", "Wait for Progress", "rma"},
 };
 
 // The (call path, rank) causing most of a family's waits: short- and long-term cost.

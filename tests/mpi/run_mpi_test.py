@@ -251,7 +251,9 @@ def run_app(args, out_dir):
 
 
 # The wait-state metrics whose waiting time the delay analysis costs (docs/metrics.md).
-COSTED = ("late_sender", "late_receiver", "wait_barrier", "wait_nxn", "late_broadcast", "early_reduce")
+COSTED = ("late_sender", "late_receiver", "wait_barrier", "wait_nxn", "late_broadcast", "early_reduce",
+          "rma_late_post", "rma_early_transfer", "rma_early_wait", "rma_wait_at_fence", "rma_wait_at_create",
+          "rma_wait_at_free", "rma_lock_contention", "rma_wait_for_progress")
 
 
 def delay_invariant(out_dir):

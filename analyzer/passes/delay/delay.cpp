@@ -28,7 +28,9 @@ namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
 
-enum CauseKind : uint8_t { kCauseSend = 0, kCauseRecv = 1, kCauseColl = 2 };
+// How the causer finds its causing call: the message (send / receive), the collective or
+// window-collective instance, or the call index itself (one-sided notes carry it).
+enum CauseKind : uint8_t { kCauseSend = 0, kCauseRecv = 1, kCauseColl = 2, kCauseCall = 3, kCauseWinColl = 4 };
 
 struct Inst {
   uint32_t call = kNoCall;  // the waiting call (location 0)
@@ -67,12 +69,54 @@ class SyncIndex {
     for (const auto& r : t.recvs)
       if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
         p2p_[r.peer].push_back(r.complete_call);
-    for (auto& [peer, v] : p2p_) std::sort(v.begin(), v.end());
     for (const auto& c : t.colls)
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 && c.kind != CollKind::kOther)
         colls_.push_back({c.complete_call, c.comm});
+    add_rma(t);
+    for (auto& [peer, v] : p2p_) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
   }
+  // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
+  // wait), lock epochs with their target, window collectives with the window's members.
+  void add_rma(const engine::Timeline& t) {
+    std::unordered_map<uint32_t, std::vector<int32_t>> access;                  // win -> targets
+    std::unordered_map<uint32_t, std::deque<std::vector<int32_t>>> exposures;  // win -> origins
+    for (size_t i = 0; i < t.rma.size(); ++i) {
+      const engine::RmaRecord& r = t.rma[i];
+      if (t.calls[r.call].location != 0) continue;
+      const int32_t peer = window_member(r.win, r.peer);
+      switch (r.kind) {
+        case defs::MpiRma::kStart:
+          if (i == 0 || t.rma[i - 1].call != r.call) access[r.win].clear();
+          if (peer >= 0) access[r.win].push_back(peer);
+          break;
+        case defs::MpiRma::kPost:
+          if (i == 0 || t.rma[i - 1].call != r.call) exposures[r.win].emplace_back();
+          if (peer >= 0) exposures[r.win].back().push_back(peer);
+          break;
+        case defs::MpiRma::kComplete:
+          for (int32_t p : access[r.win]) p2p_[p].push_back(r.call);
+          break;
+        case defs::MpiRma::kWait:
+        case defs::MpiRma::kTest:
+          if (!exposures[r.win].empty()) {
+            for (int32_t p : exposures[r.win].front()) p2p_[p].push_back(r.call);
+            exposures[r.win].pop_front();
+          }
+          break;
+        case defs::MpiRma::kLock:
+        case defs::MpiRma::kUnlock:
+        case defs::MpiRma::kFlush:
+          if (peer >= 0) p2p_[peer].push_back(r.call);
+          break;
+        default:
+          break;
+      }
+    }
+    for (const auto& c : t.win_colls)
+      if (t.calls[c.call].location == 0) colls_.push_back({c.call, kWindowBit | c.comm});
+  }
+
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
@@ -94,7 +138,25 @@ class SyncIndex {
   }
 
  private:
+  // Window collectives share colls_, their window id marked (ids are below 2^31).
+  static constexpr uint32_t kWindowBit = 0x80000000u;
+  int32_t window_member(uint32_t win, int32_t r) {
+    const std::vector<int32_t>& m = window_members(win);
+    return r >= 0 && size_t(r) < m.size() ? m[size_t(r)] : -1;
+  }
+  const std::vector<int32_t>& window_members(uint32_t win) {
+    auto it = windows_.find(win);
+    if (it == windows_.end()) {
+      defs::WindowDef d;
+      it = windows_.emplace(win, defs_.windows.find(win, d) ? d.members : std::vector<int32_t>{}).first;
+    }
+    return it->second;
+  }
   bool member(uint32_t comm, int32_t peer) {
+    if (comm & kWindowBit) {
+      const std::vector<int32_t>& m = window_members(comm & ~kWindowBit);
+      return std::find(m.begin(), m.end(), peer) != m.end();
+    }
     if (comm == defs::kCommWorld) return true;
     if (comm == defs::kCommSelf) return peer == me_;
     auto it = members_.find(comm);
@@ -112,6 +174,7 @@ class SyncIndex {
   std::unordered_map<int32_t, std::vector<uint32_t>> p2p_;
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
+  std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
 };
 
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
@@ -249,7 +312,20 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
     }
     if (v.amount > 0) keep(v);
   }
-  std::sort(out.begin(), out.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+  // One-sided: every booked wait of a top-level pattern, with its cause as the RMA pass found it.
+  if (in.rma)
+    for (const RmaWait& w : *in.rma) {
+      Inst v;
+      v.call = w.call;
+      v.amount = w.amount;
+      v.causer = w.causer;
+      v.family = kDelayRma;
+      v.cause_kind = w.window_coll ? kCauseWinColl : kCauseCall;
+      v.cause_a = w.window_coll ? w.win : w.cause_call;
+      v.cause_b = w.nth;
+      if (v.amount > 0) keep(v);
+    }
+  std::stable_sort(out.begin(), out.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
   return out;
 }
 
@@ -324,7 +400,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
 
   int st_slot[kDelayFamilies], lt_slot[kDelayFamilies];
   static const char* kFamily[kDelayFamilies] = {"late_sender", "late_receiver", "barrier",
-                                                "nxn", "late_broadcast", "early_reduce"};
+                                                "nxn", "late_broadcast", "early_reduce", "rma"};
   for (int f = 0; f < kDelayFamilies; ++f) {
     st_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_short_term");
     lt_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_long_term");
@@ -421,6 +497,8 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   // --- 3. At C, per wait it caused.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   for (uint32_t i = 0; i < t.colls.size(); ++i) coll_by_comm[t.colls[i].comm].push_back(i);
+  std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
+  for (const engine::CollRecord& c : t.win_colls) wcoll_by_win[c.comm].push_back(c.call);
   std::vector<double> base(inst.size(), 0.0), prop(inst.size(), 0.0);
   std::vector<Caused> caused;
   std::vector<std::pair<uint32_t, double>> dflat;              // delay vectors
@@ -478,6 +556,13 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
                      : c.kind == CollKind::kNToOne ? kDelayEarlyReduce
                                                    : kDelayFamilies;
           }
+        } else if (kind == kCauseCall) {
+          e = a;
+          family = kDelayRma;
+        } else if (kind == kCauseWinColl) {
+          auto it = wcoll_by_win.find(a);
+          if (it != wcoll_by_win.end() && b < it->second.size()) e = it->second[b];
+          family = kDelayRma;
         }
         double indirect = 0;
         if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies) {

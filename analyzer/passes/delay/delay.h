@@ -23,7 +23,8 @@
 // phase holds more), latest first: rank 0 holds one batch at a time.
 //
 // Invariant: total short-term + long-term cost + remainder = the waiting time analysed (late
-// sender, late receiver, wait at barrier / N x N, late broadcast, early reduce). The
+// sender, late receiver, wait at barrier / N x N, late broadcast, early reduce, and the
+// one-sided patterns but their parts Late Complete and Early Fence). The
 // remainder is the waiting the model cannot explain (D < a_v, an unresolved cause, waits of
 // threads other than the main one).
 #pragma once
@@ -36,6 +37,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/timeline.h"
+#include "analyzer/passes/rma/rma.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
@@ -50,6 +52,7 @@ enum DelayFamily : int {
   kDelayNxN,
   kDelayLateBroadcast,
   kDelayEarlyReduce,
+  kDelayRma,  // the one-sided patterns (analyzer/passes/rma), their top-level ones
   kDelayFamilies
 };
 
@@ -61,6 +64,7 @@ struct DelayInput {
   const engine::P2pMatch* match = nullptr;
   const std::vector<engine::CollSync>* csync = nullptr;
   const WaitStates* waits = nullptr;
+  const std::vector<RmaWait>* rma = nullptr;  // the one-sided waits (RmaResult::waits), or none
   const defs::Definitions* definitions = nullptr;
   const std::vector<int>* local_to_global = nullptr;  // local node -> global call path
   int n_callpaths = 0;

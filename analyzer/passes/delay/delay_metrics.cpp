@@ -35,6 +35,12 @@ std::vector<engine::MetricDecl> delay_metric_decls() {
       {"delay_early_reduce_short_term", "s", "delay_cost_short_term", "  Early Reduce",
        "Part of delay_cost_short_term caused through early_reduce (the last sender).",
        Combine::kSum, true},
+      {"delay_rma_short_term", "s", "delay_cost_short_term", "  One-sided",
+       "Part of delay_cost_short_term caused through the one-sided wait states (Late Post, Early "
+       "Transfer, Early Wait, Wait at Fence / Window Create / Window Free, Lock Contention, Wait "
+       "for Progress; the causer: the latest poster, the last origin to complete, the latest "
+       "member, the origin of the latest operation, the previous lock holder, the target).",
+       Combine::kSum, true},
       {"delay_late_sender_long_term", "s", "delay_cost_long_term", "  Late Sender",
        "Part of delay_cost_long_term booked through late_sender wait states.", Combine::kSum, true},
       {"delay_late_receiver_long_term", "s", "delay_cost_long_term", "  Late Receiver",
@@ -47,6 +53,8 @@ std::vector<engine::MetricDecl> delay_metric_decls() {
        "Part of delay_cost_long_term booked through late_broadcast.", Combine::kSum, true},
       {"delay_early_reduce_long_term", "s", "delay_cost_long_term", "  Early Reduce",
        "Part of delay_cost_long_term booked through early_reduce.", Combine::kSum, true},
+      {"delay_rma_long_term", "s", "delay_cost_long_term", "  One-sided",
+       "Part of delay_cost_long_term booked through the one-sided wait states.", Combine::kSum, true},
       {"wait_direct", "s", "", "Direct waiting",
        "Waiting time of the costed families not explained by the causing rank's own waiting: "
        "a_v - wait_indirect. Booked to the waiting rank and call.",

@@ -26,10 +26,11 @@ uint32_t longest(const engine::Timeline& t, const std::vector<uint32_t>& calls) 
 }  // namespace
 
 // A note of `type` to `peer` about epoch `ordinal` on `win`, with times t0, t1.
-RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, double t0,
-                  double t1 = 0) {
+RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, uint32_t call,
+                  double t0, double t1 = 0) {
   RmaNote n;
   n.type = type;
+  n.call = call;
   n.peer = peer;
   n.win = win;
   n.ordinal = ordinal;
@@ -48,7 +49,11 @@ struct RmaSearch::WinState {
   uint32_t lock_all_call = kNoCall;
   // Fence epoch: operations after the n-th fence (n = fences so far) belong to epoch n.
   uint32_t fences = 0;
-  std::map<int32_t, std::pair<double, double>> fence_last;  // target -> (exit, enter) of last op
+  struct LastOp {
+    double exit = -1, enter = 0;
+    uint32_t call = kNoCall;
+  };
+  std::map<int32_t, LastOp> fence_last;  // target -> the last operation towards it
   std::map<std::pair<int32_t, int>, uint32_t> count;  // (partner, kind) -> epochs so far
 
   int32_t world(int32_t r) const {
@@ -70,7 +75,7 @@ void RmaSearch::close_passive(Passive& p) {
   const CallRecord& first = t_.calls[p.calls.front()];
   const CallRecord& last = t_.calls[p.calls.back()];
   const CallRecord& x = t_.calls[p.blocking];
-  RmaNote n = make_note(RmaNote::kLockEpoch, p.target, p.win, p.ordinal, first.enter, x.enter);
+  RmaNote n = make_note(RmaNote::kLockEpoch, p.target, p.win, p.ordinal, p.calls.back(), first.enter, x.enter);
   n.lock = p.lock;
   n.t[2] = x.exit;
   n.t[3] = last.enter;
@@ -135,14 +140,14 @@ void RmaSearch::scan(const defs::Definitions& definitions) {
             add_call(*p, call);
           } else if (s.fences > 0) {
             auto& last = s.fence_last[target];
-            if (c.exit > last.first) last = {c.exit, c.enter};
+            if (c.exit > last.exit) last = {c.exit, c.enter, call};
           }
         }
         break;
       case MpiRma::kFence: {
         // Close fence epoch s.fences: tell each target when the last operation towards it ended.
         for (const auto& [target, last] : s.fence_last)
-          out_.push_back(make_note(RmaNote::kFenceOps, target, win, s.fences, last.first, last.second));
+          out_.push_back(make_note(RmaNote::kFenceOps, target, win, s.fences, last.call, last.exit, last.enter));
         s.fence_last.clear();
         ++s.fences;
         break;
@@ -169,7 +174,7 @@ void RmaSearch::scan(const defs::Definitions& definitions) {
           double last_op = t_.calls[a.start].exit;
           for (const auto& [op, to] : a.ops)
             if (to == target) last_op = std::max(last_op, t_.calls[op].exit);
-          out_.push_back(make_note(RmaNote::kComplete, target, win, ordinal, c.enter, last_op));
+          out_.push_back(make_note(RmaNote::kComplete, target, win, ordinal, call, c.enter, last_op));
         }
         break;
       }
@@ -182,7 +187,7 @@ void RmaSearch::scan(const defs::Definitions& definitions) {
           if (origin < 0) continue;
           const uint32_t ordinal = s.count[{origin, kCountPost}]++;
           e.origins.push_back({origin, ordinal});
-          out_.push_back(make_note(RmaNote::kPost, origin, win, ordinal, c.enter));
+          out_.push_back(make_note(RmaNote::kPost, origin, win, ordinal, call, c.enter));
         }
         exposure_.push_back(std::move(e));
         s.exposures.push_back(exposure_.size() - 1);
@@ -274,9 +279,9 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
     }
   }
   // Location 0's MPI calls by enter, for "was the target inside MPI" (wait for progress).
-  std::vector<std::pair<double, double>> mine;
-  for (const CallRecord& c : t_.calls)
-    if (c.location == 0) mine.push_back({c.enter, c.exit});
+  std::vector<std::tuple<double, double, uint32_t>> mine;  // (enter, exit, call)
+  for (uint32_t k = 0; k < t_.calls.size(); ++k)
+    if (t_.calls[k].location == 0) mine.push_back({t_.calls[k].enter, t_.calls[k].exit, k});
   std::sort(mine.begin(), mine.end());
   for (auto& [win, epochs] : locks) {
     if (std::binary_search(skipped_.begin(), skipped_.end(), win)) continue;
@@ -302,6 +307,7 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
         if (rel > x_enter && rel < x_exit && rel > release) {
           release = rel;
           reply.cause = prev.peer;
+          reply.call = prev.call;
         }
       }
       if (release > 0) {
@@ -312,11 +318,12 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
       // was outside MPI and entered it only later, inside the blocking call.
       const double from = release > 0 ? release : x_enter;
       if (me.peer != me_) {
-        auto it = std::upper_bound(mine.begin(), mine.end(), std::make_pair(from, 1e300));
-        const bool inside = it != mine.begin() && std::prev(it)->second > from;
-        if (!inside && it != mine.end() && it->first < x_exit) {
-          reply.t[2] = it->first - from;
-          reply.t[3] = it->first;
+        auto it = std::upper_bound(mine.begin(), mine.end(), std::make_tuple(from, 1e300, UINT32_MAX));
+        const bool inside = it != mine.begin() && std::get<1>(*std::prev(it)) > from;
+        if (!inside && it != mine.end() && std::get<0>(*it) < x_exit) {
+          reply.t[2] = std::get<0>(*it) - from;
+          reply.t[3] = std::get<0>(*it);
+          reply.t[4] = double(std::get<2>(*it));
         }
       }
       if (reply.t[0] > 0 || reply.t[2] > 0) replies_.push_back(reply);
@@ -324,8 +331,28 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
   }
 }
 
-void RmaSearch::add(int pattern, uint32_t call, double v, int32_t cause, double cause_time) {
-  if (v > 0 && call != kNoCall) bookings_.push_back({pattern, call, v, cause, cause_time});
+void RmaSearch::add(int pattern, uint32_t call, double v, int32_t cause, double cause_time,
+                    uint32_t cause_call, bool window_coll, uint32_t win, uint32_t nth) {
+  if (v > 0 && call != kNoCall)
+    bookings_.push_back({pattern, call, v, cause, cause_time, cause_call, window_coll, win, nth});
+}
+
+std::vector<RmaWait> RmaSearch::waits() const {
+  std::vector<RmaWait> out;
+  for (const Booking& b : bookings_) {
+    if (b.pattern == kRmaLateComplete || b.pattern == kRmaEarlyFence) continue;  // parts
+    RmaWait w;
+    w.call = b.call;
+    w.amount = std::min(b.value, t_.calls[b.call].exit - t_.calls[b.call].enter);
+    w.causer = b.cause;
+    w.window_coll = b.window_coll;
+    w.cause_call = b.cause_call;
+    w.win = b.win;
+    w.nth = b.nth;
+    out.push_back(w);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RmaWait& a, const RmaWait& b) { return a.call < b.call; });
+  return out;
 }
 
 void RmaSearch::receive_replies(const std::vector<RmaNote>& notes) {
@@ -334,8 +361,8 @@ void RmaSearch::receive_replies(const std::vector<RmaNote>& notes) {
     auto it = passive_at_.find({n.win, n.peer, n.ordinal});
     if (it == passive_at_.end()) continue;
     const Passive& p = passive_[it->second];
-    add(kRmaLockContention, p.blocking, n.t[0], n.cause, n.t[1]);
-    add(kRmaWaitForProgress, p.blocking, n.t[2], p.target, n.t[3]);
+    add(kRmaLockContention, p.blocking, n.t[0], n.cause, n.t[1], n.call);
+    add(kRmaWaitForProgress, p.blocking, n.t[2], p.target, n.t[3], uint32_t(n.t[4]));
   }
 }
 
@@ -346,7 +373,8 @@ void RmaSearch::book(WaitStates& w) {
     if (a.complete == kNoCall || skipped(a.win)) continue;
     double latest = -1;
     int32_t latest_rank = -1;
-    std::map<int32_t, double> post_of;
+    uint32_t latest_call = kNoCall;
+    std::map<int32_t, const RmaNote*> post_of;
     bool complete = true;
     for (const auto& [target, ordinal] : a.targets) {
       auto it = posts_.find({a.win, target, ordinal});
@@ -354,10 +382,11 @@ void RmaSearch::book(WaitStates& w) {
         complete = false;
         continue;
       }
-      post_of[target] = it->second.t[0];
+      post_of[target] = &it->second;
       if (it->second.t[0] > latest) {
         latest = it->second.t[0];
         latest_rank = target;
+        latest_call = it->second.call;
       }
     }
     if (!complete) ++unmatched_[a.win];
@@ -365,14 +394,16 @@ void RmaSearch::book(WaitStates& w) {
     const CallRecord& st = t_.calls[a.start];
     const CallRecord& co = t_.calls[a.complete];
     if (latest > st.enter && latest < st.exit) {
-      add(kRmaLatePost, a.start, latest - st.enter, latest_rank, latest);  // blocking Win_start
+      add(kRmaLatePost, a.start, latest - st.enter, latest_rank, latest, latest_call);  // blocking Win_start
     } else {
-      add(kRmaLatePost, a.complete, std::min(latest, co.exit) - co.enter, latest_rank, latest);
+      add(kRmaLatePost, a.complete, std::min(latest, co.exit) - co.enter, latest_rank, latest, latest_call);
       for (const auto& [op, target] : a.ops) {  // an operation waiting for its target's post
         auto it = post_of.find(target);
         const CallRecord& oc = t_.calls[op];
-        if (it != post_of.end() && it->second > oc.enter && it->second < oc.exit)
-          add(kRmaEarlyTransfer, op, it->second - oc.enter, target, it->second);
+        if (it == post_of.end()) continue;
+        const double post = it->second->t[0];
+        if (post > oc.enter && post < oc.exit)
+          add(kRmaEarlyTransfer, op, post - oc.enter, target, post, it->second->call);
       }
     }
   }
@@ -381,6 +412,7 @@ void RmaSearch::book(WaitStates& w) {
     if (e.close == kNoCall || skipped(e.win)) continue;
     double latest = -1, last_op = -1;
     int32_t latest_rank = -1;
+    uint32_t latest_call = kNoCall;
     bool complete = true;
     for (const auto& [origin, ordinal] : e.origins) {
       auto it = completes_.find({e.win, origin, ordinal});
@@ -391,6 +423,7 @@ void RmaSearch::book(WaitStates& w) {
       if (it->second.t[0] > latest) {
         latest = it->second.t[0];
         latest_rank = origin;
+        latest_call = it->second.call;
       }
       last_op = std::max(last_op, it->second.t[1]);
     }
@@ -398,22 +431,26 @@ void RmaSearch::book(WaitStates& w) {
     if (!e.blocking || latest_rank < 0) continue;  // Win_test polls: no wait state
     const CallRecord& wc = t_.calls[e.close];
     const double end = std::min(latest, wc.exit);
-    add(kRmaEarlyWait, e.close, end - wc.enter, latest_rank, latest);
+    add(kRmaEarlyWait, e.close, end - wc.enter, latest_rank, latest, latest_call);
     add(kRmaLateComplete, e.close, end - std::max(last_op, wc.enter), -1, 0);
   }
   // --- Window collectives: creation, fences (with Early Fence), free.
   std::map<uint32_t, uint32_t> fence_no;  // window -> fences seen
+  std::map<uint32_t, uint32_t> coll_no;   // window -> window collectives seen (creation, fences, free)
   for (size_t i = 0; i < t_.win_colls.size() && i < wsync_.size(); ++i) {
     const engine::CollRecord& c = t_.win_colls[i];
     const engine::CollSync& s = wsync_[i];
     if (skipped(c.comm)) continue;
+    const uint32_t nth = coll_no[c.comm]++;
     const CallRecord& cr = t_.calls[c.call];
     const MpiRma role = definitions_.regions.mpi(c.op).rma;  // creation, fence or free
     // Synchronizing only when every member's call overlapped every other (Scalasca's test).
     const bool sync = s.valid && s.comm_size > 1 && s.latest_begin < s.earliest_end;
     const double wait = sync ? std::min(s.latest_begin, cr.exit) - cr.enter : 0.0;
-    if (role == MpiRma::kCreate) add(kRmaWaitAtCreate, c.call, wait, s.latest_rank, s.latest_begin);
-    if (role == MpiRma::kFree) add(kRmaWaitAtFree, c.call, wait, s.latest_rank, s.latest_begin);
+    if (role == MpiRma::kCreate)
+      add(kRmaWaitAtCreate, c.call, wait, s.latest_rank, s.latest_begin, kNoCall, true, c.comm, nth);
+    if (role == MpiRma::kFree)
+      add(kRmaWaitAtFree, c.call, wait, s.latest_rank, s.latest_begin, kNoCall, true, c.comm, nth);
     if (role != MpiRma::kFence) continue;
     // Early Fence: this fence closes epoch n (operations after fence n - 1); the latest
     // operation towards this rank ended inside it.
@@ -421,21 +458,23 @@ void RmaSearch::book(WaitStates& w) {
     double early = 0;
     int32_t early_rank = -1;
     double early_time = 0;
+    uint32_t early_call = kNoCall;
     if (n > 0) {
       auto it = fence_ops_.find({c.comm, n});
       if (it != fence_ops_.end() && it->second.t[0] > cr.enter) {
         early = std::min(it->second.t[0], cr.exit) - cr.enter;
         early_rank = it->second.peer;
         early_time = it->second.t[1];
+        early_call = it->second.call;
       }
     }
-    add(kRmaEarlyFence, c.call, early, early_rank, early_time);
+    add(kRmaEarlyFence, c.call, early, early_rank, early_time, early_call);
     // Wait at Fence includes Early Fence, which counts even when the fence did not visibly
     // synchronize all members.
     if (wait >= early)
-      add(kRmaWaitAtFence, c.call, wait, s.latest_rank, s.latest_begin);
+      add(kRmaWaitAtFence, c.call, wait, s.latest_rank, s.latest_begin, kNoCall, true, c.comm, nth);
     else
-      add(kRmaWaitAtFence, c.call, early, early_rank, early_time);
+      add(kRmaWaitAtFence, c.call, early, early_rank, early_time, early_call);
   }
   // Into the wait states: values per node, statistics, and wait records (one per call).
   for (const Booking& b : bookings_) {
@@ -530,6 +569,7 @@ Status compute_rma(const engine::Timeline& t, const std::vector<engine::CollSync
   out.epochs = search.epochs();
   out.notes = search.notes();
   out.bytes_by_node = search.bytes_by_node();
+  out.waits = search.waits();
   return Status::kOk;
 }
 

@@ -49,10 +49,11 @@ struct RmaNote {
                       //   ordinal-th fence): t[0] = exit, t[1] = enter of the last operation
                       //   towards the target
     kLockEpoch = 3,   // origin -> target: t[0] = enter(lock), t[1], t[2] = enter, exit of the
-                      //   epoch's longest call, t[3], t[4] = enter, exit of its unlock
+                      //   epoch's longest call, t[3], t[4] = enter, exit of its unlock (`call`)
     kLockResult = 4,  // target -> origin: t[0] = lock contention, t[1] = the release it waited
-                      //   for, t[2] = wait for progress, t[3] = the target's next MPI entry;
-                      //   `cause` = the previous holder's world rank
+                      //   for, t[2] = wait for progress, t[3] = the target's next MPI entry,
+                      //   t[4] = that call's index; `cause`, `call` = the previous holder's
+                      //   world rank and unlock call
   };
   Type type = kPost;
   uint8_t lock = 0;  // kLockEpoch: 1 exclusive, 2 shared
@@ -61,10 +62,22 @@ struct RmaNote {
   uint32_t win = 0;
   uint32_t ordinal = 0;
   int32_t cause = -1;
-  uint32_t pad2 = 0;
+  uint32_t call = UINT32_MAX;  // the sender's call the note speaks of (index in its Timeline)
   double t[5] = {0, 0, 0, 0, 0};
 };
 static_assert(sizeof(RmaNote) == 64, "RMA notes travel as 64-byte records");
+
+// One booked RMA wait of a top-level pattern (not the parts Late Complete and Early Fence),
+// with what caused it, for the delay analysis: the causing call on the causer, named by its
+// index there, or for window collectives by (window, instance number).
+struct RmaWait {
+  uint32_t call = UINT32_MAX;  // the waiting call
+  double amount = 0;
+  int32_t causer = -1;         // world rank
+  bool window_coll = false;    // cause named by (win, nth) instead of cause_call
+  uint32_t cause_call = UINT32_MAX;
+  uint32_t win = 0, nth = 0;
+};
 
 // The RMA search of one rank, in steps, so that unit tests can route the notes themselves:
 //   RmaSearch s(...);  notes = s.outgoing();  s.receive(notes addressed to this rank);
@@ -89,6 +102,8 @@ class RmaSearch {
   // Notes for the report: skipped windows and unmatched epochs.
   std::vector<std::string> notes() const;
   uint64_t epochs() const { return epochs_; }
+  // After book(): the waits of the top-level patterns, by waiting call.
+  std::vector<RmaWait> waits() const;
 
  private:
   struct Access {  // a PSCW access epoch: Win_start .. Win_complete
@@ -112,7 +127,11 @@ class RmaSearch {
 
   void scan(const defs::Definitions& definitions);
   void close_passive(Passive& p);
-  void add(int pattern, uint32_t call, double v, int32_t cause, double cause_time);
+  // Books `v` of `pattern` at `call`, caused by `cause` at `cause_time` through its call
+  // `cause_call` (window collectives: through instance `nth` of window `win`).
+  void add(int pattern, uint32_t call, double v, int32_t cause, double cause_time,
+           uint32_t cause_call = engine::kNoCall, bool window_coll = false, uint32_t win = 0,
+           uint32_t nth = 0);
 
   const engine::Timeline& t_;
   const std::vector<engine::CollSync>& wsync_;
@@ -136,6 +155,9 @@ class RmaSearch {
     double value;
     int32_t cause;
     double cause_time;
+    uint32_t cause_call;
+    bool window_coll;
+    uint32_t win, nth;
   };
   std::vector<Booking> bookings_;
 };
@@ -145,6 +167,7 @@ struct RmaResult {
   uint64_t epochs = 0;
   std::vector<std::string> notes;
   std::vector<std::array<double, 3>> bytes_by_node;
+  std::vector<RmaWait> waits;  // for the delay analysis
 };
 
 // Collective over `group` (whose ranks are the world ranks). Books into `w`.

@@ -34,8 +34,10 @@ D = 0.100  # the programs' delay unit, seconds
 
 # The wait-state patterns the delay pass explains (existing metric ids), and its families.
 WAIT_PATTERNS = ("late_sender", "late_receiver", "wait_barrier", "wait_nxn", "late_broadcast",
-                 "early_reduce")
-FAMILIES = ("late_sender", "late_receiver", "barrier", "nxn", "late_broadcast", "early_reduce")
+                 "early_reduce", "rma_late_post", "rma_early_transfer", "rma_early_wait",
+                 "rma_wait_at_fence", "rma_wait_at_create", "rma_wait_at_free",
+                 "rma_lock_contention", "rma_wait_for_progress")
+FAMILIES = ("late_sender", "late_receiver", "barrier", "nxn", "late_broadcast", "early_reduce", "rma")
 COSTS = ("delay_cost_short_term", "delay_cost_long_term")
 WAIT_SIDE = ("wait_direct", "wait_indirect", "wait_propagating", "wait_terminal")
 REMAINDER = "delay_remainder_s"
