@@ -513,6 +513,9 @@ std::vector<std::string> RmaSearch::notes() const {
   std::vector<std::string> out;
   char buf[256];
   for (uint32_t win : skipped_) {
+    // Every member knows: the first one says it.
+    defs::WindowDef d;
+    if (definitions_.windows.find(win, d) && !d.members.empty() && d.members.front() != me_) continue;
     std::snprintf(buf, sizeof buf,
                   "RMA analysis skipped: inconsistent RMA epochs on window %u (its members "
                   "recorded different numbers of creations, fences or frees)", win);

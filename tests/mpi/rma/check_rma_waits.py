@@ -19,6 +19,9 @@ D = 100 ms; values per rank at the scenario's call paths, ±5 % or ±2 ms (expec
   lock         rma_lock_contention on rank 1 = D (in s_lock), 0 on rank 0
   progress     rma_wait_for_progress on rank 0 = the time its blocking call took when it
                blocked (>= D/2: MPICH's lock needs the target's progress), else ~0
+  paused       recording paused on rank 0 around a fence (own window) and its Win_post: a note
+               "RMA analysis skipped: inconsistent RMA epochs on window W", a note of the
+               unmatched PSCW epoch, no RMA wait booked in s_paused
   bytes        rma_bytes_put / _get / _accumulated per call exactly (rma_waits.c's header)
 Plus: mpi_rma_sync + mpi_rma_comm = mpi_rma.
 """
@@ -126,6 +129,17 @@ def main():
         c.run("wait for progress", approx, got, blocked if blocked >= D / 2 else 0.0,
               f"rma_wait_for_progress in main/s_progress on rank 0 (its longest call took {blocked:.3f} s)",
               rel=0.05, abs_=ZERO_ABS)
+    if want("paused"):
+        notes = rep.get("notes", [])
+        c.run("skipped-window note", lambda: any("analysis skipped: inconsistent RMA epochs on window" in n
+                                                  for n in notes) or (_ for _ in ()).throw(
+            CheckError(f"no 'analysis skipped: inconsistent RMA epochs' note in {notes}")))
+        c.run("unmatched-epoch note", lambda: any("no matching epoch on their partner" in n for n in notes) or (
+            _ for _ in ()).throw(CheckError(f"no unmatched-epoch note in {notes}")))
+        for mid in ("rma_wait_at_fence", "rma_late_post", "rma_early_wait"):
+            booked = sum(sum(v) for p, v in metric(rep, mid).get("by_callpath_rank", {}).items()
+                         if p.startswith("main/s_paused/"))
+            c.run(f"{mid} in s_paused", approx, booked, 0.0, f"{mid} in main/s_paused", rel=0, abs_=1e-9)
     if want("bytes"):
         expected = {
             "rma_bytes_put": {"MPI_Put": 40, "MPI_Rput": 56},

@@ -18,6 +18,10 @@
  *               locks it exclusively at 0.2 D: Lock Contention D on rank 1
  *   progress    origin 0 locks rank 1 (shared) at 0, puts, unlocks; rank 1 computes until D
  *               outside MPI: Wait for Progress = the time rank 0's epoch blocked (MPI-dependent)
+ *   paused      recording paused on rank 0 (MPI_Pcontrol(0)) around one fence on a window of
+ *               its own and around its Win_post to rank 1 on the main window: the analysis
+ *               finishes, notes "RMA analysis skipped: inconsistent RMA epochs on window W"
+ *               and the unmatched PSCW epoch, and books no wait for either
  *   bytes       origin 0 -> target 1 under MPI_Win_lock_all: Put 10 int, Get 20 int,
  *               Accumulate 5 int, Get_accumulate 3 int, Fetch_and_op 1 int, Compare_and_swap
  *               1 int, Rput 7 double (Wait), Rget 4 double (Test loop)
@@ -137,6 +141,24 @@ static void body(const char* name) {
       sleep_from_start_ms(D_MS);  /* computing: no MPI call */
     }
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (!strcmp(name, "paused")) {
+    MPI_Win w;
+    double* mem;
+    MPI_Win_allocate(64, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w);
+    if (rank == 0) MPI_Pcontrol(0);
+    MPI_Win_fence(0, w);
+    if (rank == 0) MPI_Pcontrol(1);
+    if (rank == size - 1) sleep_from_start_ms(D_MS);
+    MPI_Win_fence(0, w);
+    MPI_Win_free(&w);
+    if (rank == 0) {
+      MPI_Pcontrol(0);
+      expose_to(1);
+      MPI_Pcontrol(1);
+    } else if (rank == 1) {
+      access_epoch(0, NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
   } else if (!strcmp(name, "bytes")) {
     if (rank == 0) {
       int ibuf[32] = {0}, res[32];
@@ -170,7 +192,8 @@ int main(int argc, char** argv) {
   }
   MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
   static const char* const names[] = {"create", "fence_late", "early_fence", "late_post",
-                                      "early_transfer", "early_wait", "lock", "progress", "bytes"};
+                                      "early_transfer", "early_wait", "lock", "progress", "paused",
+                                      "bytes"};
   run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, NULL, body);
   MPI_Win_free(&win);
   MPI_Finalize();
