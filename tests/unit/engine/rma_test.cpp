@@ -270,3 +270,19 @@ TEST_CASE("Unmatched PSCW epochs are noted, never guessed", "[rma]") {
   RmaSearch s1(ranks[0].t, ranks[0].wsync, {kWin}, rma_defs(2), 0);
   CHECK(s1.notes()[0].find("analysis skipped: inconsistent RMA epochs on window 7") != std::string::npos);
 }
+
+TEST_CASE("Lock contention in a lock_all epoch: its flush waits for an exclusive holder", "[rma]") {
+  std::vector<Rank> ranks(3);
+  ranks[2].call(MpiRma::kOther, 0.0, 3.0);
+  ranks[0].call(MpiRma::kLock, 0.0, 0.01, {2}, engine::RmaRecord::kSync, 1);
+  ranks[0].put(2, 0.02, 0.03);
+  ranks[0].call(MpiRma::kUnlock, 1.5, 1.51, {2});
+  ranks[1].call(MpiRma::kLockAll, 0.1, 0.11);
+  ranks[1].put(2, 0.2, 0.21);
+  ranks[1].put(0, 0.22, 0.23);  // another target: its own (uncontended) epoch
+  const uint32_t flush = ranks[1].call(MpiRma::kFlush, 0.3, 1.52, {2});
+  ranks[1].call(MpiRma::kUnlockAll, 1.6, 1.61);
+  const auto w = run(ranks);
+  CHECK(at(w[1], flush, passes::kRmaLockContention) == Approx(1.2));
+  CHECK(w[1].stats[passes::kRmaLockContention].count == 1);
+}
