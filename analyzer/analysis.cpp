@@ -28,6 +28,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/session/trace_archive.h"
+#include "analyzer/report/atomic_file.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/timeline_export.h"
@@ -527,8 +528,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     if (ws == Status::kOk)
       log::print0("critpath: report in " + run.output_dir + "/summary.txt");
     else
-      warn(location, "writing the report into %s failed (%s)", run.output_dir.c_str(),
-           to_string(ws));
+      warn(location, "writing the report into %s failed (%s): %s; no partial file is left",
+           run.output_dir.c_str(), to_string(ws), last_write_error().c_str());
   }
 }
 

@@ -1,6 +1,8 @@
 // critpath — analyzer/report/report.cpp: summary.txt, report.json and critpath.cfg.
 #include "analyzer/report/report.h"
 
+#include "analyzer/report/atomic_file.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -485,12 +487,7 @@ nlohmann::json render_json(const ReportInput& in) {
   return j;
 }
 
-Status write_text(const std::string& path, const std::string& text) {
-  FILE* f = std::fopen(path.c_str(), "we");
-  if (!f) return Status::kIoError;
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  return (std::fclose(f) == 0 && ok) ? Status::kOk : Status::kIoError;
-}
+Status write_text(const std::string& path, const std::string& text) { return write_file_atomic(path, text); }
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // critpath — analyzer/report/timeline_export.cpp (see timeline_export.h)
 #include "analyzer/report/timeline_export.h"
 
+#include "analyzer/report/atomic_file.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -130,10 +132,8 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group,
                     P, b * 1e6, std::max(0.0, (e - b) * 1e6), s.value("rank", -1));
       cp += buf + nlohmann::json(s.value("callpath", std::string("?"))).dump() + "}";
     }
-  std::ofstream f(output_dir + "/timeline.json", std::ios::binary | std::ios::trunc);
-  f << head << std::string(all.begin(), all.end()) << cp << "\n]}\n";
-  f.close();
-  if (!f) return Status::kIoError;
+  CRITPATH_FORWARD_IF_ERROR(
+      write_file_atomic(output_dir + "/timeline.json", head + std::string(all.begin(), all.end()) + cp + "\n]}\n"));
   if (counts[1] > 0)
     in.notes.push_back("timeline: " + std::to_string(counts[1]) + " events beyond " +
                        "CRITPATH_TIMELINE_MAX_EVENTS left out of timeline.json (" +
