@@ -87,7 +87,8 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
     const trace::ChunkStoreStats& st = run.store;
     j["store"] = {{"chunks", st.chunks}, {"events", st.events}, {"bytes_total", st.bytes_total},
                   {"bytes_in_memory", st.bytes_in_memory}, {"bytes_spilled", st.bytes_spilled},
-                  {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes}};
+                  {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes},
+                  {"fingerprint", st.fingerprint}};
     json regions = json::array();
     for (const defs::RegionDef& d : definitions.regions.snapshot()) {
       regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
@@ -177,6 +178,7 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
     run.store.bytes_spilled = st.at("bytes_spilled");
     run.store.chunks_spilled = st.at("chunks_spilled");
     run.store.encoded_bytes = st.at("encoded_bytes");
+    run.store.fingerprint = st.value("fingerprint", uint64_t(0));  // 0: an older archive
     for (const json& d : j.at("regions")) {
       const uint32_t id = d.at("id");
       definitions.regions.define_fixed(

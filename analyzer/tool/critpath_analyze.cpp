@@ -66,10 +66,36 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
                  base.c_str());
     return s;
   }
+  if (out.trace.run.rank != location) {
+    std::fprintf(stderr, "critpath-analyze: %s.json describes rank %d: the rank files were renamed "
+                 "or swapped\n", base.c_str(), out.trace.run.rank);
+    return Status::kCorrupt;
+  }
   s = out.chunks.open_file(base + ".cptrace");
-  if (s != Status::kOk)
-    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read its .cptrace file\n", location);
-  return s;
+  if (s != Status::kOk) {
+    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read its .cptrace file (%s)\n", location,
+                 to_string(s));
+    return s;
+  }
+  // The trace file must be the one its definitions were written with: an empty, truncated or
+  // swapped file would otherwise analyse as a rank that did nothing.
+  const trace::ChunkStoreStats got = out.chunks.stats();
+  const trace::ChunkStoreStats& want = out.trace.run.store;
+  if (got.events != want.events || got.chunks != want.chunks || got.bytes_total != want.bytes_total ||
+      (want.fingerprint != 0 && got.fingerprint != want.fingerprint)) {
+    std::fprintf(stderr,
+                 "critpath-analyze: %s.cptrace holds %llu events in %llu chunks (%llu B), but "
+                 "%s.json records %llu events in %llu chunks (%llu B): the file is %s\n",
+                 base.c_str(), static_cast<unsigned long long>(got.events),
+                 static_cast<unsigned long long>(got.chunks), static_cast<unsigned long long>(got.bytes_total),
+                 base.c_str(), static_cast<unsigned long long>(want.events),
+                 static_cast<unsigned long long>(want.chunks), static_cast<unsigned long long>(want.bytes_total),
+                 got.bytes_total == 0 ? "empty" : got.bytes_total < want.bytes_total
+                                                      ? "truncated or another rank's"
+                                                      : "another rank's (swapped?)");
+    return Status::kCorrupt;
+  }
+  return Status::kOk;
 }
 
 bool holds_report(const std::string& dir) {

@@ -140,6 +140,7 @@ Status ChunkStore::append_or_throw(std::vector<uint8_t>&& chunk) {
   stats_.events += ref.header.event_count;
   stats_.bytes_total += ref.size;
   stats_.encoded_bytes += ref.header.encoded_size;
+  stats_.fingerprint += ref.header.first_time + 3 * ref.header.last_time;
   refs_.push_back(ref);
   return result;
 }
@@ -159,6 +160,7 @@ size_t ChunkStore::drop_chunks_from(uint16_t location, uint32_t sequence) {
     stats_.events -= r.header.event_count;
     stats_.bytes_total -= r.size;
     stats_.encoded_bytes -= r.header.encoded_size;
+    stats_.fingerprint -= r.header.first_time + 3 * r.header.last_time;
     if (r.spilled) {
       stats_.bytes_spilled -= r.size;  // the bytes stay in the file, unreferenced
       stats_.chunks_spilled -= 1;
@@ -206,6 +208,7 @@ Status ChunkStore::open_file(const std::string& path) {
     refs_.push_back(ref);
     stats_.chunks += 1;
     stats_.chunks_spilled += 1;
+    stats_.fingerprint += ref.header.first_time + 3 * ref.header.last_time;
     stats_.events += ref.header.event_count;
     stats_.bytes_total += size;
     stats_.bytes_spilled += size;

@@ -10,7 +10,10 @@ Checks, in order:
   3. more processes than traced ranks keeps its message ("run with mpiexec -n 2 or fewer");
   4. a foreign launcher's world size in the environment (OMPI_COMM_WORLD_SIZE for MPICH,
      PMI_SIZE for Open MPI) with MPI_COMM_WORLD of size 1 names the mismatch in one line;
-     and, when the other library's launcher is installed, the same under the real launcher.
+     and, when the other library's launcher is installed, the same under the real launcher;
+  5. a damaged copy of the trace: rank 1's .cptrace emptied, the two .cptrace files swapped,
+     the two .json files swapped: each is refused with a line naming the file and what is
+     wrong (exit 1), never analysed as a rank that did nothing.
 """
 import os
 import shutil
@@ -117,7 +120,33 @@ def main():
               f"0), got {tool_lines(r.stdout)}")
     else:
         print(f"check_analyze_cli: {foreign_exec} not installed; the real foreign launcher is not tried")
-    print("check_analyze_cli: output directories, --force, and the MPI mismatch message ok")
+    # 5. Damaged copies of the kept trace.
+    def damaged(name, mutate, expect):
+        copy = os.path.join(out, f"damaged-{name}")
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(os.path.join(out, "trace"), os.path.join(copy, "trace"))
+        mutate(os.path.join(copy, "trace"))
+        r = run(launch(mpi, mpiexec, shim, 2) + [analyze, copy, "--output", os.path.join(copy, "re")])
+        check(r.returncode != 0, f"{name}: a damaged trace was analysed (exit 0)")
+        hit = [l for l in tool_lines(r.stdout) if expect in l]
+        check(hit, f"{name}: expected a line with {expect!r}, got {tool_lines(r.stdout)}")
+        check(not os.path.exists(os.path.join(copy, "re", "summary.txt")), f"{name}: a report was written")
+
+    def empty(d):
+        open(os.path.join(d, "rank-1.cptrace"), "w").close()
+
+    def swap(ext):
+        def go(d):
+            a, b = os.path.join(d, f"rank-0.{ext}"), os.path.join(d, f"rank-1.{ext}")
+            os.rename(a, a + ".x")
+            os.rename(b, a)
+            os.rename(a + ".x", b)
+        return go
+    damaged("empty", empty, "the file is empty")
+    damaged("swapped-cptrace", swap("cptrace"), "rank-0.cptrace holds")
+    damaged("swapped-json", swap("json"), "the rank files were renamed or swapped")
+    print("check_analyze_cli: output directories, --force, the MPI mismatch message and damaged "
+          "traces ok")
 
 
 if __name__ == "__main__":
