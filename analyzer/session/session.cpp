@@ -23,6 +23,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/run_info.h"
+#include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/log.h"
@@ -190,6 +191,15 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
                                 ? (g_run.output_dir.empty() ? std::string("/tmp") : g_run.output_dir) + "/spill"
                                 : cfg.spill_dir;
     ro.spill_path = spill_dir + "/rank-" + std::to_string(rank) + "." + std::to_string(getpid()) + ".chunks";
+    // Chunks past the budget that cannot be spilled stay in memory up to 8x the budget.
+    ro.memory_cap = cfg.buffer_size > UINT64_MAX / 8 ? UINT64_MAX : 8 * cfg.buffer_size;
+    // An unusable spill directory is said now, with its path, not at the first spill.
+    if (const int err = trace::ChunkStore::probe_spill(ro.spill_path)) {
+      log::warn("spill directory %s is unusable (%s): trace chunks past CRITPATH_BUFFER_SIZE stay "
+                "in memory, up to %llu MiB; then recording stops",
+                spill_dir.c_str(), std::strerror(err), static_cast<unsigned long long>(ro.memory_cap >> 20));
+      ro.spill_path.clear();
+    }
     if (runtime::recorder_start(ro) != Status::kOk) return disable("no memory for trace buffers");
 
     g_run.begin = clock::sample_pair(g_run.timer);

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,11 +79,47 @@ ChunkStore::~ChunkStore() {
   }
 }
 
-void ChunkStore::configure(uint64_t memory_budget, std::string spill_path) {
+void ChunkStore::configure(uint64_t memory_budget, std::string spill_path, uint64_t memory_cap) {
   std::lock_guard<std::mutex> lock(mu_);
   budget_ = memory_budget;
+  memory_cap_ = memory_cap;
   // Once a spill (or kept) file is open its path must stay: the destructor unlinks it.
   if (spill_fd_ < 0) spill_path_ = std::move(spill_path);
+}
+
+int ChunkStore::spill_errno() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return spill_errno_;
+}
+
+int ChunkStore::probe_spill(const std::string& spill_path, size_t bytes) {
+  // Side-effect free: nothing is created (the directory appears at the first spill). The
+  // nearest existing ancestor of the file must be a writable directory on a writable file
+  // system with room for `bytes`.
+  std::string dir = spill_path.substr(0, spill_path.rfind('/') == std::string::npos ? 0 : spill_path.rfind('/'));
+  if (dir.empty()) dir = ".";
+  struct stat st;
+  while (::stat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT) return errno;
+    const size_t slash = dir.rfind('/');
+    if (slash == std::string::npos) {
+      dir = ".";
+    } else {
+      dir = slash == 0 ? "/" : dir.substr(0, slash);
+    }
+    if (dir == "/" || dir == ".") {
+      if (::stat(dir.c_str(), &st) != 0) return errno;
+      break;
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return errno;
+  struct statvfs fs;
+  if (::statvfs(dir.c_str(), &fs) == 0) {
+    if (fs.f_flag & ST_RDONLY) return EROFS;
+    if (uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize) < bytes) return ENOSPC;
+  }
+  return 0;
 }
 
 Status ChunkStore::append(std::vector<uint8_t>&& chunk) {
@@ -109,13 +146,18 @@ Status ChunkStore::append_or_throw(std::vector<uint8_t>&& chunk) {
   memory_.reserve(memory_.size() + 1);
   Status result = Status::kOk;
   const bool over_budget = stats_.bytes_in_memory + ref.size > budget_;
-  if (over_budget && !spill_failed_) {
-    if (spill_fd_ < 0 && !spill_path_.empty()) {
+  // No spill file to take it: memory up to the cap, then refused (the recorder stops).
+  if (over_budget && (spill_failed_ || spill_path_.empty()) && spill_fd_ < 0 &&
+      stats_.bytes_in_memory + ref.size > memory_cap_)
+    return Status::kNoMemory;
+  if (over_budget && !spill_failed_ && (spill_fd_ >= 0 || !spill_path_.empty())) {
+    if (spill_fd_ < 0) {
       make_parent_dirs(spill_path_);
       spill_fd_ = ::open(spill_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
       // Unlinked at once: the file lives as long as the descriptor, so a crash, a kill or a
       // store that is never destroyed (the runtime's) leaves nothing behind on disk.
       if (spill_fd_ >= 0) ::unlink(spill_path_.c_str());
+      else spill_errno_ = errno;
     }
     if (spill_fd_ >= 0 && write_all_at(spill_fd_, chunk.data(), chunk.size(), spill_end_)) {
       ref.spilled = true;
@@ -124,6 +166,7 @@ Status ChunkStore::append_or_throw(std::vector<uint8_t>&& chunk) {
     } else {
       // Spilling is broken for good (no space, no permission): from now on every chunk
       // stays in memory. Chunks already in the file remain readable through spill_fd_.
+      if (spill_errno_ == 0) spill_errno_ = errno != 0 ? errno : ENOSPC;
       spill_failed_ = true;
       result = Status::kIoError;
     }

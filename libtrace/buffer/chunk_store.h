@@ -51,8 +51,17 @@ class ChunkStore {
   ChunkStore& operator=(const ChunkStore&) = delete;
 
   // memory_budget: compressed bytes kept in memory before spilling. spill_path: the file
-  // created (O_EXCL not required; truncated) on the first spill. Call before append().
-  void configure(uint64_t memory_budget, std::string spill_path);
+  // created (O_EXCL not required; truncated) on the first spill; empty: never spill.
+  // memory_cap: when chunks past the budget cannot be spilled, the compressed bytes kept in
+  // memory at most; append() then refuses more with kNoMemory. Call before append().
+  void configure(uint64_t memory_budget, std::string spill_path, uint64_t memory_cap = UINT64_MAX);
+  // errno of the failed spill (0 while spilling works or was never tried).
+  int spill_errno() const;
+
+  // Whether a spill file could be created at `spill_path` and take `bytes` bytes, without
+  // creating anything: 0, or the errno that says why not (ENOTDIR: a file where a directory
+  // should be; EACCES, EROFS: not writable; ENOSPC: full).
+  static int probe_spill(const std::string& spill_path, size_t bytes = 64 * 1024);
 
   // Takes a complete chunk (header + payload). Thread-safe. On a spill I/O error the chunk
   // is kept in memory instead (over budget, never dropped) and kIoError is returned once.
@@ -88,6 +97,8 @@ class ChunkStore {
 
   mutable std::mutex mu_;
   uint64_t budget_ = UINT64_MAX;
+  uint64_t memory_cap_ = UINT64_MAX;
+  int spill_errno_ = 0;
   std::string spill_path_;
   int spill_fd_ = -1;
   bool spill_failed_ = false;

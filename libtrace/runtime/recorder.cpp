@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 
 #include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -173,7 +175,7 @@ Recorder::~Recorder() {
 Status Recorder::start(const RecorderOptions& o) {
   try {
     opt_ = o;
-    store_.configure(o.memory_budget, o.spill_path);
+    store_.configure(o.memory_budget, o.spill_path, o.memory_cap);
     key_ok_ = pthread_key_create(&key_, thread_exit) == 0;
     std::lock_guard<std::mutex> lock(mu_);
     RawChunk* first = allocate();
@@ -328,13 +330,20 @@ void Recorder::compress(RawChunk* c, trace::ChunkCompressor& z) {
   if (s == Status::kOk) return;
   compress_errors_.fetch_add(1);
   if (in_store && s == Status::kIoError) {  // the spill failed: kept in memory instead
-    log::warn_once("chunk", "storing a trace chunk failed (%s); see the report notes",
-                   to_string(s));
+    const int err = store_.spill_errno();
+    log::warn_once("chunk", "spilling trace chunks to %s failed (%s): they stay in memory from now on, "
+                   "up to %llu MiB", store_.spill_path().c_str(), err ? std::strerror(err) : "I/O error",
+                   static_cast<unsigned long long>(opt_.memory_cap >> 20));
     return;
   }
   const char* where = in_store ? "the chunk store" : "chunk compression";
   std::lock_guard<std::mutex> lock(mu_);
-  if (in_store && s == Status::kNoMemory) stop_rank(where, to_string(s));  // global
+  if (in_store && s == Status::kNoMemory) {  // global
+    char why[160];
+    std::snprintf(why, sizeof why, "%s; %llu MiB of unspillable chunks is the cap", to_string(s),
+                  static_cast<unsigned long long>(opt_.memory_cap >> 20));
+    stop_rank(where, opt_.memory_cap != UINT64_MAX ? why : to_string(s));
+  }
   drop_chunk(*c, where, to_string(s));
 }
 

@@ -28,6 +28,10 @@ struct RecorderOptions {
   uint64_t chunk_bytes = 256 * 1024;          // raw chunk size per thread
   uint64_t memory_budget = 64ull << 20;       // compressed bytes kept in memory
   std::string spill_path;                     // file for chunks past the budget
+  // When chunks cannot be spilled (no spill_path, or spilling failed): compressed bytes
+  // kept in memory at most; past it recording stops with a note (the application's memory
+  // is not the tracer's to exhaust).
+  uint64_t memory_cap = UINT64_MAX;
   int compression_level = 1;
   bool compress_thread = true;
 };

@@ -6,6 +6,9 @@
 // Tag: [buffer].
 #include <catch2/catch.hpp>
 
+#include <cerrno>
+#include <fstream>
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -119,6 +122,31 @@ TEST_CASE("an unwritable spill directory keeps chunks in memory and reports once
   std::string first_bad;
   CHECK(verify_store(store, 0, seeds, n, kChunkSlots, first_bad) == 0);
   CHECK(first_bad == "");
+}
+
+TEST_CASE("without a spill file, memory past the budget is capped: then appends are refused",
+          "[buffer]") {
+  ChunkStore store;
+  store.configure(32 * 1024, "", 256 * 1024);  // no spill file: in memory up to 256 KiB
+  std::vector<Status> st;
+  fill_store(store, 6, 1000000, kChunkSlots, 0, &st);
+  const ChunkStoreStats s = store.stats();
+  CHECK(count_status(st, Status::kNoMemory) > 0);
+  CHECK(count_status(st, Status::kIoError) == 0);
+  CHECK(s.bytes_in_memory <= 256 * 1024);
+  CHECK(s.bytes_in_memory > 200 * 1024);
+  CHECK(s.chunks_spilled == 0);
+  CHECK(store.spill_errno() == 0);
+}
+
+TEST_CASE("probe_spill tells an unusable spill directory without creating anything", "[buffer]") {
+  TempDir dir;
+  CHECK(ChunkStore::probe_spill(dir.path + "/a/b/spill.bin") == 0);
+  CHECK(!file_exists(dir.path + "/a"));  // nothing created
+  const std::string file = dir.path + "/plain";
+  { std::ofstream(file) << "x"; }
+  CHECK(ChunkStore::probe_spill(file + "/spill.bin") == ENOTDIR);
+  CHECK(ChunkStore::probe_spill("/proc/sys/critpath/spill.bin") != 0);
 }
 
 TEST_CASE("a spill file that fills up mid-run keeps the rest in memory", "[buffer]") {
