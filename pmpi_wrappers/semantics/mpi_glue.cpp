@@ -4,6 +4,7 @@
 // persistent posts, probes, collective bytes, communicator tracking and the MPI_Init hook.
 #include "pmpi_wrappers/semantics/mpi_glue.h"
 
+#include <atomic>
 #include <new>
 #include <vector>
 
@@ -22,11 +23,16 @@ constinit CommSequence g_comm_sequence;
 constinit CommMap g_win_map;
 constinit CommSequence g_win_sequence;
 
+constinit std::atomic<bool> g_request_table_full_said{false};
+
 void insert_request(MPI_Request request, const RequestInfo& info) {
   if (CRITPATH_UNLIKELY(!requests().insert(handle_bits(request), info, request_owner()))) {
     count_untracked_request();
-    log::warn_once("wrappers-requests", "more than %u outstanding MPI requests; completions "
-                   "of the excess ones are not traced", RequestTable::kCapacity);
+    // Cold: once per run, count what is really outstanding (a scan of the table).
+    if (!g_request_table_full_said.exchange(true, std::memory_order_relaxed))
+      log::warn_once("wrappers-requests", "no room to track an MPI request (%u outstanding, room "
+                     "for %u); completions of the requests that did not fit are not traced",
+                     requests().size(), RequestTable::kCapacity);
   }
 }
 }  // namespace
