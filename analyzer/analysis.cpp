@@ -140,8 +140,8 @@ class Progress {
     if (phase == last_phase_ && now - last_ < 1000000000ull) return;
     last_phase_ = phase;
     last_ = now;
-    log::print0(std::string("critpath: analysis: ") + phase + " " +
-                std::to_string(int(100.0 * std::min(1.0, std::max(0.0, fraction)))) + "%");
+    log::info0(1, "analysis: %s %d%%", phase,
+               int(100.0 * std::min(1.0, std::max(0.0, fraction))));
   }
 
  private:
@@ -238,8 +238,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     // No analysis, but the settings in force are still written, and the user told where.
     if (run.rank == 0 && !run.output_dir.empty() && !run.offline) {
       if (write_config_only(run.output_dir, config::describe(cfg)) == Status::kOk)
-        log::print0("critpath: analysis off (CRITPATH_ANALYSIS=0); settings in " + run.output_dir +
-                    "/critpath.cfg");
+        log::info0(1, "analysis off (CRITPATH_ANALYSIS=0); settings in %s/critpath.cfg",
+                   run.output_dir.c_str());
     }
     return;
   }
@@ -526,7 +526,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     run.analysis_seconds = in.analysis_s;
     const Status ws = write_reports(in);
     if (ws == Status::kOk)
-      log::print0("critpath: report in " + run.output_dir + "/summary.txt");
+      log::info0(1, "report in %s/summary.txt", run.output_dir.c_str());
     else
       warn(location, "writing the report into %s failed (%s): %s; no partial file is left",
            run.output_dir.c_str(), to_string(ws), last_write_error().c_str());

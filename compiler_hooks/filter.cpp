@@ -1,8 +1,10 @@
 // critpath — compiler_hooks/filter.cpp: filter file parser and wildcard matcher (filter.h).
 #include "compiler_hooks/filter.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 namespace critpath::hooks {
 namespace {
@@ -193,6 +195,12 @@ Status Filter::parse(std::string_view text, std::string* error) {
 }
 
 Status Filter::load(const std::string& path, std::string* error) {
+  // A directory opens as an empty stream: it would pass as a file without rules.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    if (error) *error = path + " is a directory, not a filter file";
+    return Status::kIoError;
+  }
   std::ifstream f(path);
   if (!f) {
     if (error) *error = "cannot read " + path;

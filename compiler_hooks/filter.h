@@ -50,7 +50,8 @@ class Filter {
   // Parses a filter file's text, replacing any previous rules. Returns kOk, or
   // kInvalidArgument with `error` = "line N: reason" (the rules parsed so far are dropped).
   Status parse(std::string_view text, std::string* error);
-  // Reads and parses a file; kIoError when it cannot be read ("cannot read <path>").
+  // Reads and parses a file; kIoError when it cannot be read ("cannot read <path>") or is
+  // a directory.
   Status load(const std::string& path, std::string* error);
 
   bool empty() const { return file_rules_.empty() && region_rules_.empty(); }

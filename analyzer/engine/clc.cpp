@@ -14,7 +14,8 @@ constexpr int kMaxPasses = 8;
 
 // The time a collective's exit must not precede (NaN: no constraint for this rank).
 double coll_bound(const Timeline& t, const CollRecord& c, const CollSync& s) {
-  if (!s.valid || s.comm_size < 2) return std::numeric_limits<double>::quiet_NaN();
+  if (!s.valid || s.comm_size < 2 || !synchronizes(c.kind, s))
+    return std::numeric_limits<double>::quiet_NaN();
   switch (c.kind) {
     case CollKind::kBarrier:
     case CollKind::kNxN: return s.latest_begin;

@@ -2,26 +2,22 @@
 #include "analyzer/engine/clock_sync.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+
+#include "libtrace/config/config.h"
 
 namespace critpath::analyzer {
 
 ClockSkew parse_debug_skew(const std::string& spec, int rank, double origin_ns) {
   ClockSkew s;
-  const char* v = spec.c_str();
-  if (!*v || rank == 0) return s;
-  char* end = nullptr;
-  const double off = std::strtod(v, &end);
-  double ppm = 0, jump = 0;
-  if (end && *end == ',') ppm = std::strtod(end + 1, &end);
-  if (end && *end == ',') jump = std::strtod(end + 1, nullptr);
+  config::ClockSkewValue v;
+  // The configuration parser warned about an invalid value and kept the default (none).
+  if (rank == 0 || config::parse_clock_skew_value(spec, v) != config::ValueError::kOk) return s;
   const double sign = (rank % 2) ? 1.0 : -1.0;
-  s.offset_s = sign * off;
-  s.drift = sign * ppm * 1e-6;
-  s.event_jump_s = sign * jump;
+  s.offset_s = sign * v.offset_s;
+  s.drift = sign * v.drift_ppm * 1e-6;
+  s.event_jump_s = sign * v.jump_s;
   s.origin_ns = origin_ns;
-  s.active = off != 0 || ppm != 0 || jump != 0;
+  s.active = v.offset_s != 0 || v.drift_ppm != 0 || v.jump_s != 0;
   return s;
 }
 

@@ -77,6 +77,15 @@ struct CollSync {
   double prefix_latest = 0;  // scan: max begin over comm ranks 0..me
 };
 
+// Whether a collective instance makes its members wait for each other: a barrier always;
+// any other only when some member sent data. With every count zero (MPI_Reduce_scatter with
+// zero recvcounts, an MPI_Allreduce of 0 elements) MPI lets each rank leave at once, so the
+// instance implies neither a wait state nor a clock condition (a late rank may begin after
+// the others ended on one shared clock).
+inline bool synchronizes(CollKind kind, const CollSync& s) {
+  return kind == CollKind::kBarrier || s.latest_sender_rank >= 0;
+}
+
 struct CollExchangeStats {
   uint64_t member_sets = 0;
   uint64_t inconsistent_comms = 0;  // members disagree on the number of collectives

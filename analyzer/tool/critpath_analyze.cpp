@@ -267,6 +267,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> warnings;
     config::Config cfg = config::parse(environ, warnings);
     for (const auto& w : warnings) log::print0(w);
+    log::set_verbosity(cfg.verbose);
     cfg.keep_trace = false;
     cfg.analysis = true;
     config::set_current(cfg);

@@ -9,7 +9,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <new>
+#include <system_error>
 #include <utility>
 
 namespace critpath::config {
@@ -79,8 +83,9 @@ Parsed parse_value(const FlagInfo& f, std::string_view text) {
       Range<int64_t> r{};
       parse_range(f.limits, r);
       p.error = parse_int_value(text, p.i);
-      // A value beyond int64 is simply out of the (int-bounded) range.
-      if (p.error == ValueError::kOverflow) p.error = ValueError::kAboveMax;
+      // A value beyond int64 is simply out of the (int-bounded) range, on its sign's side.
+      if (p.error == ValueError::kOverflow)
+        p.error = detail::trim(text).starts_with('-') ? ValueError::kBelowMin : ValueError::kAboveMax;
       if (p.error == ValueError::kOk && p.i < r.min) p.error = ValueError::kBelowMin;
       if (p.error == ValueError::kOk && p.i > r.max) p.error = ValueError::kAboveMax;
       break;
@@ -91,8 +96,23 @@ Parsed parse_value(const FlagInfo& f, std::string_view text) {
     case Kind::kChoice:
       p.error = parse_choice_value(text, f.limits, p.text);
       break;
+    case Kind::kFile:
+      p.error = check_file_value(text);
+      p.text = text;
+      break;
+    case Kind::kClockSkew: {
+      ClockSkewValue unused;
+      p.error = parse_clock_skew_value(text, unused);
+      p.text = text;
+      break;
+    }
   }
   return p;
+}
+
+// The kinds whose empty value means "the default" rather than an error.
+bool empty_is_default(Kind k) {
+  return k == Kind::kString || k == Kind::kFile || k == Kind::kClockSkew;
 }
 
 void store(bool& m, const Parsed& p) { m = p.b; }
@@ -138,17 +158,24 @@ std::string_view default_for_display(const FlagInfo& f) {
   return f.default_text.empty() ? std::string_view("(empty)") : f.default_text;
 }
 
+constexpr std::string_view kClockSkewShape = "<offset s>,<drift ppm>[,<jump s>]";
+
 // Appends " <why>" for a rejected value, e.g. " is out of range -7..19".
 void append_reason(std::string& out, const FlagInfo& f, ValueError e) {
   const size_t dots = f.limits.find("..");
   const std::string_view lo = dots == std::string_view::npos ? "" : f.limits.substr(0, dots);
   const std::string_view hi = dots == std::string_view::npos ? "" : f.limits.substr(dots + 2);
-  auto range_text = [&]() -> std::string {
+  // A one-sided limit names the side the value is on; the open side is the type's own bound
+  // (only an int's can be crossed: a size past 64 bits is kOverflow).
+  auto range_text = [&](bool below) -> std::string {
     if (f.kind == Kind::kInt && f.limits.empty()) return "is out of range for an int";
+    if (f.kind == Kind::kClockSkew)
+      return "is out of range (offset and jump within +-" + std::to_string(int(kMaxSkewSeconds)) +
+             " s, drift within +-" + std::to_string(int(kMaxSkewPpm)) + " ppm)";
     if (!lo.empty() && !hi.empty()) return "is out of range " + std::string(f.limits);
-    if (!lo.empty()) return "is below the minimum " + std::string(lo);
-    if (!hi.empty()) return "is above the maximum " + std::string(hi);
-    return "is out of range";
+    if (below)
+      return "is below the minimum " + (lo.empty() ? std::to_string(INT_MIN) : std::string(lo));
+    return "is above the maximum " + (hi.empty() ? std::to_string(INT_MAX) : std::string(hi));
   };
   out += ' ';
   switch (e) {
@@ -170,7 +197,13 @@ void append_reason(std::string& out, const FlagInfo& f, ValueError e) {
           out += "is not one of ";
           out += f.limits;
           break;
-        case Kind::kString: out += "is invalid"; break;
+        case Kind::kString:
+        case Kind::kFile: out += "is invalid"; break;
+        case Kind::kClockSkew:
+          out += "is not ";
+          out += kClockSkewShape;
+          out += " (e.g. 0.005,100)";
+          break;
       }
       break;
     case ValueError::kNegative:
@@ -183,7 +216,16 @@ void append_reason(std::string& out, const FlagInfo& f, ValueError e) {
       break;
     case ValueError::kBelowMin:
     case ValueError::kAboveMax:
-      out += range_text();
+      out += range_text(e == ValueError::kBelowMin);
+      break;
+    case ValueError::kNoSuchFile:
+      out += "does not exist";
+      break;
+    case ValueError::kDirectory:
+      out += "is a directory, not a file";
+      break;
+    case ValueError::kUnreadable:
+      out += "cannot be read";
       break;
   }
 }
@@ -307,6 +349,8 @@ void append_type_cell(std::string& out, const FlagInfo& f) {
       if (dots != std::string_view::npos) append_limits();
       break;
     case Kind::kString: out += "string"; break;
+    case Kind::kFile: out += "file"; break;
+    case Kind::kClockSkew: out += "clock skew"; break;
     case Kind::kChoice: {
       out += "one of ";
       std::string_view words = f.limits;
@@ -356,9 +400,14 @@ constexpr std::string_view kDocIntro =
     "| int | a decimal integer |\n"
     "| one of | one of the listed words, in any case |\n"
     "| string | any text; empty means the default |\n"
+    "| file | the path of a file that can be read, not a directory; empty means the default |\n"
+    "| clock skew | `<offset s>,<drift ppm>[,<jump s>]`: two or three decimal numbers, the "
+    "offset and the jump within ±3600 s, the drift within ±10000 ppm; empty means the "
+    "default |\n"
     "\n"
-    "Blanks around a value are ignored, except in strings. An empty value is invalid, except\n"
-    "for strings. Limits (`min`, `max`, `a..b`) are inclusive.\n"
+    "Blanks around a value are ignored, except in strings and files. An empty value is\n"
+    "invalid, except for strings, files and clock skews. Limits (`min`, `max`, `a..b`) are\n"
+    "inclusive.\n"
     "\n"
     "## Runtime variables\n"
     "\n"
@@ -376,6 +425,50 @@ constexpr std::string_view kDocLauncherIntro =
     "|---|---|\n";
 
 }  // namespace
+
+ValueError parse_clock_skew_value(std::string_view text, ClockSkewValue& skew) noexcept {
+  std::string_view rest = detail::trim(text);
+  if (rest.empty()) return ValueError::kEmpty;
+  double v[3] = {0, 0, 0};
+  size_t n = 0;
+  while (true) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = detail::trim(rest.substr(0, comma));
+    if (n == 3 || item.empty()) return ValueError::kSyntax;
+    // from_chars: plain decimal or exponent notation, no leading '+', no hex floats.
+    const auto r = std::from_chars(item.data(), item.data() + item.size(), v[n],
+                                   std::chars_format::general);
+    if (r.ec == std::errc::result_out_of_range) return ValueError::kAboveMax;
+    if (r.ec != std::errc() || r.ptr != item.data() + item.size() || !std::isfinite(v[n]))
+      return ValueError::kSyntax;
+    ++n;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (n < 2) return ValueError::kSyntax;
+  if (std::fabs(v[0]) > kMaxSkewSeconds || std::fabs(v[1]) > kMaxSkewPpm ||
+      std::fabs(v[2]) > kMaxSkewSeconds)
+    return ValueError::kAboveMax;
+  skew = ClockSkewValue{v[0], v[1], v[2]};
+  return ValueError::kOk;
+}
+
+ValueError check_file_value(std::string_view path) noexcept {
+  try {
+    if (path.empty()) return ValueError::kEmpty;
+    const std::filesystem::path p(path);
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(p, ec);
+    if (ec || !std::filesystem::exists(st)) return ValueError::kNoSuchFile;
+    if (std::filesystem::is_directory(st)) return ValueError::kDirectory;
+    // A pipe or device may be read only once, or block: only regular files are opened.
+    if (std::filesystem::is_regular_file(st) && !std::ifstream(p).is_open())
+      return ValueError::kUnreadable;
+    return ValueError::kOk;
+  } catch (...) {
+    return ValueError::kUnreadable;
+  }
+}
 
 std::span<const FlagInfo> flags() noexcept { return kFlags; }
 std::span<const LauncherVarInfo> launcher_vars() noexcept { return kLauncherVars; }
@@ -416,7 +509,7 @@ Config parse(const char* const* envp, std::vector<std::string>& warnings) noexce
       seen[index] = true;
 
       const FlagInfo& f = kFlags[index];
-      if (f.kind == Kind::kString && value.empty()) continue;  // empty string = default
+      if (empty_is_default(f.kind) && value.empty()) continue;
       const Parsed p = parse_value(f, value);
       if (p.error == ValueError::kOk) {
         store_flag(cfg, index, p);

@@ -39,6 +39,10 @@ enum class Kind : uint8_t {
   kInt = 2,     // decimal integer within the row's limits              -> int
   kString = 3,  // anything; empty means the default                   -> std::string
   kChoice = 4,  // one of the row's words (any case), stored canonical -> std::string
+  kFile = 5,    // path of a file that can be read (not a directory);  -> std::string
+                // empty means the default
+  kClockSkew = 6,  // "<offset s>,<drift ppm>[,<jump s>]" (parse_clock_skew_value);
+                   // empty means the default                          -> std::string
 };
 
 // One CRITPATH_FLAG row. All views point to static storage.
@@ -71,6 +75,9 @@ enum class ValueError : uint8_t {
   kOverflow = 4,  // does not fit in 64 bits
   kBelowMin = 5,  // parsed, but under the row's minimum
   kAboveMax = 6,  // parsed, but over the row's maximum
+  kNoSuchFile = 7,   // File: nothing at that path
+  kDirectory = 8,    // File: a directory
+  kUnreadable = 9,   // File: a regular file that cannot be opened for reading
 };
 
 namespace detail {
@@ -197,6 +204,25 @@ constexpr ValueError parse_choice_value(std::string_view text, std::string_view 
   }
 }
 
+// A CRITPATH_DEBUG_CLOCK_SKEW value: two or three comma-separated decimal numbers
+// "<offset s>,<drift ppm>[,<jump s>]" (blanks around each ignored, no inf/nan), the offset
+// and the jump within +-kMaxSkewSeconds, the drift within +-kMaxSkewPpm. Returns kEmpty,
+// kSyntax (not that shape), kAboveMax (a number out of its range) or kOk with `skew` set
+// (jump 0 when absent); on error `skew` is unchanged. Not constexpr (floating-point parsing).
+struct ClockSkewValue {
+  double offset_s = 0;
+  double drift_ppm = 0;
+  double jump_s = 0;
+};
+constexpr double kMaxSkewSeconds = 3600;
+constexpr double kMaxSkewPpm = 10000;
+ValueError parse_clock_skew_value(std::string_view text, ClockSkewValue& skew) noexcept;
+
+// A CRITPATH_* file path (Kind::kFile): kOk when `path` names something that is not a
+// directory and, if a regular file, can be opened for reading; kNoSuchFile, kDirectory or
+// kUnreadable otherwise (kEmpty for ""). Looks at the file system; never throws.
+ValueError check_file_value(std::string_view path) noexcept;
+
 // A row's numeric limits "min..max" / "min.." / "..max" / "" in the flag's own syntax.
 template <class T>
 struct Range {
@@ -283,6 +309,19 @@ struct String {
     return text;
   }
 };
+// A file path or a clock skew: stored as given; the default must be empty (none).
+template <Kind K>
+struct CheckedText {
+  using value_type = std::string;
+  static constexpr Kind kKind = K;
+  static consteval std::string_view default_value(std::string_view text,
+                                                  std::string_view limits) {
+    if (!text.empty() || !limits.empty()) detail::invalid_default_in_flags_inc();
+    return text;
+  }
+};
+using File = CheckedText<Kind::kFile>;
+using ClockSkew = CheckedText<Kind::kClockSkew>;
 struct Choice {
   using value_type = std::string;
   static constexpr Kind kKind = Kind::kChoice;
@@ -322,8 +361,8 @@ struct Config {
 //   critpath: CRITPATH_BUFFER_SIZE='abc' is not a size (e.g. 64M); using the default 64M
 //   critpath: CRITPATH_COMPRESSION_LEVEL='42' is out of range -7..19; using the default 1
 //   critpath: unknown variable CRITPATH_BUFER_SIZE='1G' ignored (did you mean CRITPATH_BUFFER_SIZE?)
-// Problems: an invalid or empty value of a non-String flag (the default is kept), an unknown
-// CRITPATH_* name. Launcher variables (CRITPATH_MPI) are accepted silently. If a name occurs
+// Problems: an invalid or empty value of a Bool, Size, Int or Choice flag, an invalid
+// non-empty File or ClockSkew value (the default is kept), an unknown CRITPATH_* name. Launcher variables (CRITPATH_MPI) are accepted silently. If a name occurs
 // twice, the first occurrence counts (as getenv) and the rest are ignored.
 // Values quoted in warnings are sanitised (control bytes escaped, long values cut).
 //

@@ -21,7 +21,8 @@
 // 2^(32 - rank_bits) - 2 communicators (4 194 302 at 1024 ranks, 4094 at 2^20 ranks); ids
 // may repeat after that (docs/mpi-coverage.md). 0xffffffff (kCommUnknown) is never produced.
 //
-// CommMap: handle -> {id, size, my rank}, read on every MPI call that takes a communicator.
+// CommMap: handle -> {id, size, my rank, remote size}, read on every MPI call that takes a
+// communicator.
 // Reads are lock-free (two acquire loads in the common case); writes (creation and free, cold
 // paths) take a mutex. MPI_COMM_WORLD never reaches the map (fast path in mpi_glue.h).
 //
@@ -65,8 +66,9 @@ constexpr int comm_id_leader(uint32_t id, unsigned rank_bits) {
 // What the wrappers need to know about a communicator on every call.
 struct CommView {
   uint32_t id = kCommIdUnknown;
-  int32_t size = 0;  // number of ranks
-  int32_t rank = 0;  // this process's rank in it
+  int32_t size = 0;         // number of ranks (of the local group, on an intercommunicator)
+  int32_t rank = 0;         // this process's rank in it
+  int32_t remote_size = 0;  // intercommunicators: ranks in the remote group; 0 otherwise
 };
 
 class CommMap {
@@ -89,6 +91,7 @@ class CommMap {
         out.id = s.id.load(std::memory_order_relaxed);
         out.size = s.size.load(std::memory_order_relaxed);
         out.rank = s.rank.load(std::memory_order_relaxed);
+        out.remote_size = s.remote_size.load(std::memory_order_relaxed);
         return true;
       }
       if (k == kEmptyKey) return false;
@@ -119,6 +122,7 @@ class CommMap {
     target->id.store(v.id, std::memory_order_relaxed);
     target->size.store(v.size, std::memory_order_relaxed);
     target->rank.store(v.rank, std::memory_order_relaxed);
+    target->remote_size.store(v.remote_size, std::memory_order_relaxed);
     target->key.store(key, std::memory_order_release);
     return true;
   }
@@ -154,6 +158,7 @@ class CommMap {
     std::atomic<uint32_t> id{0};
     std::atomic<int32_t> size{0};
     std::atomic<int32_t> rank{0};
+    std::atomic<int32_t> remote_size{0};
   };
   Slot slots_[kCapacity];
   std::mutex mu_;

@@ -4,6 +4,7 @@
 // persistent posts, probes, collective bytes, communicator tracking and the MPI_Init hook.
 #include "pmpi_wrappers/semantics/mpi_glue.h"
 
+#include <atomic>
 #include <new>
 #include <vector>
 
@@ -22,11 +23,16 @@ constinit CommSequence g_comm_sequence;
 constinit CommMap g_win_map;
 constinit CommSequence g_win_sequence;
 
+constinit std::atomic<bool> g_request_table_full_said{false};
+
 void insert_request(MPI_Request request, const RequestInfo& info) {
   if (CRITPATH_UNLIKELY(!requests().insert(handle_bits(request), info, request_owner()))) {
     count_untracked_request();
-    log::warn_once("wrappers-requests", "more than %u outstanding MPI requests; completions "
-                   "of the excess ones are not traced", RequestTable::kCapacity);
+    // Cold: once per run, count what is really outstanding (a scan of the table).
+    if (!g_request_table_full_said.exchange(true, std::memory_order_relaxed))
+      log::warn_once("wrappers-requests", "no room to track an MPI request (%u outstanding, room "
+                     "for %u); completions of the requests that did not fit are not traced",
+                     requests().size(), RequestTable::kCapacity);
   }
 }
 }  // namespace
@@ -37,11 +43,16 @@ CommView comm_view_slow(MPI_Comm c) {
   CommView v;
   if (c == MPI_COMM_NULL) return v;
   count_unknown_comm();
-  int size = 0, rank = 0;
+  int size = 0, rank = 0, inter = 0;
   PMPI_Comm_size(c, &size);
   PMPI_Comm_rank(c, &rank);
   v.size = size;
   v.rank = rank;
+  if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && inter) {
+    int remote = 0;
+    PMPI_Comm_remote_size(c, &remote);
+    v.remote_size = remote;
+  }
   return v;
 }
 
@@ -194,11 +205,13 @@ CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c) 
                      c.rule == CollRule::kScatterv || c.rule == CollRule::kReduce;
   // Intercommunicator forms: MPI_PROC_NULL marks a root-group bystander (no data), MPI_ROOT
   // the root. (MPICH's MPI_PROC_NULL is -1, the "no root" value of the other rules.)
-  if (rooted && c.root == MPI_PROC_NULL) return {};
   CollArgs a;
   a.size = cv.size;
+  a.remote_size = cv.remote_size;
   a.rank = cv.rank;
-  a.root = rooted && c.root == MPI_ROOT ? cv.rank : c.root;
+  a.root = c.root;
+  if (rooted && c.root == MPI_PROC_NULL) a.root = kRootNone;
+  if (rooted && c.root == MPI_ROOT) a.root = cv.remote_size > 0 ? kRootHere : cv.rank;
   a.in_place = c.in_place;
   a.sendcount = c.sendcount;
   a.recvcount = c.recvcount;
@@ -430,6 +443,7 @@ void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region) 
     PMPI_Comm_size(newcomm, &v.size);
     PMPI_Comm_rank(newcomm, &v.rank);
     if (inter) {
+      PMPI_Comm_remote_size(newcomm, &v.remote_size);
       v.id = agree_inter_id(newcomm);
     } else {
       uint32_t id = 0;
@@ -496,6 +510,7 @@ void finish_idup(uint64_t state, bool completed) {
       PMPI_Comm_size(*st->newcomm, &v.size);
       PMPI_Comm_rank(*st->newcomm, &v.rank);
       if (st->id == kCommIdUnknown) {
+        PMPI_Comm_remote_size(*st->newcomm, &v.remote_size);
         v.id = agree_inter_id(*st->newcomm);
         define_comm(st->parent, *st->newcomm, v, true, st->region);
       } else {

@@ -59,8 +59,10 @@ struct MessageInfo {
   uint32_t comm = 0;
 };
 
-// 16384 outstanding requests (persistent ones included) per process; past that, new
-// requests are not tracked (counted in untracked_requests(), one warning).
+// 16384 outstanding requests (persistent ones included) per process; past that (or when 64
+// slots around a handle's home slot are all taken), new requests are not tracked (counted
+// in untracked_requests(), one warning). A handle MPI hands out again supersedes its stale
+// entry (handle_table.h, "Shared handles") and takes no room.
 using RequestTable = ClaimTable<RequestInfo, 14>;
 using MessageTable = ClaimTable<MessageInfo, 10>;
 

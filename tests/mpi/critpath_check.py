@@ -186,6 +186,23 @@ def read_stderr(out_dir):
         return f.read()
 
 
+SKIP_CODE = 77  # ctest SKIP_RETURN_CODE of the MPI tests (run_mpi_test.py)
+
+
+def finished_or_skip(out_dir, check_name, done):
+    """For programs that need MPI_THREAD_MULTIPLE: exits with SKIP_CODE when the program said
+    the library lacks it ("SKIP: the MPI library provides thread level ...") and did not print
+    its success line `done`; fails when neither line is there. Only the program's own verdict
+    skips, not any "SKIP:" a launcher or library might print."""
+    lines = read_stdout(out_dir).splitlines()
+    skip = [l for l in lines if l.startswith("SKIP: the MPI library provides thread level")]
+    finished = any(l.startswith(done) for l in lines)
+    if skip and not finished:
+        print(f"{check_name}: " + skip[0])
+        raise SystemExit(SKIP_CODE)
+    check(finished, f"the program did not finish: no '{done}' line in its stdout:\n" + "\n".join(lines))
+
+
 def critpath_lines(text):
     """The lines of a stream that the library wrote (prefix `critpath:`)."""
     return [line for line in text.splitlines() if line.startswith("critpath:")]

@@ -59,19 +59,25 @@ bool get(const unsigned char*& p, const unsigned char* end, T& v) {
 using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, seconds), sorted
 
 // Where this rank last synchronized with a peer before a call: messages exchanged with it
-// (either direction) and collectives over a communicator holding it.
+// (either direction) and collectives over a communicator holding it that synchronize
+// (engine::synchronizes: not those with every count zero).
 class SyncIndex {
  public:
-  SyncIndex(const engine::Timeline& t, const defs::Definitions& defs, int32_t me) : defs_(defs), me_(me) {
+  SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs,
+            const defs::Definitions& defs, int32_t me)
+      : defs_(defs), me_(me) {
     for (const auto& s : t.sends)
       if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
         p2p_[s.peer].push_back(s.complete_call);
     for (const auto& r : t.recvs)
       if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
         p2p_[r.peer].push_back(r.complete_call);
-    for (const auto& c : t.colls)
-      if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 && c.kind != CollKind::kOther)
+    for (size_t i = 0; i < t.colls.size(); ++i) {
+      const engine::CollRecord& c = t.colls[i];
+      if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
+          c.kind != CollKind::kOther && (i >= cs.size() || engine::synchronizes(c.kind, cs[i])))
         colls_.push_back({c.complete_call, c.comm});
+    }
     add_rma(t);
     for (auto& [peer, v] : p2p_) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
@@ -282,6 +288,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
     const uint32_t nth = ordinal[c.comm]++;
     const engine::CollSync& s = cs[i];
     if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
+    if (!engine::synchronizes(c.kind, s)) continue;
     const engine::CallRecord& wc = t.calls[c.complete_call];
     Inst v;
     v.call = c.complete_call;
@@ -427,15 +434,16 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
     wait_of[r.call] = std::min(wait_of[r.call], c.exit - c.enter);
   }
-  SyncIndex sync(t, *in.definitions, in.my_rank);
-  // The global synchronizations (barrier / N x N over all ranks): phase boundaries.
+  SyncIndex sync(t, *in.csync, *in.definitions, in.my_rank);
+  // The global synchronizations (barrier / N x N over all ranks that moves data): phase
+  // boundaries.
   std::vector<uint32_t> gsync;
   for (uint32_t i = 0; i < t.colls.size() && i < in.csync->size(); ++i) {
     const engine::CollRecord& c = t.colls[i];
     const engine::CollSync& cs = (*in.csync)[i];
     if (cs.valid && cs.comm_size == P && c.complete_call != kNoCall &&
         t.calls[c.complete_call].location == 0 &&
-        (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN))
+        (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN) && engine::synchronizes(c.kind, cs))
       gsync.push_back(c.complete_call);
   }
   std::sort(gsync.begin(), gsync.end());

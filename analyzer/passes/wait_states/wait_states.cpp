@@ -234,6 +234,7 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
     const engine::CollRecord& c = t.colls[i];
     const engine::CollSync& s = cs[i];
     if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
+    if (!engine::synchronizes(c.kind, s)) continue;
     const engine::CallRecord& wc = t.calls[c.complete_call];
     const double wait_enter = wc.enter, end = wc.exit;
     const CollKind kind = c.kind;

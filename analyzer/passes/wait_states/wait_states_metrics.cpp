@@ -39,7 +39,8 @@ std::vector<engine::MetricDecl> wait_state_metric_decls() {
       {"wait_nxn", "s", "mpi_collective", "Wait at N x N",
        "As wait_barrier, for the all-to-all collectives: Allreduce, Allgather(v), Alltoall(v,w), "
        "Reduce_scatter(_block), the neighbourhood collectives, and their nonblocking twins in their "
-       "completion call.",
+       "completion call. An instance in which no rank sends data (every count zero) does not "
+       "synchronize: it books nothing and is no clock condition.",
        Combine::kSum, true},
       {"nxn_completion", "s", "mpi_collective", "N x N Completion",
        "As barrier_completion, for the all-to-all collectives.", Combine::kSum, true},
@@ -53,7 +54,7 @@ std::vector<engine::MetricDecl> wait_state_metric_decls() {
        Combine::kSum, true},
       {"early_scan", "s", "mpi_collective", "Early Scan",
        "min(max enter over communicator ranks 0..me, exit) - enter (Scan, Exscan and their "
-       "nonblocking twins in the completion call).",
+       "nonblocking twins in the completion call); nothing where no rank sends data.",
        Combine::kSum, true},
       {"wait_finalize", "s", "mpi_management", "Wait at Finalize",
        "latest enter(MPI_Finalize) over all ranks - enter(MPI_Finalize).", Combine::kSum, true},

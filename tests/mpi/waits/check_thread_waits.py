@@ -11,18 +11,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import (CheckError, at_most, by_rank, check, load_report,  # noqa: E402
-                            per_rank_failures, read_stdout, read_text, scalar)
+from critpath_check import (CheckError, at_most, by_rank, check, finished_or_skip,  # noqa: E402
+                            load_report, per_rank_failures, read_text, scalar)
 
 
 def main():
     out = sys.argv[1]
-    lines = read_stdout(out).splitlines()
-    skip = [l for l in lines if l.startswith("SKIP: the MPI library provides thread level")]
-    if skip and "thread_waits: ok" not in lines:
-        print("check_thread_waits: " + skip[0])
-        sys.exit(77)
-    check("thread_waits: ok" in lines, f"thread_waits did not finish: {lines}")
+    finished_or_skip(out, "check_thread_waits", "thread_waits: ok")
     rep = load_report(out)
     failures, n = per_rank_failures(rep, "late_sender", "main/MPI_Recv", [0.300, 0.0])
     if failures:

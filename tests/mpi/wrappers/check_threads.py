@@ -12,22 +12,13 @@ lacks MPI_THREAD_MULTIPLE."""
 import sys
 from collections import OrderedDict
 
-from critpath_check import CheckError, read_events, read_stdout
+from critpath_check import CheckError, finished_or_skip, read_events
 from wrapcheck import Expect, match
 
 THREADS, ROUNDS, COLLS = 3, 40, 25
 
 out = sys.argv[1]
-stdout = read_stdout(out)
-# Skip only on the program's own verdict (its exact SKIP line, and no success line), not on any
-# "SKIP:" that a launcher or library might print.
-skip = [l for l in stdout.splitlines() if l.startswith("SKIP: the MPI library provides thread level")]
-finished = any(l.startswith("wrap_threads: ok") for l in stdout.splitlines())
-if skip and not finished:
-    print("check_threads: " + skip[0])
-    sys.exit(77)
-if not finished:
-    raise CheckError(f"wrap_threads did not finish: no 'wrap_threads: ok' line in its stdout:\n{stdout}")
+finished_or_skip(out, "check_threads", "wrap_threads: ok")
 
 run_vars = {}
 for rank in (0, 1):

@@ -297,6 +297,74 @@ TEST_CASE("each invalid value gives exactly one warning and keeps the default", 
                      "the default auto");
 }
 
+TEST_CASE("a number past int64 is out of range on its own side", "[config]") {
+  // "1.." has no upper limit of its own: the int's bound is named, never "below the minimum".
+  expect_one_warning("CRITPATH_AUTOFILTER_VISITS=99999999999999999999999",
+                     "critpath: CRITPATH_AUTOFILTER_VISITS='99999999999999999999999' is above "
+                     "the maximum 2147483647; using the default 100000");
+  expect_one_warning("CRITPATH_AUTOFILTER_VISITS=3000000000",
+                     "critpath: CRITPATH_AUTOFILTER_VISITS='3000000000' is above the maximum "
+                     "2147483647; using the default 100000");
+  expect_one_warning("CRITPATH_AUTOFILTER_VISITS=-99999999999999999999999",
+                     "critpath: CRITPATH_AUTOFILTER_VISITS='-99999999999999999999999' is below "
+                     "the minimum 1; using the default 100000");
+  expect_one_warning("CRITPATH_AUTOFILTER_VISITS=0",
+                     "critpath: CRITPATH_AUTOFILTER_VISITS='0' is below the minimum 1; using the "
+                     "default 100000");
+}
+
+TEST_CASE("file values must name a readable file, not a directory", "[config]") {
+  expect_one_warning("CRITPATH_FILTER=/tmp",
+                     "critpath: CRITPATH_FILTER='/tmp' is a directory, not a file; using the "
+                     "default (empty)");
+  expect_one_warning("CRITPATH_FILTER=/nonexistent/critpath.filter",
+                     "critpath: CRITPATH_FILTER='/nonexistent/critpath.filter' does not exist; "
+                     "using the default (empty)");
+  char path[] = "/tmp/critpath-config-test-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::vector<std::string> w;
+  const cfg::Config c = parse_env({std::string("CRITPATH_FILTER=") + path, "CRITPATH_FILTER_X=1"}, w);
+  CHECK(c.filter == path);
+  REQUIRE(w.size() == 1);  // only the unknown name
+  CHECK(w[0].find("CRITPATH_FILTER_X") != std::string::npos);
+  std::remove(path);
+  w.clear();
+  CHECK(parse_env({"CRITPATH_FILTER="}, w) == cfg::Config{});  // empty: the default, no warning
+  CHECK(w.empty());
+  CHECK(cfg::check_file_value("") == cfg::ValueError::kEmpty);
+}
+
+TEST_CASE("clock skews: two or three bounded decimal numbers", "[config]") {
+  const std::string shape =
+      "is not <offset s>,<drift ppm>[,<jump s>] (e.g. 0.005,100); using the default (empty)";
+  const std::string range =
+      "is out of range (offset and jump within +-3600 s, drift within +-10000 ppm); using the "
+      "default (empty)";
+  for (const char* bad : {"x!y z", "99999999999999999999999", "1", "1,", ",1", "1,2,3,4", "nan,0",
+                          "inf,1", "0x10,1", "1;2", "1,2,3x", "1 2"})
+    expect_one_warning(std::string("CRITPATH_DEBUG_CLOCK_SKEW=") + bad,
+                       std::string("critpath: CRITPATH_DEBUG_CLOCK_SKEW='") + bad + "' " + shape);
+  for (const char* big : {"99999999999999999999999,0", "3601,0", "0,10001", "0,0,-3601", "1e400,0"})
+    expect_one_warning(std::string("CRITPATH_DEBUG_CLOCK_SKEW=") + big,
+                       std::string("critpath: CRITPATH_DEBUG_CLOCK_SKEW='") + big + "' " + range);
+
+  cfg::ClockSkewValue v;
+  REQUIRE(cfg::parse_clock_skew_value("0.005,100", v) == cfg::ValueError::kOk);
+  CHECK(v.offset_s == 0.005);
+  CHECK(v.drift_ppm == 100);
+  CHECK(v.jump_s == 0);
+  REQUIRE(cfg::parse_clock_skew_value(" 0 , 0 , -0.3 ", v) == cfg::ValueError::kOk);
+  CHECK(v.jump_s == -0.3);
+  REQUIRE(cfg::parse_clock_skew_value("-3600,1e4,3.6e3", v) == cfg::ValueError::kOk);
+  CHECK(v.offset_s == -3600);
+  CHECK(cfg::parse_clock_skew_value("", v) == cfg::ValueError::kEmpty);
+  std::vector<std::string> w;
+  CHECK(parse_env({"CRITPATH_DEBUG_CLOCK_SKEW=0,0,-0.3"}, w).debug_clock_skew == "0,0,-0.3");
+  CHECK(w.empty());
+}
+
 TEST_CASE("unknown CRITPATH_ names warn, with a suggestion when close", "[config]") {
   expect_one_warning("CRITPATH_BUFER_SIZE=1G",
                      "critpath: unknown variable CRITPATH_BUFER_SIZE='1G' ignored (did you mean "

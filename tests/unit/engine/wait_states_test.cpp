@@ -104,11 +104,13 @@ struct Synth {
 
 double at(const WaitStates& w, uint32_t node, int pattern) { return w.by_node[node][size_t(pattern)]; }
 
+// An instance in which rank 0 sent data (it synchronizes; engine::synchronizes).
 engine::CollSync sync_of(int size, int me) {
   engine::CollSync s;
   s.valid = true;
   s.comm_size = size;
   s.my_comm_rank = me;
+  s.latest_sender_rank = 0;
   return s;
 }
 
@@ -195,6 +197,40 @@ TEST_CASE("barrier and N x N: wait for the last, completion after the first left
   CHECK(at(w, b, passes::kBarrierCompletion) == Approx(0.05));
   CHECK(at(w, n, passes::kWaitNxN) == Approx(0.25));
   CHECK(at(w, n, passes::kNxNCompletion) == Approx(0.1));
+}
+
+// All counts zero (no rank sent anything): MPI lets every rank leave at once, so a late
+// rank entering after this one left is no clock-condition violation and nobody waited.
+TEST_CASE("collectives without data do not synchronize (barriers do)", "[passes]") {
+  define_regions();
+  Synth s;
+  engine::CollSync none = sync_of(4, 1);
+  none.latest_sender_rank = -1;
+  none.latest_begin = 1.5;  // after this rank's exit: would be a violation
+  none.latest_rank = 3;
+  none.earliest_end = 1.05;
+  none.prefix_latest = 1.5;
+  const uint32_t n = s.call(kColl, 1.0, 1.1);
+  s.coll(n, CollKind::kNxN, -1, none, 0, 0);
+  const uint32_t sc = s.call(kColl, 1.2, 1.3);
+  s.coll(sc, CollKind::kScan, -1, none, 0, 0);
+  const uint32_t bc = s.call(kColl, 1.4, 1.45);
+  engine::CollSync bcast = none;
+  bcast.root_begin = 1.5;
+  s.coll(bc, CollKind::kOneToN, 0, bcast, 0, 0);
+  const WaitStates w = s.run_pass();
+  CHECK(w.coll_clock_violations == 0);
+  for (uint32_t call : {n, sc, bc})
+    for (int p : {passes::kWaitNxN, passes::kNxNCompletion, passes::kEarlyScan, passes::kLateBroadcast})
+      CHECK(at(w, call, p) == 0.0);
+  CHECK(w.records.empty());
+  // A barrier moves no data either, and synchronizes.
+  Synth b;
+  const uint32_t c = b.call(kBarrier, 1.0, 1.1);
+  b.coll(c, CollKind::kBarrier, -1, none, 0, 0);
+  const WaitStates wb = b.run_pass();
+  CHECK(wb.coll_clock_violations == 1);
+  CHECK(at(wb, c, passes::kWaitBarrier) == Approx(0.1));
 }
 
 TEST_CASE("rooted collectives: late broadcast, early reduce, early scan", "[passes]") {

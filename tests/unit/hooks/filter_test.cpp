@@ -92,4 +92,6 @@ TEST_CASE("filter: syntax errors name the line", "[hooks]") {
         Status::kInvalidArgument);
   CHECK(f.empty());  // a failed parse leaves no rules
   CHECK(f.load("/nonexistent/critpath-filter", &err) == Status::kIoError);
+  CHECK(f.load("/tmp", &err) == Status::kIoError);  // a directory reads as empty: refused
+  CHECK(err.find("directory") != std::string::npos);
 }

@@ -32,6 +32,16 @@ struct Sizer {
   }
 };
 
+// Per-block sizes for the w-variants: send block i is 10 + i bytes, receive block i 100 + i;
+// logs the blocks whose datatype was asked for.
+struct BlockSizer {
+  std::vector<int> seen;
+  uint64_t operator()(TypeArg which, int i) {
+    seen.push_back(i);
+    return which == TypeArg::kSend ? uint64_t(10 + i) : uint64_t(100 + i);
+  }
+};
+
 CollArgs args(int size, int rank, int root, int64_t sc, int64_t rc, bool in_place = false) {
   CollArgs a;
   a.size = size;
@@ -138,14 +148,10 @@ TEST_CASE("alltoallw sizes every block by its own datatype", "[semantics]") {
   CollArgs a = args(2, 0, -1, 0, 0);
   a.sendcounts = sc;
   a.recvcounts = rc;
-  std::vector<int> seen;
-  auto sizer = [&](TypeArg which, int i) -> uint64_t {
-    seen.push_back(i);
-    return which == TypeArg::kSend ? uint64_t(10 + i) : uint64_t(100 + i);
-  };
+  BlockSizer sizer;
   // sent = 1*10 + 2*11, received = 3*100 (block 1 has count 0: its type is not read)
   CHECK(coll_bytes(CollRule::kAlltoallw, a, sizer) == CollBytes{32, 300});
-  CHECK(seen == std::vector<int>{0, 0, 1});
+  CHECK(sizer.seen == std::vector<int>{0, 0, 1});
 }
 
 TEST_CASE("reductions", "[semantics]") {
@@ -201,4 +207,101 @@ TEST_CASE("neighbourhood collective bytes use the degrees", "[semantics]") {
   a.indegree = a.outdegree = 0;  // no neighbours: nothing moves
   CHECK(coll_bytes(CollRule::kNeighborAlltoallv, a, per) == CollBytes{0, 0});
   CHECK(coll_bytes(CollRule::kNone, a, sz) == CollBytes{0, 0});
+}
+
+// Intercommunicators: 3 local ranks, 2 remote ones. The count and type arrays hold remote-group
+// entries only, so reading a third entry would read past them (it may be garbage).
+TEST_CASE("intercommunicator blocks run over the remote group", "[semantics]") {
+  using namespace critpath::pmpi;
+  CollArgs a = args(3, 2, -1, 2, 3);
+  a.remote_size = 2;
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kAllgather, a, s) == CollBytes{8, 2 * 3 * 8});
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kAlltoall, a, s2) == CollBytes{2 * 2 * 4, 2 * 3 * 8});
+  a.in_place = true;  // not allowed on an intercommunicator: ignored
+  Sizer s3;
+  CHECK(coll_bytes(CollRule::kAlltoall, a, s3) == CollBytes{2 * 2 * 4, 2 * 3 * 8});
+  a.in_place = false;
+
+  const int sc[2] = {1, 2}, rc[2] = {3, 0};
+  a.sendcounts = sc;
+  a.recvcounts = rc;
+  Sizer s4;
+  CHECK(coll_bytes(CollRule::kAlltoallv, a, s4) == CollBytes{3 * 4, 3 * 8});
+  Sizer s5;
+  CHECK(coll_bytes(CollRule::kAllgatherv, a, s5) == CollBytes{2 * 4, 3 * 8});
+  BlockSizer sizer;
+  // sent 1*10 + 2*11, received 3*100; entry 1 of recvtypes has count 0 and is not read
+  CHECK(coll_bytes(CollRule::kAlltoallw, a, sizer) == CollBytes{32, 300});
+  CHECK(sizer.seen == std::vector<int>{0, 0, 1});
+}
+
+TEST_CASE("intercommunicator rooted collectives: root, other group, bystanders", "[semantics]") {
+  using namespace critpath::pmpi;
+  const int counts[2] = {4, 5};
+  // The root (MPI_ROOT) receives the remote group's blocks and supplies nothing.
+  CollArgs root = args(3, 1, kRootHere, 99, 2);
+  root.remote_size = 2;
+  root.recvcounts = counts;
+  Sizer g;
+  CHECK(coll_bytes(CollRule::kGather, root, g) == CollBytes{0, 2 * 2 * 8});
+  CHECK_FALSE(g.used(TypeArg::kSend));
+  Sizer gv;
+  CHECK(coll_bytes(CollRule::kGatherv, root, gv) == CollBytes{0, 9 * 8});
+  CHECK_FALSE(gv.used(TypeArg::kSend));
+  Sizer r;
+  CHECK(coll_bytes(CollRule::kReduce, root, r) == CollBytes{0, 2 * 8});
+  CHECK_FALSE(r.used(TypeArg::kSend));
+  // ... or sends them and obtains nothing.
+  root.sendcount = 3;
+  root.sendcounts = counts;
+  root.recvcounts = nullptr;
+  Sizer sc;
+  CHECK(coll_bytes(CollRule::kScatter, root, sc) == CollBytes{2 * 3 * 4, 0});
+  CHECK_FALSE(sc.used(TypeArg::kRecv));
+  Sizer scv;
+  CHECK(coll_bytes(CollRule::kScatterv, root, scv) == CollBytes{9 * 4, 0});
+  CHECK_FALSE(scv.used(TypeArg::kRecv));
+  Sizer bc;
+  CHECK(coll_bytes(CollRule::kBcast, root, bc) == CollBytes{3 * 4, 0});
+
+  // A rank of the other group: root = the root's rank in the remote group, even when it
+  // equals this rank's own number.
+  CollArgs member = args(2, 1, 1, 6, 7);
+  member.remote_size = 3;
+  Sizer m1;
+  CHECK(coll_bytes(CollRule::kGather, member, m1) == CollBytes{6 * 4, 0});
+  CHECK_FALSE(m1.used(TypeArg::kRecv));
+  Sizer m2;
+  CHECK(coll_bytes(CollRule::kScatterv, member, m2) == CollBytes{0, 7 * 8});
+  CHECK_FALSE(m2.used(TypeArg::kSend));
+  Sizer m3;
+  CHECK(coll_bytes(CollRule::kBcast, member, m3) == CollBytes{0, 7 * 8});
+  Sizer m4;
+  CHECK(coll_bytes(CollRule::kReduce, member, m4) == CollBytes{6 * 4, 0});
+
+  // The rest of the root's group (MPI_PROC_NULL): nothing, nothing read.
+  CollArgs bystander = args(3, 0, kRootNone, 6, 7);
+  bystander.remote_size = 2;
+  Sizer none;
+  for (CollRule rule : {CollRule::kBcast, CollRule::kGather, CollRule::kGatherv, CollRule::kScatter,
+                        CollRule::kScatterv, CollRule::kReduce})
+    CHECK(coll_bytes(rule, bystander, none) == CollBytes{0, 0});
+  CHECK(none.calls.empty());
+}
+
+TEST_CASE("intercommunicator reductions count the local group", "[semantics]") {
+  using namespace critpath::pmpi;
+  const int counts[3] = {1, 2, 3};
+  CollArgs a = args(3, 1, -1, 6, 6);
+  a.remote_size = 2;
+  a.recvcounts = counts;
+  Sizer s;
+  CHECK(coll_bytes(CollRule::kReduceScatter, a, s) == CollBytes{6 * 4, 2 * 8});
+  a.recvcount = 2;
+  Sizer s2;
+  CHECK(coll_bytes(CollRule::kReduceScatterBlock, a, s2) == CollBytes{3 * 2 * 4, 2 * 8});
+  Sizer s3;
+  CHECK(coll_bytes(CollRule::kAllreduce, a, s3) == CollBytes{6 * 4, 2 * 8});
 }

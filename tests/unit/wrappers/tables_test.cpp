@@ -91,10 +91,14 @@ TEST_CASE("claim table: concurrent posts and completions on two threads", "[sema
   // Producer inserts handles, consumer claims and erases them; every handle is completed once.
   auto t = std::make_unique<ClaimTable<RequestInfo, 10>>();
   constexpr uint64_t kN = 20000;
+  // As MPI does, a handle value is handed out again only after its request completed: the
+  // producer stays fewer than 300 posts (300 handle values) ahead of the consumer.
   std::atomic<uint64_t> posted{0};
+  std::atomic<uint64_t> progress{0};
   std::atomic<uint64_t> completed{0};
   std::thread producer([&] {
     for (uint64_t i = 1; i <= kN; ++i) {
+      while (i - progress.load(std::memory_order_acquire) > 300) std::this_thread::yield();
       while (!t->insert(0x1000 + (i % 300), info_with_id(i))) std::this_thread::yield();
       posted.store(i, std::memory_order_release);
     }
@@ -106,8 +110,10 @@ TEST_CASE("claim table: concurrent posts and completions on two threads", "[sema
       for (uint64_t k = 0; k < 300 && seen < p; ++k) {
         const uint32_t s = t->claim(0x1000 + ((seen + 1) % 300));
         if (s == ClaimTable<RequestInfo, 10>::kNone) break;
+        CHECK(t->at(s).id == seen + 1);
         t->erase(s);
         ++seen;
+        progress.store(seen, std::memory_order_release);
       }
       std::this_thread::yield();
     }
@@ -202,28 +208,106 @@ TEST_CASE("counters sum over thread slots", "[semantics]") {
 }
 
 // MPICH and Open MPI return one static handle for every send that completed inside
-// MPI_Isend, so several live entries may share a key: each owner gets its own back first.
+// MPI_Isend, so several threads' live entries may share a key: each owner gets its own back
+// first, and an owner's new post supersedes its previous entry for the key.
 TEST_CASE("claim table: shared handles prefer the owner's entry", "[semantics]") {
   auto t = std::make_unique<SmallTable>();
   constexpr uint64_t kShared = 0x6c000001;
   REQUIRE(t->insert(kShared, info_with_id(1), /*owner=*/1));
   REQUIRE(t->insert(kShared, info_with_id(2), /*owner=*/2));
-  REQUIRE(t->insert(kShared, info_with_id(3), /*owner=*/1));
+  REQUIRE(t->insert(kShared, info_with_id(3), /*owner=*/1));  // supersedes id 1
+  CHECK(t->size() == 2);
   const uint32_t a = t->claim(kShared, 2);
   REQUIRE(a != SmallTable::kNone);
   CHECK(t->at(a).id == 2);
   t->erase(a);
-  // owner 2 has none left: any entry with the key is taken
-  const uint32_t b = t->claim(kShared, 2);
+  // owner 2 has none left, and the handle is known shared: owner 1's entry is not its own
+  CHECK(t->claim(kShared, 2) == SmallTable::kNone);
+  const uint32_t b = t->claim(kShared, 1);
   REQUIRE(b != SmallTable::kNone);
-  CHECK(t->at(b).id == 1);
+  CHECK(t->at(b).id == 3);
   t->erase(b);
-  const uint32_t c = t->claim(kShared, 1);
-  REQUIRE(c != SmallTable::kNone);
-  CHECK(t->at(c).id == 3);
-  t->erase(c);
   CHECK(t->claim(kShared, 1) == SmallTable::kNone);
   CHECK(t->claim(kShared) == SmallTable::kNone);
+}
+
+// A thread that waits for a shared handle twice (two sends complete at their post) must not
+// take another thread's entry: that thread's next Wait would complete a stranger's id.
+TEST_CASE("claim table: another owner's entry only when unambiguous", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  constexpr uint64_t kShared = 0x6c000001, kReal = 0x6c0000f0, kOther = 0x6c0000f4;
+  REQUIRE(t->insert(kShared, info_with_id(1), 1));
+  REQUIRE(t->insert(kShared, info_with_id(2), 2));
+  CHECK(t->claim(kShared, 3) == SmallTable::kNone);  // two owners' entries: ambiguous
+  const uint32_t a = t->claim(kShared, 1);
+  REQUIRE(a != SmallTable::kNone);
+  CHECK(t->claim(kShared, 1) == SmallTable::kNone);  // owner 2's is not the only one
+  t->erase(a);
+  REQUIRE(t->insert(kReal, info_with_id(7), 2));  // posted on thread 2, completed on thread 1
+  const uint32_t b = t->claim(kReal, 1);
+  REQUIRE(b != SmallTable::kNone);
+  CHECK(t->at(b).id == 7);
+  t->erase(b);
+  // Owner 2 posts kOther twice (both complete at the post): a shared handle from then on,
+  // whose last entry owner 1 must not take, although it is the only one.
+  REQUIRE(t->insert(kOther, info_with_id(8), 2));
+  REQUIRE(t->insert(kOther, info_with_id(9), 2));
+  CHECK(t->claim(kOther, 1) == SmallTable::kNone);
+  const uint32_t c = t->claim(kOther, 2);
+  REQUIRE(c != SmallTable::kNone);
+  CHECK(t->at(c).id == 9);
+  t->clear();
+  REQUIRE(t->insert(kOther, info_with_id(10), 2));  // a new session forgets shared handles
+  CHECK(t->claim(kOther, 1) != SmallTable::kNone);
+}
+
+// A program that never waits for thousands of sends completed at their post (one shared
+// handle): the table keeps one entry per owner, never fails, and a later Wait gets the
+// newest post's id.
+TEST_CASE("claim table: a leaked shared handle takes one slot per owner", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  constexpr uint64_t kShared = 0x6c000001;
+  for (uint64_t id = 1; id <= 5000; ++id) REQUIRE(t->insert(kShared, info_with_id(id), 1));
+  CHECK(t->size() == 1);
+  for (uint32_t owner = 2; owner <= 5; ++owner)
+    for (uint64_t k = 1; k <= 300; ++k) REQUIRE(t->insert(kShared, info_with_id(owner * 1000 + k), owner));
+  CHECK(t->size() == 5);
+  for (uint32_t owner = 5; owner >= 2; --owner) {
+    const uint32_t s = t->claim(kShared, owner);
+    REQUIRE(s != SmallTable::kNone);
+    CHECK(t->at(s).id == owner * 1000 + 300);
+    t->erase(s);
+  }
+  const uint32_t s = t->claim(kShared, 1);
+  REQUIRE(s != SmallTable::kNone);
+  CHECK(t->at(s).id == 5000);
+  // A claimed entry (its Wait is running) is never superseded.
+  REQUIRE(t->insert(kShared, info_with_id(5001), 1));
+  CHECK(t->at(s).id == 5000);
+  CHECK(t->size() == 2);
+  t->erase(s);
+}
+
+TEST_CASE("claim table: only a full probe window fails an insert", "[semantics]") {
+  auto t = std::make_unique<SmallTable>();
+  constexpr uint64_t kShared = 0x6c000001;
+  REQUIRE(t->insert(kShared, info_with_id(1), 1));
+  // Fill the table with other keys until no free slot is left anywhere near kShared.
+  uint64_t h = 1;
+  uint32_t failures = 0;
+  while (failures < 1000) {
+    if (!t->insert(h * 4096, info_with_id(h), 1)) ++failures;
+    ++h;
+  }
+  CHECK(t->size() > SmallTable::kCapacity - SmallTable::kMaxProbe);
+  // Another owner's post of the shared handle still finds room: over owner 1's stale entry.
+  REQUIRE(t->insert(kShared, info_with_id(2), 2));
+  CHECK(t->claim(kShared, 1) == SmallTable::kNone);  // now known shared: not owner 1's
+  const uint32_t s = t->claim(kShared, 2);
+  REQUIRE(s != SmallTable::kNone);
+  CHECK(t->at(s).id == 2);
+  t->release(s);
+  CHECK_FALSE(t->insert(0x12345678, info_with_id(3), 1));  // a new key: no room
 }
 
 TEST_CASE("request ids: per-thread blocks stay unique and restart at reset", "[semantics]") {
