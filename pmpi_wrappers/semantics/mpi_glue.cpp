@@ -268,6 +268,12 @@ void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, M
 
 CommMap& win_map() { return g_win_map; }
 
+void note_session(uint32_t region) {
+  if (tracking() || region != region::kMPI_Session_finalize) return;
+  log::warn_once("sessions", "MPI-4 Sessions are not traced (critpath follows MPI_Init .. MPI_Finalize, "
+                 "the World Model): this process gets no report");
+}
+
 void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win,
                      int target, uint64_t origin_bytes, int64_t result_bytes,
                      const MPI_Request* request) {

@@ -85,6 +85,10 @@ class InMpi {
 
 // ---- communicators ------------------------------------------------------------------
 // Set once by after_init() (before the phase allows any tracking), read-only afterwards.
+// MPI_Session_init / MPI_Session_finalize: Sessions are not traced; a process that finalizes a
+// session and never initialized the World Model is told once that it gets no report.
+void note_session(uint32_t region);
+
 struct WorldInfo {
   CommView world{kCommIdWorld, 1, 0};
   CommView self{kCommIdSelf, 1, 0};
