@@ -102,11 +102,13 @@ std::vector<AutoFiltered> auto_filtered_regions(const GlobalProfile& p) {
   return out;
 }
 
-// Backslash-escapes the filter-file wildcard characters (compiler_hooks/filter.h syntax).
+// Backslash-escapes the filter-file wildcard characters and blanks (compiler_hooks/filter.h
+// syntax; the same as hooks::escape_wildcard, which the analyzer cannot link).
 std::string filter_escape(const std::string& name) {
   std::string o;
   for (char c : name) {
-    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#') o += '\\';
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#' || c == ' ' || c == '\t')
+      o += '\\';
     o += c;
   }
   return o;
