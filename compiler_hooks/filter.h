@@ -62,15 +62,19 @@ class Filter {
   // cannot match it). Thread-safe (const).
   bool excluded(std::string_view demangled, std::string_view mangled, std::string_view file) const;
 
- private:
   struct Pattern {
-    std::string text;
+    std::string text;  // as written (wildcards and escapes included)
     bool mangled = false;
   };
   struct Rule {
     bool include = false;
     std::vector<Pattern> patterns;
   };
+  // The rules in file order (gcc_filter.h translates them for the compiler).
+  const std::vector<Rule>& file_rules() const { return file_rules_; }
+  const std::vector<Rule>& region_rules() const { return region_rules_; }
+
+ private:
   std::vector<Rule> file_rules_;
   std::vector<Rule> region_rules_;
 };
