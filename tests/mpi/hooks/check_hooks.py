@@ -2,6 +2,7 @@
 
 usage: check_hooks.py OUTDIR CASE NP [SOURCE_DIR]
 CASE: c | cxx | fortran | filter | autofilter | callsite | dlopen | counters
+      | modes_gcc | modes_gcc_filter | modes_gcc_headers  (hooks_modes.cpp, critpath-cxx's modes)
 Times are per rank (asserted on min/avg/max over ranks) within 5 % or 2 ms.
 """
 import os
@@ -197,6 +198,64 @@ def case_counters(rep, np_, _src):
         check(len(warned) == 1, f"PAPI_TOT_INS not measured: expected one warning about it, got {warned}")
     else:
         check(not warned, f"PAPI_TOT_INS measured, yet warned about: {warned}")
+
+
+# hooks_modes.cpp's call paths.
+MODES_SOLVERS = (("main/grid::Solver<double>::sweep(int)", "grid::Solver<double>::exchange()", 0.100),
+                 ("main/grid::Solver<float>::sweep(int)", "grid::Solver<float>::exchange()", 0.060))
+MODES_OUTER = "main/grid::outer()"
+MODES_HELPER = MODES_OUTER + "/grid::filtered_helper(int)"
+MODES_TINY = "main/grid::kernel(int)/grid::tiny(int)"
+MODES_TINY_CALLS = 300000
+
+
+def modes_common(rep, np_, helper_filtered):
+    """Demangled, correctly nested call paths with their known times; MPI under its function."""
+    cps = cps_of(rep)
+    balanced(rep)
+    no_nested_main(cps)
+    for path, exchange, excl in MODES_SOLVERS:
+        c = need(cps, path)
+        n = visits(rep, path)
+        check(n == 2 * np_, f"visits of {path}: {n!r}, expected {2 * np_}")
+        for stat in ("min", "avg", "max"):
+            approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}")
+        need(cps, f"{path}/{exchange}/MPI_Allreduce")
+    if helper_filtered:
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.120)
+        left = [p for p in cps if "filtered_helper" in p]
+        check(not left, f"grid::filtered_helper is in the call tree: {left}")
+    else:
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.040)
+        timed(rep, cps, MODES_HELPER, np_, 2, 0.080, 0.080)
+    need(cps, MODES_TINY)
+    unresolved = [p for p in cps if "0x" in p]
+    check(not unresolved, f"unresolved addresses: {unresolved}")
+    return cps
+
+
+def case_modes_gcc(rep, np_, _src):
+    cps = modes_common(rep, np_, helper_filtered=False)
+    headers = [p for p in cps if "Field<" in p]
+    check(not headers, f"functions defined in hooks_modes.h instrumented by default: {headers}")
+    n = visits(rep, MODES_TINY)
+    check(n == MODES_TINY_CALLS * np_, f"visits of {MODES_TINY}: {n!r}, expected {MODES_TINY_CALLS * np_}")
+    names = [a["region"] for a in rep["auto_filtered"]]
+    check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+
+
+def case_modes_gcc_filter(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=True)
+
+
+def case_modes_gcc_headers(rep, np_, _src):
+    cps = modes_common(rep, np_, helper_filtered=False)
+    for path, _exchange, _excl in MODES_SOLVERS:
+        t = path.split("/")[-1].split("::sweep")[0].replace("Solver", "Field")
+        at = f"{path}/{t}::at(int)"
+        need(cps, at)
+        n = visits(rep, at)
+        check(n == 2 * 40 * np_, f"visits of {at}: {n!r}, expected {2 * 40 * np_} (2 sweeps x 40)")
 
 
 OUT = None
