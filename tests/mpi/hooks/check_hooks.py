@@ -2,7 +2,8 @@
 
 usage: check_hooks.py OUTDIR CASE NP [SOURCE_DIR]
 CASE: c | cxx | fortran | filter | autofilter | callsite | dlopen | counters
-      | modes_gcc | modes_gcc_filter | modes_gcc_headers  (hooks_modes.cpp, critpath-cxx's modes)
+      | modes_gcc | modes_gcc_filter | modes_gcc_headers | modes_xray | modes_xray_filter
+        (hooks_modes.cpp built by critpath-cxx in each of its modes)
 Times are per rank (asserted on min/avg/max over ranks) within 5 % or 2 ms.
 """
 import os
@@ -256,6 +257,21 @@ def case_modes_gcc_headers(rep, np_, _src):
         need(cps, at)
         n = visits(rep, at)
         check(n == 2 * 40 * np_, f"visits of {at}: {n!r}, expected {2 * 40 * np_} (2 sweeps x 40)")
+
+
+def case_modes_xray(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=False)
+    # CRITPATH_AUTOFILTER_VISITS=1000: judged after 1000 visits, then unpatched; the other
+    # calls run the nop sleds and are not counted at all.
+    n = visits(rep, MODES_TINY)
+    check(n == 1000 * np_, f"visits of {MODES_TINY}: {n!r}, expected {1000 * np_} (unpatched after 1000 "
+          f"of {MODES_TINY_CALLS} calls per rank)")
+    names = [a["region"] for a in rep["auto_filtered"]]
+    check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+
+
+def case_modes_xray_filter(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=True)
 
 
 OUT = None
