@@ -235,6 +235,13 @@ def modes_common(rep, np_, helper_filtered):
     return cps
 
 
+def instrumentation(rep, mode):
+    x = rep.get("instrumentation")
+    check(x is not None, "report.json has no 'instrumentation'")
+    check(x["mode"] == mode, f"instrumentation mode {x['mode']!r}, expected {mode!r}; {x}")
+    return x
+
+
 def case_modes_gcc(rep, np_, _src):
     cps = modes_common(rep, np_, helper_filtered=False)
     headers = [p for p in cps if "Field<" in p]
@@ -243,10 +250,22 @@ def case_modes_gcc(rep, np_, _src):
     check(n == MODES_TINY_CALLS * np_, f"visits of {MODES_TINY}: {n!r}, expected {MODES_TINY_CALLS * np_}")
     names = [a["region"] for a in rep["auto_filtered"]]
     check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    x = instrumentation(rep, "gcc")
+    # main, the two sweeps and exchanges, outer, filtered_helper, kernel, tiny
+    check(x["functions"] >= 9 and x["auto_filtered"] >= 1 and x["patched"] == 0,
+          f"instrumentation figures: {x}")
+    summary = read_text(OUT, "summary.txt")
+    cmd = f"critpath-cxx --filter {OUT}/suggested-filter.txt"
+    check(cmd in summary, f"summary.txt does not tell the rebuild command '{cmd}'")
+    check("@ Instrumentation : gcc (-finstrument-functions)" in summary,
+          "summary.txt lacks '@ Instrumentation : gcc (-finstrument-functions)'")
 
 
 def case_modes_gcc_filter(rep, np_, _src):
     modes_common(rep, np_, helper_filtered=True)
+    # Left out by the compiler, not by a run-time filter (none is set).
+    x = instrumentation(rep, "gcc")
+    check(x["filtered"] == 0, f"run-time filtered functions: {x['filtered']}, expected 0; {x}")
 
 
 def case_modes_gcc_headers(rep, np_, _src):
@@ -268,10 +287,23 @@ def case_modes_xray(rep, np_, _src):
           f"of {MODES_TINY_CALLS} calls per rank)")
     names = [a["region"] for a in rep["auto_filtered"]]
     check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    x = instrumentation(rep, "xray")
+    check(x["functions"] >= 9 and x["patched"] == x["functions"] and x["filtered"] == 0,
+          f"instrumentation figures (every function patched): {x}")
+    check(x["unpatched"] >= 1 and x["unpatched"] == x["auto_filtered"],
+          f"instrumentation figures (tiny unpatched by the automatic filter): {x}")
+    summary = read_text(OUT, "summary.txt")
+    check("@ Instrumentation : xray (-fxray-instrument)" in summary,
+          "summary.txt lacks '@ Instrumentation : xray (-fxray-instrument)'")
+    check("Unpatched after their first CRITPATH_AUTOFILTER_VISITS visits" in summary,
+          "summary.txt's auto-filter section does not say the functions were unpatched")
 
 
 def case_modes_xray_filter(rep, np_, _src):
     modes_common(rep, np_, helper_filtered=True)
+    x = instrumentation(rep, "xray")
+    check(x["filtered"] == 1 and x["patched"] == x["functions"] - 1,
+          f"instrumentation figures (grid::filtered_helper never patched): {x}")
 
 
 OUT = None
