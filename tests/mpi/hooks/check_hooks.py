@@ -23,15 +23,16 @@ def need(cps, path):
     return cps[path]
 
 
-def timed(rep, cps, path, np_, calls, incl, excl):
-    """path ran on np_ ranks, `calls` times per rank, with these inclusive/exclusive seconds."""
+def timed(rep, cps, path, np_, calls, incl, excl, abs_=0.002):
+    """path ran on np_ ranks, `calls` times per rank, with these inclusive/exclusive seconds
+    (within 5 % or abs_)."""
     c = need(cps, path)
     check(c["ranks"] == np_, f"{path} on {c['ranks']} ranks, expected {np_}")
     n = visits(rep, path)
     check(n == calls * np_, f"visits of {path}: {n!r}, expected {calls * np_} ({calls} per rank x {np_} ranks)")
     for stat in ("min", "avg", "max"):
-        approx(c["inclusive_s"][stat], incl, f"{path} inclusive {stat}")
-        approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}")
+        approx(c["inclusive_s"][stat], incl, f"{path} inclusive {stat}", abs_=abs_)
+        approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}", abs_=abs_)
     return c
 
 
@@ -208,6 +209,9 @@ MODES_OUTER = "main/grid::outer()"
 MODES_HELPER = MODES_OUTER + "/grid::filtered_helper(int)"
 MODES_TINY = "main/grid::kernel(int)/grid::tiny(int)"
 MODES_TINY_CALLS = 300000
+# The known times differ by 40 ms or more (what moves where when grid::filtered_helper is
+# filtered); 10 ms absorbs a sleeper's late wake-up on a loaded machine.
+MODES_ABS = 0.010
 
 
 def modes_common(rep, np_, helper_filtered):
@@ -220,15 +224,15 @@ def modes_common(rep, np_, helper_filtered):
         n = visits(rep, path)
         check(n == 2 * np_, f"visits of {path}: {n!r}, expected {2 * np_}")
         for stat in ("min", "avg", "max"):
-            approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}")
+            approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}", abs_=MODES_ABS)
         need(cps, f"{path}/{exchange}/MPI_Allreduce")
     if helper_filtered:
-        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.120)
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.120, abs_=MODES_ABS)
         left = [p for p in cps if "filtered_helper" in p]
         check(not left, f"grid::filtered_helper is in the call tree: {left}")
     else:
-        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.040)
-        timed(rep, cps, MODES_HELPER, np_, 2, 0.080, 0.080)
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.040, abs_=MODES_ABS)
+        timed(rep, cps, MODES_HELPER, np_, 2, 0.080, 0.080, abs_=MODES_ABS)
     need(cps, MODES_TINY)
     unresolved = [p for p in cps if "0x" in p]
     check(not unresolved, f"unresolved addresses: {unresolved}")
