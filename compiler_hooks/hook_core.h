@@ -53,6 +53,8 @@ bool owns(uintptr_t fn);
 // Adds XRay's figures (instrumented, patched, unpatched) to `info`; sets info.xray when
 // anything was patched.
 void add_counts(defs::Instrumentation& info);
+// Detaches the runtime and forgets everything (tests, which attach a fake runtime).
+void reset_for_testing();
 }  // namespace xray
 
 // Up to `max` return addresses of the caller's stack, innermost first (callsite.cpp).

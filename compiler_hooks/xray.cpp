@@ -164,6 +164,16 @@ void add_counts(defs::Instrumentation& info) {
   info.unpatched = g_unpatched;
 }
 
+void reset_for_testing() {
+  stop();
+  std::lock_guard<std::mutex> lock(g_patch_mu);
+  g_api = nullptr;
+  g_max_id = 0;
+  if (g_by_addr) g_by_addr->clear();
+  g_patched = 0;
+  g_unpatched = 0;
+}
+
 }  // namespace critpath::hooks::xray
 
 extern "C" CRITPATH_EXPORT void critpath_attach_xray(const critpath_xray_api* api) {
