@@ -579,6 +579,16 @@ __attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* f
   if (g_autofilter) account(h, info, now - f.t);
 }
 
+CRITPATH_NOINSTR inline void exit_fast(void* fn) {
+  HookThread& h = t_hook;
+  if (CRITPATH_UNLIKELY(h.ok != kReady) || CRITPATH_UNLIKELY(h.depth == 0)) return;
+  const uint32_t d = --h.depth;
+  if (CRITPATH_UNLIKELY(d >= kStackCap)) return;
+  const HookFrame& f = h.stack[d];
+  if (CRITPATH_LIKELY(f.fn == fn && f.info == 0)) return;  // filtered or unrecorded frame
+  exit_slow(h, fn, d);
+}
+
 }  // namespace
 }  // namespace critpath::hooks
 
@@ -590,13 +600,7 @@ extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_enter(void* 
 }
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_exit(void* fn, void* /*site*/) {
-  HookThread& h = t_hook;
-  if (CRITPATH_UNLIKELY(h.ok != kReady) || CRITPATH_UNLIKELY(h.depth == 0)) return;
-  const uint32_t d = --h.depth;
-  if (CRITPATH_UNLIKELY(d >= kStackCap)) return;
-  const HookFrame& f = h.stack[d];
-  if (CRITPATH_LIKELY(f.fn == fn && f.info == 0)) return;  // filtered or unrecorded frame
-  exit_slow(h, fn, d);
+  exit_fast(fn);
 }
 
 // ---- The core's interface for the XRay adapter (hook_core.h) ------------------------------------
@@ -605,7 +609,7 @@ namespace critpath::hooks::core {
 
 CRITPATH_NOINSTR void enter(void* fn) { enter_fast(fn); }
 
-CRITPATH_NOINSTR void exit(void* fn) { __cyg_profile_func_exit(fn, nullptr); }
+CRITPATH_NOINSTR void exit(void* fn) { exit_fast(fn); }
 
 void adopt_frames(void* const* fns, size_t n) {
   HookThread& h = t_hook;
