@@ -358,6 +358,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0 : 1.0;
   st[kStatThreads] = double(rs.threads);
   st[kStatMpiThreads] = double(timeline.mpi_locations);
+  const defs::Instrumentation instr = definitions.instrumentation();
+  st[kStatInstrModes] = double((instr.gcc ? 1 : 0) | (instr.xray ? 2 : 0));
+  st[kStatInstrFunctions] = double(instr.instrumented);
+  st[kStatInstrPatched] = double(instr.patched);
+  st[kStatInstrUnpatched] = double(instr.unpatched);
+  st[kStatInstrFiltered] = double(instr.filtered);
+  st[kStatInstrAutoFiltered] = double(instr.auto_filtered);
   std::vector<double> all_st;
   group.gather_rows(st.data(), st.size(), all_st);
   std::vector<std::string> notes = gather_notes(group, location.notes);

@@ -14,6 +14,7 @@
 
 #include "compiler_hooks/counters.h"
 #include "compiler_hooks/filter.h"
+#include "compiler_hooks/hook_core.h"
 #include "compiler_hooks/hooks.h"
 #include "compiler_hooks/symbols.h"
 #include "libtrace/clock/clock.h"
@@ -84,6 +85,7 @@ uint64_t g_clock_overhead = 0;
 uint64_t g_visit_cap = ~uint64_t(0);
 std::atomic<uint32_t> g_epoch{0};
 std::atomic<bool> g_stopped{false};
+core::AutoFilterListener g_af_listener = nullptr;  // XRay: unpatches the function
 
 // ---- Per-thread state -------------------------------------------------------------------------
 //
@@ -266,7 +268,10 @@ CRITPATH_NOINSTR void judge(uint32_t slot, const SlotStats& s) {
   const double mean_ns = mean_ticks / ticks_per_ns;
   if (mean_ns < double(g_af_ns)) {
     g_auto_mean[slot].store(mean_ticks, std::memory_order_relaxed);
-    g_table[slot].state.store(kAuto, std::memory_order_release);
+    uint32_t expected = kRecord;  // another thread may have judged it first
+    if (g_table[slot].state.compare_exchange_strong(expected, kAuto, std::memory_order_acq_rel) &&
+        g_af_listener)
+      g_af_listener(g_table[slot].addr.load(std::memory_order_relaxed));
   }
 }
 
@@ -335,6 +340,7 @@ void on_start_listener() {
     std::string err;
     if (configure(o, &err) != Status::kOk && log::rank() <= 0)
       log::warn("CRITPATH_FILTER=%s: %s; no functions are filtered", o.filter_file.c_str(), err.c_str());
+    xray::start();
     recording_started();
   } catch (...) {
     log::warn_once("hooks-start", "internal error while starting the compiler hooks");
@@ -343,6 +349,7 @@ void on_start_listener() {
 
 void on_stop_listener() {
   try {
+    xray::stop();
     recording_stopped();
   } catch (...) {
     log::warn_once("hooks-stop", "internal error while naming instrumented functions");
@@ -396,21 +403,32 @@ void recording_stopped() {
     std::lock_guard<std::mutex> lock(g_threads_mu);
     stats = *g_thread_stats;
   }
-  std::lock_guard<std::mutex> lock(g_mu);
-  for (size_t i = 0; i < kTableSize; ++i) {
-    const uintptr_t a = g_table[i].addr.load(std::memory_order_acquire);
-    const uint32_t region = g_table[i].region.load(std::memory_order_relaxed);
-    if (a == 0 || region == 0) continue;
-    if (!g_resolved[i]) {
-      const SymbolInfo s = resolve_symbol(a);
-      defs::regions().rename(region, s.name, s.file, s.line);
-      g_resolved[i] = 1;
+  defs::Instrumentation info;
+  {  // g_mu is released before xray::add_counts: the XRay adapter takes its lock before g_mu
+    std::lock_guard<std::mutex> lock(g_mu);
+    for (size_t i = 0; i < kTableSize; ++i) {
+      const uintptr_t a = g_table[i].addr.load(std::memory_order_acquire);
+      if (a == 0) continue;
+      const uint32_t state = g_table[i].state.load(std::memory_order_relaxed);
+      if (!xray::owns(a)) ++info.instrumented;  // a -finstrument-functions hook ran
+      info.filtered += state == kFiltered;
+      info.auto_filtered += state == kAuto;
+      const uint32_t region = g_table[i].region.load(std::memory_order_relaxed);
+      if (region == 0) continue;
+      if (!g_resolved[i]) {
+        const SymbolInfo s = resolve_symbol(a);
+        defs::regions().rename(region, s.name, s.file, s.line);
+        g_resolved[i] = 1;
+      }
+      uint64_t v = 0;
+      const uint64_t ticks = estimate_unrecorded(i, stats, v);
+      const bool autof = state == kAuto;
+      if (v > 0 || autof) defs::regions().add_unrecorded(region, v, ticks, autof);
     }
-    uint64_t v = 0;
-    const uint64_t ticks = estimate_unrecorded(i, stats, v);
-    const bool autof = g_table[i].state.load(std::memory_order_relaxed) == kAuto;
-    if (v > 0 || autof) defs::regions().add_unrecorded(region, v, ticks, autof);
   }
+  info.gcc = info.instrumented > 0;
+  xray::add_counts(info);
+  defs::set_instrumentation(info);
   callsites_name_all();
 }
 
@@ -457,6 +475,7 @@ void reset_for_testing() {
   t_hook.depth = 0;
   g_have_filter = false;
   g_stopped.store(false);
+  g_af_listener = nullptr;
 }
 
 uint32_t shadow_depth() { return t_hook.depth; }
@@ -560,6 +579,16 @@ __attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* f
   if (g_autofilter) account(h, info, now - f.t);
 }
 
+CRITPATH_NOINSTR inline void exit_fast(void* fn) {
+  HookThread& h = t_hook;
+  if (CRITPATH_UNLIKELY(h.ok != kReady) || CRITPATH_UNLIKELY(h.depth == 0)) return;
+  const uint32_t d = --h.depth;
+  if (CRITPATH_UNLIKELY(d >= kStackCap)) return;
+  const HookFrame& f = h.stack[d];
+  if (CRITPATH_LIKELY(f.fn == fn && f.info == 0)) return;  // filtered or unrecorded frame
+  exit_slow(h, fn, d);
+}
+
 }  // namespace
 }  // namespace critpath::hooks
 
@@ -571,11 +600,32 @@ extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_enter(void* 
 }
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_exit(void* fn, void* /*site*/) {
-  HookThread& h = t_hook;
-  if (CRITPATH_UNLIKELY(h.ok != kReady) || CRITPATH_UNLIKELY(h.depth == 0)) return;
-  const uint32_t d = --h.depth;
-  if (CRITPATH_UNLIKELY(d >= kStackCap)) return;
-  const HookFrame& f = h.stack[d];
-  if (CRITPATH_LIKELY(f.fn == fn && f.info == 0)) return;  // filtered or unrecorded frame
-  exit_slow(h, fn, d);
+  exit_fast(fn);
 }
+
+// ---- The core's interface for the XRay adapter (hook_core.h) ------------------------------------
+
+namespace critpath::hooks::core {
+
+CRITPATH_NOINSTR void enter(void* fn) { enter_fast(fn); }
+
+CRITPATH_NOINSTR void exit(void* fn) { exit_fast(fn); }
+
+void adopt_frames(void* const* fns, size_t n) {
+  HookThread& h = t_hook;
+  if (h.ok != kReady && !prepare_thread(h)) return;
+  if (h.depth != 0) return;
+  for (size_t i = 0; i < n && h.depth < kStackCap; ++i) h.stack[h.depth++] = HookFrame{fns[i], 0, 0, 0};
+}
+
+bool filter_excludes(uintptr_t fn) {
+  if (!g_have_filter) return false;
+  void* p = reinterpret_cast<void*>(fn);
+  FnEntry* e = find(p);
+  if (!e) e = define_slow(p);
+  return e && e->state.load(std::memory_order_relaxed) == kFiltered;
+}
+
+void set_autofilter_listener(AutoFilterListener listener) { g_af_listener = listener; }
+
+}  // namespace critpath::hooks::core

@@ -49,7 +49,8 @@ std::string_view trim(std::string_view s) {
 }
 
 // Splits a line into words at blanks, dropping the comment; "\#" becomes '#'. Other
-// backslashes are kept (they are pattern escapes).
+// backslashes are kept (they are pattern escapes): "\ " is a blank inside a word, as in the
+// demangled names of the suggested filter file ("foo(int,\ double)").
 std::vector<std::string> words_of(std::string_view line) {
   std::vector<std::string> out;
   std::string cur;
@@ -58,6 +59,12 @@ std::vector<std::string> words_of(std::string_view line) {
     const char c = line[i];
     if (c == '\\' && i + 1 < line.size() && line[i + 1] == '#') {
       cur += '#';
+      have = true;
+      ++i;
+      continue;
+    }
+    if (c == '\\' && i + 1 < line.size() && (line[i + 1] == ' ' || line[i + 1] == '\t')) {
+      cur += line.substr(i, 2);
       have = true;
       ++i;
       continue;
@@ -133,7 +140,8 @@ std::string escape_wildcard(std::string_view name) {
   std::string out;
   out.reserve(name.size());
   for (char c : name) {
-    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#') out += '\\';
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#' || c == ' ' || c == '\t')
+      out += '\\';
     out += c;
   }
   return out;

@@ -21,7 +21,8 @@
 //   matches decides. File rules are evaluated first: a function whose source file is excluded
 //   stays excluded whatever the region rules say.
 // * Patterns are shell wildcards: `*` (also matches '/'), `?`, `[abc]`, `[a-z]`, `[!x]`, and
-//   `\` escapes the next character. Several patterns may follow one keyword.
+//   `\` escapes the next character ("\ " is a blank inside a pattern: C++ names have them).
+//   Several patterns may follow one keyword, separated by blanks.
 // * Region patterns match the demangled name ("ns::f<int>(int)") unless the keyword MANGLED
 //   precedes them in the rule ("_ZN2ns1fIiEEvi"); DEMANGLED switches back.
 // * `#` starts a comment to the end of the line; `\#` is a literal '#'. Keywords are
@@ -41,8 +42,8 @@ namespace critpath::hooks {
 // Shell-wildcard match of `text` against `pattern` (whole string), as described above.
 bool wildcard_match(std::string_view pattern, std::string_view text);
 
-// `name` with the wildcard characters * ? [ ] \ and # escaped, so that a filter rule matches
-// exactly that name (used for the suggested filter file).
+// `name` with the wildcard characters * ? [ ] \ and #, and blanks, escaped, so that a filter
+// rule matches exactly that name (analyzer/report writes the suggested filter file alike).
 std::string escape_wildcard(std::string_view name);
 
 class Filter {
@@ -62,15 +63,19 @@ class Filter {
   // cannot match it). Thread-safe (const).
   bool excluded(std::string_view demangled, std::string_view mangled, std::string_view file) const;
 
- private:
   struct Pattern {
-    std::string text;
+    std::string text;  // as written (wildcards and escapes included)
     bool mangled = false;
   };
   struct Rule {
     bool include = false;
     std::vector<Pattern> patterns;
   };
+  // The rules in file order (gcc_filter.h translates them for the compiler).
+  const std::vector<Rule>& file_rules() const { return file_rules_; }
+  const std::vector<Rule>& region_rules() const { return region_rules_; }
+
+ private:
   std::vector<Rule> file_rules_;
   std::vector<Rule> region_rules_;
 };

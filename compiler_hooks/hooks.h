@@ -2,7 +2,9 @@
 //
 // The compiler-instrumentation adapter: __cyg_profile_func_enter/exit (cyg_profile.cpp) turn
 // function entries and exits of code built with -finstrument-functions (critpath-cc,
-// critpath-cxx, critpath-f90) into ENTER/EXIT events of kFunction regions.
+// critpath-cxx, critpath-f90) into ENTER/EXIT events of kFunction regions. Code built with
+// `--xray` (-fxray-instrument) reaches the same core through XRay's patched sleds
+// (xray.cpp, hook_core.h); everything below holds for both.
 //
 //   hook(fn) --per-thread shadow stack--> address table (fn -> region id | filtered | auto)
 //            --recorded?--> record_region() [+ COUNTERS]   (libtrace/runtime/recorder.h)
@@ -28,7 +30,10 @@
 //   auto-filtered call costs what a filtered one does plus one increment); their time is
 //   estimated as visits x the judged sample's mean. At finalize the totals go to the region
 //   definitions (defs::RegionTable::add_unrecorded), from where the profile pass adds them to
-//   the function's call paths.
+//   the function's call paths. XRay mode unpatches an auto-filtered function instead: its
+//   later visits cost a nop sled and are not counted (hook_core.h's listener).
+// * At finalize the figures of docs/instrumentation.md (functions instrumented, patched,
+//   unpatched, filtered, auto-filtered) go to defs::Instrumentation for the report.
 //
 // Thread safety: the hooks are called concurrently from any thread; everything per call is
 // thread-local or a lock-free read. Signal safety: a hook interrupting a hook's cold path on

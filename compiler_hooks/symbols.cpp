@@ -1,12 +1,10 @@
 // critpath — compiler_hooks/symbols.cpp: address -> function, file, line (symbols.h).
 #include "compiler_hooks/symbols.h"
 
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -57,31 +55,7 @@ Dwfl_Module* module_of(uintptr_t addr) {
 }
 #endif
 
-// "__mod_MOD_proc" (gfortran module procedure) -> "mod::proc"; empty when not of that form.
-std::string fortran_module_name(const char* s) {
-  if (std::strncmp(s, "__", 2) != 0) return {};
-  const char* mod = std::strstr(s + 2, "_MOD_");
-  if (!mod || mod == s + 2 || mod[5] == 0) return {};
-  return std::string(s + 2, size_t(mod - (s + 2))) + "::" + (mod + 5);
-}
-
 }  // namespace
-
-std::string demangle(const char* mangled) {
-  if (!mangled || !*mangled) return {};
-  if (mangled[0] == '_' && mangled[1] == 'Z') {
-    int status = 0;
-    char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-    if (status == 0 && d) {
-      std::string out(d);
-      std::free(d);
-      return out;
-    }
-    std::free(d);
-  }
-  std::string f = fortran_module_name(mangled);
-  return f.empty() ? std::string(mangled) : f;
-}
 
 SymbolInfo resolve_symbol(uintptr_t addr, bool is_return_address) {
   SymbolInfo out;

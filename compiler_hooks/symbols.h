@@ -16,7 +16,8 @@
 // no file/line.
 //
 // C++ names are demangled with abi::__cxa_demangle (templates readable: "Vec<double>::dot(
-// Vec<double> const&) const"); gfortran module procedures "__m_MOD_f" become "m::f".
+// Vec<double> const&) const"); gfortran module procedures "__m_MOD_f" become "m::f"
+// (demangle.cpp, which needs neither libdw nor a process: critpath-filter uses it too).
 //
 // Thread-safe (one mutex); allocates; never call it on a hot path or from a signal handler.
 #pragma once

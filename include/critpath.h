@@ -53,8 +53,11 @@ void critpath_exit(unsigned region);
 
 #ifdef __cplusplus
 /* The guard's own functions are never instrumented (critpath-cxx compiles with
- * -finstrument-functions): the region is what the guard records, not the guard. */
-#if defined(__GNUC__) || defined(__clang__)
+ * -finstrument-functions, or with -fxray-instrument in XRay mode): the region is what the
+ * guard records, not the guard. */
+#if defined(__clang__)
+#define CRITPATH_NO_INSTRUMENT_ __attribute__((no_instrument_function, xray_never_instrument))
+#elif defined(__GNUC__)
 #define CRITPATH_NO_INSTRUMENT_ __attribute__((no_instrument_function))
 #else
 #define CRITPATH_NO_INSTRUMENT_

@@ -16,6 +16,7 @@ packages=(
   libzstd-dev libunwind-dev libpapi-dev papi-tools libdw-dev libelf-dev
   catch2 nlohmann-json3-dev
   gfortran
+  clang libclang-rt-14-dev llvm-14  # XRay mode (critpath-cc/-cxx --xray); llvm-xray for its tests
   python3-jsonschema
   chromium
 )

@@ -82,6 +82,47 @@ std::vector<double> subtree_mpi(const GlobalProfile& p) {
   return mpi;
 }
 
+// The compiler instrumentation behind the kFunction call paths, the largest figures over the
+// ranks (docs/instrumentation.md).
+struct InstrumentationSummary {
+  bool gcc = false, xray = false;
+  double functions = 0, patched = 0, unpatched = 0, filtered = 0, auto_filtered = 0;
+  const char* mode() const {
+    return gcc && xray ? "gcc+xray" : xray ? "xray" : gcc ? "gcc" : "none";
+  }
+};
+InstrumentationSummary instrumentation_of(const ReportInput& in) {
+  InstrumentationSummary x;
+  for (const auto& r : in.rank_stats) {
+    const int modes = int(r[kStatInstrModes]);
+    x.gcc = x.gcc || (modes & 1) != 0;
+    x.xray = x.xray || (modes & 2) != 0;
+    x.functions = std::max(x.functions, r[kStatInstrFunctions]);
+    x.patched = std::max(x.patched, r[kStatInstrPatched]);
+    x.unpatched = std::max(x.unpatched, r[kStatInstrUnpatched]);
+    x.filtered = std::max(x.filtered, r[kStatInstrFiltered]);
+    x.auto_filtered = std::max(x.auto_filtered, r[kStatInstrAutoFiltered]);
+  }
+  return x;
+}
+
+std::string describe_instrumentation(const InstrumentationSummary& x) {
+  char buf[512];
+  if (x.xray)
+    std::snprintf(buf, sizeof buf,
+                  "%s (-fxray-instrument): %.0f functions instrumented, %.0f patched, %.0f unpatched "
+                  "by the automatic filter, %.0f filtered (CRITPATH_FILTER, never patched)",
+                  x.mode(), x.functions, x.patched, x.unpatched, x.filtered);
+  else if (x.gcc)
+    std::snprintf(buf, sizeof buf,
+                  "gcc (-finstrument-functions): %.0f functions instrumented (hooks ran), %.0f "
+                  "filtered (CRITPATH_FILTER), %.0f auto-filtered",
+                  x.functions, x.filtered, x.auto_filtered);
+  else
+    std::snprintf(buf, sizeof buf, "none (no compiler-instrumented function ran)");
+  return buf;
+}
+
 // Auto-filtered regions (compiler_hooks' automatic filter), one row per region name.
 struct AutoFiltered {
   std::string region;
@@ -104,11 +145,13 @@ std::vector<AutoFiltered> auto_filtered_regions(const GlobalProfile& p) {
   return out;
 }
 
-// Backslash-escapes the filter-file wildcard characters (compiler_hooks/filter.h syntax).
+// Backslash-escapes the filter-file wildcard characters and blanks (compiler_hooks/filter.h
+// syntax; the same as hooks::escape_wildcard, which the analyzer cannot link).
 std::string filter_escape(const std::string& name) {
   std::string o;
   for (char c : name) {
-    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#') o += '\\';
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || c == '#' || c == ' ' || c == '\t')
+      o += '\\';
     o += c;
   }
   return o;
@@ -117,8 +160,10 @@ std::string filter_escape(const std::string& name) {
 std::string suggested_filter(const std::vector<AutoFiltered>& af) {
   std::string o =
       "# critpath: suggested filter file. These functions were auto-filtered at run time (many\n"
-      "# visits, short mean duration). Use it with CRITPATH_FILTER=<this file> to leave them out\n"
-      "# from the start; same syntax as Score-P filter files.\n"
+      "# visits, short mean duration). Rebuild with `critpath-cxx --filter <this file>` (also\n"
+      "# critpath-cc, critpath-f90) so that GCC does not instrument them at all, or run with\n"
+      "# CRITPATH_FILTER=<this file> to leave them out from the start (XRay: never patched).\n"
+      "# Score-P filter syntax; blanks inside names are escaped (\\ ).\n"
       "SCOREP_REGION_NAMES_BEGIN\n";
   for (const AutoFiltered& a : af) o += "  EXCLUDE " + filter_escape(a.region) + "\n";
   return o + "SCOREP_REGION_NAMES_END\n";
@@ -184,6 +229,8 @@ std::string render_summary(const ReportInput& in) {
        in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
        in.finalize_wait_s);
   line("@ Output          : %s\n", run.output_dir.c_str());
+  const InstrumentationSummary instr = instrumentation_of(in);
+  line("@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
   for (const std::string& h : in.header_lines) o += h + "\n";
   line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
   o += "\n";
@@ -276,10 +323,20 @@ std::string render_summary(const ReportInput& in) {
 
   const std::vector<AutoFiltered> af = auto_filtered_regions(p);
   if (!af.empty()) {
+    const std::string filter = run.output_dir + "/suggested-filter.txt";
     o += section("Auto-filtered regions");
-    o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
-         "stay in the profile. A filter file that leaves them out from the start:\n" +
-         run.output_dir + "/suggested-filter.txt\n";
+    if (instr.gcc || !instr.xray)
+      o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
+           "stay in the profile. Their hooks still ran at every call: rebuild with them left out at\n"
+           "compile time (GCC mode; critpath-cc and critpath-f90 alike):\n"
+           "    critpath-cxx --filter " + filter + " ...\n"
+           "or set CRITPATH_FILTER=" + filter + " for the build.\n"
+           "`critpath-filter --explain " + filter + "` lists what GCC cannot match exactly.\n";
+    else
+      o += "Unpatched after their first CRITPATH_AUTOFILTER_VISITS visits on a thread (mean below\n"
+           "CRITPATH_AUTOFILTER_NS): later calls run XRay's nop sleds and are not counted; their time is\n"
+           "their callers' own time. To leave them unpatched from the start, run with\n"
+           "    CRITPATH_FILTER=" + filter + "\n";
     line("%-60s %14s %14s\n", "Region", "Visits", "Mean (ns)");
     for (const AutoFiltered& a : af)
       line("%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits, a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
@@ -423,6 +480,13 @@ nlohmann::json render_json(const ReportInput& in) {
                    {"inclusive_s", a.inclusive_s},
                    {"mean_s", a.visits > 0 ? a.inclusive_s / a.visits : 0.0}});
   j["auto_filtered"] = std::move(afj);
+  const InstrumentationSummary instr = instrumentation_of(in);
+  j["instrumentation"] = {{"mode", instr.mode()},
+                          {"functions", instr.functions},
+                          {"patched", instr.patched},
+                          {"unpatched", instr.unpatched},
+                          {"filtered", instr.filtered},
+                          {"auto_filtered", instr.auto_filtered}};
 
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);

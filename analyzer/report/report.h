@@ -44,6 +44,13 @@ enum RankStat : int {
   kStatClcCorrected,    // call times the logical clock moved on this rank
   kStatClcMaxShift,     // largest such move (s)
   kStatClcViolationsBefore,  // violations before the logical clock
+  // Compiler instrumentation (defs::Instrumentation; docs/instrumentation.md)
+  kStatInstrModes,          // bit 0: -finstrument-functions hooks ran, bit 1: XRay sleds patched
+  kStatInstrFunctions,      // instrumented functions (XRay: with sleds; GCC: whose hooks ran)
+  kStatInstrPatched,        // XRay: patched at recording start
+  kStatInstrUnpatched,      // XRay: unpatched again by the automatic filter
+  kStatInstrFiltered,       // left out by CRITPATH_FILTER
+  kStatInstrAutoFiltered,   // dropped by the automatic filter
   kStatCount
 };
 

@@ -110,6 +110,10 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                          {"created_by", w.created_by}, {"freed", w.freed}});
     j["windows"] = std::move(windows);
     j["counter_names"] = definitions.counter_names();
+    const defs::Instrumentation in = definitions.instrumentation();
+    j["instrumentation"] = {{"gcc", in.gcc}, {"xray", in.xray}, {"instrumented", in.instrumented},
+                            {"patched", in.patched}, {"unpatched", in.unpatched},
+                            {"filtered", in.filtered}, {"auto_filtered", in.auto_filtered}};
     j["notes"] = notes;
     std::ofstream f(path_of(dir, run.rank));
     f << j.dump(0, ' ', false, json::error_handler_t::replace) << "\n";
@@ -212,6 +216,18 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
       definitions.windows.define(std::move(d));
     }
     definitions.set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
+    if (j.contains("instrumentation")) {  // archives of older versions lack it
+      const json& x = j.at("instrumentation");
+      defs::Instrumentation in;
+      in.gcc = x.at("gcc");
+      in.xray = x.at("xray");
+      in.instrumented = x.at("instrumented");
+      in.patched = x.at("patched");
+      in.unpatched = x.at("unpatched");
+      in.filtered = x.at("filtered");
+      in.auto_filtered = x.at("auto_filtered");
+      definitions.set_instrumentation(in);
+    }
     notes = j.at("notes").get<std::vector<std::string>>();
     run.offline = true;
     return Status::kOk;

@@ -121,6 +121,16 @@ std::vector<std::string> Definitions::counter_names() const {
   return counter_names_;
 }
 
+void Definitions::set_instrumentation(const Instrumentation& info) {
+  std::lock_guard<std::mutex> lock(counter_mu_);
+  instrumentation_ = info;
+}
+
+Instrumentation Definitions::instrumentation() const {
+  std::lock_guard<std::mutex> lock(counter_mu_);
+  return instrumentation_;
+}
+
 Definitions& current() {
   static Definitions* instance = new Definitions;  // never destroyed: used during exit
   return *instance;
@@ -133,5 +143,6 @@ void set_counter_names(std::vector<std::string> names) {
   current().set_counter_names(std::move(names));
 }
 std::vector<std::string> counter_names() { return current().counter_names(); }
+void set_instrumentation(const Instrumentation& info) { current().set_instrumentation(info); }
 
 }  // namespace critpath::defs

@@ -224,6 +224,20 @@ struct WindowDef {
 
 using WindowTable = DefTable<WindowDef>;
 
+// How the rank's kFunction regions came about (compiler_hooks; docs/instrumentation.md).
+// Set once by compiler_hooks when recording stops; report.json's "instrumentation".
+struct Instrumentation {
+  bool gcc = false;   // -finstrument-functions hooks ran while recording
+  bool xray = false;  // XRay sleds were patched (critpath-cc/-cxx --xray)
+  // XRay: functions with sleds in the executable. GCC: functions whose hooks ran while
+  // recording (GCC mode cannot know the functions never called).
+  uint64_t instrumented = 0;
+  uint64_t patched = 0;        // XRay: functions patched when recording started
+  uint64_t unpatched = 0;      // XRay: patched, then unpatched because the automatic filter dropped them
+  uint64_t filtered = 0;       // left out by CRITPATH_FILTER (XRay: never patched)
+  uint64_t auto_filtered = 0;  // dropped by the automatic filter (XRay: these are the unpatched)
+};
+
 // The definitions of one traced rank: everything the ids in its events refer to.
 struct Definitions {
   Definitions() = default;
@@ -240,9 +254,15 @@ struct Definitions {
   void set_counter_names(std::vector<std::string> names);
   std::vector<std::string> counter_names() const;
 
+  // The compiler instrumentation's figures (compiler_hooks sets them at recording stop;
+  // critpath-analyze from the kept trace). Thread-safe.
+  void set_instrumentation(const Instrumentation& info);
+  Instrumentation instrumentation() const;
+
  private:
   mutable std::mutex counter_mu_;
   std::vector<std::string> counter_names_;
+  Instrumentation instrumentation_;  // requires counter_mu_
 };
 
 // This process's own rank, as it records: never destroyed (definitions happen during exit).
@@ -253,5 +273,6 @@ CommTable& comms();
 WindowTable& windows();
 void set_counter_names(std::vector<std::string> names);
 std::vector<std::string> counter_names();
+void set_instrumentation(const Instrumentation& info);
 
 }  // namespace critpath::defs

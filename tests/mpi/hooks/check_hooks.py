@@ -2,6 +2,8 @@
 
 usage: check_hooks.py OUTDIR CASE NP [SOURCE_DIR]
 CASE: c | cxx | fortran | filter | autofilter | callsite | dlopen | counters
+      | modes_gcc | modes_gcc_filter | modes_gcc_headers | modes_xray | modes_xray_filter
+        (hooks_modes.cpp built by critpath-cxx in each of its modes)
 Times are per rank (asserted on min/avg/max over ranks) within 5 % or 2 ms.
 """
 import os
@@ -21,15 +23,16 @@ def need(cps, path):
     return cps[path]
 
 
-def timed(rep, cps, path, np_, calls, incl, excl):
-    """path ran on np_ ranks, `calls` times per rank, with these inclusive/exclusive seconds."""
+def timed(rep, cps, path, np_, calls, incl, excl, abs_=0.002):
+    """path ran on np_ ranks, `calls` times per rank, with these inclusive/exclusive seconds
+    (within 5 % or abs_)."""
     c = need(cps, path)
     check(c["ranks"] == np_, f"{path} on {c['ranks']} ranks, expected {np_}")
     n = visits(rep, path)
     check(n == calls * np_, f"visits of {path}: {n!r}, expected {calls * np_} ({calls} per rank x {np_} ranks)")
     for stat in ("min", "avg", "max"):
-        approx(c["inclusive_s"][stat], incl, f"{path} inclusive {stat}")
-        approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}")
+        approx(c["inclusive_s"][stat], incl, f"{path} inclusive {stat}", abs_=abs_)
+        approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}", abs_=abs_)
     return c
 
 
@@ -197,6 +200,114 @@ def case_counters(rep, np_, _src):
         check(len(warned) == 1, f"PAPI_TOT_INS not measured: expected one warning about it, got {warned}")
     else:
         check(not warned, f"PAPI_TOT_INS measured, yet warned about: {warned}")
+
+
+# hooks_modes.cpp's call paths.
+MODES_SOLVERS = (("main/grid::Solver<double>::sweep(int)", "grid::Solver<double>::exchange()", 0.100),
+                 ("main/grid::Solver<float>::sweep(int)", "grid::Solver<float>::exchange()", 0.060))
+MODES_OUTER = "main/grid::outer()"
+MODES_HELPER = MODES_OUTER + "/grid::filtered_helper(int)"
+MODES_TINY = "main/grid::kernel(int)/grid::tiny(int)"
+MODES_TINY_CALLS = 300000
+# The known times differ by 40 ms or more (what moves where when grid::filtered_helper is
+# filtered); 10 ms absorbs a sleeper's late wake-up on a loaded machine.
+MODES_ABS = 0.010
+
+
+def modes_common(rep, np_, helper_filtered):
+    """Demangled, correctly nested call paths with their known times; MPI under its function."""
+    cps = cps_of(rep)
+    balanced(rep)
+    no_nested_main(cps)
+    for path, exchange, excl in MODES_SOLVERS:
+        c = need(cps, path)
+        n = visits(rep, path)
+        check(n == 2 * np_, f"visits of {path}: {n!r}, expected {2 * np_}")
+        for stat in ("min", "avg", "max"):
+            approx(c["exclusive_s"][stat], excl, f"{path} exclusive {stat}", abs_=MODES_ABS)
+        need(cps, f"{path}/{exchange}/MPI_Allreduce")
+    if helper_filtered:
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.120, abs_=MODES_ABS)
+        left = [p for p in cps if "filtered_helper" in p]
+        check(not left, f"grid::filtered_helper is in the call tree: {left}")
+    else:
+        timed(rep, cps, MODES_OUTER, np_, 2, 0.120, 0.040, abs_=MODES_ABS)
+        timed(rep, cps, MODES_HELPER, np_, 2, 0.080, 0.080, abs_=MODES_ABS)
+    need(cps, MODES_TINY)
+    unresolved = [p for p in cps if "0x" in p]
+    check(not unresolved, f"unresolved addresses: {unresolved}")
+    return cps
+
+
+def instrumentation(rep, mode):
+    x = rep.get("instrumentation")
+    check(x is not None, "report.json has no 'instrumentation'")
+    check(x["mode"] == mode, f"instrumentation mode {x['mode']!r}, expected {mode!r}; {x}")
+    return x
+
+
+def case_modes_gcc(rep, np_, _src):
+    cps = modes_common(rep, np_, helper_filtered=False)
+    headers = [p for p in cps if "Field<" in p]
+    check(not headers, f"functions defined in hooks_modes.h instrumented by default: {headers}")
+    n = visits(rep, MODES_TINY)
+    check(n == MODES_TINY_CALLS * np_, f"visits of {MODES_TINY}: {n!r}, expected {MODES_TINY_CALLS * np_}")
+    names = [a["region"] for a in rep["auto_filtered"]]
+    check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    x = instrumentation(rep, "gcc")
+    # main, the two sweeps and exchanges, outer, filtered_helper, kernel, tiny
+    check(x["functions"] >= 9 and x["auto_filtered"] >= 1 and x["patched"] == 0,
+          f"instrumentation figures: {x}")
+    summary = read_text(OUT, "summary.txt")
+    cmd = f"critpath-cxx --filter {OUT}/suggested-filter.txt"
+    check(cmd in summary, f"summary.txt does not tell the rebuild command '{cmd}'")
+    check("@ Instrumentation : gcc (-finstrument-functions)" in summary,
+          "summary.txt lacks '@ Instrumentation : gcc (-finstrument-functions)'")
+
+
+def case_modes_gcc_filter(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=True)
+    # Left out by the compiler, not by a run-time filter (none is set).
+    x = instrumentation(rep, "gcc")
+    check(x["filtered"] == 0, f"run-time filtered functions: {x['filtered']}, expected 0; {x}")
+
+
+def case_modes_gcc_headers(rep, np_, _src):
+    cps = modes_common(rep, np_, helper_filtered=False)
+    for path, _exchange, _excl in MODES_SOLVERS:
+        t = path.split("/")[-1].split("::sweep")[0].replace("Solver", "Field")
+        at = f"{path}/{t}::at(int)"
+        need(cps, at)
+        n = visits(rep, at)
+        check(n == 2 * 40 * np_, f"visits of {at}: {n!r}, expected {2 * 40 * np_} (2 sweeps x 40)")
+
+
+def case_modes_xray(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=False)
+    # CRITPATH_AUTOFILTER_VISITS=1000: judged after 1000 visits, then unpatched; the other
+    # calls run the nop sleds and are not counted at all.
+    n = visits(rep, MODES_TINY)
+    check(n == 1000 * np_, f"visits of {MODES_TINY}: {n!r}, expected {1000 * np_} (unpatched after 1000 "
+          f"of {MODES_TINY_CALLS} calls per rank)")
+    names = [a["region"] for a in rep["auto_filtered"]]
+    check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    x = instrumentation(rep, "xray")
+    check(x["functions"] >= 9 and x["patched"] == x["functions"] and x["filtered"] == 0,
+          f"instrumentation figures (every function patched): {x}")
+    check(x["unpatched"] >= 1 and x["unpatched"] == x["auto_filtered"],
+          f"instrumentation figures (tiny unpatched by the automatic filter): {x}")
+    summary = read_text(OUT, "summary.txt")
+    check("@ Instrumentation : xray (-fxray-instrument)" in summary,
+          "summary.txt lacks '@ Instrumentation : xray (-fxray-instrument)'")
+    check("Unpatched after their first CRITPATH_AUTOFILTER_VISITS visits" in summary,
+          "summary.txt's auto-filter section does not say the functions were unpatched")
+
+
+def case_modes_xray_filter(rep, np_, _src):
+    modes_common(rep, np_, helper_filtered=True)
+    x = instrumentation(rep, "xray")
+    check(x["filtered"] == 1 and x["patched"] == x["functions"] - 1,
+          f"instrumentation figures (grid::filtered_helper never patched): {x}")
 
 
 OUT = None

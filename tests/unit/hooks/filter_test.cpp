@@ -95,3 +95,17 @@ TEST_CASE("filter: syntax errors name the line", "[hooks]") {
   CHECK(f.load("/tmp", &err) == Status::kIoError);  // a directory reads as empty: refused
   CHECK(err.find("directory") != std::string::npos);
 }
+
+TEST_CASE("filter: escaped blanks belong to the pattern", "[hooks]") {
+  // C++ names carry blanks ("f(int, double)"); the suggested filter file escapes them.
+  CHECK(hooks::escape_wildcard("ns::f(int, double) const") == "ns::f(int,\\ double)\\ const");
+  Filter f;
+  std::string err;
+  REQUIRE(f.parse("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE ns::f(int,\\ double)\\ const other\n"
+                  "SCOREP_REGION_NAMES_END\n",
+                  &err) == Status::kOk);
+  CHECK(f.excluded("ns::f(int, double) const", "", ""));
+  CHECK(f.excluded("other", "", ""));
+  CHECK_FALSE(f.excluded("ns::f(int,", "", ""));
+  CHECK_FALSE(f.excluded("double)", "", ""));
+}
