@@ -310,7 +310,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent) != Status::kOk ||
         passes::compute_rma(timeline, wsync, inconsistent, definitions, run.rank, group, waits, rma) != Status::kOk)
       warn(location, "the one-sided (RMA) analysis failed; the report lacks its wait states");
-    cstats.bytes_sent += wstats.bytes_sent + rma.bytes_sent;
+    cstats.bytes_sent += wstats.bytes_sent;  // the RMA notes: scalars.rma_analysis_bytes
     for (const std::string& n : rma.notes) warn(location, "%s", n.c_str());
     phases.mark("rma");
   }
@@ -471,11 +471,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       in.header_lines.push_back(line);
     }
     const double delay_bytes = in.extra_json["scalars"].value("delay_bytes", 0.0);
+    const double rma_bytes = in.extra_json["scalars"].value("rma_analysis_bytes", 0.0);
     std::snprintf(line, sizeof line,
                   "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per "
-                  "message in all (collectives and the delay analysis included), %.0f unmatched",
+                  "message in all (collectives, one-sided notes and the delay analysis included), "
+                  "%.0f unmatched",
                   msgs, msgs > 0 ? bytes / msgs : 0.0,
-                  msgs > 0 ? (bytes + coll_bytes + delay_bytes) / msgs : 0.0, unmatched);
+                  msgs > 0 ? (bytes + coll_bytes + rma_bytes + delay_bytes) / msgs : 0.0, unmatched);
     in.header_lines.push_back(line);
     {
       // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.

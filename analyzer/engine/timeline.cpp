@@ -233,11 +233,8 @@ void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {
   r.lock = e.kind == K::kRmaSync && r.kind == defs::MpiRma::kLock ? uint8_t(e.root) : 0;
   r.bytes = e.bytes;
   t_.rma.push_back(r);
-  // Window collectives: creation, fence, free (one instance per call).
-  if ((r.kind == defs::MpiRma::kCreate || r.kind == defs::MpiRma::kFence ||
-       r.kind == defs::MpiRma::kFree) &&
-      cur != last_win_coll_call_) {
-    last_win_coll_call_ = cur;
+  // Window collectives (creation, fence, free) write one record per call: one instance each.
+  if (r.kind == defs::MpiRma::kCreate || r.kind == defs::MpiRma::kFence || r.kind == defs::MpiRma::kFree) {
     CollRecord c;
     c.comm = e.comm;
     c.op = t_.calls[cur].region;

@@ -169,7 +169,6 @@ class TimelineBuilder {
   std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
   void on_rma(const trace::Event& e, uint32_t cur);
-  uint32_t last_win_coll_call_ = kNoCall;  // a fence writes one event; guard against repeats
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;
   uint16_t location_ = 0;

@@ -23,8 +23,6 @@ uint32_t longest(const engine::Timeline& t, const std::vector<uint32_t>& calls) 
   return best;
 }
 
-}  // namespace
-
 // A note of `type` to `peer` about epoch `ordinal` on `win`, with times t0, t1.
 RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, uint32_t call,
                   double t0, double t1 = 0) {
@@ -38,6 +36,8 @@ RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordin
   n.t[1] = t1;
   return n;
 }
+
+}  // namespace
 
 // Per window, the epochs open while scanning the rank's records.
 struct RmaSearch::WinState {
@@ -66,7 +66,7 @@ RmaSearch::RmaSearch(const engine::Timeline& t, const std::vector<engine::CollSy
                      int32_t my_rank)
     : t_(t), wsync_(wsync), definitions_(definitions), me_(my_rank), skipped_(inconsistent) {
   std::sort(skipped_.begin(), skipped_.end());
-  scan(definitions);
+  scan();
 }
 
 void RmaSearch::close_passive(Passive& p) {
@@ -84,14 +84,14 @@ void RmaSearch::close_passive(Passive& p) {
   ++epochs_;
 }
 
-void RmaSearch::scan(const defs::Definitions& definitions) {
+void RmaSearch::scan() {
   std::map<uint32_t, WinState> wins;
   auto state = [&](uint32_t win) -> WinState& {
     auto it = wins.find(win);
     if (it != wins.end()) return it->second;
     WinState& s = wins[win];
     defs::WindowDef d;
-    if (definitions.windows.find(win, d)) s.members = d.members;
+    if (definitions_.windows.find(win, d)) s.members = d.members;
     return s;
   };
   enum { kCountStart = 0, kCountPost = 1, kCountLock = 2 };
@@ -278,11 +278,10 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
       case RmaNote::kLockResult: break;
     }
   }
-  // Location 0's MPI calls by enter, for "was the target inside MPI" (wait for progress).
-  std::vector<std::tuple<double, double, uint32_t>> mine;  // (enter, exit, call)
-  for (uint32_t k = 0; k < t_.calls.size(); ++k)
-    if (t_.calls[k].location == 0) mine.push_back({t_.calls[k].enter, t_.calls[k].exit, k});
-  std::sort(mine.begin(), mine.end());
+  // Location 0's MPI calls, for "was the target inside MPI" (wait for progress): they come
+  // first in Timeline::calls, in call order, which is enter order.
+  auto main_end = std::find_if(t_.calls.begin(), t_.calls.end(),
+                               [](const CallRecord& c) { return c.location != 0; });
   for (auto& [win, epochs] : locks) {
     if (std::binary_search(skipped_.begin(), skipped_.end(), win)) continue;
     // Grant order: the order in which the epochs released the lock (their unlock's exit).
@@ -318,12 +317,13 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
       // was outside MPI and entered it only later, inside the blocking call.
       const double from = release > 0 ? release : x_enter;
       if (me.peer != me_) {
-        auto it = std::upper_bound(mine.begin(), mine.end(), std::make_tuple(from, 1e300, UINT32_MAX));
-        const bool inside = it != mine.begin() && std::get<1>(*std::prev(it)) > from;
-        if (!inside && it != mine.end() && std::get<0>(*it) < x_exit) {
-          reply.t[2] = std::get<0>(*it) - from;
-          reply.t[3] = std::get<0>(*it);
-          reply.t[4] = double(std::get<2>(*it));
+        auto it = std::upper_bound(t_.calls.begin(), main_end, from,
+                                   [](double t, const CallRecord& c) { return t < c.enter; });
+        const bool inside = it != t_.calls.begin() && std::prev(it)->exit > from;
+        if (!inside && it != main_end && it->enter < x_exit) {
+          reply.t[2] = it->enter - from;
+          reply.t[3] = it->enter;
+          reply.t[4] = double(it - t_.calls.begin());
         }
       }
       if (reply.t[0] > 0 || reply.t[2] > 0) replies_.push_back(reply);

@@ -125,7 +125,7 @@ class RmaSearch {
   };
   struct WinState;
 
-  void scan(const defs::Definitions& definitions);
+  void scan();  // the epochs and outgoing notes, from t_.rma
   void close_passive(Passive& p);
   // Books `v` of `pattern` at `call`, caused by `cause` at `cause_time` through its call
   // `cause_call` (window collectives: through instance `nth` of window `win`).
