@@ -53,20 +53,8 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/critpathConfig.cmake
 # --- pkg-config ----------------------------------------------------------------------------------
 # Relocatable: the prefix is derived from the .pc file's own location (${pcfiledir}), so the
 # file is right for any `cmake --install --prefix`.
-if(IS_ABSOLUTE "${CRITPATH_INSTALL_PKGCONFIGDIR}")
-  set(CRITPATH_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
-else()
-  file(RELATIVE_PATH _critpath_pc_up "/${CRITPATH_INSTALL_PKGCONFIGDIR}" "/")
-  string(REGEX REPLACE "/$" "" _critpath_pc_up "${_critpath_pc_up}")
-  set(CRITPATH_PC_PREFIX "\${pcfiledir}/${_critpath_pc_up}")
-endif()
-foreach(_dir LIBDIR INCLUDEDIR)
-  if(IS_ABSOLUTE "${CMAKE_INSTALL_${_dir}}")
-    set(CRITPATH_PC_${_dir} "${CMAKE_INSTALL_${_dir}}")
-  else()
-    set(CRITPATH_PC_${_dir} "\${prefix}/${CMAKE_INSTALL_${_dir}}")
-  endif()
-endforeach()
+critpath_relocatable("${CRITPATH_INSTALL_PKGCONFIGDIR}" "\${pcfiledir}" "\${prefix}" CRITPATH_PC_PREFIX
+                     CRITPATH_PC_LIBDIR CRITPATH_PC_INCLUDEDIR)
 # The MPI the library was built against, by its pkg-config name (Debian ships both).
 if(CRITPATH_MPI STREQUAL "openmpi")
   set(CRITPATH_PC_MPI ompi-c)
