@@ -21,6 +21,7 @@
 #include "analyzer/passes/rma/rma_report.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/wait_states/wait_states_report.h"
+#include "analyzer/passes/whatif/whatif_report.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/clc.h"
 #include "analyzer/engine/clock_sync.h"
@@ -303,8 +304,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   phases.mark("wait_states");
   // One-sided wait states: window collectives synchronized like collectives, epochs by notes.
   passes::RmaResult rma;
+  std::vector<engine::CollSync> wsync;  // window collectives (the what-if replay's too)
   {
-    std::vector<engine::CollSync> wsync;
     std::vector<uint32_t> inconsistent;
     engine::CollExchangeStats wstats;
     if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent) != Status::kOk ||
@@ -410,9 +411,31 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     cpi.n_callpaths = n_callpaths;
     cpi.global = &global;
     cpi.to_global = to_global;
+    std::vector<passes::CpSegment> cp_segments;
+    cpi.segments_out = &cp_segments;
     if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
       warn(location, "the critical-path analysis failed; the report lacks it");
     phases.mark("critical_path");
+    if (cfg.simulation) {
+      passes::WhatIfInput wi;
+      wi.timeline = &timeline;
+      wi.match = &match;
+      wi.csync = &csync;
+      wi.wsync = &wsync;
+      wi.definitions = &definitions;
+      wi.local_to_global = &local_to_global;
+      wi.cp_segments = &cp_segments;
+      wi.first_init_enter = -lo_hi[0];
+      wi.earliest_init_exit = rsync.earliest_init_exit;
+      // The replay needs a fraction of the run's time; the deadline only stops a broken one.
+      wi.timeout_s = 60.0 + 2.0 * std::max(0.0, lo_hi[1] + lo_hi[0]);
+      passes::WhatIfOptions wo;
+      wo.hypotheses = cfg.whatif;
+      wo.top = cfg.whatif_top;
+      if (passes::analyze_whatif(wi, wo, global, group, in) != Status::kOk)
+        warn(location, "the what-if simulation failed; the report lacks it");
+      phases.mark("whatif");
+    }
     if (cfg.timeline) {
       TimelineInput ti;
       ti.slices = slices.get();

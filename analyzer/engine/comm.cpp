@@ -17,8 +17,12 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <deque>
 #include <mutex>
+#include <thread>
 #include <tuple>
+
+#include "libtrace/clock/clock.h"
 
 namespace critpath::analyzer::engine {
 namespace {
@@ -82,6 +86,17 @@ struct HostedComm {
   int arrived = 0;
   Status result = Status::kOk;
   std::vector<Slot> slots;
+  // Point-to-point messages between members hosted here (Comm::post), one box per member.
+  struct Mailbox {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::pair<int, std::vector<unsigned char>>> q;  // (source rank, bytes)
+  };
+  std::vector<std::unique_ptr<Mailbox>> mail;
+  void make_mail() {
+    mail.clear();
+    for (size_t i = 0; i < locals.size(); ++i) mail.push_back(std::make_unique<Mailbox>());
+  }
 
   HostedComm() = default;
   HostedComm(const HostedComm&) = delete;
@@ -129,6 +144,7 @@ struct HostedComm {
       if (old_proc == my_proc) h->locals.push_back(int(r));
     }
     h->slots.resize(h->locals.size());
+    h->make_mail();
     return h;
   }
 
@@ -207,6 +223,7 @@ Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
     }
   }
   h->slots.resize(h->locals.size());
+  h->make_mail();
   mine.clear();
   for (int r : h->locals) mine.push_back(member(h, r, n_locations));
   return Status::kOk;
@@ -220,6 +237,7 @@ Comm& Comm::operator=(Comm&& o) noexcept {
     local_ = o.local_;
     rank_ = o.rank_;
     size_ = o.size_;
+    posts_ = std::move(o.posts_);
     o.mpi_ = MPI_COMM_NULL;
     o.hosted_.reset();
     o.rank_ = 0;
@@ -691,5 +709,147 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
     return Status::kOk;
   });
 }
+
+// ---- point to point ---------------------------------------------------------------------
+//
+// Native: MPI_Isend / MPI_Iprobe on the private duplicate, one tag. Hosted: a member hosted in
+// the same process gets the bytes in its mailbox; one hosted elsewhere through the hosting
+// processes' communicator, tag kP2pTag0 + destination rank (so each member's thread probes
+// for its own), the source rank in a 4-byte header.
+
+namespace {
+constexpr int kP2pTag = 30001;  // native
+constexpr int kP2pTag0 = 1000;  // hosted: + destination rank (MPI guarantees tags to 32767)
+
+// Waits between polls: spin briefly (a message is often on its way), then yield the core
+// (analysis ranks may outnumber cores: MPICH's busy polling would starve the sender).
+void backoff(unsigned& polls) {
+  if (++polls > 64) std::this_thread::yield();
+}
+}  // namespace
+
+struct Comm::Posts {
+  std::vector<MPI_Request> reqs;
+  std::vector<std::vector<unsigned char>> bufs;  // reqs[i]'s bytes (their heap blocks never move)
+};
+
+Status Comm::post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned char>&& bytes) const {
+  if (!posts_) posts_ = std::make_shared<Posts>();
+  Posts& p = *posts_;
+  if (p.reqs.size() >= 256) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
+  if (bytes.size() > size_t(INT32_MAX)) return Status::kInvalidArgument;
+  p.bufs.push_back(std::move(bytes));
+  const std::vector<unsigned char>& b = p.bufs.back();
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (PMPI_Isend(b.data(), int(b.size()), MPI_BYTE, dest, tag, comm, &r) != MPI_SUCCESS) {
+    p.bufs.pop_back();
+    return Status::kMpiError;
+  }
+  p.reqs.push_back(r);
+  return Status::kOk;
+}
+
+Status Comm::reap(bool all, double timeout_s) const {
+  if (!posts_) return Status::kOk;
+  Posts& p = *posts_;
+  const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
+  unsigned polls = 0;
+  for (;;) {
+    size_t kept = 0;
+    for (size_t i = 0; i < p.reqs.size(); ++i) {
+      int done = 0;
+      if (PMPI_Test(&p.reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return Status::kMpiError;
+      if (done) continue;
+      if (kept != i) {
+        p.reqs[kept] = p.reqs[i];
+        p.bufs[kept] = std::move(p.bufs[i]);
+      }
+      ++kept;
+    }
+    p.reqs.resize(kept);
+    p.bufs.resize(kept);
+    if (!all || kept == 0) return Status::kOk;
+    if (clock::monotonic_ns() > deadline) return Status::kMpiError;
+    backoff(polls);
+  }
+}
+
+Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
+  if (dest < 0 || dest >= size_ || dest == rank_) return Status::kInvalidArgument;
+  if (mpi_ != MPI_COMM_NULL) return post_mpi(mpi_, dest, kP2pTag, std::move(bytes));
+  if (!hosted_) return Status::kInvalidArgument;
+  HostedComm& h = *hosted_;
+  if (h.procs == MPI_COMM_NULL || h.proc_of[size_t(dest)] == h.my_proc) {
+    const size_t i = size_t(std::find(h.locals.begin(), h.locals.end(), dest) - h.locals.begin());
+    if (i >= h.mail.size()) return Status::kInvalidArgument;
+    HostedComm::Mailbox& m = *h.mail[i];
+    {
+      std::lock_guard<std::mutex> lock(m.mu);
+      m.q.emplace_back(rank_, std::move(bytes));
+    }
+    m.cv.notify_one();
+    return Status::kOk;
+  }
+  std::vector<unsigned char> framed(4 + bytes.size());
+  const int32_t src = rank_;
+  std::memcpy(framed.data(), &src, 4);
+  if (!bytes.empty()) std::memcpy(framed.data() + 4, bytes.data(), bytes.size());
+  return post_mpi(h.procs, h.proc_of[size_t(dest)], kP2pTag0 + dest, std::move(framed));
+}
+
+Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
+  const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
+  MPI_Comm comm = mpi_;
+  int tag = kP2pTag;
+  HostedComm::Mailbox* box = nullptr;
+  if (comm == MPI_COMM_NULL) {
+    if (!hosted_ || size_t(local_) >= hosted_->mail.size()) return Status::kInvalidArgument;
+    comm = hosted_->procs;
+    tag = kP2pTag0 + rank_;
+    box = hosted_->mail[size_t(local_)].get();
+  }
+  unsigned polls = 0;
+  for (;;) {
+    if (box) {
+      std::unique_lock<std::mutex> lock(box->mu);
+      if (box->q.empty() && comm == MPI_COMM_NULL)  // no other process: only the box can deliver
+        box->cv.wait_for(lock, std::chrono::milliseconds(5), [&] { return !box->q.empty(); });
+      if (!box->q.empty()) {
+        src = box->q.front().first;
+        bytes = std::move(box->q.front().second);
+        box->q.pop_front();
+        return Status::kOk;
+      }
+    }
+    if (comm != MPI_COMM_NULL) {
+      int flag = 0;
+      MPI_Status st;
+      if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st) != MPI_SUCCESS) return Status::kMpiError;
+      if (flag) {
+        int n = 0;
+        PMPI_Get_count(&st, MPI_BYTE, &n);
+        std::vector<unsigned char> in(size_t(std::max(n, 0)));
+        if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          return Status::kMpiError;
+        if (box) {  // hosted: the sender's rank travels in the header
+          if (in.size() < 4) return Status::kMpiError;
+          int32_t s = 0;
+          std::memcpy(&s, in.data(), 4);
+          src = s;
+          bytes.assign(in.begin() + 4, in.end());
+        } else {
+          src = st.MPI_SOURCE;
+          bytes = std::move(in);
+        }
+        return Status::kOk;
+      }
+    }
+    if (clock::monotonic_ns() > deadline) return Status::kMpiError;
+    if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
+    backoff(polls);
+  }
+}
+
+Status Comm::complete_posts(double timeout_s) const { return reap(true, timeout_s); }
 
 }  // namespace critpath::analyzer::engine

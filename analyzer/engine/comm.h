@@ -91,6 +91,16 @@ class Comm {
   Status scatterv(const void* all, const std::vector<int>& counts, size_t elem_bytes, int root,
                   std::vector<unsigned char>& mine) const;
 
+  // Point to point, for replays that follow the run's own dependencies message by message
+  // (analyzer/passes/whatif). Unlike everything above these are not collective. post() queues
+  // `bytes` for rank `dest` (not this rank) and returns at once: the bytes are kept until
+  // delivered. receive() waits up to `timeout_s` for the next message to this rank, from any
+  // rank, in each sender's posting order: kMpiError on timeout or failure. complete_posts()
+  // waits (up to `timeout_s`) until every posted message was delivered.
+  Status post(int dest, std::vector<unsigned char>&& bytes) const;
+  Status receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const;
+  Status complete_posts(double timeout_s) const;
+
  private:
   using Blobs = std::vector<std::vector<unsigned char>>;
   // Hosted mode's one general operation: out[d] to rank d; in[s] from rank s.
@@ -100,11 +110,18 @@ class Comm {
   // The communicator of member `rank` (hosted in this process) of the hosted state `h`.
   static Comm member(std::shared_ptr<HostedComm> h, int rank, int size);
 
+  struct Posts;  // comm.cpp: the messages post() sent and MPI has not yet delivered
+  // Starts one nonblocking send of `bytes` (kept until delivered) on `comm`.
+  Status post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned char>&& bytes) const;
+  // Delivered sends leave the queue; with `all`, waits for every one (up to `timeout_s`).
+  Status reap(bool all, double timeout_s) const;
+
   MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned
   std::shared_ptr<HostedComm> hosted_;  // hosted mode: shared by this process's members
   int local_ = 0;                    // hosted: index among this process's members
   int rank_ = 0;
   int size_ = 1;
+  mutable std::shared_ptr<Posts> posts_;  // made by the first post()
 };
 
 }  // namespace critpath::analyzer::engine

@@ -171,18 +171,6 @@ struct DoubleInt {
   int r;
 };
 
-std::vector<int32_t> members_of(const defs::CommTable& comms, uint32_t comm, int world_size,
-                                int me) {
-  if (comm == defs::kCommWorld) {
-    std::vector<int32_t> m(static_cast<size_t>(world_size));
-    for (int i = 0; i < world_size; ++i) m[size_t(i)] = i;
-    return m;
-  }
-  if (comm == defs::kCommSelf) return {me};
-  defs::CommDef d;
-  if (comms.find(comm, d)) return d.members;
-  return {};
-}
 
 // The instances of `colls` (over `calls`) per key (communicator or window id), grouped by
 // ordered member list; `keys` lists every key this rank is a member of that may hold instances
@@ -291,7 +279,7 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
                         std::vector<CollSync>& out, CollExchangeStats& stats) {
   std::map<uint32_t, std::vector<int32_t>> keys;
   for (const CollRecord& c : t.colls)
-    if (!keys.count(c.comm)) keys[c.comm] = members_of(definitions.comms, c.comm, world.size(), world.rank());
+    if (!keys.count(c.comm)) keys[c.comm] = comm_members(definitions.comms, c.comm, world.size(), world.rank());
   return sync_records(t.colls, t.calls, keys, world, out, stats, nullptr);
 }
 
@@ -303,6 +291,19 @@ Status sync_window_collectives(const Timeline& t, const defs::Definitions& defin
   std::map<uint32_t, std::vector<int32_t>> keys;
   for (const defs::WindowDef& w : definitions.windows.snapshot()) keys[w.id] = w.members;
   return sync_records(t.win_colls, t.calls, keys, world, out, stats, &inconsistent);
+}
+
+std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size,
+                                  int me) {
+  if (comm == defs::kCommWorld) {
+    std::vector<int32_t> m(static_cast<size_t>(world_size));
+    for (int i = 0; i < world_size; ++i) m[size_t(i)] = i;
+    return m;
+  }
+  if (comm == defs::kCommSelf) return {me};
+  defs::CommDef d;
+  if (comms.find(comm, d)) return d.members;
+  return {};
 }
 
 }  // namespace critpath::analyzer::engine

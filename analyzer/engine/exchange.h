@@ -92,6 +92,11 @@ struct CollExchangeStats {
   uint64_t bytes_sent = 0;
 };
 
+// The world ranks of communicator `comm`'s members in comm-rank order (empty if unknown);
+// `me` resolves MPI_COMM_SELF.
+std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size,
+                                  int me);
+
 // Per collective record of `t` (aligned with Timeline::colls). Collective over `world`.
 // `definitions` (the traced rank's) give the members of its communicators.
 Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,

@@ -10,6 +10,8 @@ const std::vector<PassInfo>& pass_list() {
       {"rma", Direction::kNone, {"profile", "wait_states"}, rma_metric_decls()},
       {"delay", Direction::kBackward, {"profile", "wait_states"}, delay_metric_decls()},
       {"critical_path", Direction::kBackward, {"profile", "wait_states"}, critical_path_metric_decls()},
+      {"whatif", Direction::kForward, {"profile", "wait_states", "delay", "critical_path"},
+       whatif_metric_decls()},
   };
   return kPasses;
 }

@@ -35,6 +35,7 @@ std::vector<engine::MetricDecl> delay_metric_decls();
 // The one-sided wait-state patterns (WaitPattern kRma*, in that order), then all rma metrics.
 std::vector<engine::MetricDecl> rma_pattern_decls();
 std::vector<engine::MetricDecl> rma_metric_decls();
+std::vector<engine::MetricDecl> whatif_metric_decls();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

@@ -225,6 +225,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   // --- 3. CP time per local node (from the gap profile), then per global call path.
   int32_t init_node = t.init_call != kNoCall ? t.calls[t.init_call].node : 0;
   const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, local.nodes.size(), init_node);
+  if (in.segments_out) *in.segments_out = walk.segments;
   std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
   std::vector<int> visited(G, 0);
   auto gid = [&](int32_t node) -> long {

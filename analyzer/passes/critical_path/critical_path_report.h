@@ -17,6 +17,7 @@
 #include <functional>
 #include <vector>
 
+#include "analyzer/passes/critical_path/critical_path.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
@@ -35,6 +36,7 @@ struct CriticalPathInput {
   int n_callpaths = 0;                                // global call paths (every rank)
   const GlobalProfile* global = nullptr;              // rank 0: the unified call paths
   std::function<double(uint64_t)> to_global;          // raw ticks -> global seconds
+  std::vector<CpSegment>* segments_out = nullptr;     // if set: this rank's path segments
 };
 
 // Collective over `group` (every rank must call it; the walk uses the group's communicator
