@@ -63,9 +63,14 @@ def split_list(text):
 
 
 def parse_env(items):
+    """K=V items. An item without '=' continues the previous value after a ';' (cmake drops
+    the escape of a ';' inside a value: CRITPATH_WHATIF=balance:solve;zero:side)."""
     env = []
     for item in items:
         key, sep, value = item.partition("=")
+        if not sep and env:
+            env[-1] = (env[-1][0], env[-1][1] + ";" + item)
+            continue
         if not sep or not key:
             raise ValueError(f"--env item '{item}' is not K=V")
         env.append((key, value))
@@ -283,6 +288,45 @@ def delay_invariant(out_dir):
     return None
 
 
+def whatif_invariant(out_dir):
+    """Every report the what-if simulation ran in (docs/metrics.md, What-if simulation): the
+    model check's figures are there, and when the replay is consistent (no call ended before
+    what it waited for: scalars.whatif_clamped_calls = 0), per call path slack <=
+    logical_zeroing <= critical_path (seed 003's bounds), within 1 ms + 1 % (the lanes travel
+    as single-precision offsets). Returns a failure message or None."""
+    path = os.path.join(out_dir, "report.json")
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError):
+        return None
+    m = rep.get("metrics", {})
+    if "logical_zeroing" not in m or "slack" not in m:
+        return None
+    sc = rep.get("scalars", {})
+    if "whatif_identity_span_error_pct" not in sc or "whatif_clamped_calls" not in sc:
+        return "what-if invariant: scalars.whatif_identity_span_error_pct / whatif_clamped_calls missing"
+    if sc["whatif_clamped_calls"] > 0:
+        log(f"what-if invariant: not applicable ({sc['whatif_clamped_calls']:.0f} calls ended "
+            f"before what they waited for: clock errors; model check: span "
+            f"{sc['whatif_identity_span_error_pct']:.2f} %)")
+        return None
+    cp = m.get("critical_path", {}).get("by_callpath", {})
+    lz, sl = m["logical_zeroing"].get("by_callpath", {}), m["slack"].get("by_callpath", {})
+    checked = 0
+    for p, z in lz.items():
+        s_, c = sl.get(p, 0.0), cp.get(p, 0.0)
+        tol = 1e-3 + 0.01 * max(abs(c), abs(z))
+        if not (s_ <= z + tol and z <= c + tol and s_ >= -tol):
+            return (f"what-if invariant: call path {p}: slack {s_:.6f} s <= logical zeroing "
+                    f"{z:.6f} s <= critical path {c:.6f} s does not hold")
+        checked += 1
+    log(f"what-if invariant: ok ({checked} call paths; model check: span "
+        f"{sc['whatif_identity_span_error_pct']:.2f} %, waiting "
+        f"{sc.get('whatif_identity_wait_error_pct', 0):.2f} %)")
+    return None
+
+
 SCHEMA = os.path.join(HERE, "..", "..", "docs", "report.schema.json")
 # Validates a report against docs/report.schema.json; runs in a Python that has jsonschema
 # (this one, or Debian's python3 with python3-jsonschema from tools/install-deps.sh).
@@ -344,7 +388,7 @@ def main(argv):
         log(f"FAIL: exit status {status}, expected {args.expect_exit}")
         return 1
 
-    problem = delay_invariant(out_dir) or schema_problem(out_dir)
+    problem = delay_invariant(out_dir) or whatif_invariant(out_dir) or schema_problem(out_dir)
     if problem:
         log("FAIL: " + problem)
         return 1

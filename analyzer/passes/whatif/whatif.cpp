@@ -124,6 +124,9 @@ class Replay {
   // The lane values `src` told this rank under the key, waiting for them if need be.
   Status need(int src, uint32_t type, uint32_t a, uint32_t b, double* v) {
     const Key k{src, type, a, b};
+    // Flushed before every dependency, found or not: the messages (and their count in the
+    // report) are the same whatever the timing.
+    CRITPATH_FORWARD_IF_ERROR(flush_all());
     for (;;) {
       auto it = inbox_.find(k);
       if (it != inbox_.end()) {
@@ -132,7 +135,6 @@ class Replay {
         return Status::kOk;
       }
       if (src == comm_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
-      CRITPATH_FORWARD_IF_ERROR(flush_all());
       CRITPATH_FORWARD_IF_ERROR(receive_one());
     }
   }
@@ -440,7 +442,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   Replay rp(group.comm(), V, in.timeout_s);
   std::vector<double> cur(V), enter(V), ready(V), v(V), fin_time(V), wait(V, 0.0);
   std::vector<double> posted(colls.size() * V, 0.0);  // a member's enter' at the post
-  double wait_m = 0, fin_m = 0;
+  double wait_m = 0, fin_m = 0, clamped = 0;
   size_t seg_from = 0;
   const std::vector<CpSegment> no_segments;
   const std::vector<CpSegment>& segs = in.cp_segments ? *in.cp_segments : no_segments;
@@ -587,6 +589,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
     }
     // Exit: after the entry and what it waited for, plus what the call cost beyond waiting.
     const double cost = std::max(0.0, call.exit - std::max(call.enter, ready_m));
+    if (call.exit + 1e-6 < ready_m) ++clamped;  // ended before what it waited for
     if (k <= init) {
       std::fill(cur.begin(), cur.end(), call.exit);
       continue;
@@ -611,7 +614,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
     return Status::kOk;
   }
   // --- Reductions.
-  std::vector<double> mx(V + 2), sum(V + 4);
+  std::vector<double> mx(V + 2), sum(V + 5);
   for (size_t l = 0; l < V; ++l) {
     mx[l] = fin_time[l];
     sum[l] = wait[l];
@@ -622,6 +625,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   sum[V + 1] = useful[0];
   sum[V + 2] = double(rp.messages());
   sum[V + 3] = double(rp.bytes());
+  sum[V + 4] = clamped;
   double secs = double(clock::monotonic_ns() - t0) * 1e-9;
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
@@ -639,6 +643,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   out.useful_sum = sum[V + 1];
   out.messages = uint64_t(sum[V + 2]);
   out.bytes_sent = uint64_t(sum[V + 3]);
+  out.clamped = uint64_t(sum[V + 4]);
   out.seconds = secs;
   return Status::kOk;
 }

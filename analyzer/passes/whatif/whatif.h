@@ -24,8 +24,8 @@
 //   exit'(k)  = max(enter'(k), ready'(k)) + c(k),  c(k) = exit(k) - max(enter(k), ready(k))
 //
 // c(k) is what the call cost beyond waiting in the measured run (transfer, overhead), taken
-// from the run itself; the ideal network sets it to 0. Sends, one-sided epochs other than
-// window collectives... keep their measured durations.
+// from the run itself; the ideal network sets it to 0. What the model leaves out keeps its
+// measured duration (docs/metrics.md lists it: late receivers, PSCW and lock epochs, ...).
 //
 // The replay runs on every rank at once and follows the run's own dependencies: a rank
 // sends the sim times a peer will need as soon as it knows them (batched per peer, flushed
@@ -99,6 +99,7 @@ struct WhatIfResult {
   int ranks = 0;
   uint64_t messages = 0;          // analysis messages, all ranks
   uint64_t bytes_sent = 0;        // analysis payload, all ranks
+  uint64_t clamped = 0;           // calls that ended before what they waited for (clock errors)
   double seconds = 0;             // the replay's time on the slowest rank
 };
 

@@ -21,6 +21,9 @@
  * the pipeline runs at, and the waiting it causes reaches most of the grid: the long-term delay
  * costs concentrate on the left and right columns (seed 001, Fig. 5(c)).
  *
+ * With the argument "balanced" every rank computes (BORDER_MS + COMPUTE_MS) / 2 = 3 ms per plane
+ * (tests/mpi/whatif: the run that balancing the border work is predicted to give).
+ *
  * There is no barrier at the end: the pipeline drains unevenly, and a barrier would add waits
  * (and their delay costs) that have nothing to do with the sweep. MPI_Finalize follows the
  * last plane directly.
@@ -58,7 +61,10 @@ int main(int argc, char** argv) {
   int north, south, west, east;
   MPI_Cart_shift(cart, 0, 1, &north, &south);
   MPI_Cart_shift(cart, 1, 1, &west, &east);
-  const long compute_ms = (x == 0 || x == NX - 1) ? BORDER_MS : COMPUTE_MS;
+  /* "balanced": the same total compute time spread evenly (the what-if tests' comparison). */
+  const int balanced = argc > 1 && strcmp(argv[1], "balanced") == 0;
+  const long compute_ms = balanced ? (BORDER_MS + COMPUTE_MS) / 2
+                          : (x == 0 || x == NX - 1) ? BORDER_MS : COMPUTE_MS;
 
   (void)run_scenarios; /* waits_util.h's; unused here */
   align();
