@@ -186,22 +186,28 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   log::set_rank(rank);
-  std::string dir, out;
-  bool force = false;
+  std::string dir, out, whatif;
+  bool force = false, have_whatif = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--output" && i + 1 < argc) {
       out = argv[++i];
     } else if (a == "--force") {
       force = true;
+    } else if (a == "--whatif" && i + 1 < argc) {
+      whatif = argv[++i];
+      have_whatif = true;
     } else if (a == "-h" || a == "--help") {
       if (rank == 0)
         std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
+                    "                                     [--whatif \"balance:solve;zero:io;...\"]\n"
                     "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
                     "processes: from 1 to the number of ranks of the run (each process then\n"
                     "replays a block of traced ranks, one thread each). Same report for every P.\n"
                     "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
-                    "a report already. An OUTDIR holding a report is refused unless --force.\n");
+                    "a report already. An OUTDIR holding a report is refused unless --force.\n"
+                    "--whatif: simulate these hypotheses (as CRITPATH_WHATIF, which it replaces;\n"
+                    "docs/metrics.md, What-if simulation) beside the automatic ones.\n");
       MPI_Finalize();
       return 0;
     } else {
@@ -270,6 +276,10 @@ int main(int argc, char** argv) {
     log::set_verbosity(cfg.verbose);
     cfg.keep_trace = false;
     cfg.analysis = true;
+    if (have_whatif) {
+      cfg.whatif = whatif;
+      cfg.simulation = true;
+    }
     config::set_current(cfg);
     // Rank 0 chose and created the output directory; everyone learns its name.
     std::vector<char> name(4096, '\0');
