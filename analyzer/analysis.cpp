@@ -425,6 +425,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       wi.definitions = &definitions;
       wi.local_to_global = &local_to_global;
       wi.cp_segments = &cp_segments;
+      wi.rma_waits = &rma.waits;
       wi.first_init_enter = -lo_hi[0];
       wi.earliest_init_exit = rsync.earliest_init_exit;
       // The replay needs a fraction of the run's time; the deadline only stops a broken one.

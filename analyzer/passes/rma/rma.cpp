@@ -349,6 +349,7 @@ std::vector<RmaWait> RmaSearch::waits() const {
     w.cause_call = b.cause_call;
     w.win = b.win;
     w.nth = b.nth;
+    w.cause_time = b.cause_time;
     out.push_back(w);
   }
   std::stable_sort(out.begin(), out.end(), [](const RmaWait& a, const RmaWait& b) { return a.call < b.call; });

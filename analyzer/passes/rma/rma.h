@@ -77,6 +77,7 @@ struct RmaWait {
   bool window_coll = false;    // cause named by (win, nth) instead of cause_call
   uint32_t cause_call = UINT32_MAX;
   uint32_t win = 0, nth = 0;
+  double cause_time = 0;       // when the cause happened (global seconds, the causer's clock)
 };
 
 // The RMA search of one rank, in steps, so that unit tests can route the notes themselves:

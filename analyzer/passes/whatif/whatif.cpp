@@ -55,6 +55,7 @@ enum EntryType : uint32_t {
   kCollOut = 2,   // the coordinator's result to a member
   kWinIn = 3,
   kWinOut = 4,
+  kRma = 5,       // a one-sided wait's cause time to the waiter: (the waiter's wait index, 0)
 };
 
 struct Key {
@@ -438,6 +439,63 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
     }
   }
 
+  // --- One-sided waits (the RMA pass's): the waiter asks each causer for its cause's time,
+  // named by the waiter's own wait index; the causer tells it when it replays the call.
+  struct RmaAsk {
+    uint32_t call;   // the causer's call
+    uint32_t key;    // the waiter's wait index
+    double time;     // the cause's measured time (enter or exit of `call`)
+  };
+  struct RmaTell {
+    int32_t waiter;
+    uint32_t key;
+    bool at_exit;
+    double time;  // measured: for causes the replay does not move
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> rma_need;  // (waiting call, wait index)
+  std::map<uint32_t, std::vector<RmaTell>> rma_tell;    // causer's call -> whom to tell
+  std::vector<RmaTell> rma_tell_now;                    // causes outside the replayed calls
+  const std::vector<RmaWait> no_rma;
+  const std::vector<RmaWait>& rw = in.rma_waits ? *in.rma_waits : no_rma;
+  {
+    std::vector<std::vector<RmaAsk>> asks(static_cast<size_t>(P));
+    for (uint32_t i = 0; i < rw.size(); ++i) {
+      const RmaWait& w = rw[i];
+      if (w.window_coll || w.causer < 0 || w.causer >= P || w.causer == me || w.call >= n0 ||
+          w.cause_call == engine::kNoCall)
+        continue;
+      asks[size_t(w.causer)].push_back({w.cause_call, i, w.cause_time});
+      rma_need.push_back({w.call, i});
+    }
+    std::vector<unsigned char> send, recv;
+    std::vector<int> counts(size_t(P), 0), recv_counts;
+    for (int d = 0; d < P; ++d) {
+      counts[size_t(d)] = int(asks[size_t(d)].size() * sizeof(RmaAsk));
+      const auto* b = reinterpret_cast<const unsigned char*>(asks[size_t(d)].data());
+      send.insert(send.end(), b, b + counts[size_t(d)]);
+    }
+    CRITPATH_FORWARD_IF_ERROR(group.alltoallv(send.data(), counts, recv, recv_counts));
+    size_t at = 0;
+    for (int src = 0; src < P; ++src) {
+      const size_t n = size_t(recv_counts[size_t(src)]) / sizeof(RmaAsk);
+      for (size_t j = 0; j < n; ++j) {
+        RmaAsk a;
+        std::memcpy(&a, recv.data() + at + j * sizeof a, sizeof a);
+        const bool replayed = a.call < n0 && a.call < fin && a.call > init;
+        const bool at_exit = replayed && std::fabs(a.time - t.calls[a.call].exit) <
+                                             std::fabs(a.time - t.calls[a.call].enter);
+        (replayed ? rma_tell[a.call] : rma_tell_now).push_back({src, a.key, at_exit, a.time});
+      }
+      at += size_t(recv_counts[size_t(src)]);
+    }
+    std::sort(rma_need.begin(), rma_need.end());
+  }
+  ByCall rma_need_at;
+  {
+    std::vector<std::pair<uint32_t, uint32_t>> v(rma_need.begin(), rma_need.end());
+    rma_need_at.build(n0, v);
+  }
+
   // --- The replay.
   Replay rp(group.comm(), V, in.timeout_s);
   std::vector<double> cur(V), enter(V), ready(V), v(V), fin_time(V), wait(V, 0.0);
@@ -447,6 +505,10 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   const std::vector<CpSegment> no_segments;
   const std::vector<CpSegment>& segs = in.cp_segments ? *in.cp_segments : no_segments;
   Status status = Status::kOk;
+  for (const RmaTell& x : rma_tell_now) {  // causes the replay does not move: as measured
+    const std::vector<double> at(V, x.time);
+    if (status == Status::kOk) status = rp.tell(x.waiter, kRma, x.key, 0, at.data());
+  }
 
   auto coll_of = [&](uint32_t ref, const engine::CollRecord*& rec, const engine::CollSync*& cs,
                      engine::CollKind& kind, const std::vector<int32_t>*& mem) {
@@ -492,6 +554,14 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
       const uint32_t s = sends_at.items[i];
       status = rp.tell(t.sends[s].peer, kP2p, match.group[s], match.pos[s], enter.data());
     }
+    auto tell_rma = [&](bool at_exit, const std::vector<double>& when) {
+      const auto it = rma_tell.find(uint32_t(k));
+      if (it == rma_tell.end()) return;
+      for (const RmaTell& x : it->second)
+        if (x.at_exit == at_exit && status == Status::kOk)
+          status = rp.tell(x.waiter, kRma, x.key, 0, when.data());
+    };
+    tell_rma(false, enter);
     for (uint32_t i = posts_at.begin[k]; i < posts_at.begin[k + 1] && status == Status::kOk; ++i) {
       const uint32_t ref = posts_at.items[i];
       const engine::CollRecord* rec;
@@ -587,6 +657,15 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
         ready_m = std::max(ready_m, kind == engine::CollKind::kScan ? cs->prefix_latest : cs->latest_begin);
       }
     }
+    for (uint32_t i = rma_need_at.begin[k]; i < rma_need_at.begin[k + 1] && status == Status::kOk; ++i) {
+      const uint32_t w = rma_need_at.items[i];
+      // A cause after the call's exit did not hold it up (a Win_complete that returned before
+      // the late post): no dependency.
+      if (rw[w].cause_time > call.exit + 1e-6) continue;
+      status = rp.need(rw[w].causer, kRma, w, 0, v.data());
+      take(v);
+      ready_m = std::max(ready_m, rw[w].cause_time);
+    }
     // Exit: after the entry and what it waited for, plus what the call cost beyond waiting.
     const double cost = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     if (call.exit + 1e-6 < ready_m) ++clamped;  // ended before what it waited for
@@ -599,6 +678,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
       if (ready[l] > kNone) wait[l] += std::max(0.0, ready[l] - enter[l]);
       cur[l] = start + (lanes[l].kind == LaneKind::kIdealNetwork ? 0.0 : cost);
     }
+    tell_rma(true, cur);
     if (ready_m > kNone) wait_m += std::max(0.0, ready_m - call.enter);
   }
   if (status == Status::kOk && (fin >= n0 || n0 == 0)) fin_time = cur;

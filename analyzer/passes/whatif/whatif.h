@@ -21,6 +21,8 @@
 //                 N x N, barrier       the latest member's enter' (a scan: of members 0..me)
 //                 1 -> N (non-root)    the root's enter'
 //                 N -> 1 (root)        the latest member's enter'
+//                 a one-sided wait     its cause's enter' or exit' (the RMA pass's
+//                                      RmaWait: the post, the complete, the unlock, ...)
 //   exit'(k)  = max(enter'(k), ready'(k)) + c(k),  c(k) = exit(k) - max(enter(k), ready(k))
 //
 // c(k) is what the call cost beyond waiting in the measured run (transfer, overhead), taken
@@ -41,6 +43,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/passes/critical_path/critical_path.h"
+#include "analyzer/passes/rma/rma.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 
@@ -82,6 +85,7 @@ struct WhatIfInput {
   const defs::Definitions* definitions = nullptr;
   const std::vector<int>* local_to_global = nullptr;
   const std::vector<CpSegment>* cp_segments = nullptr;  // this rank's (slack lanes), or none
+  const std::vector<RmaWait>* rma_waits = nullptr;       // the one-sided waits (RmaResult), or none
   double first_init_enter = 0;   // run-wide, the span's start
   double earliest_init_exit = 0;  // run-wide, POP's window start
   double timeout_s = 60;          // the replay gives up after this
