@@ -6,6 +6,7 @@
 # and reads their reports:
 #   analysis.events_per_s_per_rank, analysis.pct_of_run, analysis.replay_bytes_per_message,
 #   analysis.chain.walk_s / walk_pct_of_run / hops
+#   analysis.*.whatif_s / whatif_bytes_per_message / whatif_model_check (the what-if replay)
 set -euo pipefail
 build=${1:-build}; np=${2:-4}; mev=${3:-10}; chain=${4:-1}
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
@@ -36,6 +37,16 @@ print(f"analysis.{label}.trace_bytes_per_event: {s['trace_bytes_per_event']:.3f}
 if s.get("messages"):
     print(f"analysis.{label}.replay_bytes_per_message: {s['replay_bytes_per_message']:.1f} B "
           f"({s['messages']:.0f} messages)")
+if "whatif_analysis_s" in s:  # the what-if replay (docs/metrics.md, What-if simulation)
+    msgs = s.get("messages", 0)
+    print(f"analysis.{label}.whatif_s: {s['whatif_analysis_s']:.3f} s "
+          f"({100.0 * s['whatif_analysis_s'] / max(s['wall_time_s'], 1e-9):.2f} % of the run, "
+          f"{s['whatif_lanes']:.0f} lanes)")
+    if msgs:
+        print(f"analysis.{label}.whatif_bytes_per_message: {s['whatif_bytes'] / msgs:.1f} B "
+              f"({s['whatif_messages']:.0f} replay messages for {msgs:.0f})")
+    print(f"analysis.{label}.whatif_model_check: span {s['whatif_identity_span_error_pct']:.2f} %, "
+          f"waiting {s['whatif_identity_wait_error_pct']:.2f} %")
 cp = r.get("critical_path")
 if cp:
     walk = cp.get("walk_s")
