@@ -96,6 +96,14 @@ class Group {
     if (!bytes.empty()) std::memcpy(mine.data(), bytes.data(), bytes.size());
     return Status::kOk;
   }
+  // Point to point (engine/comm.h): not collective. post() queues bytes for `dest` and returns
+  // at once; receive() waits up to `timeout_s` for the next message from anyone (its sender
+  // in `src`); complete_posts() waits until every posted message was delivered.
+  Status post(int dest, std::vector<unsigned char>&& bytes) const { return comm_.post(dest, std::move(bytes)); }
+  Status receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
+    return comm_.receive(src, bytes, timeout_s);
+  }
+  Status complete_posts(double timeout_s) const { return comm_.complete_posts(timeout_s); }
   // The ranks with the same `color` form `out`, ordered by their rank here.
   Status split(int color, Group& out) const;
 

@@ -96,9 +96,9 @@ struct CollRef {
 // The replay of one rank: its messages, inbox and lanes.
 class Replay {
  public:
-  Replay(const engine::Comm& comm, size_t lanes, double timeout_s)
-      : comm_(comm), V_(lanes), out_(size_t(comm.size())), sent_(size_t(comm.size()), 0),
-        got_(size_t(comm.size()), 0),
+  Replay(const engine::Group& group, size_t lanes, double timeout_s)
+      : group_(group), V_(lanes), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
+        got_(size_t(group.size()), 0),
         deadline_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
 
   size_t lanes() const { return V_; }
@@ -107,11 +107,11 @@ class Replay {
 
   // Tells `dest` the lane values `v` under `key` (its src: this rank).
   Status tell(int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) {
-    if (dest == comm_.rank()) {
+    if (dest == group_.rank()) {
       inbox_[Key{dest, type, a, b}].assign(v, v + V_);
       return Status::kOk;
     }
-    if (dest < 0 || dest >= comm_.size()) return Status::kInvalidArgument;
+    if (dest < 0 || dest >= group_.size()) return Status::kInvalidArgument;
     std::vector<unsigned char>& o = out_[size_t(dest)];
     put(o, type);
     put(o, a);
@@ -135,7 +135,7 @@ class Replay {
         inbox_.erase(it);
         return Status::kOk;
       }
-      if (src == comm_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
+      if (src == group_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
       CRITPATH_FORWARD_IF_ERROR(receive_one());
     }
   }
@@ -159,7 +159,7 @@ class Replay {
         std::memcpy(&expected, recv.data() + s * sizeof expected, sizeof expected);
       while (got_[s] < expected) CRITPATH_FORWARD_IF_ERROR(receive_one());
     }
-    return comm_.complete_posts(remaining());
+    return group_.complete_posts(remaining());
   }
 
  private:
@@ -175,7 +175,7 @@ class Replay {
     bytes_ += o.size();
     ++messages_;
     ++sent_[size_t(dest)];
-    const Status s = comm_.post(dest, std::move(o));
+    const Status s = group_.post(dest, std::move(o));
     o.clear();
     return s;
   }
@@ -184,7 +184,7 @@ class Replay {
     int src = -1;
     std::vector<unsigned char> in;
     if (remaining() <= 0) return Status::kMpiError;
-    CRITPATH_FORWARD_IF_ERROR(comm_.receive(src, in, remaining()));
+    CRITPATH_FORWARD_IF_ERROR(group_.receive(src, in, remaining()));
     if (src < 0 || size_t(src) >= got_.size()) return Status::kMpiError;
     ++got_[size_t(src)];
     size_t at = 0;
@@ -205,7 +205,7 @@ class Replay {
     return Status::kOk;
   }
 
-  const engine::Comm& comm_;
+  const engine::Group& group_;
   size_t V_;
   std::vector<std::vector<unsigned char>> out_;  // per destination, not yet posted
   std::vector<uint64_t> sent_, got_;             // messages per peer
@@ -497,7 +497,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   }
 
   // --- The replay.
-  Replay rp(group.comm(), V, in.timeout_s);
+  Replay rp(group, V, in.timeout_s);
   std::vector<double> cur(V), enter(V), ready(V), v(V), fin_time(V), wait(V, 0.0);
   std::vector<double> posted(colls.size() * V, 0.0);  // a member's enter' at the post
   double wait_m = 0, fin_m = 0, clamped = 0;
