@@ -117,7 +117,14 @@ class Replay {
     put(o, a);
     put(o, b);
     put(o, v[0]);
-    for (size_t l = 1; l < V_; ++l) put(o, float(v[l] - v[0]));  // lanes as offsets to lane 0
+    // The other lanes as single-precision offsets to lane 0, only those that differ (a mask
+    // says which): most hypotheses leave most of a run's times where they were.
+    uint64_t mask = 0;
+    for (size_t l = 1; l < V_; ++l)
+      if (float(v[l] - v[0]) != 0.0f) mask |= uint64_t(1) << (l - 1);
+    put(o, mask);
+    for (size_t l = 1; l < V_; ++l)
+      if (mask >> (l - 1) & 1) put(o, float(v[l] - v[0]));
     if (o.size() >= kFlushBytes) return flush(dest);
     return Status::kOk;
   }
@@ -193,10 +200,12 @@ class Replay {
       double v0 = 0;
       if (!get(in, at, k.type) || !get(in, at, k.a) || !get(in, at, k.b) || !get(in, at, v0))
         return Status::kCorrupt;
+      uint64_t mask = 0;
+      if (!get(in, at, mask)) return Status::kCorrupt;
       std::vector<double>& v = inbox_[k];
-      v.resize(V_);
-      v[0] = v0;
+      v.assign(V_, v0);
       for (size_t l = 1; l < V_; ++l) {
+        if (!(mask >> (l - 1) & 1)) continue;
         float d = 0;
         if (!get(in, at, d)) return Status::kCorrupt;
         v[l] = v0 + double(d);
@@ -305,6 +314,7 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
   out = WhatIfResult{};
   out.ranks = P;
   if (V == 0) return Status::kOk;
+  if (V > kMaxLanes) return Status::kInvalidArgument;  // rank 0 keeps to it (whatif_report)
 
   // The model follows the main thread: with other threads calling MPI it does not apply.
   int threads = t.mpi_locations > 1 ? 1 : 0;

@@ -49,6 +49,10 @@
 
 namespace critpath::analyzer::passes {
 
+// Lanes per replay: identity, ideal network and up to 63 hypotheses (a replay message names
+// the lanes that differ from lane 0 in a 64-bit mask).
+constexpr size_t kMaxLanes = 65;
+
 enum class LaneKind : uint8_t {
   kIdentity = 0,
   kIdealNetwork = 1,

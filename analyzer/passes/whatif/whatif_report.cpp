@@ -120,6 +120,11 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
       }
     }
   }
+  if (lanes.size() > kMaxLanes) {
+    notes.push_back("what-if: " + std::to_string(lanes.size() - kMaxLanes) +
+                    " hypotheses left out (at most " + std::to_string(kMaxLanes - 2) + " per run)");
+    lanes.resize(kMaxLanes);
+  }
   std::vector<unsigned char> bytes;
   if (group.is_root()) bytes = encode_lanes(lanes);
   uint64_t n = bytes.size();
