@@ -1,5 +1,7 @@
 /* critpath — tests/mpi/whatif/balance.c: the what-if simulator's known answers (issue 12,
- * seed 001 §VI's lorentz() experiment), checked by check_balance.py. 4 ranks.
+ * seed 001 §VI's lorentz() experiment), checked by check_whatif.py. 2 ranks (one per core on
+ * the test machine: with ranks sharing cores, an Allreduce the ranks reach together costs a
+ * few ms of scheduling that the balanced run has and the unbalanced one does not).
  *
  * NITER iterations of: region "solve" (BASE_MS on every rank, plus EXTRA_MS on rank 0), on
  * rank 1 only region "side" (SIDE_MS), then MPI_Allreduce. With argument "balanced" the extra
@@ -7,9 +9,9 @@
  * run the hypothesis "balance:solve" predicts. Rank 0 is the bottleneck of the unbalanced run,
  * so "side" (rank 1, 25 ms < 60 ms per iteration) has slack: zeroing it saves nothing.
  *
- *   unbalanced   per iteration max(20 + 40, 20 + 5, 20) = 60 ms
- *   balanced     per iteration max(20 + 10, 20 + 10 + 5) = 35 ms  (the prediction for
- *                balance:solve: every rank's solve at the mean 30 ms, rank 1's side on top)
+ *   unbalanced   per iteration max(20 + 40, 20 + 5) = 60 ms
+ *   balanced     per iteration max(20 + 20, 20 + 20 + 5) = 45 ms  (the prediction for
+ *                balance:solve: both ranks' solve at the mean 40 ms, rank 1's side on top)
  *
  * Computation sleeps to absolute deadlines (clock_nanosleep TIMER_ABSTIME) from the region's
  * start, so it holds on a loaded machine up to the scheduler's wake-up latency.
