@@ -303,439 +303,495 @@ bool decode_lanes(const std::vector<unsigned char>& b, std::vector<Hypothesis>& 
   return at == b.size();
 }
 
-Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
-                const engine::Group& group, WhatIfResult& out) {
-  const engine::Timeline& t = *in.timeline;
-  const engine::P2pMatch& match = *in.match;
-  const std::vector<engine::CollSync>& csync = *in.csync;
-  const size_t V = lanes.size();
-  const int me = group.rank(), P = group.size();
-  const uint64_t t0 = clock::monotonic_ns();
-  out = WhatIfResult{};
-  out.ranks = P;
-  if (V == 0) return Status::kOk;
-  if (V > kMaxLanes) return Status::kInvalidArgument;  // rank 0 keeps to it (whatif_report)
+namespace {
 
-  // The model follows the main thread: with other threads calling MPI it does not apply.
-  int threads = t.mpi_locations > 1 ? 1 : 0;
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&threads, 1, engine::ReduceOp::kMax));
-  if (threads) {
-    out.failure = "threads other than the main one call MPI (the model replays the main thread)";
-    return Status::kOk;
-  }
+// One-sided waits (the RMA pass's): the waiter asks each causer for its cause's time, named
+// by the waiter's own wait index; the causer tells it when it replays the call.
+struct RmaAsk {
+  uint32_t call;  // the causer's call
+  uint32_t key;   // the waiter's wait index
+  double time;    // the cause's measured time (enter or exit of `call`)
+};
+struct RmaTell {
+  int32_t waiter;
+  uint32_t key;
+  bool at_exit;
+  double time;  // measured: for causes the replay does not move
+};
 
-  // --- Location 0's calls: [0, n0), in call order; the replay runs to MPI_Finalize's entry.
-  size_t n0 = 0;
-  while (n0 < t.calls.size() && t.calls[n0].location == 0) ++n0;
-  const size_t init = t.init_call != engine::kNoCall && t.init_call < n0 ? t.init_call : 0;
-  const size_t fin = t.finalize_call != engine::kNoCall && t.finalize_call < n0 ? t.finalize_call
-                     : n0 > 0                                                  ? n0 - 1
-                                                                               : 0;
-  const bool have_gaps = t.gap_begin.size() == t.calls.size() + 1;
+const std::vector<RmaWait>& no_rma_waits() {
+  static const std::vector<RmaWait> none;
+  return none;
+}
 
-  // --- Factors per lane and local call-path node.
-  const std::vector<int>& l2g = *in.local_to_global;
-  const size_t N = l2g.size();
-  std::vector<double> fac(V * N, 1.0);
-  std::vector<uint8_t> hit(V * N, 0);
-  for (size_t l = 0; l < V; ++l) {
-    if (lanes[l].callpaths.empty()) continue;
-    std::vector<int> ids = lanes[l].callpaths;
-    std::sort(ids.begin(), ids.end());
-    for (size_t n = 0; n < N; ++n)
-      if (std::binary_search(ids.begin(), ids.end(), l2g[n])) hit[l * N + n] = 1;
-  }
-  // Balance: this rank's time in the lane's call paths, and the mean over ranks with any.
-  std::vector<double> mine(V, 0.0), useful(2, 0.0);
-  for (size_t k = init + 1; have_gaps && k <= fin && k < n0; ++k) {
-    for (uint32_t e = t.gap_begin[k]; e < t.gap_begin[k + 1]; ++e) {
-      const engine::GapEntry& g = t.gaps[e];
-      if (g.node < 0 || size_t(g.node) >= N) continue;
-      for (size_t l = 0; l < V; ++l)
-        if (hit[l * N + size_t(g.node)]) mine[l] += g.seconds;
+// The replay of one rank (whatif.h: the model), in steps: set_factors, index_calls and
+// ask_rma_causes prepare (the first and last are collective), then every call of the main
+// thread in order: enter_call, post, complete, exit; reduce gathers the lanes' figures.
+class Simulator {
+ public:
+  Simulator(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group)
+      : in_(in), t_(*in.timeline), match_(*in.match), lanes_(lanes), group_(group), V_(lanes.size()),
+        me_(group.rank()), P_(group.size()), rw_(in.rma_waits ? *in.rma_waits : no_rma_waits()),
+        rp_(group, lanes.size(), in.timeout_s), cur_(V_), enter_(V_), ready_(V_), v_(V_),
+        fin_time_(V_), wait_(V_, 0.0) {}
+
+  Status run(WhatIfResult& out) {
+    const uint64_t t0 = clock::monotonic_ns();
+    locate_calls();
+    CRITPATH_FORWARD_IF_ERROR(set_factors());
+    index_calls();
+    CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
+    Status status = Status::kOk;
+    for (const RmaTell& x : rma_tell_now_) {  // causes the replay does not move: as measured
+      const std::vector<double> at(V_, x.time);
+      if (status == Status::kOk) status = rp_.tell(x.waiter, kRma, x.key, 0, at.data());
     }
-    useful[0] += std::max(0.0, t.calls[k].enter - t.calls[k - 1].exit);
+    for (size_t k = 0; k < n0_ && k <= fin_ && status == Status::kOk; ++k) {
+      enter_call(k);
+      if (k == fin_) {
+        fin_time_ = enter_;
+        fin_m_ = t_.calls[k].enter;
+        break;
+      }
+      status = post(k);
+      double ready_m = kNone;
+      if (status == Status::kOk) status = complete(k, ready_m);
+      if (status == Status::kOk) status = exit_call(k, ready_m);
+    }
+    if (status == Status::kOk && (fin_ >= n0_ || n0_ == 0)) fin_time_ = cur_;
+    // Every rank ends its replay the same way, also after a failure (its deadline passed).
+    const Status fs = rp_.finish(group_);
+    if (status == Status::kOk) status = fs;
+    return reduce(status, double(clock::monotonic_ns() - t0) * 1e-9, out);
   }
-  {
-    std::vector<double> sums(2 * V, 0.0);
-    for (size_t l = 0; l < V; ++l) {
+
+ private:
+  // A collective instance as this rank replays it.
+  struct Inst {
+    const engine::CollRecord* rec;
+    const engine::CollSync* cs;
+    engine::CollKind kind;
+    const std::vector<int32_t>* members;
+    uint32_t in_type, out_type, a, b;  // its keys: (communicator or window, ordinal)
+    int n, my, root;
+    bool blocking;
+  };
+
+  // Location 0's calls are [0, n0_), in call order; the replay runs to MPI_Finalize's entry.
+  void locate_calls() {
+    while (n0_ < t_.calls.size() && t_.calls[n0_].location == 0) ++n0_;
+    init_ = t_.init_call != engine::kNoCall && t_.init_call < n0_ ? t_.init_call : 0;
+    fin_ = t_.finalize_call != engine::kNoCall && t_.finalize_call < n0_ ? t_.finalize_call
+           : n0_ > 0                                                     ? n0_ - 1
+                                                                         : 0;
+    have_gaps_ = t_.gap_begin.size() == t_.calls.size() + 1;
+  }
+
+  // Factors per lane and local call-path node; balance needs every rank's time in the lane's
+  // call paths (the mean over the ranks with any). Collective.
+  Status set_factors() {
+    const std::vector<int>& l2g = *in_.local_to_global;
+    N_ = l2g.size();
+    fac_.assign(V_ * N_, 1.0);
+    hit_.assign(V_ * N_, 0);
+    for (size_t l = 0; l < V_; ++l) {
+      any_slack_ |= lanes_[l].kind == LaneKind::kSlack;
+      std::vector<int> ids = lanes_[l].callpaths;
+      std::sort(ids.begin(), ids.end());
+      for (size_t n = 0; n < N_ && !ids.empty(); ++n)
+        if (std::binary_search(ids.begin(), ids.end(), l2g[n])) hit_[l * N_ + n] = 1;
+    }
+    std::vector<double> mine(V_, 0.0);
+    for (size_t k = init_ + 1; have_gaps_ && k <= fin_ && k < n0_; ++k) {
+      for (uint32_t e = t_.gap_begin[k]; e < t_.gap_begin[k + 1]; ++e) {
+        const engine::GapEntry& g = t_.gaps[e];
+        if (g.node < 0 || size_t(g.node) >= N_) continue;
+        for (size_t l = 0; l < V_; ++l)
+          if (hit_[l * N_ + size_t(g.node)]) mine[l] += g.seconds;
+      }
+      useful_ += std::max(0.0, t_.calls[k].enter - t_.calls[k - 1].exit);
+    }
+    std::vector<double> sums(2 * V_, 0.0);  // time, ranks with any
+    for (size_t l = 0; l < V_; ++l) {
       sums[l] = mine[l];
-      sums[V + l] = mine[l] > 0 ? 1.0 : 0.0;
+      sums[V_ + l] = mine[l] > 0 ? 1.0 : 0.0;
     }
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
-    for (size_t l = 0; l < V; ++l) {
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
+    for (size_t l = 0; l < V_; ++l) {
       double f = 1.0;
-      switch (lanes[l].kind) {
+      switch (lanes_[l].kind) {
         case LaneKind::kBalance:
-          f = mine[l] > 0 && sums[V + l] > 0 ? (sums[l] / sums[V + l]) / mine[l] : 1.0;
+          f = mine[l] > 0 && sums[V_ + l] > 0 ? (sums[l] / sums[V_ + l]) / mine[l] : 1.0;
           break;
         case LaneKind::kZero:
         case LaneKind::kSlack:
           f = 0.0;
           break;
         case LaneKind::kScale:
-          f = lanes[l].factor;
+          f = lanes_[l].factor;
           break;
         default:
           break;
       }
-      for (size_t n = 0; n < N; ++n)
-        if (hit[l * N + n]) fac[l * N + n] = f;
+      for (size_t n = 0; n < N_; ++n)
+        if (hit_[l * N_ + n]) fac_[l * N_ + n] = f;
     }
+    return Status::kOk;
   }
-  bool any_slack = false;
-  for (const Hypothesis& h : lanes) any_slack |= h.kind == LaneKind::kSlack;
 
-  // --- What each call posts and completes.
-  ByCall sends_at, recvs_at, posts_at, completes_at;
-  std::vector<CollRef> colls;
-  {
+  // What each call posts and completes; the collective instances replayed, their ordinals per
+  // communicator / window (as sync_collectives numbers them) and members' world ranks.
+  void index_calls() {
     std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
-    for (uint32_t i = 0; i < t.sends.size(); ++i)
-      if (t.sends[i].call < n0 && i < match.group.size() && match.group[i] != UINT32_MAX)
-        s.push_back({t.sends[i].call, i});
-    for (uint32_t i = 0; i < t.recvs.size(); ++i)
-      if (t.recvs[i].complete_call < n0 && i < match.send_group.size() &&
-          match.send_group[i] != UINT32_MAX)
-        r.push_back({t.recvs[i].complete_call, i});
-    auto add_colls = [&](const std::vector<engine::CollRecord>& recs,
-                         const std::vector<engine::CollSync>* sync, bool window) {
+    for (uint32_t i = 0; i < t_.sends.size(); ++i)
+      if (t_.sends[i].call < n0_ && i < match_.group.size() && match_.group[i] != UINT32_MAX)
+        s.push_back({t_.sends[i].call, i});
+    for (uint32_t i = 0; i < t_.recvs.size(); ++i)
+      if (t_.recvs[i].complete_call < n0_ && i < match_.send_group.size() &&
+          match_.send_group[i] != UINT32_MAX)
+        r.push_back({t_.recvs[i].complete_call, i});
+    std::vector<uint32_t> ref_of[2] = {std::vector<uint32_t>(t_.colls.size(), UINT32_MAX),
+                                       std::vector<uint32_t>(t_.win_colls.size(), UINT32_MAX)};
+    for (int w = 0; w < 2; ++w) {
+      const auto& recs = w ? t_.win_colls : t_.colls;
+      const std::vector<engine::CollSync>* sync = w ? in_.wsync : in_.csync;
       for (uint32_t i = 0; sync && i < recs.size() && i < sync->size(); ++i) {
         const engine::CollSync& cs = (*sync)[i];
-        const engine::CollKind kind = window ? engine::CollKind::kBarrier : recs[i].kind;
+        const engine::CollKind kind = w ? engine::CollKind::kBarrier : recs[i].kind;
         if (!cs.valid || kind == engine::CollKind::kOther || !engine::synchronizes(kind, cs)) continue;
-        if (recs[i].call >= n0 || recs[i].complete_call >= n0) continue;
-        const uint32_t ref = uint32_t(colls.size());
-        colls.push_back({i, window});
-        p.push_back({recs[i].call, ref});
-        c.push_back({recs[i].complete_call, ref});
+        if (recs[i].call >= n0_ || recs[i].complete_call >= n0_) continue;
+        ref_of[w][i] = uint32_t(colls_.size());
+        p.push_back({recs[i].call, uint32_t(colls_.size())});
+        c.push_back({recs[i].complete_call, uint32_t(colls_.size())});
+        colls_.push_back({i, w == 1});
       }
-    };
-    add_colls(t.colls, &csync, false);
-    add_colls(t.win_colls, in.wsync, true);
-    sends_at.build(n0, s);
-    recvs_at.build(n0, r);
-    posts_at.build(n0, p);
-    completes_at.build(n0, c);
-  }
-  // Instance ordinals per communicator / window (the order sync_collectives numbers them in)
-  // and the members' world ranks.
-  std::vector<uint32_t> ordinal(colls.size(), 0);
-  std::map<std::pair<bool, uint32_t>, std::vector<int32_t>> members;
-  {
-    std::map<std::pair<bool, uint32_t>, uint32_t> next;
-    std::vector<std::pair<uint32_t, uint32_t>> order;  // (record index, ref), per kind
-    std::vector<uint32_t> ref_of_coll(t.colls.size(), UINT32_MAX), ref_of_win(t.win_colls.size(), UINT32_MAX);
-    for (uint32_t ref = 0; ref < colls.size(); ++ref)
-      (colls[ref].window ? ref_of_win : ref_of_coll)[colls[ref].index] = ref;
+    }
+    sends_at_.build(n0_, s);
+    recvs_at_.build(n0_, r);
+    posts_at_.build(n0_, p);
+    completes_at_.build(n0_, c);
     // Every record counts towards its key's ordinal, replayed or not.
+    ordinal_.assign(colls_.size(), 0);
+    std::map<std::pair<bool, uint32_t>, uint32_t> next;
     for (int w = 0; w < 2; ++w) {
-      const auto& recs = w ? t.win_colls : t.colls;
-      const auto& ref_of = w ? ref_of_win : ref_of_coll;
+      const auto& recs = w ? t_.win_colls : t_.colls;
       for (uint32_t i = 0; i < recs.size(); ++i) {
-        const std::pair<bool, uint32_t> key{w == 1, recs[i].comm};
-        const uint32_t o = next[key]++;
-        if (ref_of[i] != UINT32_MAX) ordinal[ref_of[i]] = o;
+        const uint32_t o = next[{w == 1, recs[i].comm}]++;
+        if (ref_of[w][i] != UINT32_MAX) ordinal_[ref_of[w][i]] = o;
       }
     }
     std::map<uint32_t, std::vector<int32_t>> windows;
-    for (const defs::WindowDef& w : in.definitions->windows.snapshot()) windows[w.id] = w.members;
-    for (const CollRef& c : colls) {
-      const engine::CollRecord& rec = c.window ? t.win_colls[c.index] : t.colls[c.index];
+    for (const defs::WindowDef& w : in_.definitions->windows.snapshot()) windows[w.id] = w.members;
+    for (const CollRef& c : colls_) {
+      const engine::CollRecord& rec = c.window ? t_.win_colls[c.index] : t_.colls[c.index];
       const std::pair<bool, uint32_t> key{c.window, rec.comm};
-      if (members.count(key)) continue;
-      members[key] = c.window ? windows[rec.comm]
-                              : engine::comm_members(in.definitions->comms, rec.comm, P, me);
+      if (!members_.count(key))
+        members_[key] = c.window ? windows[rec.comm]
+                                 : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
     }
+    posted_.assign(colls_.size() * V_, 0.0);
   }
 
-  // --- One-sided waits (the RMA pass's): the waiter asks each causer for its cause's time,
-  // named by the waiter's own wait index; the causer tells it when it replays the call.
-  struct RmaAsk {
-    uint32_t call;   // the causer's call
-    uint32_t key;    // the waiter's wait index
-    double time;     // the cause's measured time (enter or exit of `call`)
-  };
-  struct RmaTell {
-    int32_t waiter;
-    uint32_t key;
-    bool at_exit;
-    double time;  // measured: for causes the replay does not move
-  };
-  std::vector<std::pair<uint32_t, uint32_t>> rma_need;  // (waiting call, wait index)
-  std::map<uint32_t, std::vector<RmaTell>> rma_tell;    // causer's call -> whom to tell
-  std::vector<RmaTell> rma_tell_now;                    // causes outside the replayed calls
-  const std::vector<RmaWait> no_rma;
-  const std::vector<RmaWait>& rw = in.rma_waits ? *in.rma_waits : no_rma;
-  {
-    std::vector<std::vector<RmaAsk>> asks(static_cast<size_t>(P));
-    for (uint32_t i = 0; i < rw.size(); ++i) {
-      const RmaWait& w = rw[i];
-      if (w.window_coll || w.causer < 0 || w.causer >= P || w.causer == me || w.call >= n0 ||
+  // Collective: tells every causer which of its calls this rank's one-sided waits depend on.
+  Status ask_rma_causes() {
+    std::vector<std::vector<RmaAsk>> asks(static_cast<size_t>(P_));
+    std::vector<std::pair<uint32_t, uint32_t>> need;  // (waiting call, wait index)
+    for (uint32_t i = 0; i < rw_.size(); ++i) {
+      const RmaWait& w = rw_[i];
+      if (w.window_coll || w.causer < 0 || w.causer >= P_ || w.causer == me_ || w.call >= n0_ ||
           w.cause_call == engine::kNoCall)
         continue;
       asks[size_t(w.causer)].push_back({w.cause_call, i, w.cause_time});
-      rma_need.push_back({w.call, i});
+      need.push_back({w.call, i});
     }
+    rma_need_at_.build(n0_, need);
     std::vector<unsigned char> send, recv;
-    std::vector<int> counts(size_t(P), 0), recv_counts;
-    for (int d = 0; d < P; ++d) {
+    std::vector<int> counts(size_t(P_), 0), recv_counts;
+    for (int d = 0; d < P_; ++d) {
       counts[size_t(d)] = int(asks[size_t(d)].size() * sizeof(RmaAsk));
       const auto* b = reinterpret_cast<const unsigned char*>(asks[size_t(d)].data());
       send.insert(send.end(), b, b + counts[size_t(d)]);
     }
-    CRITPATH_FORWARD_IF_ERROR(group.alltoallv(send.data(), counts, recv, recv_counts));
+    CRITPATH_FORWARD_IF_ERROR(group_.alltoallv(send.data(), counts, recv, recv_counts));
     size_t at = 0;
-    for (int src = 0; src < P; ++src) {
+    for (int src = 0; src < P_; ++src) {
       const size_t n = size_t(recv_counts[size_t(src)]) / sizeof(RmaAsk);
       for (size_t j = 0; j < n; ++j) {
         RmaAsk a;
         std::memcpy(&a, recv.data() + at + j * sizeof a, sizeof a);
-        const bool replayed = a.call < n0 && a.call < fin && a.call > init;
-        const bool at_exit = replayed && std::fabs(a.time - t.calls[a.call].exit) <
-                                             std::fabs(a.time - t.calls[a.call].enter);
-        (replayed ? rma_tell[a.call] : rma_tell_now).push_back({src, a.key, at_exit, a.time});
+        const bool replayed = a.call < n0_ && a.call < fin_ && a.call > init_;
+        const bool at_exit = replayed && std::fabs(a.time - t_.calls[a.call].exit) <
+                                             std::fabs(a.time - t_.calls[a.call].enter);
+        (replayed ? rma_tell_[a.call] : rma_tell_now_).push_back({src, a.key, at_exit, a.time});
       }
       at += size_t(recv_counts[size_t(src)]);
     }
-    std::sort(rma_need.begin(), rma_need.end());
-  }
-  ByCall rma_need_at;
-  {
-    std::vector<std::pair<uint32_t, uint32_t>> v(rma_need.begin(), rma_need.end());
-    rma_need_at.build(n0, v);
-  }
-
-  // --- The replay.
-  Replay rp(group, V, in.timeout_s);
-  std::vector<double> cur(V), enter(V), ready(V), v(V), fin_time(V), wait(V, 0.0);
-  std::vector<double> posted(colls.size() * V, 0.0);  // a member's enter' at the post
-  double wait_m = 0, fin_m = 0, clamped = 0;
-  size_t seg_from = 0;
-  const std::vector<CpSegment> no_segments;
-  const std::vector<CpSegment>& segs = in.cp_segments ? *in.cp_segments : no_segments;
-  Status status = Status::kOk;
-  for (const RmaTell& x : rma_tell_now) {  // causes the replay does not move: as measured
-    const std::vector<double> at(V, x.time);
-    if (status == Status::kOk) status = rp.tell(x.waiter, kRma, x.key, 0, at.data());
-  }
-
-  auto coll_of = [&](uint32_t ref, const engine::CollRecord*& rec, const engine::CollSync*& cs,
-                     engine::CollKind& kind, const std::vector<int32_t>*& mem) {
-    const CollRef& c = colls[ref];
-    rec = c.window ? &t.win_colls[c.index] : &t.colls[c.index];
-    cs = c.window ? &(*in.wsync)[c.index] : &csync[c.index];
-    kind = c.window ? engine::CollKind::kBarrier : rec->kind;
-    mem = &members[{c.window, rec->comm}];
-  };
-
-  for (size_t k = 0; k < n0 && k <= fin && status == Status::kOk; ++k) {
-    const engine::CallRecord& call = t.calls[k];
-    // Entry: measured up to MPI_Init, then the previous exit' plus the modified gap.
-    if (k <= init) {
-      std::fill(enter.begin(), enter.end(), call.enter);
-    } else {
-      const double gap = call.enter - t.calls[k - 1].exit;
-      double frac = 1.0;
-      if (any_slack) {
-        const double o = overlap(segs, seg_from, t.calls[k - 1].exit, call.enter);
-        frac = gap > 0 ? std::min(1.0, o / gap) : 0.0;
-      }
-      for (size_t l = 0; l < V; ++l) enter[l] = gap;
-      if (have_gaps)
-        for (uint32_t e = t.gap_begin[k]; e < t.gap_begin[k + 1]; ++e) {
-          const engine::GapEntry& g = t.gaps[e];
-          if (g.node < 0 || size_t(g.node) >= N) continue;
-          for (size_t l = 0; l < V; ++l) {
-            if (!hit[l * N + size_t(g.node)]) continue;
-            const double f = fac[l * N + size_t(g.node)];
-            enter[l] += g.seconds * (f - 1.0) * (lanes[l].kind == LaneKind::kSlack ? frac : 1.0);
-          }
-        }
-      for (size_t l = 0; l < V; ++l) enter[l] = cur[l] + std::max(0.0, enter[l]);
-    }
-    if (k == fin) {
-      fin_time = enter;
-      fin_m = call.enter;
-      break;
-    }
-    // Posts: messages sent, collective contributions.
-    for (uint32_t i = sends_at.begin[k]; i < sends_at.begin[k + 1] && status == Status::kOk; ++i) {
-      const uint32_t s = sends_at.items[i];
-      status = rp.tell(t.sends[s].peer, kP2p, match.group[s], match.pos[s], enter.data());
-    }
-    auto tell_rma = [&](bool at_exit, const std::vector<double>& when) {
-      const auto it = rma_tell.find(uint32_t(k));
-      if (it == rma_tell.end()) return;
-      for (const RmaTell& x : it->second)
-        if (x.at_exit == at_exit && status == Status::kOk)
-          status = rp.tell(x.waiter, kRma, x.key, 0, when.data());
-    };
-    tell_rma(false, enter);
-    for (uint32_t i = posts_at.begin[k]; i < posts_at.begin[k + 1] && status == Status::kOk; ++i) {
-      const uint32_t ref = posts_at.items[i];
-      const engine::CollRecord* rec;
-      const engine::CollSync* cs;
-      engine::CollKind kind;
-      const std::vector<int32_t>* mem;
-      coll_of(ref, rec, cs, kind, mem);
-      std::copy(enter.begin(), enter.end(), posted.begin() + ref * V);
-      const uint32_t type = colls[ref].window ? kWinIn : kCollIn;
-      const int n = int(mem->size()), my = cs->my_comm_rank, root = rec->root;
-      if (n != cs->comm_size || my < 0 || my >= n) continue;
-      const bool blocking = rec->call == rec->complete_call;
-      auto tell = [&](int m) {
-        if (status == Status::kOk) status = rp.tell((*mem)[size_t(m)], type, rec->comm, ordinal[ref], enter.data());
-      };
-      if (kind == engine::CollKind::kOneToN) {
-        if (my == root)
-          for (int m = 0; m < n; ++m)
-            if (m != my) tell(m);
-      } else if (kind == engine::CollKind::kNToOne) {
-        if (my != root && root >= 0 && root < n) tell(root);
-      } else if (blocking) {
-        if (my != 0) tell(0);  // the coordinator
-      } else {
-        for (int m = 0; m < n; ++m)
-          if (m != my && (kind != engine::CollKind::kScan || m > my)) tell(m);
-      }
-    }
-    // Completions: what the call waits for.
-    std::fill(ready.begin(), ready.end(), kNone);
-    double ready_m = kNone;
-    auto take = [&](const std::vector<double>& x) {
-      for (size_t l = 0; l < V; ++l) ready[l] = std::max(ready[l], x[l]);
-    };
-    for (uint32_t i = recvs_at.begin[k]; i < recvs_at.begin[k + 1] && status == Status::kOk; ++i) {
-      const uint32_t r = recvs_at.items[i];
-      status = rp.need(t.recvs[r].peer, kP2p, match.send_group[r], match.send_pos[r], v.data());
-      take(v);
-      ready_m = std::max(ready_m, match.send_enter[r]);
-    }
-    for (uint32_t i = completes_at.begin[k]; i < completes_at.begin[k + 1] && status == Status::kOk; ++i) {
-      const uint32_t ref = completes_at.items[i];
-      const engine::CollRecord* rec;
-      const engine::CollSync* cs;
-      engine::CollKind kind;
-      const std::vector<int32_t>* mem;
-      coll_of(ref, rec, cs, kind, mem);
-      const uint32_t in_type = colls[ref].window ? kWinIn : kCollIn;
-      const uint32_t out_type = colls[ref].window ? kWinOut : kCollOut;
-      const int n = int(mem->size()), my = cs->my_comm_rank, root = rec->root;
-      if (n != cs->comm_size || my < 0 || my >= n) continue;
-      const bool blocking = rec->call == rec->complete_call;
-      const uint32_t a = rec->comm, b = ordinal[ref];
-      std::vector<double> own(posted.begin() + ref * V, posted.begin() + (ref + 1) * V);
-      auto need = [&](int m) {
-        if (status == Status::kOk) status = rp.need((*mem)[size_t(m)], in_type, a, b, v.data());
-        return status == Status::kOk;
-      };
-      if (kind == engine::CollKind::kOneToN) {
-        if (my != root && root >= 0 && root < n && need(root)) {
-          take(v);
-          ready_m = std::max(ready_m, cs->root_begin);
-        }
-      } else if (kind == engine::CollKind::kNToOne) {
-        if (my == root) {
-          take(own);
-          for (int m = 0; m < n; ++m)
-            if (m != my && need(m)) take(v);
-          ready_m = std::max(ready_m, cs->latest_begin);
-        }
-      } else if (blocking && my != 0) {
-        if (status == Status::kOk) status = rp.need((*mem)[0], out_type, a, b, v.data());
-        take(v);
-        ready_m = std::max(ready_m, kind == engine::CollKind::kScan ? cs->prefix_latest : cs->latest_begin);
-      } else if (blocking) {
-        // The coordinator: every member's enter', the result to each.
-        std::vector<double> acc = own;
-        for (int m = 1; m < n && status == Status::kOk; ++m) {
-          if (!need(m)) break;
-          for (size_t l = 0; l < V; ++l) acc[l] = std::max(acc[l], v[l]);
-          if (kind == engine::CollKind::kScan)
-            status = rp.tell((*mem)[size_t(m)], out_type, a, b, acc.data());
-        }
-        for (int m = 1; m < n && status == Status::kOk && kind != engine::CollKind::kScan; ++m)
-          status = rp.tell((*mem)[size_t(m)], out_type, a, b, acc.data());
-        take(kind == engine::CollKind::kScan ? own : acc);
-        ready_m = std::max(ready_m, kind == engine::CollKind::kScan ? cs->prefix_latest : cs->latest_begin);
-        if (status == Status::kOk) status = rp.flush_all();  // the members are waiting for it
-      } else {
-        take(own);
-        for (int m = 0; m < n && status == Status::kOk; ++m)
-          if (m != my && (kind != engine::CollKind::kScan || m < my) && need(m)) take(v);
-        ready_m = std::max(ready_m, kind == engine::CollKind::kScan ? cs->prefix_latest : cs->latest_begin);
-      }
-    }
-    for (uint32_t i = rma_need_at.begin[k]; i < rma_need_at.begin[k + 1] && status == Status::kOk; ++i) {
-      const uint32_t w = rma_need_at.items[i];
-      // A cause after the call's exit did not hold it up (a Win_complete that returned before
-      // the late post): no dependency.
-      if (rw[w].cause_time > call.exit + 1e-6) continue;
-      status = rp.need(rw[w].causer, kRma, w, 0, v.data());
-      take(v);
-      ready_m = std::max(ready_m, rw[w].cause_time);
-    }
-    // Exit: after the entry and what it waited for, plus what the call cost beyond waiting.
-    const double cost = std::max(0.0, call.exit - std::max(call.enter, ready_m));
-    if (call.exit + 1e-6 < ready_m) ++clamped;  // ended before what it waited for
-    if (k <= init) {
-      std::fill(cur.begin(), cur.end(), call.exit);
-      continue;
-    }
-    for (size_t l = 0; l < V; ++l) {
-      const double start = std::max(enter[l], ready[l]);
-      if (ready[l] > kNone) wait[l] += std::max(0.0, ready[l] - enter[l]);
-      cur[l] = start + (lanes[l].kind == LaneKind::kIdealNetwork ? 0.0 : cost);
-    }
-    tell_rma(true, cur);
-    if (ready_m > kNone) wait_m += std::max(0.0, ready_m - call.enter);
-  }
-  if (status == Status::kOk && (fin >= n0 || n0 == 0)) fin_time = cur;
-  // Every rank ends its replay the same way, also after a failure (its deadline passed).
-  const Status fs = rp.finish(group);
-  if (status == Status::kOk) status = fs;
-
-  int ok = status == Status::kOk ? 1 : 0;
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&ok, 1, engine::ReduceOp::kMin));
-  if (!ok) {
-    out.failure = "the replay did not complete within " + std::to_string(int(in.timeout_s)) +
-                  " s or met an inconsistent trace";
     return Status::kOk;
   }
-  // --- Reductions.
-  std::vector<double> mx(V + 2), sum(V + 5);
-  for (size_t l = 0; l < V; ++l) {
-    mx[l] = fin_time[l];
-    sum[l] = wait[l];
+
+  bool instance(uint32_t ref, Inst& x) {
+    const CollRef& c = colls_[ref];
+    x.rec = c.window ? &t_.win_colls[c.index] : &t_.colls[c.index];
+    x.cs = c.window ? &(*in_.wsync)[c.index] : &(*in_.csync)[c.index];
+    x.kind = c.window ? engine::CollKind::kBarrier : x.rec->kind;
+    x.members = &members_[{c.window, x.rec->comm}];
+    x.in_type = c.window ? kWinIn : kCollIn;
+    x.out_type = c.window ? kWinOut : kCollOut;
+    x.a = x.rec->comm;
+    x.b = ordinal_[ref];
+    x.n = int(x.members->size());
+    x.my = x.cs->my_comm_rank;
+    x.root = x.rec->root;
+    x.blocking = x.rec->call == x.rec->complete_call;
+    return x.n == x.cs->comm_size && x.my >= 0 && x.my < x.n;
   }
-  mx[V] = fin_m;
-  mx[V + 1] = useful[0];
-  sum[V] = wait_m;
-  sum[V + 1] = useful[0];
-  sum[V + 2] = double(rp.messages());
-  sum[V + 3] = double(rp.bytes());
-  sum[V + 4] = clamped;
-  double secs = double(clock::monotonic_ns() - t0) * 1e-9;
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&secs, 1, engine::ReduceOp::kMax));
-  out.ok = true;
-  for (size_t l = 0; l < V; ++l) {
-    out.span.push_back(mx[l] - in.first_init_enter);
-    out.pop_span.push_back(mx[l] - in.earliest_init_exit);
-    out.wait.push_back(sum[l]);
+
+  // Entry: measured up to MPI_Init, then the previous exit' plus the modified gap.
+  void enter_call(size_t k) {
+    const engine::CallRecord& call = t_.calls[k];
+    if (k <= init_) {
+      std::fill(enter_.begin(), enter_.end(), call.enter);
+      return;
+    }
+    const double gap = call.enter - t_.calls[k - 1].exit;
+    double frac = 1.0;  // of the gap on the critical path (slack lanes)
+    if (any_slack_) {
+      static const std::vector<CpSegment> none;
+      const double o = overlap(in_.cp_segments ? *in_.cp_segments : none, seg_from_,
+                               t_.calls[k - 1].exit, call.enter);
+      frac = gap > 0 ? std::min(1.0, o / gap) : 0.0;
+    }
+    std::fill(enter_.begin(), enter_.end(), gap);
+    for (uint32_t e = have_gaps_ ? t_.gap_begin[k] : 0; have_gaps_ && e < t_.gap_begin[k + 1]; ++e) {
+      const engine::GapEntry& g = t_.gaps[e];
+      if (g.node < 0 || size_t(g.node) >= N_) continue;
+      for (size_t l = 0; l < V_; ++l)
+        if (hit_[l * N_ + size_t(g.node)])
+          enter_[l] += g.seconds * (fac_[l * N_ + size_t(g.node)] - 1.0) *
+                       (lanes_[l].kind == LaneKind::kSlack ? frac : 1.0);
+    }
+    for (size_t l = 0; l < V_; ++l) enter_[l] = cur_[l] + std::max(0.0, enter_[l]);
   }
-  out.measured_span = mx[V] - in.first_init_enter;
-  out.measured_pop_span = mx[V] - in.earliest_init_exit;
-  out.measured_wait = sum[V];
-  out.useful_max = mx[V + 1];
-  out.useful_sum = sum[V + 1];
-  out.messages = uint64_t(sum[V + 2]);
-  out.bytes_sent = uint64_t(sum[V + 3]);
-  out.clamped = uint64_t(sum[V + 4]);
-  out.seconds = secs;
-  return Status::kOk;
+
+  Status tell_rma(size_t k, bool at_exit, const std::vector<double>& when) {
+    const auto it = rma_tell_.find(uint32_t(k));
+    if (it == rma_tell_.end()) return Status::kOk;
+    for (const RmaTell& x : it->second)
+      if (x.at_exit == at_exit) CRITPATH_FORWARD_IF_ERROR(rp_.tell(x.waiter, kRma, x.key, 0, when.data()));
+    return Status::kOk;
+  }
+
+  // Posts: messages sent, one-sided causes at entry, collective contributions.
+  Status post(size_t k) {
+    for (uint32_t i = sends_at_.begin[k]; i < sends_at_.begin[k + 1]; ++i) {
+      const uint32_t s = sends_at_.items[i];
+      CRITPATH_FORWARD_IF_ERROR(rp_.tell(t_.sends[s].peer, kP2p, match_.group[s], match_.pos[s], enter_.data()));
+    }
+    CRITPATH_FORWARD_IF_ERROR(tell_rma(k, false, enter_));
+    for (uint32_t i = posts_at_.begin[k]; i < posts_at_.begin[k + 1]; ++i)
+      CRITPATH_FORWARD_IF_ERROR(post_coll(posts_at_.items[i]));
+    return Status::kOk;
+  }
+
+  // 1 -> N: the root to every member; N -> 1: every member to the root; blocking N x N,
+  // barrier and scan: to the coordinator (comm rank 0); nonblocking ones: to every member
+  // (a scan: to the higher ranks), since a completion may come long after the post.
+  Status post_coll(uint32_t ref) {
+    std::copy(enter_.begin(), enter_.end(), posted_.begin() + ref * V_);
+    Inst x;
+    if (!instance(ref, x)) return Status::kOk;
+    auto tell = [&](int m) { return rp_.tell((*x.members)[size_t(m)], x.in_type, x.a, x.b, enter_.data()); };
+    if (x.kind == engine::CollKind::kOneToN) {
+      for (int m = 0; x.my == x.root && m < x.n; ++m)
+        if (m != x.my) CRITPATH_FORWARD_IF_ERROR(tell(m));
+    } else if (x.kind == engine::CollKind::kNToOne) {
+      if (x.my != x.root && x.root >= 0 && x.root < x.n) return tell(x.root);
+    } else if (x.blocking) {
+      if (x.my != 0) return tell(0);
+    } else {
+      for (int m = 0; m < x.n; ++m)
+        if (m != x.my && (x.kind != engine::CollKind::kScan || m > x.my)) CRITPATH_FORWARD_IF_ERROR(tell(m));
+    }
+    return Status::kOk;
+  }
+
+  void take(const std::vector<double>& x) {
+    for (size_t l = 0; l < V_; ++l) ready_[l] = std::max(ready_[l], x[l]);
+  }
+
+  // Completions: what the call waits for (ready_ per lane, `ready_m` measured).
+  Status complete(size_t k, double& ready_m) {
+    std::fill(ready_.begin(), ready_.end(), kNone);
+    for (uint32_t i = recvs_at_.begin[k]; i < recvs_at_.begin[k + 1]; ++i) {
+      const uint32_t r = recvs_at_.items[i];
+      CRITPATH_FORWARD_IF_ERROR(rp_.need(t_.recvs[r].peer, kP2p, match_.send_group[r], match_.send_pos[r], v_.data()));
+      take(v_);
+      ready_m = std::max(ready_m, match_.send_enter[r]);
+    }
+    for (uint32_t i = completes_at_.begin[k]; i < completes_at_.begin[k + 1]; ++i)
+      CRITPATH_FORWARD_IF_ERROR(complete_coll(completes_at_.items[i], ready_m));
+    for (uint32_t i = rma_need_at_.begin[k]; i < rma_need_at_.begin[k + 1]; ++i) {
+      const RmaWait& w = rw_[rma_need_at_.items[i]];
+      // A cause after the call's exit did not hold it up (a Win_complete that returned before
+      // the late post): no dependency.
+      if (w.cause_time > t_.calls[k].exit + 1e-6) continue;
+      CRITPATH_FORWARD_IF_ERROR(rp_.need(w.causer, kRma, rma_need_at_.items[i], 0, v_.data()));
+      take(v_);
+      ready_m = std::max(ready_m, w.cause_time);
+    }
+    return Status::kOk;
+  }
+
+  Status complete_coll(uint32_t ref, double& ready_m) {
+    Inst x;
+    if (!instance(ref, x)) return Status::kOk;
+    const std::vector<double> own(posted_.begin() + ref * V_, posted_.begin() + (ref + 1) * V_);
+    auto need = [&](int m, uint32_t type) { return rp_.need((*x.members)[size_t(m)], type, x.a, x.b, v_.data()); };
+    const bool scan = x.kind == engine::CollKind::kScan;
+    const double measured = scan ? x.cs->prefix_latest : x.cs->latest_begin;
+    if (x.kind == engine::CollKind::kOneToN) {
+      if (x.my == x.root || x.root < 0 || x.root >= x.n) return Status::kOk;
+      CRITPATH_FORWARD_IF_ERROR(need(x.root, x.in_type));
+      take(v_);
+      ready_m = std::max(ready_m, x.cs->root_begin);
+    } else if (x.kind == engine::CollKind::kNToOne) {
+      if (x.my != x.root) return Status::kOk;
+      take(own);
+      for (int m = 0; m < x.n; ++m) {
+        if (m == x.my) continue;
+        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
+        take(v_);
+      }
+      ready_m = std::max(ready_m, measured);
+    } else if (x.blocking && x.my != 0) {
+      CRITPATH_FORWARD_IF_ERROR(need(0, x.out_type));
+      take(v_);
+      ready_m = std::max(ready_m, measured);
+    } else if (x.blocking) {
+      // The coordinator: every member's enter', the result (a scan: the prefix) to each.
+      std::vector<double> acc = own;
+      for (int m = 1; m < x.n; ++m) {
+        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
+        for (size_t l = 0; l < V_; ++l) acc[l] = std::max(acc[l], v_[l]);
+        if (scan) CRITPATH_FORWARD_IF_ERROR(rp_.tell((*x.members)[size_t(m)], x.out_type, x.a, x.b, acc.data()));
+      }
+      for (int m = 1; !scan && m < x.n; ++m)
+        CRITPATH_FORWARD_IF_ERROR(rp_.tell((*x.members)[size_t(m)], x.out_type, x.a, x.b, acc.data()));
+      take(scan ? own : acc);
+      ready_m = std::max(ready_m, measured);
+      return rp_.flush_all();  // the members are waiting for it
+    } else {
+      take(own);
+      for (int m = 0; m < x.n; ++m) {
+        if (m == x.my || (scan && m > x.my)) continue;
+        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
+        take(v_);
+      }
+      ready_m = std::max(ready_m, measured);
+    }
+    return Status::kOk;
+  }
+
+  // Exit: after the entry and what it waited for, plus what the call cost beyond waiting.
+  Status exit_call(size_t k, double ready_m) {
+    const engine::CallRecord& call = t_.calls[k];
+    const double cost = std::max(0.0, call.exit - std::max(call.enter, ready_m));
+    if (call.exit + 1e-6 < ready_m) ++clamped_;  // ended before what it waited for
+    if (k <= init_) {
+      std::fill(cur_.begin(), cur_.end(), call.exit);
+      return Status::kOk;
+    }
+    for (size_t l = 0; l < V_; ++l) {
+      if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
+      cur_[l] = std::max(enter_[l], ready_[l]) + (lanes_[l].kind == LaneKind::kIdealNetwork ? 0.0 : cost);
+    }
+    if (ready_m > kNone) wait_m_ += std::max(0.0, ready_m - call.enter);
+    return tell_rma(k, true, cur_);
+  }
+
+  Status reduce(Status status, double seconds, WhatIfResult& out) {
+    int ok = status == Status::kOk ? 1 : 0;
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
+    if (!ok) {
+      out.failure = "the replay did not complete within " + std::to_string(int(in_.timeout_s)) +
+                    " s or met an inconsistent trace";
+      return Status::kOk;
+    }
+    std::vector<double> mx(V_ + 2), sum(V_ + 5);
+    for (size_t l = 0; l < V_; ++l) {
+      mx[l] = fin_time_[l];
+      sum[l] = wait_[l];
+    }
+    mx[V_] = fin_m_;
+    mx[V_ + 1] = useful_;
+    sum[V_] = wait_m_;
+    sum[V_ + 1] = useful_;
+    sum[V_ + 2] = double(rp_.messages());
+    sum[V_ + 3] = double(rp_.bytes());
+    sum[V_ + 4] = clamped_;
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&seconds, 1, engine::ReduceOp::kMax));
+    out.ok = true;
+    for (size_t l = 0; l < V_; ++l) {
+      out.span.push_back(mx[l] - in_.first_init_enter);
+      out.pop_span.push_back(mx[l] - in_.earliest_init_exit);
+      out.wait.push_back(sum[l]);
+    }
+    out.measured_span = mx[V_] - in_.first_init_enter;
+    out.measured_pop_span = mx[V_] - in_.earliest_init_exit;
+    out.measured_wait = sum[V_];
+    out.useful_max = mx[V_ + 1];
+    out.useful_sum = sum[V_ + 1];
+    out.messages = uint64_t(sum[V_ + 2]);
+    out.bytes_sent = uint64_t(sum[V_ + 3]);
+    out.clamped = uint64_t(sum[V_ + 4]);
+    out.seconds = seconds;
+    return Status::kOk;
+  }
+
+  const WhatIfInput& in_;
+  const engine::Timeline& t_;
+  const engine::P2pMatch& match_;
+  const std::vector<Hypothesis>& lanes_;
+  const engine::Group& group_;
+  const size_t V_;
+  const int me_, P_;
+  const std::vector<RmaWait>& rw_;
+  Replay rp_;
+  size_t N_ = 0, n0_ = 0, init_ = 0, fin_ = 0, seg_from_ = 0;
+  bool have_gaps_ = false, any_slack_ = false;
+  std::vector<double> fac_;   // [lane][node]
+  std::vector<uint8_t> hit_;  // [lane][node]: the lane changes the node's time
+  double useful_ = 0;         // computation between MPI_Init's exit and MPI_Finalize's entry
+  ByCall sends_at_, recvs_at_, posts_at_, completes_at_, rma_need_at_;
+  std::vector<CollRef> colls_;
+  std::vector<uint32_t> ordinal_;
+  std::map<std::pair<bool, uint32_t>, std::vector<int32_t>> members_;
+  std::map<uint32_t, std::vector<RmaTell>> rma_tell_;  // causer's call -> whom to tell
+  std::vector<RmaTell> rma_tell_now_;                   // causes outside the replayed calls
+  std::vector<double> cur_, enter_, ready_, v_, fin_time_, wait_;
+  std::vector<double> posted_;  // [instance][lane]: this rank's enter' at the post
+  double wait_m_ = 0, fin_m_ = 0, clamped_ = 0;
+};
+
+}  // namespace
+
+Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
+                const engine::Group& group, WhatIfResult& out) {
+  out = WhatIfResult{};
+  out.ranks = group.size();
+  if (lanes.empty()) return Status::kOk;
+  if (lanes.size() > kMaxLanes) return Status::kInvalidArgument;  // rank 0 keeps to it
+  // The model follows the main thread: with other threads calling MPI it does not apply.
+  int threads = in.timeline->mpi_locations > 1 ? 1 : 0;
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&threads, 1, engine::ReduceOp::kMax));
+  if (threads) {
+    out.failure = "threads other than the main one call MPI (the model replays the main thread)";
+    return Status::kOk;
+  }
+  Simulator sim(in, lanes, group);
+  return sim.run(out);
 }
 
 }  // namespace critpath::analyzer::passes

@@ -52,42 +52,58 @@ TEST_CASE("what-if: lanes travel to every rank unchanged", "[whatif]") {
   CHECK_FALSE(decode_lanes(cut, back));
 }
 
-// One rank: MPI_Init [0, 1]; computation 2.0 s (solve 1.5, other 0.5); MPI_Send to itself
-// [3, 3.5]; other 0.5 s; MPI_Recv of that message [4, 4.2]; solve 1.8 s; MPI_Finalize at 6.
-TEST_CASE("what-if: every lane of a one-rank timeline by hand", "[whatif]") {
+// A one-rank timeline: MPI_Init [0, 1], a message to itself sent at call 1 and received
+// (completed) at call 2, MPI_Finalize as call 3; `calls` holds the four (enter, exit) pairs,
+// `gaps` the computation before calls 1, 2, 3 as (node, seconds) lists. The match says the
+// send began at `send_enter`.
+struct OneRank {
   engine::Timeline t;
-  t.calls = {{0.0, 1.0, 0, 0, 0}, {3.0, 3.5, 0, 1, 0}, {4.0, 4.2, 0, 2, 0}, {6.0, 6.0, 0, 3, 0}};
-  t.init_call = 0;
-  t.finalize_call = 3;
-  t.mpi_locations = 1;
-  t.gap_begin = {0, 0, 2, 3, 4};
-  t.gaps = {{1, 1.5}, {2, 0.5}, {2, 0.5}, {1, 1.8}};
-  engine::SendRecord s;
-  s.peer = 0;
-  s.call = 1;
-  t.sends = {s};
-  engine::RecvRecord r;
-  r.peer = 0;
-  r.post_call = 2;
-  r.complete_call = 2;
-  t.recvs = {r};
   engine::P2pMatch m;
-  m.send_enter = {3.0};
-  m.send_group = {0};
-  m.send_pos = {0};
-  m.recv_post_enter = {4.0};
-  m.group = {0};
-  m.pos = {0};
   std::vector<engine::CollSync> csync;
   critpath::defs::Definitions defs;
   const std::vector<int> l2g = {0, 1, 2};  // node 1: solve, node 2: other
-
   WhatIfInput in;
-  in.timeline = &t;
-  in.match = &m;
-  in.csync = &csync;
-  in.definitions = &defs;
-  in.local_to_global = &l2g;
+
+  OneRank(const std::vector<std::pair<double, double>>& calls,
+          const std::vector<std::vector<engine::GapEntry>>& gaps, double send_enter) {
+    for (size_t k = 0; k < calls.size(); ++k)
+      t.calls.push_back({calls[k].first, calls[k].second, 0, uint32_t(k), 0});
+    t.init_call = 0;
+    t.finalize_call = 3;
+    t.mpi_locations = 1;
+    t.gap_begin = {0, 0};
+    for (const auto& g : gaps) {
+      t.gaps.insert(t.gaps.end(), g.begin(), g.end());
+      t.gap_begin.push_back(uint32_t(t.gaps.size()));
+    }
+    engine::SendRecord s;
+    s.peer = 0;
+    s.call = 1;
+    t.sends = {s};
+    engine::RecvRecord r;
+    r.peer = 0;
+    r.post_call = 2;
+    r.complete_call = 2;
+    t.recvs = {r};
+    m.send_enter = {send_enter};
+    m.send_group = {0};
+    m.send_pos = {0};
+    m.group = {0};
+    m.pos = {0};
+    in.timeline = &t;
+    in.match = &m;
+    in.csync = &csync;
+    in.definitions = &defs;
+    in.local_to_global = &l2g;
+  }
+};
+
+// One rank: MPI_Init [0, 1]; computation 2.0 s (solve 1.5, other 0.5); MPI_Send to itself
+// [3, 3.5]; other 0.5 s; MPI_Recv of that message [4, 4.2]; solve 1.8 s; MPI_Finalize at 6.
+TEST_CASE("what-if: every lane of a one-rank timeline by hand", "[whatif]") {
+  OneRank o({{0.0, 1.0}, {3.0, 3.5}, {4.0, 4.2}, {6.0, 6.0}}, {{{1, 1.5}, {2, 0.5}}, {{2, 0.5}}, {{1, 1.8}}},
+            3.0);
+  WhatIfInput& in = o.in;
   in.first_init_enter = 0.0;
   in.earliest_init_exit = 1.0;
   std::vector<Hypothesis> lanes(6);
@@ -126,37 +142,8 @@ TEST_CASE("what-if: every lane of a one-rank timeline by hand", "[whatif]") {
 // identity lane drifts from the measurement (the model check shows it): the receive now ends
 // at max(3.0, the send's replayed entry 2.0) + 0 = 3.0, the finalize 0.95 s later.
 TEST_CASE("what-if: a call that ended before what it waited for is clamped and counted", "[whatif]") {
-  engine::Timeline t;
-  t.calls = {{0.0, 1.0, 0, 0, 0}, {2.0, 2.1, 0, 1, 0}, {3.0, 3.05, 0, 2, 0}, {4.0, 4.0, 0, 3, 0}};
-  t.init_call = 0;
-  t.finalize_call = 3;
-  t.mpi_locations = 1;
-  t.gap_begin = {0, 0, 1, 2, 3};
-  t.gaps = {{1, 1.0}, {2, 0.9}, {1, 0.95}};
-  engine::SendRecord s;
-  s.peer = 0;
-  s.call = 1;
-  t.sends = {s};
-  engine::RecvRecord r;
-  r.peer = 0;
-  r.post_call = 2;
-  r.complete_call = 2;
-  t.recvs = {r};
-  engine::P2pMatch m;
-  m.send_enter = {3.1};
-  m.send_group = {0};
-  m.send_pos = {0};
-  m.group = {0};
-  m.pos = {0};
-  std::vector<engine::CollSync> csync;
-  critpath::defs::Definitions defs;
-  const std::vector<int> l2g = {0, 1, 2};
-  WhatIfInput in;
-  in.timeline = &t;
-  in.match = &m;
-  in.csync = &csync;
-  in.definitions = &defs;
-  in.local_to_global = &l2g;
+  OneRank o({{0.0, 1.0}, {2.0, 2.1}, {3.0, 3.05}, {4.0, 4.0}}, {{{1, 1.0}}, {{2, 0.9}}, {{1, 0.95}}}, 3.1);
+  WhatIfInput& in = o.in;
   std::vector<Hypothesis> lanes(1);
   WhatIfResult res;
   REQUIRE(simulate(in, lanes, engine::Group::local(), res) == critpath::Status::kOk);
