@@ -211,6 +211,30 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
       out.push_back(s + ".");
     }
   }
+  // What the simulation predicts for the best balancing hypothesis (analyzer/passes/whatif).
+  if (in.extra_json.contains("whatif") && in.extra_json["whatif"].is_array()) {
+    const nlohmann::json* best = nullptr;
+    for (const auto& e : in.extra_json["whatif"])
+      if (e.value("hypothesis", "").rfind("balance:", 0) == 0 && e.value("saving_pct", 0.0) >= 1.0 &&
+          (!best || e.value("saving_s", 0.0) > best->value("saving_s", 0.0)))
+        best = &e;
+    if (best) {
+      const std::string path = best->value("callpath", "");
+      std::snprintf(buf, sizeof buf,
+                    "Simulated: balancing %s over the ranks would save %.3f s (%.1f %% of the run)",
+                    path.c_str(), best->value("saving_s", 0.0), best->value("saving_pct", 0.0));
+      std::string s = buf;
+      const auto* lz = metric(in, "logical_zeroing");
+      const auto* sl = metric(in, "slack");
+      for (size_t g = 0; lz && sl && g < in.profile->callpaths.size(); ++g)
+        if (in.profile->callpaths[g].path == path && at(lz->by_callpath, g) > 0) {
+          std::snprintf(buf, sizeof buf, "; making it faster saves at least %.3f s (slack), %.3f s if "
+                        "it took no time", at(sl->by_callpath, g), at(lz->by_callpath, g));
+          s += buf;
+        }
+      out.push_back(s + " (What if).");
+    }
+  }
   // No functions or regions: the computation is one block in main.
   {
     bool divided = false;
