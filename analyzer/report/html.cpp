@@ -371,6 +371,33 @@ std::string td_num(double v, const std::string& shown) {
   return format("<td data-v=\"%.9g\">", v) + esc(shown) + "</td>";
 }
 
+// 6b. What if: the simulated hypotheses, largest saving first, and the POP metrics.
+std::string whatif_table(const json& report) {
+  const json& w = at(report, "whatif");
+  std::string o = "<h2>What if (simulated)</h2>\n";
+  if (!w.is_array()) return o + no_data("whatif", "No what-if simulation in report.json.");
+  o += "<table class=\"whatif sortable\"><thead><tr><th>Hypothesis</th><th>Predicted span</th>"
+       "<th>Saving</th><th>Saving %</th><th>Waiting time</th></tr></thead><tbody>";
+  for (const json& e : w) {
+    const double span = num(at(e, "predicted_span_s")), save = num(at(e, "saving_s"));
+    const double pct = num(at(e, "saving_pct")), wait = num(at(e, "predicted_wait_s"));
+    o += "<tr><td>" + esc(str(at(e, "hypothesis"))) + "</td>" + td_num(span, seconds(span)) +
+         td_num(save, seconds(save)) + td_num(pct, format("%.1f %%", pct)) +
+         td_num(wait, seconds(wait)) + "</tr>";
+  }
+  o += "</tbody></table>\n";
+  const json& pop = at(report, "pop");
+  if (pop.is_object()) {
+    o += "<table class=\"pop\"><thead><tr><th>POP metric</th><th>Value</th></tr></thead><tbody>";
+    for (const char* k : {"parallel_efficiency", "load_balance", "communication_efficiency",
+                          "serialisation_efficiency", "transfer_efficiency"})
+      o += "<tr><td>" + esc(k) + "</td>" + td_num(num(at(pop, k)), format("%.1f %%", 100 * num(at(pop, k)))) +
+           "</tr>";
+    o += "</tbody></table>\n";
+  }
+  return o;
+}
+
 // 7a. Wait states: one row per pattern with waiting time, largest first.
 std::string wait_table(const json& report) {
   const json& stats = at(report, "wait_state_stats");
@@ -564,6 +591,7 @@ std::string render_html(const json& report) {
   o += rank_bars(report);
   o += heatmaps(report);
   o += parallelism(report);
+  o += whatif_table(report);
   o += wait_table(report);
   o += callpath_table(report);
   o += format("<footer class=\"hint\">schema %s</footer>\n",

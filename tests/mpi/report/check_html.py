@@ -9,7 +9,8 @@ usage: check_html.py OUTDIR            the page exists and passes the checks bel
   bars        rank-bars has a computation + waiting column per rank (2 rects per rank at least);
               parallelism one bar per k = 0..P (report.json's histogram length)
   tables      wait-states and callpaths tables (class "sortable"); callpaths has one body row
-              per call path of metrics.time.by_callpath
+              per call path of metrics.time.by_callpath; whatif one per report.json whatif[]
+              entry, pop the five POP metrics
   offline     no src=, no <link> other than the data: icon, no http(s):// URL in an attribute:
               the page must open without network
   browser     `chromium --headless --dump-dom` and `--screenshot` of the file: the DOM comes
@@ -141,6 +142,10 @@ def check_structure(out, rep):
     check(page.tables["callpaths"] == ncp,
           f"callpaths table has {page.tables['callpaths']} rows, expected {ncp}")
     check(page.tables["wait-states"] >= 1, "wait-states table has no rows")
+    if "whatif" in rep:  # the simulation's hypotheses, one row each, and the POP metrics
+        check(page.tables.get("whatif") == len(rep["whatif"]),
+              f"whatif table has {page.tables.get('whatif')} rows, expected {len(rep['whatif'])}")
+        check(page.tables.get("pop") == 5, f"pop table has {page.tables.get('pop')} rows, expected 5")
     check(not page.external, f"references outside the file: {page.external[:5]}")
     return path
 
