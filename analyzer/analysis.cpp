@@ -428,8 +428,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       wi.rma_waits = &rma.waits;
       wi.first_init_enter = -lo_hi[0];
       wi.earliest_init_exit = rsync.earliest_init_exit;
-      // The replay needs a fraction of the run's time; the deadline only stops a broken one.
-      wi.timeout_s = 60.0 + 2.0 * std::max(0.0, lo_hi[1] + lo_hi[0]);
+      // In situ the replay has a budget (a message-bound run replays about as long as it
+      // communicated); offline only a deadline that stops a broken one.
+      const double wall = std::max(0.0, lo_hi[1] + lo_hi[0]);
+      wi.timeout_s = run.offline ? 60.0 + 2.0 * wall
+                                 : std::max(0.5, 0.01 * double(cfg.simulation_budget) * wall);
+      wi.budgeted = !run.offline;
+      wi.debug_delay_us = uint32_t(cfg.debug_simulation_delay);
       passes::WhatIfOptions wo;
       wo.hypotheses = cfg.whatif;
       wo.top = cfg.whatif_top;

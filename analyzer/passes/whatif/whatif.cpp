@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "libtrace/clock/clock.h"
@@ -96,12 +98,13 @@ struct CollRef {
 // The replay of one rank: its messages, inbox and lanes.
 class Replay {
  public:
-  Replay(const engine::Group& group, size_t lanes, double timeout_s)
-      : group_(group), V_(lanes), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
+  Replay(const engine::Group& group, size_t lanes, double timeout_s, uint32_t delay_us)
+      : group_(group), V_(lanes), delay_us_(delay_us), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
         got_(size_t(group.size()), 0),
         deadline_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
 
   size_t lanes() const { return V_; }
+  bool past_deadline() const { return clock::monotonic_ns() >= deadline_; }
   uint64_t messages() const { return messages_; }
   uint64_t bytes() const { return bytes_; }
 
@@ -132,6 +135,7 @@ class Replay {
   // The lane values `src` told this rank under the key, waiting for them if need be.
   Status need(int src, uint32_t type, uint32_t a, uint32_t b, double* v) {
     const Key k{src, type, a, b};
+    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     // Flushed before every dependency, found or not: the messages (and their count in the
     // report) are the same whatever the timing.
     CRITPATH_FORWARD_IF_ERROR(flush_all());
@@ -216,6 +220,7 @@ class Replay {
 
   const engine::Group& group_;
   size_t V_;
+  uint32_t delay_us_;  // testing aid (CRITPATH_DEBUG_SIMULATION_DELAY)
   std::vector<std::vector<unsigned char>> out_;  // per destination, not yet posted
   std::vector<uint64_t> sent_, got_;             // messages per peer
   std::unordered_map<Key, std::vector<double>, KeyHash> inbox_;
@@ -332,7 +337,7 @@ class Simulator {
   Simulator(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group)
       : in_(in), t_(*in.timeline), match_(*in.match), lanes_(lanes), group_(group), V_(lanes.size()),
         me_(group.rank()), P_(group.size()), rw_(in.rma_waits ? *in.rma_waits : no_rma_waits()),
-        rp_(group, lanes.size(), in.timeout_s), cur_(V_), enter_(V_), ready_(V_), v_(V_),
+        rp_(group, lanes.size(), in.timeout_s, in.debug_delay_us), cur_(V_), enter_(V_), ready_(V_), v_(V_),
         fin_time_(V_), wait_(V_, 0.0) {}
 
   Status run(WhatIfResult& out) {
@@ -713,8 +718,22 @@ class Simulator {
     int ok = status == Status::kOk ? 1 : 0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
     if (!ok) {
-      out.failure = "the replay did not complete within " + std::to_string(int(in_.timeout_s)) +
-                    " s or met an inconsistent trace";
+      // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
+      int late = rp_.past_deadline() ? 1 : 0;
+      CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&late, 1, engine::ReduceOp::kMax));
+      char why[256];
+      if (late && in_.budgeted)
+        std::snprintf(why, sizeof why,
+                      "the replay did not finish within its budget (%.2f s, CRITPATH_SIMULATION_BUDGET "
+                      "%% of the run): a message-bound run; `critpath-analyze --whatif` on the kept "
+                      "trace (CRITPATH_KEEP_TRACE=1) has none",
+                      in_.timeout_s);
+      else if (late)
+        std::snprintf(why, sizeof why, "the replay did not finish within %.0f s", in_.timeout_s);
+      else
+        std::snprintf(why, sizeof why, "the replay met an inconsistent trace");
+      out.failure = why;
+      out.over_budget = late != 0;
       return Status::kOk;
     }
     std::vector<double> mx(V_ + 2), sum(V_ + 5);

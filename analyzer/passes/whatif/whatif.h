@@ -93,12 +93,15 @@ struct WhatIfInput {
   double first_init_enter = 0;   // run-wide, the span's start
   double earliest_init_exit = 0;  // run-wide, POP's window start
   double timeout_s = 60;          // the replay gives up after this
+  bool budgeted = false;          // the timeout is CRITPATH_SIMULATION_BUDGET's (the note says so)
+  uint32_t debug_delay_us = 0;    // CRITPATH_DEBUG_SIMULATION_DELAY: sleep at every dependency
 };
 
 // Reduced over the ranks: the same on every rank.
 struct WhatIfResult {
   bool ok = false;
   std::string failure;            // why not, when !ok
+  bool over_budget = false;       // gave up at the deadline
   std::vector<double> span;       // per lane: last MPI_Finalize entry' - first MPI_Init entry
   std::vector<double> wait;       // per lane: waiting time summed over ranks
   std::vector<double> pop_span;   // per lane: last MPI_Finalize entry' - earliest MPI_Init exit
