@@ -49,6 +49,25 @@ bool get(const std::vector<unsigned char>& b, size_t& at, T& v) {
   return true;
 }
 
+// LEB128 for the small integers of a replay entry (keys, lane masks).
+void put_var(std::vector<unsigned char>& b, uint64_t v) {
+  while (v >= 0x80) {
+    b.push_back(uint8_t(v | 0x80));
+    v >>= 7;
+  }
+  b.push_back(uint8_t(v));
+}
+
+bool get_var(const std::vector<unsigned char>& b, size_t& at, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; shift < 64 && at < b.size(); shift += 7) {
+    const uint8_t c = b[at++];
+    v |= uint64_t(c & 0x7f) << shift;
+    if (!(c & 0x80)) return true;
+  }
+  return false;
+}
+
 // What a replay message entry is about. Point to point: (sender's group, position) of the
 // message (P2pMatch). Collectives: (communicator or window id, instance ordinal on it).
 enum EntryType : uint32_t {
@@ -116,16 +135,16 @@ class Replay {
     }
     if (dest < 0 || dest >= group_.size()) return Status::kInvalidArgument;
     std::vector<unsigned char>& o = out_[size_t(dest)];
-    put(o, type);
-    put(o, a);
-    put(o, b);
+    put_var(o, type);
+    put_var(o, a);
+    put_var(o, b);
     put(o, v[0]);
     // The other lanes as single-precision offsets to lane 0, only those that differ (a mask
     // says which): most hypotheses leave most of a run's times where they were.
     uint64_t mask = 0;
     for (size_t l = 1; l < V_; ++l)
       if (float(v[l] - v[0]) != 0.0f) mask |= uint64_t(1) << (l - 1);
-    put(o, mask);
+    put_var(o, mask);
     for (size_t l = 1; l < V_; ++l)
       if (mask >> (l - 1) & 1) put(o, float(v[l] - v[0]));
     if (o.size() >= kFlushBytes) return flush(dest);
@@ -200,12 +219,12 @@ class Replay {
     ++got_[size_t(src)];
     size_t at = 0;
     while (at < in.size()) {
-      Key k{src, 0, 0, 0};
+      uint64_t type = 0, a = 0, b = 0, mask = 0;
       double v0 = 0;
-      if (!get(in, at, k.type) || !get(in, at, k.a) || !get(in, at, k.b) || !get(in, at, v0))
+      if (!get_var(in, at, type) || !get_var(in, at, a) || !get_var(in, at, b) || !get(in, at, v0) ||
+          !get_var(in, at, mask))
         return Status::kCorrupt;
-      uint64_t mask = 0;
-      if (!get(in, at, mask)) return Status::kCorrupt;
+      const Key k{src, uint32_t(type), uint32_t(a), uint32_t(b)};
       std::vector<double>& v = inbox_[k];
       v.assign(V_, v0);
       for (size_t l = 1; l < V_; ++l) {
