@@ -716,20 +716,52 @@ class Simulator {
     return Status::kOk;
   }
 
-  // Exit: after the entry and what it waited for, plus what the call cost beyond waiting.
+  // The latency a dependency adds when the call did not wait for it in the run (the message
+  // was there before the receive began): the median of what this rank's waited-for
+  // dependencies of the same class (receives / collectives and one-sided) cost after they
+  // arrived, so far in the replay. 0 before the first.
+  struct Latency {
+    std::vector<double> seen;
+    double median = 0;
+    void add(double v) {
+      seen.push_back(v);
+      if (seen.size() <= 16 || (seen.size() & 63) == 0) {  // amortized
+        std::vector<double> c = seen;
+        std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
+        median = c[c.size() / 2];
+      }
+    }
+  };
+
+  // Exit: after the entry and what it waited for, plus what the call cost beyond that. A
+  // call that waited costs c = exit - ready after its dependency; one that did not, its own
+  // c = exit - enter after its entry, and after its dependency at least the latency the
+  // rank's waited-for dependencies show (capped so that the unmodified trace replays exactly):
+  //   waited:      exit' = max(enter', ready') + (exit - ready)
+  //   not waited:  exit' = max(enter' + (exit - enter), ready' + min(L, exit - ready))
   Status exit_call(size_t k, double ready_m) {
     const engine::CallRecord& call = t_.calls[k];
-    const double cost = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     if (call.exit + 1e-6 < ready_m) ++clamped_;  // ended before what it waited for
     if (k <= init_) {
       std::fill(cur_.begin(), cur_.end(), call.exit);
       return Status::kOk;
     }
+    const bool has_dep = ready_m > kNone, waited = has_dep && ready_m > call.enter;
+    Latency& lat = recvs_at_.begin[k] < recvs_at_.begin[k + 1] ? p2p_latency_ : coll_latency_;
+    const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
+    double after_dep = own;
+    if (waited) lat.add(own);
+    else if (has_dep) after_dep = std::min(lat.median, std::max(0.0, call.exit - ready_m));
     for (size_t l = 0; l < V_; ++l) {
       if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
-      cur_[l] = std::max(enter_[l], ready_[l]) + (lanes_[l].kind == LaneKind::kIdealNetwork ? 0.0 : cost);
+      if (lanes_[l].kind == LaneKind::kIdealNetwork)
+        cur_[l] = std::max(enter_[l], ready_[l]);
+      else if (waited || !has_dep)
+        cur_[l] = std::max(enter_[l], ready_[l]) + own;
+      else
+        cur_[l] = std::max(enter_[l] + own, ready_[l] + after_dep);
     }
-    if (ready_m > kNone) wait_m_ += std::max(0.0, ready_m - call.enter);
+    if (has_dep) wait_m_ += std::max(0.0, ready_m - call.enter);
     return tell_rma(k, true, cur_);
   }
 
@@ -811,6 +843,7 @@ class Simulator {
   std::vector<double> cur_, enter_, ready_, v_, fin_time_, wait_;
   std::vector<double> posted_;  // [instance][lane]: this rank's enter' at the post
   double wait_m_ = 0, fin_m_ = 0, clamped_ = 0;
+  Latency p2p_latency_, coll_latency_;
 };
 
 }  // namespace

@@ -24,9 +24,11 @@
 //                 a one-sided wait     its cause's enter' or exit' (the RMA pass's
 //                                      RmaWait: the post, the complete, the unlock, ...)
 //   exit'(k)  = max(enter'(k), ready'(k)) + c(k),  c(k) = exit(k) - max(enter(k), ready(k))
+//               (a call that did not wait in the run: max(enter' + c, ready' + L), L the
+//               latency its rank's waited-for dependencies show)
 //
 // c(k) is what the call cost beyond waiting in the measured run (transfer, overhead), taken
-// from the run itself; the ideal network sets it to 0. What the model leaves out keeps its
+// from the run itself; the ideal network sets it (and L) to 0. What the model leaves out keeps its
 // measured duration (docs/metrics.md lists it: late receivers, PSCW and lock epochs, ...).
 //
 // The replay runs on every rank at once and follows the run's own dependencies: a rank
