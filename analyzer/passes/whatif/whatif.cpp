@@ -717,18 +717,22 @@ class Simulator {
   }
 
   // The latency a dependency adds when the call did not wait for it in the run (the message
-  // was there before the receive began): the median of what this rank's waited-for
-  // dependencies of the same class (receives / collectives and one-sided) cost after they
-  // arrived, so far in the replay. 0 before the first.
+  // was there before the receive began): the median of what this rank's latest (up to 1024)
+  // waited-for dependencies of the same class (receives / collectives and one-sided) cost
+  // after they arrived. 0 before the first.
   struct Latency {
-    std::vector<double> seen;
+    static constexpr size_t kKeep = 1024;
+    std::vector<double> seen, scratch;
+    uint64_t added = 0;
     double median = 0;
     void add(double v) {
-      seen.push_back(v);
-      if (seen.size() <= 16 || (seen.size() & 63) == 0) {  // amortized
-        std::vector<double> c = seen;
-        std::nth_element(c.begin(), c.begin() + c.size() / 2, c.end());
-        median = c[c.size() / 2];
+      if (seen.size() < kKeep) seen.push_back(v);
+      else seen[added % kKeep] = v;
+      ++added;
+      if (added <= 16 || (added & 63) == 0) {  // amortized
+        scratch = seen;
+        std::nth_element(scratch.begin(), scratch.begin() + scratch.size() / 2, scratch.end());
+        median = scratch[scratch.size() / 2];
       }
     }
   };
