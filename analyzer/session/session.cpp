@@ -22,6 +22,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/session/fault.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -239,6 +240,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     runtime::record_region(*t, trace::EventKind::kEnter, init_region, t_enter);
     runtime::record_exit(*t, init_region);
     log::info0(2, "recording to %s (timer: %s)", g_run.output_dir.c_str(), g_run.timer_why.c_str());
+    fault_arm(g_run);  // from now on a fault leaves a partial trace
   } catch (...) {
     disable("internal error at MPI_Init");
   }
@@ -266,6 +268,7 @@ void on_pcontrol(int level) {
 }
 
 void on_finalize(uint32_t finalize_region) {
+  fault_disarm();
   const uint8_t phase = runtime::g_phase.load();
   if (phase != uint8_t(Phase::kRecording) && phase != uint8_t(Phase::kPaused)) return;
   const uint64_t wall0 = clock::monotonic_ns();
@@ -323,11 +326,16 @@ void after_finalize() {
   if (phase != uint8_t(Phase::kDisabled)) runtime::g_phase.store(uint8_t(Phase::kDone));
 }
 
-const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol};
+const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol, fault_abort};
 
-// The one load-time action of the library: tell libtrace who runs sessions. Only a pointer
-// store; no allocation, no I/O, safe in processes that never call MPI_Init (mpiexec itself).
-__attribute__((constructor)) void install_session() { runtime::register_session(&kHooks); }
+// The load-time actions of the library: tell libtrace who runs sessions, and register the exit
+// handler that writes a partial trace when the program exits without MPI_Finalize (registered
+// this early, it runs after the application's own exit handlers). No allocation, no I/O, safe
+// in processes that never call MPI_Init (mpiexec itself: the handler then does nothing).
+__attribute__((constructor)) void install_session() {
+  runtime::register_session(&kHooks);
+  fault_install_exit_handler();
+}
 
 }  // namespace
 }  // namespace critpath::analyzer
