@@ -21,7 +21,9 @@ SIGTERM to mpiexec once every rank has printed its line, as a batch system's tim
 With --who all under MPICH, mpiexec gets -disable-auto-cleanup so that every rank reaches its
 own fault (otherwise the launcher kills the slower ones before they fault). Even so, once the
 first rank has died of a signal MPICH's launcher may SIGKILL a rank still writing its partial
-trace: a traced run that lost a rank that way is repeated, up to 3 times in all. (MPICH's exit
+trace: a traced run that lost a rank that way is repeated, up to 3 times in all; so is one under
+Open MPI, whose launcher follows its SIGTERM with a SIGKILL that a rank waiting for a core may
+not outrun on an oversubscribed machine (1 rank in about 40 in measured runs). (MPICH's exit
 status is not deterministic either, traced or not: see OWN_STATUS below.)
 """
 import argparse
@@ -127,7 +129,8 @@ def main(argv):
             shutil.rmtree(args.out)
         rc_t, out_t, err_t = run(args, traced=True)
         wrote = glob.glob(os.path.join(args.out, "trace", "rank-*.json"))
-        if args.mpi != "mpich" or args.who != "all" or len(wrote) == args.np:
+        every_rank_writes = args.mpi == "openmpi" or (args.who == "all" and args.kind != "hang")
+        if not every_rank_writes or len(wrote) == args.np:
             break
         log(f"attempt {attempt + 1}: only {len(wrote)} of {args.np} ranks wrote before the launcher "
             "killed the rest; again")
@@ -163,7 +166,12 @@ def main(argv):
     log(f"partial traces written by ranks {wrote}; stderr lines from ranks {sorted(said)}")
     if not wrote:
         failures.append("no rank wrote a partial trace")
+    faulting_first = [int(args.who)] if args.who not in ("all", "-1") else []
     for r in wrote:
+        # Open MPI's launcher may drop a killed rank's last stderr output (its I/O forwarding
+        # ends with the job): a missing line is accepted there, never two.
+        if not said.get(r) and args.mpi == "openmpi" and r not in faulting_first:
+            continue
         if len(said.get(r, [])) != 1:
             failures.append(f"rank {r}: expected one 'critpath: rank {r}: ...: partial trace' line, got {said.get(r)}")
             continue
@@ -186,7 +194,8 @@ def main(argv):
     for r in faulting:
         if r not in wrote:
             failures.append(f"rank {r} faulted ({REASONS[args.kind]}) but wrote no partial trace")
-        elif said.get(r) and said[r][0][0] != REASONS[args.kind]:
+        # With every rank faulting, the launcher may stop a rank (SIGTERM) before its own fault.
+        elif said.get(r) and said[r][0][0] not in (REASONS[args.kind], "SIGTERM" if args.who == "all" else None):
             failures.append(f"rank {r}: reason '{said[r][0][0]}', expected '{REASONS[args.kind]}'")
 
     # 3. The re-analysis.
