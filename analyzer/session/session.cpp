@@ -22,6 +22,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/fault.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -311,10 +312,11 @@ void on_finalize(uint32_t finalize_region) {
     location.run = g_run;
     location.notes = log::notes();
     engine::Comm ranks;  // one traced rank per process: native MPI
-    if (engine::Comm::native(MPI_COMM_WORLD, ranks) == Status::kOk)
+    if (start_guarded_analysis(MPI_COMM_WORLD, ranks, config::current(), g_run.rank) == Status::kOk)
       run_analysis(location, ranks, wall0);
     else
       log::warn("cannot create the analysis communicator; no report");
+    end_guarded_analysis(config::current(), g_run.rank);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

@@ -28,6 +28,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/partial_trace.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -324,9 +325,9 @@ int main(int argc, char** argv) {
     Status made = Status::kOk;
     if (size == locations) {
       ranks.emplace_back();
-      made = analyzer::engine::Comm::native(MPI_COMM_WORLD, ranks.back());
+      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, ranks.back(), cfg, first);
     } else {
-      made = analyzer::engine::Comm::hosted(MPI_COMM_WORLD, locations, ranks);
+      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, locations, ranks, cfg, first, count);
     }
     if (made != Status::kOk || ranks.size() != loaded.size()) {
       std::fprintf(stderr, "critpath-analyze: process %d: cannot set up the analysis ranks\n", rank);
@@ -346,6 +347,7 @@ int main(int argc, char** argv) {
         });
       for (std::thread& t : threads) t.join();
     }
+    analyzer::end_guarded_analysis(cfg, first);
     ranks.clear();
   }
   MPI_Finalize();
