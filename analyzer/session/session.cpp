@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -95,7 +96,32 @@ bool mkdir_p(const std::string& path) {
   return true;
 }
 
+// Creates `base`, or the first of base.1, base.2, ... that does not exist, exclusively (mkdir
+// never reuses a directory, never follows a symlink: both are EEXIST), mode 0755 (less with a
+// stricter umask), and checks that a report fits in it (not read-only, not full). Returns its
+// name, or empty with `err` set to the errno that says why not.
+std::string create_fresh_dir(const std::string& base, int& err) {
+  for (int k = 0; k < 1000; ++k) {
+    std::string name = k == 0 ? base : base + "." + std::to_string(k);
+    if (mkdir(name.c_str(), 0755) == 0) {
+      if ((err = trace::ChunkStore::probe_spill(name + "/report.json", 1 << 20)) != 0) {
+        rmdir(name.c_str());
+        return {};
+      }
+      return name;
+    }
+    if (errno != EEXIST) {
+      err = errno;
+      return {};
+    }
+  }
+  err = EEXIST;
+  return {};
+}
+
 // Rank 0: creates a fresh directory, never reusing an existing one (".1", ".2", ... suffix).
+// When it cannot be created or written (read-only, full, a file in the way), the directory is
+// made in $TMPDIR (or /tmp) under the same name instead, with a warning.
 std::string create_output_dir(const std::string& wanted, const std::string& exe, int size) {
   std::string base = wanted.empty()
                          ? "critpath-" + exe + "-" + std::to_string(size) + "p-" + local_stamp()
@@ -103,20 +129,26 @@ std::string create_output_dir(const std::string& wanted, const std::string& exe,
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   const size_t slash = base.rfind('/');
   if (slash != std::string::npos && slash > 0) mkdir_p(base.substr(0, slash));
-  for (int k = 0; k < 1000; ++k) {
-    std::string name = k == 0 ? base : base + "." + std::to_string(k);
-    if (mkdir(name.c_str(), 0755) == 0) {
-      if (k > 0 && !wanted.empty())
-        log::warn("output directory %s exists; writing to %s instead", base.c_str(), name.c_str());
-      return name;
-    }
-    if (errno != EEXIST) {
-      log::warn("cannot create output directory %s (%s); no report will be written",
-                name.c_str(), std::strerror(errno));
-      return {};
-    }
+  int err = 0;
+  std::string name = create_fresh_dir(base, err);
+  if (!name.empty()) {
+    if (name != base && !wanted.empty())
+      log::warn("output directory %s exists; writing to %s instead", base.c_str(), name.c_str());
+    return name;
   }
-  return {};
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string fallback_base = std::string(tmp && *tmp ? tmp : "/tmp") + "/" +
+                                    (slash == std::string::npos ? base : base.substr(slash + 1));
+  int err2 = 0;
+  name = fallback_base == base ? std::string() : create_fresh_dir(fallback_base, err2);
+  if (name.empty()) {
+    log::warn("cannot create output directory %s (%s) nor %s (%s); no report will be written",
+              base.c_str(), std::strerror(err), fallback_base.c_str(), std::strerror(err2 ? err2 : err));
+    return {};
+  }
+  log::warn("cannot create output directory %s (%s); writing to %s instead", base.c_str(),
+            std::strerror(err), name.c_str());
+  return name;
 }
 
 std::string mpi_library_version() {
