@@ -3,6 +3,10 @@
 #
 #   ./test.sh                        MPICH build in ./build
 #   CRITPATH_MPI=openmpi ./test.sh   Open MPI build in ./build-openmpi
+#   ./test.sh --sanitize             ASan+UBSan build in ./build-asan (./build-openmpi-asan): the
+#                                    unit tests and the MPI tests of CRITPATH_SANITIZE_TEST_DIRS
+#                                    (tests/CMakeLists.txt); then, for MPICH, the threaded unit
+#                                    tests under TSan in ./build-tsan
 #
 # Steps: tools/install-deps.sh (apt only when a package is missing), cmake configure + build,
 # then ctest in three groups so MPI runs never compete with each other for the 2 cores:
@@ -11,6 +15,14 @@
 #   everything else                  in parallel (-j2)
 # All groups run even when one fails; the exit status is non-zero when any test failed.
 set -euo pipefail
+
+sanitize=0
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) sanitize=1 ;;
+    *) echo "usage: test.sh [--sanitize]" >&2; exit 2 ;;
+  esac
+done
 
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 cd "$root"
@@ -21,6 +33,15 @@ case "$mpi" in
   openmpi) build="build-openmpi" ;;
   *) echo "test.sh: CRITPATH_MPI must be mpich or openmpi, not '$mpi'" >&2; exit 2 ;;
 esac
+cmake_extra=()
+if [ "$sanitize" -eq 1 ]; then
+  build="$build-asan"
+  cmake_extra=(-DCRITPATH_SANITIZE=address)
+  # The MPI libraries are not instrumented and leak at exit by design: no leak checking. A
+  # preloaded instrumented libcritpath.so comes before libasan in the load order: allowed.
+  export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:halt_on_error=1:abort_on_error=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+fi
 jobs=$(nproc 2>/dev/null || echo 2)
 start=$SECONDS
 
@@ -35,7 +56,7 @@ if [ -f "$build/CMakeCache.txt" ] &&
 fi
 
 echo "test.sh: configuring $build (CRITPATH_MPI=$mpi)"
-cmake -S . -B "$build" -DCRITPATH_MPI="$mpi"
+cmake -S . -B "$build" -DCRITPATH_MPI="$mpi" "${cmake_extra[@]}"
 echo "test.sh: building with $jobs jobs"
 cmake --build "$build" -j "$jobs"
 echo "test.sh: build done after $((SECONDS - start)) s"
@@ -76,9 +97,27 @@ run_ctest() {
   n_passed=$((n_passed + total - bad))
   n_failed=$((n_failed + bad))
 }
-run_ctest "unit tests" -L '^unit$' -j "$jobs"
-run_ctest "MPI tests ($mpi)" -L '^mpi$' -j 1
-run_ctest "other tests" -LE '^(unit|mpi)$' -j "$jobs"
+if [ "$sanitize" -eq 0 ]; then
+  run_ctest "unit tests" -L '^unit$' -j "$jobs"
+  run_ctest "MPI tests ($mpi)" -L '^mpi$' -j 1
+  run_ctest "other tests" -LE '^(unit|mpi)$' -j "$jobs"
+else
+  run_ctest "unit tests (ASan+UBSan)" -L '^unit$' -j "$jobs"
+  # A sanitizer build registers only a subset of the MPI tests (CRITPATH_SANITIZE_TEST_DIRS).
+  run_ctest "MPI tests ($mpi, ASan+UBSan)" -L '^mpi$' -j 1
+  if [ "$mpi" = mpich ]; then
+    # TSan: the unit tests whose code runs threads (recorder, hooks, buffers, wrappers' tables,
+    # the critical-path walk). Only the unit test program is built.
+    echo "test.sh: configuring build-tsan (TSan)"
+    cmake -S . -B build-tsan -DCRITPATH_MPI=mpich -DCRITPATH_SANITIZE=thread
+    cmake --build build-tsan -j "$jobs" --target critpath_unit_tests
+    build_saved=$build
+    build=build-tsan
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
+      run_ctest "threaded unit tests (TSan)" -R '^unit\.(runtime|hooks|buffer|wrappers|engine)$' -j "$jobs"
+    build=$build_saved
+  fi
+fi
 
 # For .ci/run, which adds up the runs of both MPI libraries.
 if [ -n "${CRITPATH_COUNTS_FILE:-}" ]; then

@@ -11,6 +11,7 @@
 // processes (MPI_Allreduce); everything else travels as per-rank byte blobs in one
 // MPI_Alltoallv over the hosting processes.
 #include "analyzer/engine/comm.h"
+#include "analyzer/engine/watchdog.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -197,8 +198,14 @@ Comm Comm::member(std::shared_ptr<HostedComm> h, int rank, int size) {
 
 Status Comm::native(MPI_Comm comm, Comm& out) {
   MPI_Comm dup = MPI_COMM_NULL;
-  const int rc = PMPI_Comm_dup(comm, &dup);
-  return adopt(rc, dup, out);
+  // Nonblocking, so that CRITPATH_ANALYSIS_TIMEOUT covers it (watchdog.h). The handle lives on
+  // the heap: abandoned at the deadline, MPI may still write it later (it is leaked then).
+  auto* made = new MPI_Comm(MPI_COMM_NULL);
+  const Status s = complete_nonblocking([&](MPI_Request* q) { return PMPI_Comm_idup(comm, made, q); });
+  if (s != Status::kOk) return Status::kMpiError;
+  dup = *made;
+  delete made;
+  return adopt(MPI_SUCCESS, dup, out);
 }
 
 Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
@@ -384,17 +391,18 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
 // ---- collectives ------------------------------------------------------------------------
 
 Status Comm::barrier() const {
-  if (mpi_ != MPI_COMM_NULL) return ok(PMPI_Barrier(mpi_));
+  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
   if (!hosted_) return Status::kOk;
   HostedComm& h = *hosted_;
   return h.meet(local_, {}, [&] {
-    return h.procs == MPI_COMM_NULL ? Status::kOk : ok(PMPI_Barrier(h.procs));
+    return h.procs == MPI_COMM_NULL ? Status::kOk : complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(h.procs, q); });
   });
 }
 
 Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return ok(PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_));
+  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+        [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
   if (!hosted_) return Status::kOk;
   HostedComm& h = *hosted_;
   HostedComm::Slot slot;
@@ -411,7 +419,9 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
       acc.swap(tmp);
     }
     if (h.procs != MPI_COMM_NULL &&
-        PMPI_Allreduce(MPI_IN_PLACE, acc.data(), n, type, op, h.procs) != MPI_SUCCESS)
+        complete_nonblocking([&](MPI_Request* q) {
+          return PMPI_Iallreduce(MPI_IN_PLACE, acc.data(), n, type, op, h.procs, q);
+        }) != Status::kOk)
       return Status::kMpiError;
     for (const HostedComm::Slot& s : h.slots) std::memcpy(s.out, acc.data(), bytes);
     return Status::kOk;
@@ -421,7 +431,8 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
 Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op,
                     int root) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return ok(PMPI_Reduce(in, out, n, type, op, root, mpi_));
+  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+        [&](MPI_Request* q) { return PMPI_Ireduce(in, out, n, type, op, root, mpi_, q); });
   const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
     std::memmove(out, in, bytes);
@@ -436,7 +447,8 @@ Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op 
 
 Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return ok(PMPI_Scan(in, out, n, type, op, mpi_));
+  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+        [&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
   const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
     std::memmove(out, in, bytes);
@@ -462,7 +474,8 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
 
 Status Comm::bcast(void* buf, size_t bytes, int root) const {
   if (bytes == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return ok(PMPI_Bcast(buf, int(bytes), MPI_BYTE, root, mpi_));
+  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+        [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });
   if (!hosted_) return Status::kOk;
   Blobs send(static_cast<size_t>(size_)), recv;
   if (rank_ == root) {
@@ -477,7 +490,9 @@ Status Comm::bcast(void* buf, size_t bytes, int root) const {
 
 Status Comm::allgather(const void* mine, size_t bytes, void* all) const {
   if (mpi_ != MPI_COMM_NULL)
-    return ok(PMPI_Allgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, mpi_));
+    return complete_nonblocking([&](MPI_Request* q) {
+      return PMPI_Iallgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, mpi_, q);
+    });
   if (!hosted_) {
     std::memmove(all, mine, bytes);
     return Status::kOk;
@@ -520,8 +535,9 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    if (PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, mpi_) !=
-        MPI_SUCCESS)
+    if (complete_nonblocking([&](MPI_Request* q) {
+          return PMPI_Ialltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, mpi_, q);
+        }) != Status::kOk)
       return Status::kMpiError;
   }
   // Counts and displacements in elements of a contiguous type: at most 2^31 - 1 elements.
@@ -543,11 +559,12 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   recv.resize(size_t(r) * elem_bytes);
   static unsigned char dummy[64];
-  const int rc = PMPI_Alltoallv(s ? send : dummy, send_counts.data(), sdispls.data(), type,
-                                r ? recv.data() : dummy, recv_counts.data(), rdispls.data(), type,
-                                mpi_);
+  const Status st = complete_nonblocking([&](MPI_Request* q) {
+    return PMPI_Ialltoallv(s ? send : dummy, send_counts.data(), sdispls.data(), type,
+                           r ? recv.data() : dummy, recv_counts.data(), rdispls.data(), type, mpi_, q);
+  });
   PMPI_Type_free(&type);
-  return ok(rc);
+  return st;
 }
 
 Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root,
@@ -574,7 +591,9 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root,
     }
     return Status::kOk;
   }
-  if (PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, mpi_) != MPI_SUCCESS)
+  if (complete_nonblocking([&](MPI_Request* q) {
+        return PMPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, mpi_, q);
+      }) != Status::kOk)
     return Status::kMpiError;
   std::vector<int> byte_counts(counts.size()), byte_displs(counts.size());
   if (at_root) {
@@ -587,8 +606,10 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root,
     }
     all.resize(size_t(total) * elem_bytes);
   }
-  return ok(PMPI_Gatherv(mine, n * int(elem_bytes), MPI_BYTE, all.data(), byte_counts.data(),
-                         byte_displs.data(), MPI_BYTE, root, mpi_));
+  return complete_nonblocking([&](MPI_Request* q) {
+    return PMPI_Igatherv(mine, n * int(elem_bytes), MPI_BYTE, all.data(), byte_counts.data(),
+                         byte_displs.data(), MPI_BYTE, root, mpi_, q);
+  });
 }
 
 Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t elem_bytes, int root,
@@ -614,7 +635,9 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
     return Status::kOk;
   }
   int n = 0;
-  if (PMPI_Scatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, mpi_) != MPI_SUCCESS)
+  if (complete_nonblocking([&](MPI_Request* q) {
+        return PMPI_Iscatter(counts.data(), 1, MPI_INT, &n, 1, MPI_INT, root, mpi_, q);
+      }) != Status::kOk)
     return Status::kMpiError;
   std::vector<int> byte_counts, byte_displs;
   if (at_root) {
@@ -627,9 +650,11 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
   }
   mine.resize(size_t(n) * elem_bytes);
   static unsigned char dummy[64];
-  return ok(PMPI_Scatterv(all, byte_counts.data(), byte_displs.data(), MPI_BYTE,
+  return complete_nonblocking([&](MPI_Request* q) {
+    return PMPI_Iscatterv(all, byte_counts.data(), byte_displs.data(), MPI_BYTE,
                           mine.empty() ? dummy : mine.data(), int(mine.size()), MPI_BYTE, root,
-                          mpi_));
+                          mpi_, q);
+  });
 }
 
 // ---- hosted exchange --------------------------------------------------------------------
@@ -674,8 +699,9 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
         scounts[q] = int(to[q].size());
         sbuf.insert(sbuf.end(), to[q].begin(), to[q].end());
       }
-      if (PMPI_Alltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, h.procs) !=
-          MPI_SUCCESS)
+      if (complete_nonblocking([&](MPI_Request* q) {
+            return PMPI_Ialltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, h.procs, q);
+          }) != Status::kOk)
         return Status::kMpiError;
       long total = 0;
       for (size_t q = 0; q < rcounts.size(); ++q) {
@@ -685,9 +711,11 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
       if (total > INT32_MAX) return Status::kInvalidArgument;
       got.resize(size_t(total));
       static unsigned char dummy[64];
-      if (PMPI_Alltoallv(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
-                         MPI_BYTE, got.empty() ? dummy : got.data(), rcounts.data(),
-                         rdispls.data(), MPI_BYTE, h.procs) != MPI_SUCCESS)
+      if (complete_nonblocking([&](MPI_Request* q) {
+            return PMPI_Ialltoallv(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
+                                   MPI_BYTE, got.empty() ? dummy : got.data(), rcounts.data(),
+                                   rdispls.data(), MPI_BYTE, h.procs, q);
+          }) != Status::kOk)
         return Status::kMpiError;
     }
     // Deliver: the slots of this process's members are indexed by position in `locals`.
@@ -715,7 +743,8 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
 // Native: MPI_Isend / MPI_Iprobe on the private duplicate, one tag. Hosted: a member hosted in
 // the same process gets the bytes in its mailbox; one hosted elsewhere through the hosting
 // processes' communicator, tag kP2pTag0 + destination rank (so each member's thread probes
-// for its own), the source rank in a 4-byte header.
+// for its own), the source rank in a 4-byte header. Past CRITPATH_ANALYSIS_TIMEOUT (watchdog.h)
+// nothing is posted and every wait gives up; posted sends still pending are left behind.
 
 namespace {
 constexpr int kP2pTag = 30001;  // native
@@ -769,13 +798,14 @@ Status Comm::reap(bool all, double timeout_s) const {
     p.reqs.resize(kept);
     p.bufs.resize(kept);
     if (!all || kept == 0) return Status::kOk;
-    if (clock::monotonic_ns() > deadline) return Status::kMpiError;
+    if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     backoff(polls);
   }
 }
 
 Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   if (dest < 0 || dest >= size_ || dest == rank_) return Status::kInvalidArgument;
+  if (watchdog_expired()) return Status::kMpiError;  // CRITPATH_ANALYSIS_TIMEOUT passed
   if (mpi_ != MPI_COMM_NULL) return post_mpi(mpi_, dest, kP2pTag, std::move(bytes));
   if (!hosted_) return Status::kInvalidArgument;
   HostedComm& h = *hosted_;
@@ -844,7 +874,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
         return Status::kOk;
       }
     }
-    if (clock::monotonic_ns() > deadline) return Status::kMpiError;
+    if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
     backoff(polls);
   }

@@ -43,6 +43,11 @@ struct RunInfo {
   runtime::RecorderStats recorder; // cold-path and compression costs of the run
   trace::ChunkStoreStats store;    // the trace as recorded (sizes, spilling)
   bool offline = false;            // re-analysis of a kept trace (critpath-analyze)
+  // A partial trace, written at a fault (analyzer/session/fault.h): how the rank ended
+  // ("SIGSEGV", "exit(3) without MPI_Finalize", "MPI_Abort(errorcode 3)"); empty: complete.
+  std::string partial;
+  uint64_t partial_end_ticks = 0;  // when (the `end` clock sample, taken at the fault)
+  bool partial_complete = true;    // false: the dump had to leave something out
 };
 
 }  // namespace critpath::analyzer

@@ -16,12 +16,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/session/analysis_guard.h"
+#include "analyzer/session/fault.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -93,7 +96,32 @@ bool mkdir_p(const std::string& path) {
   return true;
 }
 
+// Creates `base`, or the first of base.1, base.2, ... that does not exist, exclusively (mkdir
+// never reuses a directory, never follows a symlink: both are EEXIST), mode 0755 (less with a
+// stricter umask), and checks that a report fits in it (not read-only, not full). Returns its
+// name, or empty with `err` set to the errno that says why not.
+std::string create_fresh_dir(const std::string& base, int& err) {
+  for (int k = 0; k < 1000; ++k) {
+    std::string name = k == 0 ? base : base + "." + std::to_string(k);
+    if (mkdir(name.c_str(), 0755) == 0) {
+      if ((err = trace::ChunkStore::probe_spill(name + "/report.json", 1 << 20)) != 0) {
+        rmdir(name.c_str());
+        return {};
+      }
+      return name;
+    }
+    if (errno != EEXIST) {
+      err = errno;
+      return {};
+    }
+  }
+  err = EEXIST;
+  return {};
+}
+
 // Rank 0: creates a fresh directory, never reusing an existing one (".1", ".2", ... suffix).
+// When it cannot be created or written (read-only, full, a file in the way), the directory is
+// made in $TMPDIR (or /tmp) under the same name instead, with a warning.
 std::string create_output_dir(const std::string& wanted, const std::string& exe, int size) {
   std::string base = wanted.empty()
                          ? "critpath-" + exe + "-" + std::to_string(size) + "p-" + local_stamp()
@@ -101,20 +129,26 @@ std::string create_output_dir(const std::string& wanted, const std::string& exe,
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   const size_t slash = base.rfind('/');
   if (slash != std::string::npos && slash > 0) mkdir_p(base.substr(0, slash));
-  for (int k = 0; k < 1000; ++k) {
-    std::string name = k == 0 ? base : base + "." + std::to_string(k);
-    if (mkdir(name.c_str(), 0755) == 0) {
-      if (k > 0 && !wanted.empty())
-        log::warn("output directory %s exists; writing to %s instead", base.c_str(), name.c_str());
-      return name;
-    }
-    if (errno != EEXIST) {
-      log::warn("cannot create output directory %s (%s); no report will be written",
-                name.c_str(), std::strerror(errno));
-      return {};
-    }
+  int err = 0;
+  std::string name = create_fresh_dir(base, err);
+  if (!name.empty()) {
+    if (name != base && !wanted.empty())
+      log::warn("output directory %s exists; writing to %s instead", base.c_str(), name.c_str());
+    return name;
   }
-  return {};
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string fallback_base = std::string(tmp && *tmp ? tmp : "/tmp") + "/" +
+                                    (slash == std::string::npos ? base : base.substr(slash + 1));
+  int err2 = 0;
+  name = fallback_base == base ? std::string() : create_fresh_dir(fallback_base, err2);
+  if (name.empty()) {
+    log::warn("cannot create output directory %s (%s) nor %s (%s); no report will be written",
+              base.c_str(), std::strerror(err), fallback_base.c_str(), std::strerror(err2 ? err2 : err));
+    return {};
+  }
+  log::warn("cannot create output directory %s (%s); writing to %s instead", base.c_str(),
+            std::strerror(err), name.c_str());
+  return name;
 }
 
 std::string mpi_library_version() {
@@ -239,6 +273,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     runtime::record_region(*t, trace::EventKind::kEnter, init_region, t_enter);
     runtime::record_exit(*t, init_region);
     log::info0(2, "recording to %s (timer: %s)", g_run.output_dir.c_str(), g_run.timer_why.c_str());
+    fault_arm(g_run);  // from now on a fault leaves a partial trace
   } catch (...) {
     disable("internal error at MPI_Init");
   }
@@ -266,6 +301,7 @@ void on_pcontrol(int level) {
 }
 
 void on_finalize(uint32_t finalize_region) {
+  fault_disarm();
   const uint8_t phase = runtime::g_phase.load();
   if (phase != uint8_t(Phase::kRecording) && phase != uint8_t(Phase::kPaused)) return;
   const uint64_t wall0 = clock::monotonic_ns();
@@ -308,10 +344,11 @@ void on_finalize(uint32_t finalize_region) {
     location.run = g_run;
     location.notes = log::notes();
     engine::Comm ranks;  // one traced rank per process: native MPI
-    if (engine::Comm::native(MPI_COMM_WORLD, ranks) == Status::kOk)
+    if (start_guarded_analysis(MPI_COMM_WORLD, ranks, config::current(), g_run.rank) == Status::kOk)
       run_analysis(location, ranks, wall0);
     else
       log::warn("cannot create the analysis communicator; no report");
+    end_guarded_analysis(config::current(), g_run.rank);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }
@@ -323,11 +360,16 @@ void after_finalize() {
   if (phase != uint8_t(Phase::kDisabled)) runtime::g_phase.store(uint8_t(Phase::kDone));
 }
 
-const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol};
+const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol, fault_abort};
 
-// The one load-time action of the library: tell libtrace who runs sessions. Only a pointer
-// store; no allocation, no I/O, safe in processes that never call MPI_Init (mpiexec itself).
-__attribute__((constructor)) void install_session() { runtime::register_session(&kHooks); }
+// The load-time actions of the library: tell libtrace who runs sessions, and register the exit
+// handler that writes a partial trace when the program exits without MPI_Finalize (registered
+// this early, it runs after the application's own exit handlers). No allocation, no I/O, safe
+// in processes that never call MPI_Init (mpiexec itself: the handler then does nothing).
+__attribute__((constructor)) void install_session() {
+  runtime::register_session(&kHooks);
+  fault_install_exit_handler();
+}
 
 }  // namespace
 }  // namespace critpath::analyzer

@@ -45,37 +45,58 @@ std::string path_of(const std::string& dir, int rank) {
   return dir + "/rank-" + std::to_string(rank) + ".json";
 }
 
+json run_json(const RunInfo& run) {
+  return {{"rank", run.rank},
+          {"size", run.size},
+          {"thread_level", run.thread_level},
+          {"executable", run.executable},
+          {"args", run.args},
+          {"output_dir", run.output_dir},
+          {"start_utc", run.start_utc},
+          {"mpi_library", run.mpi_library},
+          {"timer_why", run.timer_why},
+          {"timer", int(run.timer)},
+          {"begin", pair_json(run.begin)},
+          {"end", pair_json(run.end)},
+          {"init_enter_ticks", run.init_enter_ticks},
+          {"finalize_enter_ticks", run.finalize_enter_ticks},
+          {"skew", {{"offset_s", run.skew.offset_s}, {"drift", run.skew.drift},
+                    {"origin_ns", run.skew.origin_ns}, {"event_jump_s", run.skew.event_jump_s},
+                    {"active", run.skew.active}}},
+          {"clock_linear", run.clock_linear},
+          {"init_offset", offset_json(run.init_offset)},
+          {"fin_offset", offset_json(run.fin_offset)},
+          {"same_host_as_root", run.same_host_as_root},
+          {"all_on_one_host", run.all_on_one_host},
+          {"host", run.host},
+          {"cpus", run.cpus}};
+}
+
 }  // namespace
+
+std::string archive_prefix(const RunInfo& run) {
+  try {
+    json r = run_json(run);
+    r.erase("end");
+    r.erase("finalize_enter_ticks");
+    r.erase("fin_offset");
+    std::string text = json{{"format", kFormat}, {"run", r}}.dump(0, ' ', false, json::error_handler_t::replace);
+    while (!text.empty() && text.back() != '}') text.pop_back();  // the outer object's
+    if (!text.empty()) text.pop_back();
+    while (!text.empty() && text.back() != '}') text.pop_back();  // the run object's
+    if (!text.empty()) text.pop_back();
+    return text;
+  } catch (...) {
+    return {};
+  }
+}
 
 Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                     const std::vector<std::string>& notes, const std::string& dir) {
   try {
     json j;
     j["format"] = kFormat;
-    j["run"] = {{"rank", run.rank},
-                {"size", run.size},
-                {"thread_level", run.thread_level},
-                {"executable", run.executable},
-                {"args", run.args},
-                {"output_dir", run.output_dir},
-                {"start_utc", run.start_utc},
-                {"mpi_library", run.mpi_library},
-                {"timer_why", run.timer_why},
-                {"timer", int(run.timer)},
-                {"begin", pair_json(run.begin)},
-                {"end", pair_json(run.end)},
-                {"init_enter_ticks", run.init_enter_ticks},
-                {"finalize_enter_ticks", run.finalize_enter_ticks},
-                {"skew", {{"offset_s", run.skew.offset_s}, {"drift", run.skew.drift},
-                          {"origin_ns", run.skew.origin_ns}, {"event_jump_s", run.skew.event_jump_s},
-                          {"active", run.skew.active}}},
-                {"clock_linear", run.clock_linear},
-                {"init_offset", offset_json(run.init_offset)},
-                {"fin_offset", offset_json(run.fin_offset)},
-                {"same_host_as_root", run.same_host_as_root},
-                {"all_on_one_host", run.all_on_one_host},
-                {"host", run.host},
-                {"cpus", run.cpus}};
+    j["run"] = run_json(run);
     const runtime::RecorderStats& r = run.recorder;
     j["recorder"] = {{"overhead_ticks_max_thread", r.overhead_ticks_max_thread},
                      {"overhead_ticks_total", r.overhead_ticks_total},
@@ -229,6 +250,13 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
       definitions.set_instrumentation(in);
     }
     notes = j.at("notes").get<std::vector<std::string>>();
+    if (j.contains("partial")) {
+      const json& p = j.at("partial");
+      run.partial = p.at("reason").get<std::string>();
+      run.partial_end_ticks = p.at("end_ticks").get<uint64_t>();
+      run.partial_complete = p.value("complete", true);
+      if (run.partial.empty()) run.partial = "a fault";
+    }
     run.offline = true;
     return Status::kOk;
   } catch (const std::exception& e) {

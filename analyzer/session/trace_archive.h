@@ -21,6 +21,11 @@ namespace critpath::analyzer {
 // the session's RunInfo, defs::current() and the notes logged so far).
 Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                     const std::vector<std::string>& notes, const std::string& dir);
+// The start of rank-<run.rank>.json as far as it is known at MPI_Init: `{"format":...,
+// "run":{...` with every run field except end, finalize_enter_ticks and fin_offset, and both
+// objects left open. The fault handler (fault.h) completes it without allocating. Empty when
+// it cannot be built.
+std::string archive_prefix(const RunInfo& run);
 // Reads `dir`/rank-<rank>.json: fills `run` (offline = true), defines the rank's regions,
 // communicators, windows and counter names in `definitions` (normally fresh: one per
 // location) and sets `notes` to the rank's notes. The process's own log is not touched.

@@ -28,6 +28,8 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/session/analysis_guard.h"
+#include "analyzer/session/partial_trace.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -95,6 +97,10 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
                                                       : "another rank's (swapped?)");
     return Status::kCorrupt;
   }
+  // A partial trace (written at a fault): the raw buffers not compressed then join the chunks.
+  if (!out.trace.run.partial.empty() && analyzer::merge_tail(base + ".tail", out.chunks) != Status::kOk)
+    std::fprintf(stderr, "critpath-analyze: %s.tail is damaged: the rank's last events before the "
+                 "fault are read up to the damage\n", base.c_str());
   return Status::kOk;
 }
 
@@ -167,13 +173,32 @@ std::string foreign_launcher(bool& first) {
          built + " build of critpath-analyze; launch it with " + use;
 }
 
-// The number of ranks of the kept trace (rank-0.json's "size"); 0 when unreadable.
+// The number of ranks of the kept trace (rank-0.json's "size", or when a partial run left no
+// rank-0.json, the first other rank's); 0 when none is readable.
 int traced_ranks(const std::string& trace_dir) {
-  analyzer::RunInfo run;
-  defs::Definitions definitions;
-  std::vector<std::string> notes;
-  if (analyzer::load_archive(trace_dir, 0, run, definitions, notes) != Status::kOk) return 0;
-  return run.size;
+  for (int r = 0; r < 1 << 20; ++r) {
+    struct stat st;
+    if (stat((trace_dir + "/rank-" + std::to_string(r) + ".json").c_str(), &st) != 0) {
+      if (r < 4096) continue;  // a partial run: look further for a rank that wrote
+      break;
+    }
+    analyzer::RunInfo run;
+    defs::Definitions definitions;
+    std::vector<std::string> notes;
+    if (analyzer::load_archive(trace_dir, r, run, definitions, notes) != Status::kOk) return 0;
+    return run.size;
+  }
+  return 0;
+}
+
+// The ranks below `locations` without a rank-<r>.json, as "1,3-5"; empty when none.
+std::string missing_ranks(const std::string& trace_dir, int locations) {
+  std::vector<int> missing;
+  for (int r = 0; r < locations; ++r) {
+    struct stat st;
+    if (stat((trace_dir + "/rank-" + std::to_string(r) + ".json").c_str(), &st) != 0) missing.push_back(r);
+  }
+  return analyzer::format_rank_list(missing);
 }
 
 }  // namespace
@@ -249,6 +274,13 @@ int main(int argc, char** argv) {
                    "hosting several traced ranks per process needs; run with mpiexec -n %d\n",
                    locations);
     status = 2;
+  } else if (const std::string missing = missing_ranks(trace_dir, locations); !missing.empty()) {
+    if (rank == 0)
+      std::fprintf(stderr, "critpath-analyze: %s/rank-<r>.json is missing for rank %s: those processes "
+                   "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
+                   "the other ranks when one rank fails, or the files were removed); a report needs "
+                   "every rank\n", trace_dir.c_str(), missing.c_str());
+    status = 1;
   } else {
     analyzer::engine::Comm::locations_of(locations, size, rank, first, count);
     for (int l = first; l < first + count && status == 0; ++l) {
@@ -287,14 +319,25 @@ int main(int argc, char** argv) {
     MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     output_dir = name.data();
     for (auto& l : loaded) l->trace.run.output_dir = output_dir;
+    // A partial run (some rank ended in a fault): every rank cut to the consistent prefix.
+    std::vector<analyzer::LocationTrace*> traces;
+    for (auto& l : loaded) traces.push_back(&l->trace);
+    std::vector<std::unique_ptr<trace::ChunkStore>> cut;
+    std::string partial;
+    analyzer::cut_to_consistent_prefix(traces, cut, MPI_COMM_WORLD, partial);
+    if (!partial.empty()) {
+      std::fprintf(stderr, "critpath-analyze: %s\n", partial.c_str());
+      for (auto& l : loaded)
+        if (l->trace.run.rank == 0) l->trace.notes.push_back(partial);
+    }
     // The analysis ranks: natively one per process, or hosted (engine/comm.h).
     std::vector<analyzer::engine::Comm> ranks;
     Status made = Status::kOk;
     if (size == locations) {
       ranks.emplace_back();
-      made = analyzer::engine::Comm::native(MPI_COMM_WORLD, ranks.back());
+      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, ranks.back(), cfg, first);
     } else {
-      made = analyzer::engine::Comm::hosted(MPI_COMM_WORLD, locations, ranks);
+      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, locations, ranks, cfg, first, count);
     }
     if (made != Status::kOk || ranks.size() != loaded.size()) {
       std::fprintf(stderr, "critpath-analyze: process %d: cannot set up the analysis ranks\n", rank);
@@ -314,6 +357,7 @@ int main(int argc, char** argv) {
         });
       for (std::thread& t : threads) t.join();
     }
+    analyzer::end_guarded_analysis(cfg, first);
     ranks.clear();
   }
   MPI_Finalize();

@@ -21,6 +21,7 @@
 #include <cerrno>
 
 #include "libtrace/runtime/alloc_fault.h"
+#include "libtrace/runtime/sigsafe.h"
 
 namespace critpath::trace {
 namespace {
@@ -284,6 +285,34 @@ Status ChunkStore::read(size_t i, std::vector<uint8_t>& out) const {
     return Status::kIoError;
   }
   return Status::kOk;
+}
+
+bool ChunkStore::write_fd_signal_safe(int fd, ChunkStoreStats& written) const noexcept {
+  if (!runtime::sigsafe::lock(mu_)) return false;
+  static char copy[64 * 1024];  // spilled chunks pass through here (one writer: the caller's once)
+  bool ok = true;
+  for (size_t i = 0; i < refs_.size() && ok; ++i) {
+    const ChunkRef& r = refs_[i];
+    if (!r.spilled) {
+      ok = runtime::sigsafe::write_all(fd, memory_[r.offset].data(), r.size);
+    } else {
+      for (uint64_t done = 0; done < r.size && ok;) {
+        const size_t want = size_t(std::min<uint64_t>(sizeof copy, r.size - done));
+        const ssize_t got = ::pread(spill_fd_, copy, want, off_t(r.offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        ok = got > 0 && runtime::sigsafe::write_all(fd, copy, size_t(got));
+        done += got > 0 ? uint64_t(got) : 0;
+      }
+    }
+    if (!ok) break;
+    written.chunks += 1;
+    written.events += r.header.event_count;
+    written.bytes_total += r.size;
+    written.encoded_bytes += r.header.encoded_size;
+    written.fingerprint += r.header.first_time + 3 * r.header.last_time;
+  }
+  mu_.unlock();
+  return ok;
 }
 
 std::vector<size_t> ChunkStore::chunks_of(uint16_t location) const {

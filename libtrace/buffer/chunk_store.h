@@ -90,6 +90,12 @@ class ChunkStore {
 
   // Writes every chunk, in (location, sequence) order, to `path` (a kept trace).
   Status write_file(const std::string& path) const;
+  // For a partial trace written at a fault (runtime/sigsafe.h): writes every chunk stored so
+  // far to `fd`, in store order (a kept trace file, read back in (location, sequence) order),
+  // and adds what it wrote to `written` (chunks, events, bytes, fingerprint). No allocation;
+  // the store's lock is only tried (false, nothing written, when it stays taken). False too on
+  // a write error, after the chunks that went out.
+  bool write_fd_signal_safe(int fd, ChunkStoreStats& written) const noexcept;
   const std::string& spill_path() const { return spill_path_; }
 
  private:

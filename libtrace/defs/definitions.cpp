@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "libtrace/runtime/sigsafe.h"
+
 namespace critpath::defs {
 
 namespace {
@@ -130,6 +132,8 @@ Instrumentation Definitions::instrumentation() const {
   std::lock_guard<std::mutex> lock(counter_mu_);
   return instrumentation_;
 }
+
+bool try_lock_signal_safe(std::mutex& m) { return runtime::sigsafe::lock(m); }
 
 Definitions& current() {
   static Definitions* instance = new Definitions;  // never destroyed: used during exit

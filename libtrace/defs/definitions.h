@@ -112,6 +112,18 @@ constexpr uint32_t kLastMpiRegion = 999;
 constexpr uint32_t kRootRegion = 1000;
 constexpr uint32_t kFirstDynamicRegion = 1024;
 
+// The lock of the visit_signal_safe() functions: tried for about a second, never waited for.
+bool try_lock_signal_safe(std::mutex& m);
+// f(value) for every value of `map` under `mu`, taken with try_lock_signal_safe; false, and no
+// call, when it stays taken.
+template <class Map, class F>
+bool visit_map_signal_safe(std::mutex& mu, const Map& map, F& f) {
+  if (!try_lock_signal_safe(mu)) return false;
+  for (const auto& entry : map) f(entry.second);
+  mu.unlock();
+  return true;
+}
+
 struct RegionDef {
   uint32_t id = 0;
   std::string name;
@@ -152,6 +164,12 @@ class RegionTable {
   void rename(uint32_t id, std::string_view name, std::string_view file = {}, uint32_t line = 0);
   // Adds visits/ticks that were measured but not recorded (see RegionDef). Unknown id: no-op.
   void add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks, bool auto_filtered);
+  // For a partial trace written at a fault (runtime/sigsafe.h): calls f(const RegionDef&) for
+  // every region without allocating; false, and no call, when the lock stays taken.
+  template <class F>
+  bool visit_signal_safe(F&& f) const {
+    return visit_map_signal_safe(mu_, by_id_, f);
+  }
 
  private:
   mutable std::mutex mu_;
@@ -201,6 +219,11 @@ class DefTable {
     std::vector<Def> out;
     for (const auto& [id, def] : by_id_) out.push_back(def);
     return out;
+  }
+  // As RegionTable::visit_signal_safe.
+  template <class F>
+  bool visit_signal_safe(F&& f) const {
+    return visit_map_signal_safe(mu_, by_id_, f);
   }
 
  private:
@@ -258,6 +281,15 @@ struct Definitions {
   // critpath-analyze from the kept trace). Thread-safe.
   void set_instrumentation(const Instrumentation& info);
   Instrumentation instrumentation() const;
+  // As RegionTable::visit_signal_safe: f(const std::vector<std::string>& counter_names,
+  // const Instrumentation&).
+  template <class F>
+  bool visit_signal_safe(F&& f) const {
+    if (!try_lock_signal_safe(counter_mu_)) return false;
+    f(counter_names_, instrumentation_);
+    counter_mu_.unlock();
+    return true;
+  }
 
  private:
   mutable std::mutex counter_mu_;

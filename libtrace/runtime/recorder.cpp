@@ -22,6 +22,7 @@
 #include "libtrace/runtime/recorder.h"
 #include "libtrace/runtime/recorder_control.h"
 #include "libtrace/runtime/session.h"
+#include "libtrace/runtime/sigsafe.h"
 
 namespace critpath::runtime {
 
@@ -105,6 +106,7 @@ class Recorder {
   void detach(ThreadState& t);
   trace::ChunkStore& store() { return store_; }
   RecorderStats stats();
+  void dump_partial(int chunk_fd, int tail_fd, PartialDump& out) noexcept;
 
  private:
   RawChunk* acquire(uint16_t location);  // requires mu_ held; may throw (nothing changed)
@@ -565,7 +567,54 @@ RecorderStats Recorder::stats() {
   return s;
 }
 
+// Holding mu_ freezes the raw chunks: a chunk leaves the "filled" or "being compressed" state
+// only by release(), which needs mu_, and compress() stores it before that. So every chunk not
+// free is either in the store already (the store is written after mu_ is taken) or written raw
+// here, possibly both. Installed chunks are read up to their thread's cursor, which moves only
+// after a whole event is written (a thread still writing one when the signal came loses it).
+void Recorder::dump_partial(int chunk_fd, int tail_fd, PartialDump& out) noexcept {
+  const bool locked = sigsafe::lock(mu_);
+  if (!store_.write_fd_signal_safe(chunk_fd, out.stored)) out.complete = false;
+  if (!locked) {
+    out.complete = false;
+    return;
+  }
+  for (RawChunk* c : all_) {
+    if (std::find(free_.begin(), free_.end(), c) != free_.end()) continue;
+    size_t used = c->used;
+    uint16_t location = c->location;
+    uint32_t sequence = c->sequence;
+    for (ThreadState* t : threads_)
+      if (t && t->chunk == c) {
+        const trace::Slot* pos = __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE);
+        used = pos >= t->base && pos <= c->slots + c->capacity ? size_t(pos - t->base) : 0;
+        location = t->location;
+        sequence = t->sequence;
+      }
+    if (used == 0 || used > c->capacity) continue;
+    if (rank_stopped_ || (location < cut_.size() && sequence >= cut_[location])) continue;  // after a gap
+    uint8_t head[kTailHeaderSize] = {};
+    const uint32_t magic = kTailMagic, n = uint32_t(used);
+    std::memcpy(head, &magic, 4);
+    std::memcpy(head + 4, &location, 2);
+    std::memcpy(head + 8, &sequence, 4);
+    std::memcpy(head + 12, &n, 4);
+    if (!sigsafe::write_all(tail_fd, head, sizeof head) ||
+        !sigsafe::write_all(tail_fd, c->slots, used * sizeof(trace::Slot))) {
+      out.complete = false;
+      break;
+    }
+    out.tail_chunks += 1;
+    out.tail_slots += used;
+  }
+  mu_.unlock();
+}
+
 }  // namespace
+
+void recorder_dump_partial(int chunk_fd, int tail_fd, PartialDump& out) noexcept {
+  if (g_recorder) g_recorder->dump_partial(chunk_fd, tail_fd, out);
+}
 
 // The boundaries between the adapters and the recorder's cold paths. attach() and
 // hand_off() catch their own failures; the catch-all here only guards against the

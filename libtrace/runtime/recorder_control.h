@@ -52,6 +52,26 @@ struct RecorderStats {
   uint64_t chunks_discarded = 0;
 };
 
+// A partial trace written at a fault (analyzer/session/fault.cpp, docs/trace-format.md 6.3):
+// the chunks stored so far go to a kept trace file, the raw chunks not yet compressed (every
+// thread's current buffer, filled buffers waiting for the compressor) to a tail file. Each
+// tail record is a 16-byte header, then `slots` raw 16-byte slots in host byte order:
+//   u32 magic kTailMagic, u16 location, u16 0, u32 sequence, u32 slots.
+// A chunk may appear in both files (compressed while the dump ran); a reader keeps the
+// compressed one.
+constexpr uint32_t kTailMagic = 0x4c494154u;  // "TAIL" in a little-endian file
+constexpr size_t kTailHeaderSize = 16;
+struct PartialDump {
+  trace::ChunkStoreStats stored;  // what went to the chunk file
+  uint64_t tail_chunks = 0;       // raw chunks that went to the tail file
+  uint64_t tail_slots = 0;
+  bool complete = true;           // false: a lock stayed taken or a write failed
+};
+// Async-signal-safe (runtime/sigsafe.h). Requires: the phase is no longer kRecording, and
+// one caller at a time. Threads that are writing an event right now may finish it after the
+// dump: that event is not in the tail. Recording cannot resume afterwards.
+void recorder_dump_partial(int chunk_fd, int tail_fd, PartialDump& out) noexcept;
+
 // Requires: called once, by the thread that called MPI_Init, before the phase is set to
 // recording. Returns kNoMemory when the first chunk cannot be allocated.
 Status recorder_start(const RecorderOptions& options);

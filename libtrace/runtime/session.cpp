@@ -45,6 +45,9 @@ void session_finalize(uint32_t finalize_region) {
 void session_after_finalize() {
   if (const SessionHooks* h = g_hooks.load(); h && h->after_finalize) h->after_finalize();
 }
+void session_abort(int errorcode) {
+  if (const SessionHooks* h = g_hooks.load(); h && h->on_abort) h->on_abort(errorcode);
+}
 void session_pcontrol(int level) {
   if (const SessionHooks* h = g_hooks.load(); h && h->on_pcontrol) h->on_pcontrol(level);
 }

@@ -4,10 +4,11 @@
 // side of a session (ranks, output directory agreement, clock sync, the in-situ analysis)
 // lives in analyzer/session and registers itself here, the way Score-P's substrates
 // register with its core. The MPI_Init/MPI_Finalize wrappers only call these four entry
-// points:
+// points (and MPI_Abort one more):
 //
 //   MPI_Init:     t = runtime::now();  rc = PMPI_Init(...);  if ok: session_init(t, level)
 //   MPI_Finalize: session_finalize();  rc = PMPI_Finalize();  session_after_finalize()
+//   MPI_Abort:    session_abort(errorcode);  PMPI_Abort(...)
 //
 // None of them throws; a measurement problem disables recording and prints one warning.
 #pragma once
@@ -26,6 +27,8 @@ struct SessionHooks {
   void (*after_finalize)();
   // MPI_Pcontrol(level).
   void (*on_pcontrol)(int level);
+  // MPI_Abort(comm, errorcode), before PMPI_Abort.
+  void (*on_abort)(int errorcode);
 };
 
 void register_session(const SessionHooks* hooks);
@@ -50,5 +53,6 @@ void session_init(uint64_t t_enter, uint32_t init_region, int thread_level);
 void session_finalize(uint32_t finalize_region);
 void session_after_finalize();
 void session_pcontrol(int level);
+void session_abort(int errorcode);
 
 }  // namespace critpath::runtime

@@ -1,0 +1,41 @@
+// critpath — analyzer/engine/watchdog.h
+//
+// The analysis deadline (CRITPATH_ANALYSIS_TIMEOUT): an analysis must never hang the job. The
+// engine's MPI operations (comm.cpp) run as nonblocking MPI calls completed by polling. Past
+// the deadline no operation starts any more: it fails at once with kMpiError, without calling
+// MPI, so the analysis unwinds through its ordinary error paths and MPI_Finalize returns. An
+// operation already started is waited for a grace period longer (5 % of the timeout, 1 to 30 s)
+// and then abandoned, its request left pending. The grace matters: an abandoned operation's
+// buffers belong to the caller and are soon freed, so no other rank may join it afterwards.
+// Every rank starts its deadline at the same moment (after the collective that creates the
+// analysis communicator), stops starting operations at its deadline, and abandons only after
+// the grace: no rank can start a matching operation after another abandoned its own unless
+// their clocks of the start drift apart by more than the grace. (MPICH 4.0 and Open MPI 4.1
+// both finalize with such requests pending; MPICH's UCX layer then warns about them.)
+//
+// Not covered: communicator creation by MPI_Comm_split / MPI_Comm_create_group (no
+// nonblocking form in MPI 3.1), and critpath-analyze's rendezvous of the traced ranks hosted
+// by one process.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+
+// Arms the deadline `seconds` from now (0: none); process-wide, for every analysis rank the
+// process hosts. Clears an earlier expiry.
+void watchdog_start(double seconds);
+// Disarms it (an expiry stays recorded until the next start).
+void watchdog_stop();
+// Whether the deadline has passed (sticky once true): no operation starts any more.
+bool watchdog_expired();
+// Starts a nonblocking MPI operation with `start(&request)` and polls it to completion.
+// kMpiError when starting fails, when the deadline and the grace pass first, or (without
+// starting) when the deadline had passed already.
+Status complete_nonblocking(const std::function<int(MPI_Request*)>& start);
+
+}  // namespace critpath::analyzer::engine

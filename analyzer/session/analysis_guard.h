@@ -1,0 +1,34 @@
+// critpath — analyzer/session/analysis_guard.h
+//
+// CRITPATH_ANALYSIS_TIMEOUT around an analysis (in situ at MPI_Finalize, or critpath-analyze):
+//
+//   start_guarded_analysis()  the deadline armed, the analysis communicator created under it,
+//                             the deadline re-armed from there (the same moment on every rank:
+//                             the creation is collective), CRITPATH_DEBUG_ANALYSIS_STALL applied
+//   run_analysis(...)
+//   end_guarded_analysis()    `critpath: analysis incomplete: ...` on rank 0 when the deadline
+//                             passed; the watchdog disarmed
+//
+// engine/watchdog.h says how the deadline makes the analysis give up.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "analyzer/engine/comm.h"
+#include "libtrace/config/config.h"
+
+namespace critpath::analyzer {
+
+// Native mode: `ranks` over a duplicate of `world`, one analysis rank per process. `rank`: the
+// traced rank (for the stall).
+Status start_guarded_analysis(MPI_Comm world, engine::Comm& ranks, const config::Config& cfg, int rank);
+// Hosted mode (critpath-analyze on fewer processes than traced ranks): `locations` ranks.
+// `first`, `count`: the traced ranks this process hosts.
+Status start_guarded_analysis(MPI_Comm procs, int locations, std::vector<engine::Comm>& ranks,
+                              const config::Config& cfg, int first, int count);
+// `rank`: the traced rank speaking for the run (0 prints).
+void end_guarded_analysis(const config::Config& cfg, int rank);
+
+}  // namespace critpath::analyzer

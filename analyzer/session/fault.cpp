@@ -1,0 +1,330 @@
+// critpath — analyzer/session/fault.cpp: the partial-trace dump (fault.h).
+//
+// Everything the dump needs that allocates is made at MPI_Init (fault_arm): the file paths,
+// the stderr line's fixed parts and the JSON of the run facts known then. The dump itself
+// (dump_once) only tries locks, writes to files it opens and fills in the rest of the JSON from
+// the definitions tables with runtime::sigsafe::Writer.
+#include "analyzer/session/fault.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "analyzer/session/trace_archive.h"
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/recorder.h"
+#include "libtrace/runtime/recorder_control.h"
+#include "libtrace/runtime/sigsafe.h"
+
+namespace critpath::analyzer {
+namespace {
+
+using runtime::sigsafe::Writer;
+
+// What the dump writes, prepared at arming. Leaked on purpose: the exit handler runs after
+// static destructors may have run.
+struct Prepared {
+  std::string trace_dir;      // <output dir>/trace
+  std::string chunk_path;     // trace/rank-<r>.cptrace
+  std::string tail_path;      // trace/rank-<r>.tail
+  std::string json_tmp;       // trace/rank-<r>.json.tmp, renamed to json_path when complete
+  std::string json_path;
+  std::string json_prefix;    // archive_prefix(run)
+  std::string line_head;      // "critpath: rank <r>: "
+  std::string line_tail;      // " in <dir>/trace; critpath-analyze <dir> reports ...\n"
+  clock::TimerKind timer = clock::TimerKind::kTsc;
+};
+Prepared* g_prep = nullptr;
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+struct sigaction g_old[NSIG];
+bool g_installed[NSIG];
+std::atomic<bool> g_armed{false};
+pid_t g_pid = 0;  // a forked child must not write over its parent's files
+// 0: no dump yet; 1: one is being written (by g_dumper); 2: written (or given up).
+std::atomic<int> g_dump_state{0};
+std::atomic<long> g_dumper{0};
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "a signal";
+  }
+}
+
+long this_thread() { return long(syscall(SYS_gettid)); }
+
+// The rest of rank-<r>.json after the prefix: the run facts known only now, the (unknown)
+// recorder statistics, what went into the chunk file, the definitions and the `partial` object.
+bool write_json(int fd, const char* reason, int sig, const clock::ClockPair& end,
+                const runtime::PartialDump& dump) {
+  Writer w(fd);
+  w.put(g_prep->json_prefix.data(), g_prep->json_prefix.size());
+  w.put(",\"end\":{\"ticks\":").put_u64(end.ticks).put(",\"ns\":").put_u64(end.ns);
+  w.put("},\"finalize_enter_ticks\":").put_u64(end.ticks);
+  w.put(",\"fin_offset\":{\"local_ns\":0,\"offset_ns\":0,\"rtt_ns\":0}}");
+  w.put(",\"recorder\":{\"overhead_ticks_max_thread\":0,\"overhead_ticks_total\":0,"
+        "\"compress_ticks\":0,\"inline_compressions\":0,\"threads\":0,"
+        "\"raw_chunks_allocated\":0,\"compress_errors\":0}");
+  const trace::ChunkStoreStats& st = dump.stored;
+  w.put(",\"store\":{\"chunks\":").put_u64(st.chunks).put(",\"events\":").put_u64(st.events);
+  w.put(",\"bytes_total\":").put_u64(st.bytes_total).put(",\"bytes_in_memory\":").put_u64(st.bytes_total);
+  w.put(",\"bytes_spilled\":0,\"chunks_spilled\":0,\"encoded_bytes\":").put_u64(st.encoded_bytes);
+  w.put(",\"fingerprint\":").put_u64(st.fingerprint).put("}");
+  bool complete = dump.complete;
+  const defs::Definitions& d = defs::current();
+  bool first = true;
+  w.put(",\"regions\":[");
+  complete &= d.regions.visit_signal_safe([&](const defs::RegionDef& r) {
+    w.put(first ? "{\"id\":" : ",{\"id\":").put_u64(r.id);
+    first = false;
+    w.put(",\"name\":").put_json_string(r.name.data(), r.name.size());
+    w.put(",\"kind\":").put_u64(unsigned(r.kind));
+    w.put(",\"file\":").put_json_string(r.file.data(), r.file.size());
+    w.put(",\"line\":").put_u64(r.line).put(",\"unrecorded_visits\":").put_u64(r.unrecorded_visits);
+    w.put(",\"unrecorded_ticks\":").put_u64(r.unrecorded_ticks);
+    w.put(",\"auto_filtered\":").put_bool(r.auto_filtered);
+    if (r.kind == defs::RegionKind::kMpi) {
+      const defs::MpiSemantics& m = r.mpi;
+      w.put(",\"mpi\":[").put_u64(unsigned(m.cls)).put(",").put_u64(unsigned(m.sync));
+      w.put(",").put_u64(unsigned(m.root)).put(",").put_u64(unsigned(m.completion));
+      w.put(",").put_u64(unsigned(m.lifecycle)).put(",").put_u64(unsigned(m.rma)).put("]");
+    }
+    w.put("}");
+  });
+  auto ints = [&](const std::vector<int32_t>& v) {
+    w.put("[");
+    for (size_t i = 0; i < v.size(); ++i) w.put(i ? "," : "").put_i64(v[i]);
+    w.put("]");
+  };
+  first = true;
+  w.put("],\"comms\":[");
+  complete &= d.comms.visit_signal_safe([&](const defs::CommDef& c) {
+    w.put(first ? "{\"id\":" : ",{\"id\":").put_u64(c.id);
+    first = false;
+    w.put(",\"members\":");
+    ints(c.members);
+    w.put(",\"remote\":");
+    ints(c.remote);
+    w.put(",\"parent\":").put_u64(c.parent);
+    w.put(",\"created_by\":").put_json_string(c.created_by.data(), c.created_by.size());
+    w.put(",\"dims\":");
+    ints(c.dims);
+    w.put(",\"periods\":");
+    ints(c.periods);
+    w.put(",\"freed\":").put_bool(c.freed).put("}");
+  });
+  first = true;
+  w.put("],\"windows\":[");
+  complete &= d.windows.visit_signal_safe([&](const defs::WindowDef& x) {
+    w.put(first ? "{\"id\":" : ",{\"id\":").put_u64(x.id);
+    first = false;
+    w.put(",\"comm\":").put_u64(x.comm).put(",\"members\":");
+    ints(x.members);
+    w.put(",\"created_by\":").put_json_string(x.created_by.data(), x.created_by.size());
+    w.put(",\"freed\":").put_bool(x.freed).put("}");
+  });
+  w.put("],\"counter_names\":[");
+  bool have_extra = d.visit_signal_safe(
+      [&](const std::vector<std::string>& names, const defs::Instrumentation& in) {
+        for (size_t i = 0; i < names.size(); ++i)
+          w.put(i ? "," : "").put_json_string(names[i].data(), names[i].size());
+        w.put("],\"instrumentation\":{\"gcc\":").put_bool(in.gcc).put(",\"xray\":").put_bool(in.xray);
+        w.put(",\"instrumented\":").put_u64(in.instrumented).put(",\"patched\":").put_u64(in.patched);
+        w.put(",\"unpatched\":").put_u64(in.unpatched).put(",\"filtered\":").put_u64(in.filtered);
+        w.put(",\"auto_filtered\":").put_u64(in.auto_filtered).put("}");
+      });
+  if (!have_extra) w.put("]");
+  complete &= have_extra;
+  w.put(",\"notes\":[],\"partial\":{\"reason\":").put_json_string(reason, std::strlen(reason));
+  w.put(",\"signal\":").put_u64(unsigned(sig)).put(",\"end_ticks\":").put_u64(end.ticks);
+  w.put(",\"complete\":").put_bool(complete).put(",\"tail_chunks\":").put_u64(dump.tail_chunks);
+  w.put(",\"tail_slots\":").put_u64(dump.tail_slots).put("}}\n");
+  w.flush();
+  return w.ok();
+}
+
+int open_out(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+}
+
+// Writes the partial trace; `reason` as it goes into the JSON and the stderr line.
+void write_partial(const char* reason, int sig) {
+  runtime::g_phase.store(uint8_t(runtime::Phase::kDisabled));  // no new events from now on
+  const clock::ClockPair end = clock::sample_pair(g_prep->timer);
+  Writer line(2);
+  line.put(g_prep->line_head.data(), g_prep->line_head.size()).put(reason);
+  if (::mkdir(g_prep->trace_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    line.put(": cannot create ").put(g_prep->trace_dir.c_str()).put(": ").put(strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+    line.put("; what was recorded is lost\n");
+    return;
+  }
+  const int chunk_fd = open_out(g_prep->chunk_path);
+  const int tail_fd = open_out(g_prep->tail_path);
+  const int json_fd = open_out(g_prep->json_tmp);
+  runtime::PartialDump dump;
+  bool ok = chunk_fd >= 0 && tail_fd >= 0 && json_fd >= 0;
+  if (ok) {
+    runtime::recorder_dump_partial(chunk_fd, tail_fd, dump);
+    ok = write_json(json_fd, reason, sig, end, dump);
+  }
+  for (const int fd : {chunk_fd, tail_fd, json_fd})
+    if (fd >= 0) ::close(fd);
+  if (ok) ok = ::rename(g_prep->json_tmp.c_str(), g_prep->json_path.c_str()) == 0;
+  if (!ok) {
+    ::unlink(g_prep->json_tmp.c_str());
+    line.put(": cannot write the partial trace to ").put(g_prep->trace_dir.c_str()).put("\n");
+    return;
+  }
+  line.put(": partial trace (").put_u64(dump.stored.events).put(" events and ");
+  line.put_u64(dump.tail_slots).put(" raw slots");
+  if (!dump.complete) line.put(", some threads' data left out");
+  line.put(")");
+  line.put(g_prep->line_tail.data(), g_prep->line_tail.size());
+}
+
+// Writes the partial trace once per process; a second caller (another thread's fault) waits
+// for the first to finish, up to 30 s.
+void dump_once(const char* reason, int sig) {
+  if (!g_armed.load() || !g_prep || getpid() != g_pid) return;
+  const uint8_t phase = runtime::g_phase.load();
+  if (phase != uint8_t(runtime::Phase::kRecording) && phase != uint8_t(runtime::Phase::kPaused) &&
+      phase != uint8_t(runtime::Phase::kDisabled))
+    return;
+  int idle = 0;
+  if (g_dump_state.compare_exchange_strong(idle, 1)) {
+    g_dumper.store(this_thread());
+    write_partial(reason, sig);
+    g_dump_state.store(2);
+    return;
+  }
+  if (g_dumper.load() == this_thread()) return;  // a fault inside the dump itself
+  for (int i = 0; i < 3000 && g_dump_state.load() == 1; ++i) {
+    const timespec ms = {0, 10000000};
+    nanosleep(&ms, nullptr);
+  }
+}
+
+void on_signal(int sig, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  dump_once(signal_name(sig), sig);
+  // The original disposition takes over. A fault the hardware raised happens again when the
+  // handler returns (same instruction, same siginfo for the original handler); a signal that
+  // was sent is sent again, and arrives once this handler has returned.
+  sigaction(sig, &g_old[sig], nullptr);
+  g_installed[sig] = false;
+  const bool hardware = (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) &&
+                        info != nullptr && info->si_code > 0;
+  if (!hardware) raise(sig);
+  errno = saved_errno;
+}
+
+void on_exit_handler(int status, void*) {
+  if (!g_armed.load()) return;
+  char reason[64] = "exit(";
+  size_t n = std::strlen(reason);
+  if (status < 0) reason[n++] = '-';
+  n += runtime::sigsafe::format_u64(reason + n, uint64_t(status < 0 ? -int64_t(status) : status));
+  std::memcpy(reason + n, ") without MPI_Finalize", 23);
+  dump_once(reason, 0);
+}
+
+// An alternate stack for the MPI_Init thread, so that a stack overflow there can still be
+// handled; kept when the application or the MPI library installed one.
+void ensure_alt_stack() {
+  stack_t cur;
+  if (sigaltstack(nullptr, &cur) != 0 || !(cur.ss_flags & SS_DISABLE)) return;
+  const size_t size = 256 * 1024;
+  void* mem = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return;
+  stack_t st = {};
+  st.ss_sp = mem;
+  st.ss_size = size;
+  if (sigaltstack(&st, nullptr) != 0) munmap(mem, size);
+}
+
+}  // namespace
+
+void fault_arm(const RunInfo& run) {
+  if (run.output_dir.empty()) return;
+  try {
+    auto* p = new Prepared;
+    p->trace_dir = run.output_dir + "/trace";
+    const std::string base = p->trace_dir + "/rank-" + std::to_string(run.rank);
+    p->chunk_path = base + ".cptrace";
+    p->tail_path = base + ".tail";
+    p->json_path = base + ".json";
+    p->json_tmp = base + ".json.tmp";
+    p->json_prefix = archive_prefix(run);
+    p->timer = run.timer;
+    p->line_head = "critpath: rank " + std::to_string(run.rank) + ": ";
+    p->line_tail = " in " + p->trace_dir + "; critpath-analyze " + run.output_dir +
+                   " reports what was recorded before the fault\n";
+    if (p->json_prefix.empty()) {
+      delete p;
+      return;
+    }
+    g_prep = p;
+  } catch (...) {
+    return;
+  }
+  g_pid = getpid();
+  ensure_alt_stack();
+  for (const int sig : kSignals) {
+    struct sigaction old = {};
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    const bool has_handler = (old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;
+    // The application's own SIGTERM/SIGINT handler may shut down cleanly (and finalize).
+    if ((sig == SIGTERM || sig == SIGINT) && has_handler) continue;
+    struct sigaction sa = {};
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&sa.sa_mask);  // nothing else interrupts the dump
+    g_old[sig] = old;
+    if (sigaction(sig, &sa, nullptr) == 0) g_installed[sig] = true;
+  }
+  g_armed.store(true);
+}
+
+void fault_disarm() {
+  if (!g_armed.exchange(false)) return;
+  for (const int sig : kSignals) {
+    if (!g_installed[sig]) continue;
+    struct sigaction cur = {};
+    // Only ours is replaced: a handler the application installed since stays.
+    if (sigaction(sig, nullptr, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal)
+      sigaction(sig, &g_old[sig], nullptr);
+    g_installed[sig] = false;
+  }
+}
+
+void fault_abort(int errorcode) {
+  char reason[64] = "MPI_Abort(errorcode ";
+  size_t n = std::strlen(reason);
+  if (errorcode < 0) reason[n++] = '-';
+  n += runtime::sigsafe::format_u64(reason + n, uint64_t(errorcode < 0 ? -int64_t(errorcode) : errorcode));
+  reason[n++] = ')';
+  reason[n] = '\0';
+  dump_once(reason, 0);
+}
+
+void fault_install_exit_handler() { on_exit(on_exit_handler, nullptr); }
+
+}  // namespace critpath::analyzer
