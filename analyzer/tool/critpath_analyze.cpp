@@ -2,6 +2,8 @@
 //
 //   CRITPATH_KEEP_TRACE=1 critpath-run mpiexec -n 4 ./app      -> <dir>/trace/rank-<r>.*
 //   mpiexec -n P critpath-analyze <dir> [--output <outdir> [--force]]  -> <outdir>/summary.txt
+//   mpiexec -n P critpath-analyze --export-otf2 <out> <dir>    -> <out>/traces.otf2 (OTF2,
+//                                                                 analyzer/otf2/otf2_export.h)
 //
 // Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, from the kept
 // chunks and definitions, on P processes from 1 to the run's number of ranks: with fewer,
@@ -28,6 +30,7 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
+#include "analyzer/otf2/otf2_export.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -176,6 +179,40 @@ int traced_ranks(const std::string& trace_dir) {
   return run.size;
 }
 
+// Rank 0: makes `out` the directory an OTF2 archive is exported into. False after printing
+// why not: it holds an archive already (OTF2 never overwrites one), or it cannot be created.
+bool prepare_export_dir(const std::string& out) {
+  struct stat st;
+  for (const char* name : {"/traces.otf2", "/traces.def", "/traces"})
+    if (stat((out + name).c_str(), &st) == 0) {
+      std::fprintf(stderr, "critpath-analyze: %s%s exists: %s already holds an OTF2 archive; "
+                   "choose another directory or remove it\n", out.c_str(), name, out.c_str());
+      return false;
+    }
+  if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", out.c_str(), std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+// Runs fn(i) for every loaded location i: on this thread when it is the only one, else one
+// thread each (they drive their hosted analysis ranks at the same time).
+template <typename Fn>
+void for_each_location(size_t n, int first, Fn fn) {
+  if (n == 1) {
+    fn(size_t(0));
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      log::set_thread_rank(first + int(i), nullptr);
+      fn(i);
+    });
+  for (std::thread& t : threads) t.join();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,22 +223,28 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   log::set_rank(rank);
-  std::string dir, out;
+  std::string dir, out, export_dir;
   bool force = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--output" && i + 1 < argc) {
       out = argv[++i];
+    } else if (a == "--export-otf2" && i + 1 < argc) {
+      export_dir = argv[++i];
     } else if (a == "--force") {
       force = true;
     } else if (a == "-h" || a == "--help") {
       if (rank == 0)
         std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
+                    "       mpiexec -n <P> critpath-analyze --export-otf2 OUT DIR\n"
                     "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
                     "processes: from 1 to the number of ranks of the run (each process then\n"
                     "replays a block of traced ranks, one thread each). Same report for every P.\n"
                     "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
-                    "a report already. An OUTDIR holding a report is refused unless --force.\n");
+                    "a report already. An OUTDIR holding a report is refused unless --force.\n"
+                    "--export-otf2 OUT: writes the kept trace as an OTF2 archive, OUT/traces.otf2\n"
+                    "(Vampir, Scalasca; docs/other-tools.md), instead of analysing it. OUT is\n"
+                    "created; one holding an archive already is refused.\n");
       MPI_Finalize();
       return 0;
     } else {
@@ -256,7 +299,9 @@ int main(int argc, char** argv) {
         status = 1;
       }
     }
-    if (rank == 0 && status == 0) {
+    if (rank == 0 && status == 0 && !export_dir.empty()) {
+      if (!prepare_export_dir(export_dir)) status = 2;
+    } else if (rank == 0 && status == 0) {
       output_dir = choose_output_dir(dir, out, force);
       if (output_dir.empty()) status = 2;
     }
@@ -268,7 +313,7 @@ int main(int argc, char** argv) {
     config::Config cfg = config::parse(environ, warnings);
     for (const auto& w : warnings) log::print0(w);
     log::set_verbosity(cfg.verbose);
-    cfg.keep_trace = false;
+    cfg.keep_trace = "false";
     cfg.analysis = true;
     config::set_current(cfg);
     // Rank 0 chose and created the output directory; everyone learns its name.
@@ -293,16 +338,24 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const uint64_t wall0 = clock::monotonic_ns();
-    if (loaded.size() == 1) {
-      analyzer::run_analysis(loaded[0]->trace, ranks[0], wall0);
+    if (!export_dir.empty()) {
+      // Every location exports itself (collective over the analysis ranks); all agree on
+      // the outcome, the first location of each process speaks for it.
+      std::vector<std::string> errors(loaded.size());
+      std::vector<Status> results(loaded.size(), Status::kOk);
+      for_each_location(loaded.size(), first, [&](size_t i) {
+        results[i] = analyzer::otf2::export_location(loaded[i]->trace, ranks[i], export_dir, errors[i]);
+      });
+      if (results[0] != Status::kOk) {
+        std::fprintf(stderr, "critpath-analyze: process %d: cannot write the OTF2 archive into %s: %s\n",
+                     rank, export_dir.c_str(), errors[0].c_str());
+        worst = 1;
+      } else if (rank == 0) {
+        std::fprintf(stderr, "critpath-analyze: OTF2 archive in %s/traces.otf2\n", export_dir.c_str());
+      }
     } else {
-      std::vector<std::thread> threads;
-      for (size_t i = 0; i < loaded.size(); ++i)
-        threads.emplace_back([&, i] {
-          log::set_thread_rank(first + int(i), nullptr);
-          analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0);
-        });
-      for (std::thread& t : threads) t.join();
+      for_each_location(loaded.size(), first,
+                        [&](size_t i) { analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0); });
     }
     ranks.clear();
   }
