@@ -47,7 +47,6 @@ struct LocalRefs {
   std::set<uint32_t> regions;                     // entered (and call-site) regions
   std::vector<std::vector<int32_t>> groups;       // RmaGroupSync members, world ranks; id = index
   std::map<std::vector<int32_t>, uint32_t> group_ids;
-  bool metrics = false;                           // wrote Metric events (local metric id 0)
   uint32_t group(const std::vector<int32_t>& members) {
     auto [it, fresh] = group_ids.emplace(members, uint32_t(groups.size()));
     if (fresh) groups.push_back(members);
@@ -79,19 +78,18 @@ class LocationWriter {
   }
 
   void put(const trace::Event& e) {
-    const uint64_t t = ts(e.time);
-    if (!begun_) begin(t);
-    last_ = std::max(last_, t);
+    if (!begun_) begin(ts(e.time));
     // A COUNTERS event follows the ENTER/EXIT it belongs to; Score-P writes the Metric first.
     if (have_held_) {
       have_held_ = false;
       if (e.kind == K::kCounters && e.time == held_.time) {
-        metric(t, e);
+        metric(ts(e.time), e);
         region_event(held_);
         return;
       }
       region_event(held_);
     }
+    const uint64_t t = ts(e.time);
     if (acc_.active && e.kind != K::kRmaGet) flush_accumulate();
     if (group_.active && e.kind != K::kRmaSync) flush_group();
     switch (e.kind) {
@@ -184,9 +182,13 @@ class LocationWriter {
     uint64_t id;
   };
 
-  uint64_t ts(uint64_t ticks) const {
+  // The OTF2 time stamp (ns) of a tick value. OTF2 refuses a time stamp smaller than the one
+  // before it on the location: one that the correction (or the clock) put a little earlier is
+  // written at the previous one's time.
+  uint64_t ts(uint64_t ticks) {
     const long long ns = std::llround(time_.seconds(ticks) * 1e9);
-    return ns > 0 ? uint64_t(ns) : 0;
+    last_ = std::max(last_, ns > 0 ? uint64_t(ns) : 0);
+    return last_;
   }
   void check(OTF2_ErrorCode c) {
     if (c != OTF2_SUCCESS && error_ == OTF2_SUCCESS) error_ = c;
@@ -195,7 +197,6 @@ class LocationWriter {
   void begin(uint64_t t) {
     begun_ = true;
     first_ = t;
-    last_ = t;
     if (!main_) return;
     std::vector<OTF2_StringRef> args;
     for (size_t i = 0; i < run_.args.size(); ++i) args.push_back(OTF2_StringRef(1 + i));
@@ -254,7 +255,6 @@ class LocationWriter {
       types[k] = OTF2_TYPE_UINT64;
       values[k].unsigned_int = e.counters[k];
     }
-    refs_.metrics = true;
     check(OTF2_EvtWriter_Metric(w_, nullptr, t, kLocalMetric, uint8_t(n), types, values));
   }
 
@@ -479,7 +479,7 @@ json describe_rank(const LocationTrace& loc, const LocalRefs& refs, const std::v
   for (const defs::WindowDef& w : sorted(d.windows.snapshot())) wins.push_back({w.id, w.comm, w.created_by});
   j["windows"] = std::move(wins);
   j["groups"] = refs.groups;
-  j["counters"] = refs.metrics ? d.counter_names() : std::vector<std::string>();
+  j["counters"] = d.counter_names();  // defined even when unused: the metrics exist, zero
   j["start_utc"] = loc.run.start_utc;
   return j;
 }
