@@ -459,6 +459,7 @@ json describe_rank(const LocationTrace& loc, const LocalRefs& refs, const std::v
   json j;
   j["rank"] = loc.run.rank;
   j["host"] = loc.run.host;
+  j["cpus"] = loc.run.cpus;
   j["exe"] = loc.run.executable;
   j["args"] = loc.run.args;
   json th = json::array();
@@ -566,6 +567,13 @@ class Unifier {
     for (const auto& [names, id] : metric_classes_)
       for (const std::string& n : names) string(n);
     const OTF2_StringRef empty = string(""), mpi_name = string("MPI"), count_unit = string("#");
+    const OTF2_StringRef cpus_name = string(kPropertyCpus);
+    std::vector<OTF2_StringRef> cpus_of;
+    for (const json& j : ranks_) {
+      std::string list;
+      for (const auto& c : j.at("cpus")) list += (list.empty() ? "" : ",") + std::to_string(c.get<int>());
+      cpus_of.push_back(list.empty() ? OTF2_UNDEFINED_STRING : string(list));
+    }
 
     OTF2_ErrorCode err = OTF2_SUCCESS;
     auto check = [&](OTF2_ErrorCode c) {
@@ -591,6 +599,11 @@ class Unifier {
                                                     OTF2_LOCATION_GROUP_TYPE_PROCESS,
                                                     nodes.at(h.empty() ? "unknown" : h),
                                                     OTF2_UNDEFINED_LOCATION_GROUP));
+      if (cpus_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
+        OTF2_AttributeValue v;
+        v.stringRef = cpus_of[&j - ranks_.data()];
+        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), cpus_name, OTF2_TYPE_STRING, v));
+      }
     }
     for (const json& j : ranks_) {
       const int r = j.at("rank").get<int>();

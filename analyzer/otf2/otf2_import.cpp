@@ -101,6 +101,7 @@ struct LocationInfo {
 struct LocationGroupInfo {
   OTF2_LocationGroupType type = OTF2_LOCATION_GROUP_TYPE_UNKNOWN;
   uint32_t node = kUndefined32;
+  uint32_t cpus = kUndefined32;  // string: critpath's CRITPATH::CPUS property
 };
 struct MetricClassInfo {
   std::vector<uint32_t> members;
@@ -139,6 +140,10 @@ struct ArchiveReader::State {
   std::map<uint64_t, LocationInfo> locations;
   std::map<uint32_t, LocationGroupInfo> location_groups;
   std::map<uint32_t, uint32_t> node_names;  // system tree node -> its name
+  struct GroupProperty {
+    uint32_t group, name, value;  // string refs (strings may come later in the file)
+  };
+  std::vector<GroupProperty> group_properties;
   std::map<uint32_t, uint32_t> metric_member_names;
   std::map<uint32_t, OTF2_Type> metric_member_types;
   std::map<uint32_t, MetricClassInfo> metric_classes;
@@ -237,7 +242,16 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(
       c, [](void* u, OTF2_LocationGroupRef self, OTF2_StringRef, OTF2_LocationGroupType type,
             OTF2_SystemTreeNodeRef node, OTF2_LocationGroupRef) {
-        return def_guard(u, [&](State& s) { s.location_groups[self] = {type, node}; });
+        return def_guard(u, [&](State& s) {
+          s.location_groups[self].type = type;
+          s.location_groups[self].node = node;
+        });
+      });
+  OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(
+      c, [](void* u, OTF2_LocationGroupRef group, OTF2_StringRef name, OTF2_Type type, OTF2_AttributeValue value) {
+        return def_guard(u, [&](State& s) {
+          if (type == OTF2_TYPE_STRING) s.group_properties.push_back({group, name, value.stringRef});
+        });
       });
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback(
       c, [](void* u, OTF2_LocationRef self, OTF2_StringRef, OTF2_LocationType type, uint64_t,
@@ -1147,6 +1161,15 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     auto g = s.location_groups.find(main.group);
     if (g != s.location_groups.end() && s.node_names.count(g->second.node))
       run.host = s.str(s.node_names.at(g->second.node));
+    for (const State::GroupProperty& p : s.group_properties)
+      if (p.group == main.group && s.str(p.name) == kPropertyCpus) {
+        const std::string& list = s.str(p.value);
+        for (size_t at = 0; at < list.size();) {
+          run.cpus.push_back(std::atoi(list.c_str() + at));
+          const size_t comma = list.find(',', at);
+          at = comma == std::string::npos ? list.size() : comma + 1;
+        }
+      }
     run.recorder.threads = uint32_t(locs.size());
     run.store = chunks.stats();
     run.offline = true;
