@@ -60,6 +60,9 @@ constexpr uint32_t kLocalMetric = 0;
 // Matching ids of RMA operations that are not request based (those use critpath's request
 // ids, small counters): their own range, so the two never meet.
 constexpr uint64_t kFirstMatchingId = uint64_t(1) << 62;
+// Time stamps: picoseconds since a whole second `base` that every rank agrees on (the earliest
+// event's, rounded down), so that ticks below a nanosecond keep their order (2^64 ps: 213 days).
+constexpr uint64_t kTicksPerSecond = 1000000000000ull;
 
 struct ThreadSummary {
   uint16_t thread = 0;
@@ -70,9 +73,10 @@ struct ThreadSummary {
 // Writes one location's events. Feed every event in order with put(), then finish().
 class LocationWriter {
  public:
-  LocationWriter(OTF2_EvtWriter* w, const LocationTrace& loc, const GlobalTime& time, LocalRefs& refs,
-                 bool main_thread)
-      : w_(w), defs_(*loc.definitions), run_(loc.run), time_(time), refs_(refs), main_(main_thread) {
+  LocationWriter(OTF2_EvtWriter* w, const LocationTrace& loc, const GlobalTime& time, double base_s,
+                 LocalRefs& refs, bool main_thread)
+      : w_(w), defs_(*loc.definitions), run_(loc.run), time_(time), base_s_(base_s), refs_(refs),
+        main_(main_thread) {
     const std::vector<std::string> names = defs_.counter_names();
     ncounters_ = names.size();
   }
@@ -182,12 +186,12 @@ class LocationWriter {
     uint64_t id;
   };
 
-  // The OTF2 time stamp (ns) of a tick value. OTF2 refuses a time stamp smaller than the one
-  // before it on the location: one that the correction (or the clock) put a little earlier is
-  // written at the previous one's time.
+  // The OTF2 time stamp (ps since the base) of a tick value. OTF2 refuses a time stamp smaller
+  // than the one before it on the location: one that the correction (or the clock) put a
+  // little earlier is written at the previous one's time.
   uint64_t ts(uint64_t ticks) {
-    const long long ns = std::llround(time_.seconds(ticks) * 1e9);
-    last_ = std::max(last_, ns > 0 ? uint64_t(ns) : 0);
+    const long long ps = std::llround((time_.seconds(ticks) - base_s_) * double(kTicksPerSecond));
+    last_ = std::max(last_, ps > 0 ? uint64_t(ps) : 0);
     return last_;
   }
   void check(OTF2_ErrorCode c) {
@@ -413,6 +417,7 @@ class LocationWriter {
   const defs::Definitions& defs_;
   const RunInfo& run_;
   const GlobalTime& time_;
+  const double base_s_;
   LocalRefs& refs_;
   const bool main_;
   size_t ncounters_ = 0;
@@ -579,7 +584,7 @@ class Unifier {
     auto check = [&](OTF2_ErrorCode c) {
       if (c != OTF2_SUCCESS && err == OTF2_SUCCESS) err = c;
     };
-    check(OTF2_GlobalDefWriter_WriteClockProperties(w, 1000000000ull, t0_ == UINT64_MAX ? 0 : t0_,
+    check(OTF2_GlobalDefWriter_WriteClockProperties(w, kTicksPerSecond, t0_ == UINT64_MAX ? 0 : t0_,
                                                     t0_ == UINT64_MAX ? 0 : t1_ - t0_ + 1, realtime()));
     for (size_t i = 0; i < strings_.size(); ++i)
       check(OTF2_GlobalDefWriter_WriteString(w, OTF2_StringRef(i), strings_[i].c_str()));
@@ -822,19 +827,28 @@ Status export_location(const LocationTrace& location, const engine::Comm& ranks,
   step(OTF2_Archive_SetDescription(archive, ("critpath trace of " + run.executable).c_str()), "description");
   step(OTF2_Archive_SetMachineName(archive, "Linux"), "machine name");
 
-  // Phase 1: events.
+  // Phase 1: events, on a time base all ranks agree on.
+  const GlobalTime time(run);
+  double base_s = 1e300;
+  for (uint16_t t : store.locations()) {
+    trace::TraceReader reader(store, t);
+    trace::Event e;
+    reader.seek_begin();
+    if (reader.next(e)) base_s = std::min(base_s, time.seconds(e.time));
+  }
+  if (ranks.allreduce(&base_s, 1, MPI_DOUBLE, MPI_MIN) != Status::kOk) fail("agreeing on the time base failed");
+  base_s = base_s < 1e300 ? std::floor(base_s) : 0.0;
   LocalRefs refs;
   std::vector<ThreadSummary> threads;
   step(OTF2_Archive_OpenEvtFiles(archive), "opening the event files");
   try {
-    const GlobalTime time(run);
     for (uint16_t t : store.locations()) {
       OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, location_id(run.rank, t));
       if (w == nullptr) {
         fail("no event writer: " + take_last_error());
         continue;
       }
-      LocationWriter lw(w, location, time, refs, t == 0);
+      LocationWriter lw(w, location, time, base_s, refs, t == 0);
       trace::TraceReader reader(store, t);
       trace::Event e;
       reader.seek_begin();

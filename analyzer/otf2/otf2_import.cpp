@@ -167,12 +167,9 @@ struct ArchiveReader::State {
     auto it = strings.find(ref);
     return it == strings.end() ? empty : it->second;
   }
-  // Time stamps -> nanoseconds since the clock's global offset.
-  uint64_t ns(OTF2_TimeStamp t) const {
-    const uint64_t d = t > offset ? t - offset : 0;
-    if (resolution == 1000000000ull) return d;
-    return uint64_t((unsigned __int128)d * 1000000000ull / resolution);
-  }
+  // Time stamps -> critpath ticks: the archive's own ticks since its global offset (the run's
+  // TickConverter turns them into nanoseconds with the archive's resolution).
+  uint64_t ticks(OTF2_TimeStamp t) const { return t > offset ? t - offset : 0; }
   // World ranks of a communicator group (COMM_GROUP members index MPI_COMM_WORLD's locations).
   std::vector<int32_t> ranks_of(uint32_t group, int me) const {
     std::vector<int32_t> out;
@@ -587,7 +584,7 @@ class Builder {
   };
 
   uint64_t at(OTF2_TimeStamp t) {
-    const uint64_t v = s_.ns(t);
+    const uint64_t v = s_.ticks(t);
     first_ = std::min(first_, v);
     last_ = std::max(last_, v);
     return v;
@@ -1141,7 +1138,7 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     }
     if (first == UINT64_MAX) first = 0;
 
-    // Run facts: nanoseconds on the archive's (already corrected) time base.
+    // Run facts: ticks on the archive's (already corrected) time base.
     run.rank = rank;
     run.size = ranks();
     run.thread_level = locs.size() > 1 ? 3 : 0;
@@ -1149,10 +1146,12 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     run.output_dir.clear();
     run.start_utc = iso_utc(s.realtime);
     run.mpi_library = "OTF2 archive" + (s.creator.empty() ? std::string() : " by " + s.creator);
-    run.timer = clock::TimerKind::kMonotonic;
+    // A tick converter of the archive's resolution: one second is `resolution` ticks (the TSC
+    // kind is the one that takes its rate from the two pairs).
+    run.timer = s.resolution == 1000000000ull ? clock::TimerKind::kMonotonic : clock::TimerKind::kTsc;
     run.timer_why = "OTF2 time stamps (" + std::to_string(s.resolution) + " ticks/s)";
     run.begin = {0, 0};
-    run.end = {std::max<uint64_t>(last, 1), std::max<uint64_t>(last, 1)};
+    run.end = {s.resolution, 1000000000ull};
     run.conv = clock::TickConverter(run.timer, run.begin, run.end);
     run.init_enter_ticks = init_at != UINT64_MAX ? init_at : first;
     run.finalize_enter_ticks = finalize_at != UINT64_MAX ? finalize_at : last;
