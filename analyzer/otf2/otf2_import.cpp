@@ -346,8 +346,9 @@ class Builder {
     started_ = true;
     Frame f;
     f.region = region;
-    f.mpi = defs_.regions.mpi(region);
-    if (defs_.regions.get(region).kind == defs::RegionKind::kCallsite) {
+    const RegionFacts& facts = facts_of(region);
+    f.mpi = facts.mpi;
+    if (facts.callsite) {
       // A call site of critpath's: the CALLSITE event before the MPI call's ENTER.
       f.callsite = true;
       frames_.push_back(f);
@@ -531,6 +532,12 @@ class Builder {
       transfer(trace::EventKind::kRmaGet, t, win, remote, received, id);
   }
   void op_complete(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint64_t id, bool nonblocking) {
+    // The operation is done: only a flush still asks for its target, now.
+    int32_t target = -1;
+    if (auto it = targets_.find({win, id}); it != targets_.end()) {
+      target = it->second;
+      targets_.erase(it);
+    }
     if (nonblocking && !frames_.empty() && frames_.back().mpi.completion != defs::MpiCompletion::kNone) {
       trace::Event e = rma_event(trace::EventKind::kRmaRequestComplete, at(t), win, -1);
       e.region = 0;
@@ -542,8 +549,7 @@ class Builder {
     if (frames_.empty()) return;
     Frame& f = frames_.back();
     if ((f.mpi.rma == defs::MpiRma::kFlush || f.mpi.rma == defs::MpiRma::kFlushAll) && f.flush_target < 0) {
-      auto it = targets_.find({win, id});
-      if (it != targets_.end()) f.flush_target = it->second;
+      f.flush_target = target;
       f.flush_win = win;
     }
   }
@@ -599,6 +605,21 @@ class Builder {
   static int32_t root_of(uint32_t root) { return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root); }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
 
+  // What the events need of a region, looked up once (the table takes a lock per lookup).
+  struct RegionFacts {
+    defs::MpiSemantics mpi;
+    bool callsite = false;
+  };
+  const RegionFacts& facts_of(uint32_t region) {
+    auto it = facts_.find(region);
+    if (it == facts_.end()) {
+      RegionFacts f;
+      f.mpi = defs_.regions.mpi(region);
+      f.callsite = defs_.regions.get(region).kind == defs::RegionKind::kCallsite;
+      it = facts_.emplace(region, f).first;
+    }
+    return it->second;
+  }
   uint32_t region_of(OTF2_RegionRef ref) {
     auto it = regions_.find(ref);
     if (it != regions_.end()) return it->second;
@@ -698,6 +719,7 @@ class Builder {
   std::unordered_map<uint64_t, size_t> open_icolls_;  // request -> index in held_
   std::map<std::pair<uint32_t, uint64_t>, int32_t> targets_;  // (window, matching id) -> target
   std::unordered_map<uint32_t, std::vector<int32_t>> win_members_;
+  std::unordered_map<uint32_t, RegionFacts> facts_;
   std::string executable_;
   std::vector<std::string> args_;
   std::string error_;
