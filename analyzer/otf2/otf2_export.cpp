@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -103,7 +104,7 @@ class LocationWriter {
         have_held_ = true;
         break;
       case K::kCallsite:
-        refs_.regions.insert(e.region);
+        mpi_of(e.region);  // marks it used
         check(OTF2_EvtWriter_Enter(w_, nullptr, t, e.region));
         open_callsites_.push_back(e.region);
         pending_callsite_ = true;
@@ -208,9 +209,24 @@ class LocationWriter {
                                       args.empty() ? nullptr : args.data()));
   }
 
+  // A region's semantics, looked up once; the first lookup also marks the region used (it
+  // needs a global definition). Region ids are dense: a flat table, a map for outliers.
   const defs::MpiSemantics& mpi_of(uint32_t region) {
+    constexpr uint32_t kFlat = 1u << 20;
+    if (region < kFlat) {
+      if (region >= flat_.size()) flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * flat_.size()));
+      std::optional<defs::MpiSemantics>& f = flat_[region];
+      if (!f) {
+        f = defs_.regions.mpi(region);
+        refs_.regions.insert(region);
+      }
+      return *f;
+    }
     auto it = mpi_.find(region);
-    if (it == mpi_.end()) it = mpi_.emplace(region, defs_.regions.mpi(region)).first;
+    if (it == mpi_.end()) {
+      it = mpi_.emplace(region, defs_.regions.mpi(region)).first;
+      refs_.regions.insert(region);
+    }
     return it->second;
   }
   const std::string& name_of(uint32_t region) {
@@ -224,7 +240,6 @@ class LocationWriter {
   void region_event(const trace::Event& e) {
     const uint64_t t = ts(e.time);
     if (e.kind == K::kEnter) {
-      refs_.regions.insert(e.region);
       check(OTF2_EvtWriter_Enter(w_, nullptr, t, e.region));
       Frame f;
       f.region = e.region;
@@ -238,6 +253,7 @@ class LocationWriter {
         check(OTF2_EvtWriter_RmaCollectiveBegin(w_, nullptr, t));
       return;
     }
+    mpi_of(e.region);  // an exit whose enter was not recorded still names a defined region
     check(OTF2_EvtWriter_Leave(w_, nullptr, t, e.region));
     size_t i = frames_.size();
     while (i > 0 && frames_[i - 1].region != e.region) --i;
@@ -429,6 +445,7 @@ class LocationWriter {
   bool pending_callsite_ = false;
   std::vector<uint32_t> open_callsites_;
   std::vector<Frame> frames_;
+  std::vector<std::optional<defs::MpiSemantics>> flat_;
   std::unordered_map<uint32_t, defs::MpiSemantics> mpi_;
   std::unordered_map<uint32_t, std::string> names_;
   std::unordered_map<uint64_t, trace::Event> icoll_;

@@ -3,11 +3,9 @@
 analyses to the same report as the in-situ analysis.
 
 usage: check_otf2.py OUTDIR --otf2-print PATH [--roundtrip NP[,NP...] --analyze ANALYZE
-                     --mpi mpich|openmpi --mpiexec MPIEXEC --shim SHIM] [-- CHECK.py ARGS...]
+                     --mpi mpich|openmpi --mpiexec MPIEXEC --shim SHIM]
 
-  1. `-- CHECK.py ARGS`: the test's own known-answer check, on OUTDIR (exporting changes no
-     answer). Its exit status 77 (not applicable) skips this test too.
-  2. `otf2-print OUTDIR/traces.otf2` exits 0 without a warning, and its event counts per
+  1. `otf2-print OUTDIR/traces.otf2` exits 0 without a warning, and its event counts per
      location and record type equal what critpath's own event dump (CRITPATH_DUMP_EVENTS=1,
      OUTDIR/events/rank-<r>.txt) says the export writes: one OTF2 record per critpath event,
      except where the export follows Score-P (a call site is an Enter/Leave pair around its
@@ -15,9 +13,9 @@ usage: check_otf2.py OUTDIR --otf2-print PATH [--roundtrip NP[,NP...] --analyze 
      Win_start/Win_post are one RmaGroupSync, an accumulate and the RMA_GET of its result one
      RmaAtomic; ProgramBegin/End on each rank's first thread). The RmaOpComplete* records
      derived at synchronization calls are not counted.
-  3. When /usr/bin/python3 has the OTF2 Python reader (python3-otf2), it reads the archive
+  2. When /usr/bin/python3 has the OTF2 Python reader (python3-otf2), it reads the archive
      and sees as many events per location as otf2-print.
-  4. --roundtrip: `MPIEXEC -n NP ANALYZE --otf2 OUTDIR/traces.otf2 --output
+  3. --roundtrip: `MPIEXEC -n NP ANALYZE --otf2 OUTDIR/traces.otf2 --output
      OUTDIR/otf2-NP` for each NP, and its report.json has the in-situ one's call paths and
      every metric within 0.5 % (absolute 2 us / 1e-6 of the largest value for near-zero ones),
      and the same wait-state instance counts.
@@ -31,8 +29,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from critpath_check import check, fail, load_report, mpiexec_command, read_events  # noqa: E402
-
-SKIP_CODE = 77
 
 # MPI one-sided calls by their role (pmpi_wrappers/spec/mpi.toml `rma`), as far as the export
 # writes them differently.
@@ -266,11 +262,6 @@ def roundtrip(out, nps, analyze, mpi, mpiexec, shim):
 
 
 def main():
-    argv = sys.argv[1:]
-    known = []
-    if "--" in argv:
-        cut = argv.index("--")
-        argv, known = argv[:cut], argv[cut + 1:]
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--otf2-print", required=True)
@@ -279,13 +270,7 @@ def main():
     ap.add_argument("--mpi")
     ap.add_argument("--mpiexec")
     ap.add_argument("--shim")
-    a = ap.parse_args(argv)
-    if known:
-        r = subprocess.run([sys.executable, known[0], a.out] + known[1:])
-        if r.returncode == SKIP_CODE:
-            sys.exit(SKIP_CODE)
-        check(r.returncode == 0, f"the known-answer check {os.path.basename(known[0])} fails with the "
-              "OTF2 export on (its output is above)")
+    a = ap.parse_args()
     got = check_counts(a.out, a.otf2_print)
     check_python_reader(a.out, got)
     if a.roundtrip:
