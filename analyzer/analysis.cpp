@@ -28,6 +28,7 @@
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
+#include "analyzer/otf2/otf2_export.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/atomic_file.h"
 #include "analyzer/report/event_dump.h"
@@ -226,7 +227,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       if (write_event_dump(store, definitions, path) != Status::kOk)
         warn(location, "cannot write the event dump %s", path.c_str());
     }
-    if (cfg.keep_trace && !run.offline) {
+    if ((cfg.keep_trace == "true" || cfg.keep_trace == "both") && !run.offline) {
       const std::string dir = run.output_dir + "/trace";
       mkdir(dir.c_str(), 0755);
       const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".cptrace";
@@ -234,6 +235,10 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
           save_archive(run, definitions, location.notes, dir) != Status::kOk)
         warn(location, "cannot keep the trace in %s", dir.c_str());
     }
+    std::string otf2_error;  // collective over the ranks (analyzer/otf2/otf2_export.h)
+    if ((cfg.keep_trace == "otf2" || cfg.keep_trace == "both") && !run.offline &&
+        otf2::export_location(location, comm, run.output_dir, otf2_error) != Status::kOk)
+      warn(location, "cannot write the OTF2 archive into %s: %s", run.output_dir.c_str(), otf2_error.c_str());
   }
   if (!analyse) {
     // No analysis, but the settings in force are still written, and the user told where.

@@ -18,6 +18,7 @@ packages=(
   gfortran
   clang libclang-rt-14-dev llvm-14  # XRay mode (critpath-cc/-cxx --xray); llvm-xray for its tests
   python3-jsonschema
+  libopen-trace-format2-dev otf2-tools python3-otf2  # OTF2 export/import; otf2-print in its tests
   chromium
 )
 

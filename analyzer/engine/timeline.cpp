@@ -46,18 +46,12 @@ bool TimelineBuilder::is_mpi_slow(uint32_t region) {
 int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
   if (comm == defs::kCommWorld) return peer;
   if (comm == defs::kCommSelf) return peer == 0 ? me_ : -1;
-  auto it = members_.find(comm);
-  if (it == members_.end()) {
-    defs::CommDef d;
-    std::vector<int32_t> m;
-    if (defs_.comms.find(comm, d)) m = d.members;
-    it = members_.emplace(comm, std::move(m)).first;
-  }
-  if (peer < 0 || size_t(peer) >= it->second.size()) {
+  const std::vector<int32_t>& members = defs::cached_members(defs_.comms, comm, members_);
+  if (peer < 0 || size_t(peer) >= members.size()) {
     ++t_.unresolved_peers;
     return -1;
   }
-  return it->second[size_t(peer)];
+  return members[size_t(peer)];
 }
 
 void TimelineBuilder::begin_location(uint16_t location) {

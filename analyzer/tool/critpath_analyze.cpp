@@ -2,6 +2,11 @@
 //
 //   CRITPATH_KEEP_TRACE=1 critpath-run mpiexec -n 4 ./app      -> <dir>/trace/rank-<r>.*
 //   mpiexec -n P critpath-analyze <dir> [--output <outdir> [--force]]  -> <outdir>/summary.txt
+//   mpiexec -n P critpath-analyze --export-otf2 <out> <dir>    -> <out>/traces.otf2 (OTF2,
+//                                                                 analyzer/otf2/otf2_export.h)
+//   mpiexec -n P critpath-analyze --otf2 <path>/traces.otf2 [--output <outdir>]: an OTF2
+//     archive of Score-P's or critpath's, read into the same LocationTraces
+//     (analyzer/otf2/otf2_import.h); default output <path>/critpath, -2, -3, ...
 //
 // Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, from the kept
 // chunks and definitions, on P processes from 1 to the run's number of ranks: with fewer,
@@ -30,6 +35,8 @@
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/partial_trace.h"
+#include "analyzer/otf2/otf2_export.h"
+#include "analyzer/otf2/otf2_import.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -110,14 +117,13 @@ bool holds_report(const std::string& dir) {
 }
 
 // Rank 0: the directory the report goes to, created; empty after printing why there is none.
-// `wanted` empty: <dir>/reanalysis, or <dir>/reanalysis-2, -3, ... when it already holds a
+// `wanted` empty: `base` (<dir>/reanalysis), or `base`-2, -3, ... when it already holds a
 // report (session.cpp's create_output_dir() never reuses a directory either; here a directory
 // without summary.txt, e.g. of a failed run, is reused). `wanted` given: used as is, refused
 // when it holds a report and `force` is false.
-std::string choose_output_dir(const std::string& dir, const std::string& wanted, bool force) {
+std::string choose_output_dir(const std::string& base, const std::string& wanted, bool force) {
   std::string name = wanted;
   if (name.empty()) {
-    const std::string base = dir + "/reanalysis";
     for (int k = 1; k <= 1000 && name.empty(); ++k) {
       const std::string candidate = k == 1 ? base : base + "-" + std::to_string(k);
       if (!holds_report(candidate)) name = candidate;
@@ -201,6 +207,69 @@ std::string missing_ranks(const std::string& trace_dir, int locations) {
   return analyzer::format_rank_list(missing);
 }
 
+// Rank 0: makes `out` the directory an OTF2 archive is exported into. False after printing
+// why not: it holds an archive already (OTF2 never overwrites one), or it cannot be created.
+bool prepare_export_dir(const std::string& out) {
+  struct stat st;
+  for (const char* name : {"/traces.otf2", "/traces.def", "/traces"})
+    if (stat((out + name).c_str(), &st) == 0) {
+      std::fprintf(stderr, "critpath-analyze: %s%s exists: %s already holds an OTF2 archive; "
+                   "choose another directory or remove it\n", out.c_str(), name, out.c_str());
+      return false;
+    }
+  if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", out.c_str(), std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+// The directory of a path ("." for a bare name).
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The import's one note on what it skipped (summed over the processes, each of which counted
+// its ranks' records), and where the time stamps came from: notes of traced rank 0. Collective.
+void note_skipped(const analyzer::otf2::ArchiveReader& archive, const analyzer::otf2::Skipped& mine,
+                  const std::string& anchor, std::vector<std::unique_ptr<LoadedLocation>>& loaded) {
+  // Record counts are per process; the location counts come from the (shared) definitions.
+  uint64_t a[analyzer::otf2::Skipped::kFields], sum[analyzer::otf2::Skipped::kFields],
+      places[analyzer::otf2::Skipped::kFields];
+  mine.to_array(a);
+  MPI_Allreduce(a, sum, analyzer::otf2::Skipped::kFields, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  archive.skipped_locations().to_array(places);
+  for (int i = 0; i < analyzer::otf2::Skipped::kFields; ++i) sum[i] += places[i];
+  analyzer::otf2::Skipped all;
+  all.from_array(sum);
+  if (loaded.empty() || loaded[0]->trace.run.rank != 0) return;
+  std::vector<std::string>& notes = loaded[0]->trace.notes;
+  notes.push_back("otf2: " + anchor + (archive.written_by_critpath()
+                                           ? ": written by critpath, time stamps clock-corrected at the run"
+                                           : ": time stamps as the OTF2 reader gives them (with the archive's "
+                                             "clock offsets applied)"));
+  if (!all.empty()) notes.push_back(all.describe());
+}
+
+// Runs fn(i) for every loaded location i: on this thread when it is the only one, else one
+// thread each (they drive their hosted analysis ranks at the same time).
+template <typename Fn>
+void for_each_location(size_t n, int first, Fn fn) {
+  if (n == 1) {
+    fn(size_t(0));
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      log::set_thread_rank(first + int(i), nullptr);
+      fn(i);
+    });
+  for (std::thread& t : threads) t.join();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -211,12 +280,16 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   log::set_rank(rank);
-  std::string dir, out, whatif;
+  std::string dir, out, whatif, export_dir, otf2_anchor;
   bool force = false, have_whatif = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--output" && i + 1 < argc) {
       out = argv[++i];
+    } else if (a == "--export-otf2" && i + 1 < argc) {
+      export_dir = argv[++i];
+    } else if (a == "--otf2" && i + 1 < argc) {
+      otf2_anchor = argv[++i];
     } else if (a == "--force") {
       force = true;
     } else if (a == "--whatif" && i + 1 < argc) {
@@ -226,13 +299,20 @@ int main(int argc, char** argv) {
       if (rank == 0)
         std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
                     "                                     [--whatif \"balance:solve;zero:io;...\"]\n"
+                    "       mpiexec -n <P> critpath-analyze --export-otf2 OUT DIR\n"
+                    "       mpiexec -n <P> critpath-analyze --otf2 PATH/traces.otf2 [--output OUTDIR [--force]]\n"
                     "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
                     "processes: from 1 to the number of ranks of the run (each process then\n"
                     "replays a block of traced ranks, one thread each). Same report for every P.\n"
                     "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
                     "a report already. An OUTDIR holding a report is refused unless --force.\n"
                     "--whatif: simulate these hypotheses (as CRITPATH_WHATIF, which it replaces;\n"
-                    "docs/metrics.md, What-if simulation) beside the automatic ones.\n");
+                    "docs/metrics.md, What-if simulation) beside the automatic ones.\n"
+                    "--export-otf2 OUT: writes the kept trace as an OTF2 archive, OUT/traces.otf2\n"
+                    "(Vampir, Scalasca; docs/other-tools.md), instead of analysing it. OUT is\n"
+                    "created; one holding an archive already is refused.\n"
+                    "--otf2 ARCHIVE: analyses an OTF2 archive (Score-P's or critpath's) instead,\n"
+                    "on 1 to its number of MPI ranks processes; default OUTDIR PATH/critpath.\n");
       MPI_Finalize();
       return 0;
     } else {
@@ -241,16 +321,30 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   const std::string trace_dir = dir + "/trace";
-  const int locations = dir.empty() ? 0 : traced_ranks(trace_dir);
+  // An OTF2 archive is opened by every process (its global definitions name the ranks).
+  analyzer::otf2::ArchiveReader archive;
+  std::string otf2_error;
+  const bool import = !otf2_anchor.empty();
+  const bool archive_ok = import && archive.open(otf2_anchor, otf2_error) == Status::kOk;
+  const int locations = import ? (archive_ok ? archive.ranks() : 0) : dir.empty() ? 0 : traced_ranks(trace_dir);
   int first = 0, count = 0;
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
+  analyzer::otf2::Skipped skipped;  // what the import of this process's ranks left out
   bool foreign_first = true;
   const std::string foreign =
       size == 1 && locations > 1 ? foreign_launcher(foreign_first) : std::string();
   std::string output_dir;
-  if (dir.empty()) {
+  if (dir.empty() && !import) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
     status = 2;
+  } else if (import && (!dir.empty() || !export_dir.empty())) {
+    if (rank == 0)
+      std::fprintf(stderr, "critpath-analyze: --otf2 analyses an archive; it takes no DIR and no "
+                   "--export-otf2 (--help)\n");
+    status = 2;
+  } else if (import && !archive_ok) {
+    if (rank == 0) std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
+    status = 1;
   } else if (locations == 0) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: cannot read %s/rank-0.json\n", trace_dir.c_str());
@@ -283,9 +377,19 @@ int main(int argc, char** argv) {
     status = 1;
   } else {
     analyzer::engine::Comm::locations_of(locations, size, rank, first, count);
+    if (import && archive.select(first, count, otf2_error) != Status::kOk) {
+      std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
+      status = 1;
+    }
     for (int l = first; l < first + count && status == 0; ++l) {
       loaded.push_back(std::make_unique<LoadedLocation>());
-      if (load_location(trace_dir, l, *loaded.back()) != Status::kOk) {
+      LoadedLocation& ll = *loaded.back();
+      if (import) {
+        if (archive.load(l, ll.chunks, ll.definitions, ll.trace, skipped, otf2_error) != Status::kOk) {
+          std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
+          status = 1;
+        }
+      } else if (load_location(trace_dir, l, ll) != Status::kOk) {
         status = 1;
       } else if (loaded.back()->trace.run.size != locations) {
         std::fprintf(stderr, "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
@@ -294,19 +398,23 @@ int main(int argc, char** argv) {
         status = 1;
       }
     }
-    if (rank == 0 && status == 0) {
-      output_dir = choose_output_dir(dir, out, force);
+    if (rank == 0 && status == 0 && !export_dir.empty()) {
+      if (!prepare_export_dir(export_dir)) status = 2;
+    } else if (rank == 0 && status == 0) {
+      output_dir = choose_output_dir(import ? parent_of(otf2_anchor) + "/critpath" : dir + "/reanalysis", out,
+                                     force);
       if (output_dir.empty()) status = 2;
     }
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst == 0) {
+    if (import) note_skipped(archive, skipped, otf2_anchor, loaded);
     std::vector<std::string> warnings;
     config::Config cfg = config::parse(environ, warnings);
     for (const auto& w : warnings) log::print0(w);
     log::set_verbosity(cfg.verbose);
-    cfg.keep_trace = false;
+    cfg.keep_trace = "false";
     cfg.analysis = true;
     if (have_whatif) {
       cfg.whatif = whatif;
@@ -346,16 +454,24 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     const uint64_t wall0 = clock::monotonic_ns();
-    if (loaded.size() == 1) {
-      analyzer::run_analysis(loaded[0]->trace, ranks[0], wall0);
+    if (!export_dir.empty()) {
+      // Every location exports itself (collective over the analysis ranks); all agree on
+      // the outcome, the first location of each process speaks for it.
+      std::vector<std::string> errors(loaded.size());
+      std::vector<Status> results(loaded.size(), Status::kOk);
+      for_each_location(loaded.size(), first, [&](size_t i) {
+        results[i] = analyzer::otf2::export_location(loaded[i]->trace, ranks[i], export_dir, errors[i]);
+      });
+      if (results[0] != Status::kOk) {
+        std::fprintf(stderr, "critpath-analyze: process %d: cannot write the OTF2 archive into %s: %s\n",
+                     rank, export_dir.c_str(), errors[0].c_str());
+        worst = 1;
+      } else if (rank == 0) {
+        std::fprintf(stderr, "critpath-analyze: OTF2 archive in %s/traces.otf2\n", export_dir.c_str());
+      }
     } else {
-      std::vector<std::thread> threads;
-      for (size_t i = 0; i < loaded.size(); ++i)
-        threads.emplace_back([&, i] {
-          log::set_thread_rank(first + int(i), nullptr);
-          analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0);
-        });
-      for (std::thread& t : threads) t.join();
+      for_each_location(loaded.size(), first,
+                        [&](size_t i) { analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0); });
     }
     analyzer::end_guarded_analysis(cfg, first);
     ranks.clear();

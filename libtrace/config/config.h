@@ -190,18 +190,27 @@ constexpr ValueError parse_bool_value(std::string_view text, bool& value) {
 }
 
 // One of the '|'-separated `words`, any case; `word` is set to the canonical spelling (a
-// view into `words`).
+// view into `words`). A list that holds both `false` and `true` takes every bool spelling
+// for them as well (1/0, yes/no, on/off): a bool flag that grew more values
+// (CRITPATH_KEEP_TRACE=otf2) keeps accepting what it accepted before.
 constexpr ValueError parse_choice_value(std::string_view text, std::string_view words,
                                         std::string_view& word) {
   const std::string_view s = detail::trim(text);
   if (s.empty()) return ValueError::kEmpty;
+  std::string_view rest = words, as_false, as_true;
   while (true) {
-    const size_t bar = words.find('|');
-    const std::string_view w = words.substr(0, bar);
+    const size_t bar = rest.find('|');
+    const std::string_view w = rest.substr(0, bar);
     if (!w.empty() && detail::iequals(s, w)) return word = w, ValueError::kOk;
-    if (bar == std::string_view::npos) return ValueError::kSyntax;
-    words.remove_prefix(bar + 1);
+    if (w == "false") as_false = w;
+    if (w == "true") as_true = w;
+    if (bar == std::string_view::npos) break;
+    rest.remove_prefix(bar + 1);
   }
+  bool b = false;
+  if (!as_false.empty() && !as_true.empty() && parse_bool_value(s, b) == ValueError::kOk)
+    return word = b ? as_true : as_false, ValueError::kOk;
+  return ValueError::kSyntax;
 }
 
 // A CRITPATH_DEBUG_CLOCK_SKEW value: two or three comma-separated decimal numbers

@@ -234,6 +234,21 @@ class DefTable {
 using CommTable = DefTable<CommDef>;
 CommTable& comms();
 
+// The members of definition `id` in `table` (world ranks in rank order; empty for an unknown
+// id), looked up once and then served from `cache`: replays ask for them per event.
+template <typename Def>
+const std::vector<int32_t>& cached_members(const DefTable<Def>& table, uint32_t id,
+                                           std::unordered_map<uint32_t, std::vector<int32_t>>& cache) {
+  auto it = cache.find(id);
+  if (it == cache.end()) {
+    Def d;
+    std::vector<int32_t> m;
+    if (table.find(id, d)) m = std::move(d.members);
+    it = cache.emplace(id, std::move(m)).first;
+  }
+  return it->second;
+}
+
 // One-sided windows (pmpi_wrappers: MPI_Win_create/allocate/allocate_shared/create_dynamic).
 // Window ids are agreed like communicator ids (equal on all members, unique in the run) but
 // form their own id space: RMA events carry them in their `comm` field.

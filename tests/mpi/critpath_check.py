@@ -306,3 +306,20 @@ def read_events(out_dir, rank, location=None):
 def event_lines(out_dir, rank, location=0):
     """The raw text lines of one rank's (and location's) dump, for exact sequence comparison."""
     return [e.line for e in read_events(out_dir, rank, location)]
+
+# --- Launching critpath-analyze --------------------------------------------------------------
+
+def mpiexec_command(mpi, mpiexec, shim, np_, env=()):
+    """The launcher's words for NP processes of a critpath tool (critpath-analyze): Open MPI
+    oversubscribed (and allowed to run as root), the test yield shim preloaded (tests/support)
+    for MPICH's busy polling, and the (name, value) pairs of `env` for every process."""
+    cmd = [mpiexec]
+    if mpi == "openmpi":
+        cmd += ["--oversubscribe", "--allow-run-as-root", "-x", f"LD_PRELOAD={shim}"]
+        for k, v in env:
+            cmd += ["-x", f"{k}={v}"]
+    else:
+        cmd += ["-genv", "LD_PRELOAD", shim]
+        for k, v in env:
+            cmd += ["-genv", k, v]
+    return cmd + ["-n", str(np_)]

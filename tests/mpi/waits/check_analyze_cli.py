@@ -21,23 +21,14 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, fail  # noqa: E402
+from critpath_check import check, fail, mpiexec_command  # noqa: E402
 
 FOREIGN = {"mpich": ("OMPI_COMM_WORLD_SIZE", "mpiexec.openmpi", "Open MPI's launcher"),
            "openmpi": ("PMI_SIZE", "mpiexec.mpich", "MPICH's (hydra) launcher")}
 
 
 def launch(mpi, mpiexec, shim, np_, env=()):
-    cmd = [mpiexec]
-    if mpi == "openmpi":
-        cmd += ["--oversubscribe", "--allow-run-as-root", "-x", f"LD_PRELOAD={shim}"]
-        for k, v in env:
-            cmd += ["-x", f"{k}={v}"]
-    else:
-        cmd += ["-genv", "LD_PRELOAD", shim]
-        for k, v in env:
-            cmd += ["-genv", k, v]
-    return cmd + ["-n", str(np_)]
+    return mpiexec_command(mpi, mpiexec, shim, np_, env)
 
 
 def run(cmd):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, fail, load_report  # noqa: E402
+from critpath_check import check, fail, load_report, mpiexec_command  # noqa: E402
 
 VOLATILE = {("scalars", "analysis_s"), ("scalars", "analysis_pct_of_wall"), ("scalars", "finalize_wait_s"),
             ("critical_path", "walk_s"), ("run", "output_dir"), ("scalars", "analysis_phases")}
@@ -48,12 +48,7 @@ def diff(a, b, path=()):
 
 def reanalyze(out, np_, mpi, mpiexec, analyze, shim):
     re_dir = os.path.join(out, f"reanalysis-{np_}")
-    cmd = [mpiexec]
-    if mpi == "openmpi":
-        cmd += ["--oversubscribe", "--allow-run-as-root", "-x", f"LD_PRELOAD={shim}"]
-    else:
-        cmd += ["-genv", "LD_PRELOAD", shim]
-    cmd += ["-n", np_, analyze, out, "--output", re_dir]
+    cmd = mpiexec_command(mpi, mpiexec, shim, np_) + [analyze, out, "--output", re_dir]
     print("$", " ".join(cmd))
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
                        stdin=subprocess.DEVNULL)

@@ -66,7 +66,7 @@ cfg::Config all_changed() {
   c.compress_thread = false;
   c.timer = "monotonic";
   c.analysis = false;
-  c.keep_trace = true;
+  c.keep_trace = "otf2";
   c.dump_events = true;
   c.verbose = 4;
   return c;
@@ -96,7 +96,7 @@ TEST_CASE("defaults follow the table", "[config]") {
   CHECK(c.compress_thread);
   CHECK(c.timer == "auto");
   CHECK(c.analysis);
-  CHECK_FALSE(c.keep_trace);
+  CHECK(c.keep_trace == "false");
   CHECK_FALSE(c.dump_events);
   CHECK(c.verbose == 1);
 
@@ -230,7 +230,7 @@ TEST_CASE("valid values are applied without warnings", "[config]") {
   CHECK_FALSE(c.compress_thread);
   CHECK(c.timer == "tsc");
   CHECK_FALSE(c.analysis);
-  CHECK(c.keep_trace);
+  CHECK(c.keep_trace == "true");  // "yes": a bool spelling of a listed word
   CHECK(c.dump_events);
   CHECK(c.verbose == 4);
 
@@ -295,6 +295,24 @@ TEST_CASE("each invalid value gives exactly one warning and keeps the default", 
   expect_one_warning("CRITPATH_TIMER=rdtsc",
                      "critpath: CRITPATH_TIMER='rdtsc' is not one of auto|tsc|monotonic; using "
                      "the default auto");
+  expect_one_warning("CRITPATH_KEEP_TRACE=scorep",
+                     "critpath: CRITPATH_KEEP_TRACE='scorep' is not one of false|true|otf2|both; "
+                     "using the default false");
+}
+
+TEST_CASE("a choice listing false and true takes every bool spelling for them", "[config]") {
+  std::vector<std::string> w;
+  for (const char* v : {"1", "on", "YES", "True"})
+    CHECK(parse_env({std::string("CRITPATH_KEEP_TRACE=") + v}, w).keep_trace == "true");
+  for (const char* v : {"0", "off", "no", "FALSE"})
+    CHECK(parse_env({std::string("CRITPATH_KEEP_TRACE=") + v}, w).keep_trace == "false");
+  CHECK(parse_env({"CRITPATH_KEEP_TRACE=OTF2"}, w).keep_trace == "otf2");
+  CHECK(parse_env({"CRITPATH_KEEP_TRACE= both "}, w).keep_trace == "both");
+  CHECK(w.empty());
+  // Without both words listed, bool spellings stay invalid.
+  std::string_view word;
+  CHECK(cfg::parse_choice_value("1", "auto|tsc|monotonic", word) == cfg::ValueError::kSyntax);
+  CHECK(cfg::parse_choice_value("yes", "true|otf2", word) == cfg::ValueError::kSyntax);
 }
 
 TEST_CASE("a number past int64 is out of range on its own side", "[config]") {

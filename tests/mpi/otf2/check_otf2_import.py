@@ -1,0 +1,191 @@
+"""critpath — tests/mpi/otf2/check_otf2_import.py: critpath-analyze --otf2 on archives written
+the way Score-P writes them (otf2_synth.cpp) gives the known answers; malformed archives give
+one clear error, never a crash.
+
+usage: check_otf2_import.py OUT SYNTH ANALYZE MPI(mpich|openmpi) MPIEXEC SHIM
+
+  late_sender  (2 ranks, on 2 and 1 process) Late Sender 2.0 s on rank 1 at main/MPI_Recv;
+               1 KiB sent; rank 1's clock offset corrected by the reader; the OpenMP thread,
+               the GPU location and the I/O record skipped, in one note
+  barrier      (4 ranks, on 4 and 1) Wait at Barrier 3, 2, 1, 0 s
+  rma_fence    (4 ranks, on 4 and 2) Wait at Fence 1.0 s on ranks 0..2; 800 B put by rank 0
+  grid16       (16 ranks) the same report.json and summary.txt on 16, 4 and 1 process
+  malformed    no archive, a garbage anchor, no global definitions, a truncated, an empty and
+               an overwritten event file, an event naming an undefined region: exit status 1,
+               a `critpath-analyze: <archive>: ...` line, no crash
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "waits"))
+from critpath_check import approx, by_callpath, by_rank, check, load_report, mpiexec_command  # noqa: E402
+from check_reanalysis import diff  # noqa: E402
+
+D = 1e-6  # the synthetic time stamps are exact to a tick (0.4 ns)
+
+
+class Run:
+    def __init__(self, out, synth, analyze, mpi, mpiexec, shim):
+        self.out, self.synth, self.analyze = out, synth, analyze
+        self.mpi, self.mpiexec, self.shim = mpi, mpiexec, shim
+
+    def make(self, scenario):
+        d = os.path.join(self.out, scenario)
+        if os.path.exists(os.path.join(d, "traces.otf2")):
+            return os.path.join(d, "traces.otf2")
+        r = subprocess.run([self.synth, scenario, d], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, f"otf2_synth {scenario} failed: {r.stderr}")
+        return os.path.join(d, "traces.otf2")
+
+    def analyse(self, anchor, np_, dest, expect_ok=True):
+        cmd = mpiexec_command(self.mpi, self.mpiexec, self.shim, np_) + [
+            self.analyze, "--otf2", anchor, "--output", dest, "--force"]
+        print("$", " ".join(cmd))
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                           stdin=subprocess.DEVNULL)
+        print(r.stdout)
+        if expect_ok:
+            check(r.returncode == 0, f"critpath-analyze --otf2 {anchor} on {np_} exited with {r.returncode}")
+            return load_report(dest)
+        return r
+
+
+def late_sender(run):
+    anchor = run.make("late_sender")
+    for np_ in (2, 1):
+        rep = run.analyse(anchor, np_, os.path.join(run.out, f"late_sender-{np_}"))
+        check(rep["run"]["ranks"] == 2, f"ranks: {rep['run']['ranks']}")
+        approx(by_callpath(rep, "late_sender", "main/MPI_Recv"), 2.0, "Late Sender at main/MPI_Recv", rel=0, abs_=D)
+        approx(by_rank(rep, "late_sender", 1), 2.0, "Late Sender on rank 1", rel=0, abs_=D)
+        approx(by_rank(rep, "late_sender", 0), 0.0, "Late Sender on rank 0", rel=0, abs_=D)
+        approx(by_callpath(rep, "bytes_sent", "main/MPI_Send"), 1024, "bytes sent", rel=0, abs_=0)
+        approx(by_callpath(rep, "time", "main/compute"), 2.0, "compute on rank 0", rel=0, abs_=D)
+        skipped = [n for n in rep["notes"] if "otf2: skipped" in n]
+        check(len(skipped) == 1, f"one note on what was skipped, got {skipped} in {rep['notes']}")
+        for what in ("1 thread locations", "1 GPU/accelerator locations", "1 I/O records"):
+            check(what in skipped[0], f"the note {skipped[0]!r} does not say {what!r}")
+    print("check_otf2_import: late sender ok")
+
+
+def barrier(run):
+    anchor = run.make("barrier")
+    for np_ in (4, 1):
+        rep = run.analyse(anchor, np_, os.path.join(run.out, f"barrier-{np_}"))
+        for r, want in enumerate((3.0, 2.0, 1.0, 0.0)):
+            approx(by_rank(rep, "wait_barrier", r), want, f"Wait at Barrier on rank {r}", rel=0, abs_=D)
+        approx(by_callpath(rep, "wait_barrier", "main/MPI_Barrier"), 6.0, "Wait at Barrier in all", rel=0, abs_=D)
+        check(not [n for n in rep["notes"] if "otf2: skipped" in n], f"nothing skipped: {rep['notes']}")
+    print("check_otf2_import: barrier ok")
+
+
+def rma_fence(run):
+    anchor = run.make("rma_fence")
+    for np_ in (4, 2):
+        rep = run.analyse(anchor, np_, os.path.join(run.out, f"rma_fence-{np_}"))
+        for r, want in enumerate((1.0, 1.0, 1.0, 0.0)):
+            approx(by_rank(rep, "rma_wait_at_fence", r), want, f"Wait at Fence on rank {r}", rel=0, abs_=D)
+        approx(by_rank(rep, "rma_bytes_put", 0), 800, "bytes put by rank 0", rel=0, abs_=0)
+    print("check_otf2_import: RMA fence ok")
+
+
+def grid16(run):
+    anchor = run.make("grid16")
+    reports = {}
+    for np_ in (16, 4, 1):
+        dest = os.path.join(run.out, f"grid16-{np_}")
+        reports[np_] = (run.analyse(anchor, np_, dest), dest)
+    base, base_dir = reports[16]
+    check(base["run"]["ranks"] == 16, "16 ranks")
+    check(by_callpath(base, "wait_nxn", "main/MPI_Allreduce", 0) > 0, "the rows wait in MPI_Allreduce")
+
+    def lines(d):
+        with open(os.path.join(d, "summary.txt")) as f:
+            return [l for l in f if not l.startswith(("@ Analysis", "@ Output", "@ Critical path"))]
+
+    number = re.compile(r"-?\d+\.\d+")
+
+    def same(a, b):
+        # Sums over ranks associate differently with several ranks per process: a printed
+        # figure may round the other way in its last digit.
+        if number.sub("#", a) != number.sub("#", b):
+            return False
+        for x, y in zip(number.findall(a), number.findall(b)):
+            unit = 10.0 ** -len(x.split(".")[1])
+            if abs(float(x) - float(y)) > 1.5 * unit:
+                return False
+        return True
+
+    for np_ in (4, 1):
+        rep, d = reports[np_]
+        dd = diff(base, rep)
+        check(not dd, f"grid16 on {np_} processes differs from 16 in {len(dd)} field(s):\n  " + "\n  ".join(dd[:30]))
+        la, lb = lines(base_dir), lines(d)
+        bad = [(x, y) for x, y in zip(la, lb) if not same(x, y)]
+        check(len(la) == len(lb) and not bad, f"grid16: summary.txt on {np_} processes differs from 16: {bad[:3]}")
+    print("check_otf2_import: the 16-rank archive gives the same report on 16, 4 and 1 process")
+
+
+def malformed(run):
+    good = run.make("late_sender")
+    src = os.path.dirname(good)
+
+    def copy(name):
+        d = os.path.join(run.out, "bad-" + name)
+        shutil.copytree(src, d)
+        return d
+
+    cases = {"missing": os.path.join(run.out, "no-such-dir", "traces.otf2")}
+    d = copy("anchor")
+    with open(os.path.join(d, "traces.otf2"), "wb") as f:
+        f.write(b"this is not an OTF2 anchor file\n" * 10)
+    cases["garbage anchor"] = os.path.join(d, "traces.otf2")
+    d = copy("nodefs")
+    os.remove(os.path.join(d, "traces.def"))
+    cases["no global definitions"] = os.path.join(d, "traces.otf2")
+    d = copy("truncated")
+    evt = os.path.join(d, "traces", "1.evt")
+    with open(evt, "r+b") as f:
+        f.truncate(os.path.getsize(evt) // 2)
+    cases["truncated events"] = os.path.join(d, "traces.otf2")
+    d = copy("empty")
+    open(os.path.join(d, "traces", "0.evt"), "wb").close()
+    cases["empty events"] = os.path.join(d, "traces.otf2")
+    d = copy("overwritten")
+    evt = os.path.join(d, "traces", "0.evt")
+    size = os.path.getsize(evt)
+    with open(evt, "r+b") as f:
+        f.seek(size // 3)
+        f.write(bytes([0xff]) * (size // 3))
+    cases["overwritten events"] = os.path.join(d, "traces.otf2")
+    cases["undefined region"] = run.make("badref")
+    for what, anchor in cases.items():
+        r = run.analyse(anchor, 2, os.path.join(run.out, "bad-out"), expect_ok=False)
+        crashed = any(s in r.stdout for s in ("Segmentation", "BAD TERMINATION", "core dumped", "Aborted",
+                                               "terminate called"))
+        check(not crashed and r.returncode in (1, 2),
+              f"{what}: critpath-analyze should fail cleanly (exit 1), got {r.returncode}")
+        said = [l for l in r.stdout.splitlines() if l.startswith("critpath-analyze: ")]
+        check(said and anchor in said[0], f"{what}: no `critpath-analyze: {anchor}: ...` line in {r.stdout!r}")
+        print(f"check_otf2_import: {what}: {said[0]}")
+
+
+def main():
+    out = sys.argv[1]
+    check(os.path.basename(out) == "otf2.import", f"refusing to clear {out}")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    run = Run(out, *sys.argv[2:7])
+    late_sender(run)
+    barrier(run)
+    rma_fence(run)
+    grid16(run)
+    malformed(run)
+
+
+if __name__ == "__main__":
+    main()
