@@ -535,9 +535,11 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    if (complete_nonblocking([&](MPI_Request* q) {
-          return PMPI_Ialltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, mpi_, q);
-        }) != Status::kOk)
+    const std::vector<int> ones(static_cast<size_t>(size_), 1);
+    std::vector<int> at(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
+    if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(),
+                      at.data(), MPI_INT, sizeof(int), mpi_) != Status::kOk)
       return Status::kMpiError;
   }
   // Counts and displacements in elements of a contiguous type: at most 2^31 - 1 elements.
@@ -559,10 +561,9 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   recv.resize(size_t(r) * elem_bytes);
   static unsigned char dummy[64];
-  const Status st = complete_nonblocking([&](MPI_Request* q) {
-    return PMPI_Ialltoallv(s ? send : dummy, send_counts.data(), sdispls.data(), type,
-                           r ? recv.data() : dummy, recv_counts.data(), rdispls.data(), type, mpi_, q);
-  });
+  const Status st = alltoallv_p2p(s ? send : dummy, send_counts.data(), sdispls.data(),
+                                  r ? recv.data() : dummy, recv_counts.data(), rdispls.data(), type,
+                                  elem_bytes, mpi_);
   PMPI_Type_free(&type);
   return st;
 }
@@ -699,9 +700,11 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
         scounts[q] = int(to[q].size());
         sbuf.insert(sbuf.end(), to[q].begin(), to[q].end());
       }
-      if (complete_nonblocking([&](MPI_Request* q) {
-            return PMPI_Ialltoall(scounts.data(), 1, MPI_INT, rcounts.data(), 1, MPI_INT, h.procs, q);
-          }) != Status::kOk)
+      const std::vector<int> ones(scounts.size(), 1);
+      std::vector<int> at(scounts.size());
+      for (size_t r = 0; r < at.size(); ++r) at[r] = int(r);
+      if (alltoallv_p2p(scounts.data(), ones.data(), at.data(), rcounts.data(), ones.data(), at.data(),
+                        MPI_INT, sizeof(int), h.procs) != Status::kOk)
         return Status::kMpiError;
       long total = 0;
       for (size_t q = 0; q < rcounts.size(); ++q) {
@@ -711,11 +714,9 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
       if (total > INT32_MAX) return Status::kInvalidArgument;
       got.resize(size_t(total));
       static unsigned char dummy[64];
-      if (complete_nonblocking([&](MPI_Request* q) {
-            return PMPI_Ialltoallv(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
-                                   MPI_BYTE, got.empty() ? dummy : got.data(), rcounts.data(),
-                                   rdispls.data(), MPI_BYTE, h.procs, q);
-          }) != Status::kOk)
+      if (alltoallv_p2p(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
+                        got.empty() ? dummy : got.data(), rcounts.data(), rdispls.data(), MPI_BYTE, 1,
+                        h.procs) != Status::kOk)
         return Status::kMpiError;
     }
     // Deliver: the slots of this process's members are indexed by position in `locals`.

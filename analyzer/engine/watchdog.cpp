@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 
 #include "libtrace/clock/clock.h"
@@ -49,15 +50,13 @@ bool watchdog_expired() {
   return true;
 }
 
-Status complete_nonblocking(const std::function<int(MPI_Request*)>& start) {
-  if (watchdog_expired()) return Status::kMpiError;
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (start(&request) != MPI_SUCCESS) return Status::kMpiError;
+Status complete_all(std::vector<MPI_Request>& requests) {
   // Poll as a blocking call would (MPI libraries busy-poll too), yielding the core between
   // tests once the wait is long, and reading the clock only every 256 tests.
   for (uint64_t spins = 0;; ++spins) {
     int done = 0;
-    if (PMPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return Status::kMpiError;
+    if (PMPI_Testall(int(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+      return Status::kMpiError;
     if (done) return Status::kOk;
     if (spins > 1024) sched_yield();
     if (spins % 256 == 255 && abandon_now()) {
@@ -65,6 +64,45 @@ Status complete_nonblocking(const std::function<int(MPI_Request*)>& start) {
       return Status::kMpiError;
     }
   }
+}
+
+Status complete_nonblocking(const std::function<int(MPI_Request*)>& start) {
+  if (watchdog_expired()) return Status::kMpiError;
+  std::vector<MPI_Request> request(1, MPI_REQUEST_NULL);
+  if (start(request.data()) != MPI_SUCCESS) return Status::kMpiError;
+  return complete_all(request);
+}
+
+Status alltoallv_p2p(const void* send, const int* send_counts, const int* send_displs, void* recv,
+                     const int* recv_counts, const int* recv_displs, MPI_Datatype type, size_t extent,
+                     MPI_Comm comm) {
+  if (watchdog_expired()) return Status::kMpiError;
+  int me = 0, n = 1;
+  PMPI_Comm_rank(comm, &me);
+  PMPI_Comm_size(comm, &n);
+  const auto* in = static_cast<const unsigned char*>(send);
+  auto* out = static_cast<unsigned char*>(recv);
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * size_t(n));
+  for (int s = 0; s < n; ++s) {
+    if (s == me || recv_counts[s] == 0) continue;
+    requests.push_back(MPI_REQUEST_NULL);
+    if (PMPI_Irecv(out + size_t(recv_displs[s]) * extent, recv_counts[s], type, s, kAlltoallTag, comm,
+                   &requests.back()) != MPI_SUCCESS)
+      return Status::kMpiError;
+  }
+  for (int k = 1; k <= n; ++k) {
+    const int d = (me + k) % n;  // a different first partner per rank
+    if (d == me || send_counts[d] == 0) continue;
+    requests.push_back(MPI_REQUEST_NULL);
+    if (PMPI_Isend(in + size_t(send_displs[d]) * extent, send_counts[d], type, d, kAlltoallTag, comm,
+                   &requests.back()) != MPI_SUCCESS)
+      return Status::kMpiError;
+  }
+  if (send_counts[me] > 0)
+    std::memcpy(out + size_t(recv_displs[me]) * extent, in + size_t(send_displs[me]) * extent,
+                size_t(send_counts[me]) * extent);
+  return complete_all(requests);
 }
 
 }  // namespace critpath::analyzer::engine

@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <vector>
 
 #include "libtrace/runtime/status.h"
 
@@ -37,5 +38,16 @@ bool watchdog_expired();
 // kMpiError when starting fails, when the deadline and the grace pass first, or (without
 // starting) when the deadline had passed already.
 Status complete_nonblocking(const std::function<int(MPI_Request*)>& start);
+// The same for requests already started: polls them all to completion (MPI_Testall).
+Status complete_all(std::vector<MPI_Request>& requests);
+// MPI_Alltoallv over `comm` made of nonblocking point-to-point messages (tag kAlltoallTag),
+// completed under the deadline: counts and displacements in elements of `type` (of `extent`
+// bytes), zero counts send nothing, the own block is copied. Open MPI 4.1's MPI_Ialltoall(v)
+// (libnbc) never completes on some of the analysis's exchanges (mpi.corpus.scan_exscan,
+// mpi.critpath.imbalance_b), so the engine's all-to-all does not use them.
+Status alltoallv_p2p(const void* send, const int* send_counts, const int* send_displs, void* recv,
+                     const int* recv_counts, const int* recv_displs, MPI_Datatype type, size_t extent,
+                     MPI_Comm comm);
+constexpr int kAlltoallTag = 0x4350;
 
 }  // namespace critpath::analyzer::engine

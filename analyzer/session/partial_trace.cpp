@@ -146,17 +146,22 @@ void equalize_collectives(std::vector<RankEvents>& ranks, MPI_Comm world) {
     int changed = 0;
     for (size_t k = 0; k < ranks.size(); ++k) {
       RankEvents& r = ranks[k];
+      // The instances past `allowed`: each thread ends before its first one, at the ENTER of
+      // the MPI call holding it.
+      std::vector<size_t> first_excess(r.events.size(), SIZE_MAX);
       for (const auto& [comm, v] : inst[k]) {
         const size_t allowed = size_t(std::max(0, fewest[comm]));
-        // The instances past `allowed`, in time order: each thread ends before its first one.
         for (size_t j = allowed; j < v.size(); ++j) {
           const auto& [time, t, index] = v[j];
-          const size_t end = r.call_boundary(t, index + 1);
-          const size_t boundary = std::min(end, index);
-          if (boundary < r.keep[t]) {
-            r.keep[t] = boundary;
-            changed = 1;
-          }
+          first_excess[t] = std::min(first_excess[t], index);
+        }
+      }
+      for (size_t t = 0; t < r.events.size(); ++t) {
+        if (first_excess[t] == SIZE_MAX) continue;
+        const size_t boundary = std::min(r.call_boundary(t, first_excess[t] + 1), first_excess[t]);
+        if (boundary < r.keep[t]) {
+          r.keep[t] = boundary;
+          changed = 1;
         }
       }
     }
