@@ -368,7 +368,8 @@ int main(int argc, char** argv) {
                    "hosting several traced ranks per process needs; run with mpiexec -n %d\n",
                    locations);
     status = 2;
-  } else if (const std::string missing = missing_ranks(trace_dir, locations); !missing.empty()) {
+  } else if (const std::string missing = import ? std::string() : missing_ranks(trace_dir, locations);
+             !missing.empty()) {  // a kept trace's rank files (an OTF2 archive names its locations)
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: %s/rank-<r>.json is missing for rank %s: those processes "
                    "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
