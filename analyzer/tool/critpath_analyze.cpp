@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
                    locations);
     status = 2;
   } else if (const std::string missing = import ? std::string() : missing_ranks(trace_dir, locations);
-             !missing.empty()) {  // a kept trace only: an OTF2 archive has every rank or fails to open
+             !missing.empty()) {  // a kept trace's rank files (an OTF2 archive names its locations)
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: %s/rank-<r>.json is missing for rank %s: those processes "
                    "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
