@@ -146,6 +146,8 @@ def main(argv):
     # MPI the two must be equal.
     if args.mpi == "mpich":
         allowed = {OWN_STATUS[args.kind], 9, 11, 15, 255}
+        if args.kind == "hang":
+            allowed.add(0)  # mpiexec itself was stopped: 0 in 1 of about 10 untraced runs
         for what, rc in (("untraced", rc_u), ("traced", rc_t)):
             if rc not in allowed:
                 failures.append(f"exit status {rc} {what}, expected one of {sorted(allowed)}")
