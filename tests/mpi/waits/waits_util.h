@@ -36,6 +36,21 @@ static void sleep_from_start_ms(long ms) {
   }
 }
 
+/* Sleeps `us` microseconds from now to an absolute deadline (clock_nanosleep TIMER_ABSTIME):
+ * the programs' computation, whose length must hold on a loaded machine. */
+static inline void work_us(long us) {
+  struct timespec d;
+  clock_gettime(CLOCK_MONOTONIC, &d);
+  d.tv_sec += us / 1000000;
+  d.tv_nsec += (us % 1000000) * 1000L;
+  while (d.tv_nsec >= 1000000000L) {
+    d.tv_nsec -= 1000000000L;
+    d.tv_sec += 1;
+  }
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &d, NULL) != 0) {
+  }
+}
+
 static void align(void) {
   CRITPATH_REGION_BEGIN("setup");
   MPI_Barrier(MPI_COMM_WORLD);

@@ -25,19 +25,6 @@
 #define EXTRA_MS 40
 #define SIDE_MS 5
 
-static void work_us(long us) {
-  struct timespec d;
-  clock_gettime(CLOCK_MONOTONIC, &d);
-  d.tv_sec += us / 1000000;
-  d.tv_nsec += (us % 1000000) * 1000L;
-  while (d.tv_nsec >= 1000000000L) {
-    d.tv_nsec -= 1000000000L;
-    d.tv_sec += 1;
-  }
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &d, NULL) != 0) {
-  }
-}
-
 int main(int argc, char** argv) {
   const int balanced = argc > 1 && strcmp(argv[1], "balanced") == 0;
   MPI_Init(&argc, &argv);

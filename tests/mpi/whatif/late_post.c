@@ -18,19 +18,6 @@
 #define PREP_MS 60
 #define CALC_MS 20
 
-static void work_ms(long ms) {
-  struct timespec d;
-  clock_gettime(CLOCK_MONOTONIC, &d);
-  d.tv_sec += ms / 1000;
-  d.tv_nsec += (ms % 1000) * 1000000L;
-  while (d.tv_nsec >= 1000000000L) {
-    d.tv_nsec -= 1000000000L;
-    d.tv_sec += 1;
-  }
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &d, NULL) != 0) {
-  }
-}
-
 int main(int argc, char** argv) {
   const int noprep = argc > 1 && strcmp(argv[1], "noprep") == 0;
   MPI_Init(&argc, &argv);
@@ -54,14 +41,14 @@ int main(int argc, char** argv) {
     if (rank == 1) {
       if (!noprep) {
         CRITPATH_REGION_BEGIN("prep");
-        work_ms(PREP_MS);
+        work_us(PREP_MS * 1000L);
         CRITPATH_REGION_END("prep");
       }
       MPI_Win_post(peer, 0, win);
       MPI_Win_wait(win);
     } else {
       CRITPATH_REGION_BEGIN("calc");
-      work_ms(CALC_MS);
+      work_us(CALC_MS * 1000L);
       for (int k = 0; k < 8; ++k) v[k] = i + k;
       CRITPATH_REGION_END("calc");
       MPI_Win_start(peer, 0, win);
