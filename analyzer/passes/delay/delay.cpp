@@ -15,7 +15,6 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 
@@ -68,10 +67,10 @@ class SyncIndex {
       : defs_(defs), me_(me) {
     for (const auto& s : t.sends)
       if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
-        p2p_[s.peer].push_back(s.complete_call);
+        add_sync(s.peer, s.complete_call);
     for (const auto& r : t.recvs)
       if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
-        p2p_[r.peer].push_back(r.complete_call);
+        add_sync(r.peer, r.complete_call);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
@@ -79,7 +78,7 @@ class SyncIndex {
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
-    for (auto& [peer, v] : p2p_) std::sort(v.begin(), v.end());
+    for (auto& v : p2p_) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
@@ -101,19 +100,19 @@ class SyncIndex {
           if (peer >= 0) exposures[r.win].back().push_back(peer);
           break;
         case defs::MpiRma::kComplete:
-          for (int32_t p : access[r.win]) p2p_[p].push_back(r.call);
+          for (int32_t p : access[r.win]) add_sync(p, r.call);
           break;
         case defs::MpiRma::kWait:
         case defs::MpiRma::kTest:
           if (!exposures[r.win].empty()) {
-            for (int32_t p : exposures[r.win].front()) p2p_[p].push_back(r.call);
+            for (int32_t p : exposures[r.win].front()) add_sync(p, r.call);
             exposures[r.win].pop_front();
           }
           break;
         case defs::MpiRma::kLock:
         case defs::MpiRma::kUnlock:
         case defs::MpiRma::kFlush:
-          if (peer >= 0) p2p_[peer].push_back(r.call);
+          add_sync(peer, r.call);
           break;
         default:
           break;
@@ -126,10 +125,10 @@ class SyncIndex {
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    auto it = p2p_.find(peer);
-    if (it != p2p_.end()) {
-      auto p = std::lower_bound(it->second.begin(), it->second.end(), k);
-      if (p != it->second.begin()) best = *(p - 1);
+    if (peer >= 0 && size_t(peer) < p2p_.size()) {
+      const std::vector<uint32_t>& v = p2p_[size_t(peer)];
+      auto p = std::lower_bound(v.begin(), v.end(), k);
+      if (p != v.begin()) best = *(p - 1);
     }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
@@ -177,7 +176,13 @@ class SyncIndex {
   }
   const defs::Definitions& defs_;
   int32_t me_;
-  std::unordered_map<int32_t, std::vector<uint32_t>> p2p_;
+  // Per peer (world rank), the calls that synchronized with it, ascending.
+  void add_sync(int32_t peer, uint32_t call) {
+    if (peer < 0) return;
+    if (size_t(peer) >= p2p_.size()) p2p_.resize(size_t(peer) + 1);
+    p2p_[size_t(peer)].push_back(call);
+  }
+  std::vector<std::vector<uint32_t>> p2p_;
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -217,11 +222,12 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
   const defs::Definitions& defs = *in.definitions;
   std::vector<Inst> out;
   std::vector<uint8_t> has_ls(t.calls.size(), 0);
-  std::unordered_map<uint32_t, bool> test_region;
+  std::vector<int8_t> test_region;  // region id -> 1 a test call, 0 not, -1 not yet known
   auto test_call = [&](uint32_t call) {
-    auto it = test_region.find(t.calls[call].region);
-    if (it == test_region.end()) it = test_region.emplace(t.calls[call].region, is_test_call(defs.regions, t.calls[call].region)).first;
-    return it->second;
+    const uint32_t region = t.calls[call].region;
+    if (region >= test_region.size()) test_region.resize(size_t(region) + 1, -1);
+    if (test_region[region] < 0) test_region[region] = is_test_call(defs.regions, region) ? 1 : 0;
+    return test_region[region] == 1;
   };
   auto keep = [&](const Inst& v) {
     if (v.causer < 0 || v.causer == in.my_rank || t.calls[v.call].location != 0) {
@@ -258,28 +264,34 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
     }
   }
   close();
-  // Late receiver: per call the largest; calls with a late-sender wait are skipped.
-  std::map<uint32_t, Inst> lr;
+  // Late receiver: per call the largest (the first of equals); calls with a late-sender wait
+  // are skipped.
+  std::vector<Inst> lr;
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const engine::SendRecord& s = t.sends[i];
     const double tp = m.recv_post_enter[i];
     if (std::isnan(tp) || s.complete_call == kNoCall || m.group[i] == UINT32_MAX) continue;
     const engine::CallRecord& c = t.calls[s.complete_call];
-    if (c.exit <= tp) continue;
     const double idle = tp - c.enter;
-    Inst& v = lr[s.complete_call];
-    if (idle > 0 && idle > v.amount) {
-      v.call = s.complete_call;
-      v.amount = idle;
-      v.causer = s.peer;
-      v.family = kDelayLateReceiver;
-      v.cause_kind = kCauseRecv;
-      v.cause_a = m.group[i];  // this send's (group, position): the receiver resolves it
-      v.cause_b = m.pos[i];
-    }
+    if (c.exit <= tp || !(idle > 0)) continue;
+    Inst v;
+    v.call = s.complete_call;
+    v.amount = idle;
+    v.causer = s.peer;
+    v.family = kDelayLateReceiver;
+    v.cause_kind = kCauseRecv;
+    v.cause_a = m.group[i];  // this send's (group, position): the receiver resolves it
+    v.cause_b = m.pos[i];
+    lr.push_back(v);
   }
-  for (const auto& [call, v] : lr)
-    if (v.amount > 0 && !has_ls[call]) keep(v);
+  std::stable_sort(lr.begin(), lr.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+  for (size_t i = 0; i < lr.size();) {
+    size_t best = i, j = i;
+    for (; j < lr.size() && lr[j].call == lr[i].call; ++j)
+      if (lr[j].amount > lr[best].amount) best = j;
+    if (!has_ls[lr[best].call]) keep(lr[best]);
+    i = j;
+  }
   // Collectives: the latecomer (or root, or last sender) causes the others' waits.
   std::unordered_map<uint32_t, uint32_t> ordinal;  // comm -> instances seen
   const auto& cs = *in.csync;
@@ -381,13 +393,14 @@ void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
     for (uint32_t c = 0; c < v_of.size(); ++c)
       if (v_of[c] < N) list[fill[v_of[c]]++] = c;
   }
-  std::deque<uint64_t> ready;
+  // Any order that takes a node once every edge into it was consumed is a topological one.
+  std::vector<uint64_t> ready;
   for (uint64_t x = 0; x < N; ++x)
     if (indeg[x] == 0) ready.push_back(x);
   done.assign(N, 0);
   while (!ready.empty()) {
-    const uint64_t v = ready.front();
-    ready.pop_front();
+    const uint64_t v = ready.back();
+    ready.pop_back();
     done[v] = 1;
     for (uint32_t i = first[v]; i < first[v + 1]; ++i)
       for (uint64_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
@@ -433,6 +446,12 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     const engine::CallRecord& c = t.calls[r.call];
     wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
     wait_of[r.call] = std::min(wait_of[r.call], c.exit - c.enter);
+  }
+  // inst_before[k]: the instances of calls before call k (inst is sorted by call).
+  std::vector<uint32_t> inst_before(t.calls.size() + 1, 0);
+  for (size_t k = 0, j = 0; k <= t.calls.size(); ++k) {
+    while (j < inst.size() && inst[j].call < k) ++j;
+    inst_before[k] = uint32_t(j);
   }
   SyncIndex sync(t, *in.csync, *in.definitions, in.my_rank);
   // The global synchronizations (barrier / N x N over all ranks that moves data): phase
@@ -582,10 +601,8 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           const double sum_d = delay_vector(tc, tw, dflat);
           // C's own waits strictly inside (from, e).
           const uint32_t lo = from == kNone ? 0 : from + 1;
-          auto u0 = std::lower_bound(inst.begin(), inst.end(), lo,
-                                     [](const Inst& x, uint32_t c) { return x.call < c; });
-          auto u1 = std::lower_bound(inst.begin(), inst.end(), e,
-                                     [](const Inst& x, uint32_t c) { return x.call < c; });
+          const auto u0 = inst.begin() + inst_before[std::min<size_t>(lo, t.calls.size())];
+          const auto u1 = inst.begin() + inst_before[e];
           double sum_w = 0;
           for (auto u = u0; u != u1; ++u) sum_w += u->amount;
           const double D = sum_d + sum_w;
@@ -616,7 +633,6 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   }
   edge_begin.push_back(uint32_t(edges.size()));
 
-  // Replies to the waiting ranks: the indirect share of each of their waits.
   out.bytes_sent += back.size();
   CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
   back = std::vector<unsigned char>();
@@ -701,14 +717,14 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     std::vector<double> r_all;  // root: r_v per caused record, rank after rank
     std::vector<int> r_counts;
     if (group.is_root()) {
-      // (rank, instance) -> node: each rank's instances arrive ascending, nodes in that order.
+      // (rank, instance) -> node, dense per rank: each rank's instances arrive ascending,
+      // nodes in that order.
       std::vector<std::vector<uint32_t>> refs(static_cast<size_t>(P));
       std::vector<uint64_t> first_node(static_cast<size_t>(P), 0);
       auto node_of = [&](uint32_t rk, uint32_t ref) -> uint64_t {
-        if (rk >= uint32_t(P)) return UINT64_MAX;
-        const std::vector<uint32_t>& v = refs[rk];
-        auto it = std::lower_bound(v.begin(), v.end(), ref);
-        return it == v.end() || *it != ref ? UINT64_MAX : first_node[rk] + uint64_t(it - v.begin());
+        if (rk >= uint32_t(P) || ref >= refs[rk].size()) return UINT64_MAX;
+        const uint32_t i = refs[rk][ref];
+        return i == UINT32_MAX ? UINT64_MAX : first_node[rk] + i;
       };
       std::vector<double> r;
       std::vector<uint8_t> handled;
@@ -729,11 +745,18 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
             float b0 = 0;
             if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
             if (pass != 0) continue;
-            const uint64_t k = key(uint64_t(rk), ref);
-            refs[size_t(rk)].push_back(ref);
-            auto it = pending.find(k);
-            r.push_back(b0 + (it == pending.end() ? 0.0 : it->second));
-            if (it != pending.end()) pending.erase(it);
+            std::vector<uint32_t>& idx = refs[size_t(rk)];
+            if (ref >= idx.size()) idx.resize(size_t(ref) + 1, UINT32_MAX);
+            idx[ref] = uint32_t(r.size() - first_node[size_t(rk)]);
+            double carried = 0;
+            if (!pending.empty()) {
+              auto it = pending.find(key(uint64_t(rk), ref));
+              if (it != pending.end()) {
+                carried = it->second;
+                pending.erase(it);
+              }
+            }
+            r.push_back(b0 + carried);
           }
           if (pass == 0) continue;
           r_counts[size_t(rk)] = int(nc);
