@@ -25,21 +25,15 @@ constexpr uint64_t kExactIntervals = 65536;  // busy intervals (all ranks) merge
 constexpr int kBins = 4096;                  // otherwise: bins over the span
 constexpr size_t kTableRows = 40;            // rows of the summary table
 
-// Per-rank totals gathered to rank 0.
+// Per-rank totals gathered to rank 0 (the metrics' per-rank sums come from the store).
 enum RankCol : int {
-  kRcCp = 0,
-  kRcWork,
+  kRcWork = 0,
   kRcHeadroom,
-  kRcIntra,
-  kRcInter,
-  kRcImpact,
   kRcBusy,      // non-waiting work in the application phase
   kRcBusySpan,  // non-waiting work in the whole measured span
   kRcSegs,
   kRcCols
 };
-// Per-call-path columns summed to rank 0.
-enum SumCol : int { kScCp = 0, kScWork, kScIntra, kScInter, kScCols };
 
 // CRITPATH_PARTITIONS: "0-5,6-7" = one partition per comma-separated item ("a" or "a-b").
 // Ranks no item names form one more partition. False (with `why`) on bad syntax, ranks out
@@ -246,11 +240,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
     if (g < 0) continue;
     waits[size_t(g)] += std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
   }
-  double work_total = 0, cp_mine = 0;
+  double work_total = 0;
   for (size_t g = 0; g < G; ++g) {
     work[g] = std::max(excl[g] - waits[g], 0.0);
     work_total += work[g];
-    cp_mine += cp[g];
   }
   double seg_len = 0;
   for (const CpSegment& s : walk.segments) seg_len += s.end - s.begin;
@@ -275,21 +268,20 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
     excess_sum += excess[g];
   }
   const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
-  std::vector<double> sums(G * kScCols, 0.0), sums_out, work_max;  // the last two: root only
-  std::vector<double> rc(kRcCols, 0.0);
+  // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
+  // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
+  engine::MetricStore store{G};
+  const int m_cp = store.slot("critical_path"), m_impact = store.slot("performance_impact"),
+            m_intra = store.slot("imbalance_cost_intra"), m_inter = store.slot("imbalance_cost_inter");
   for (size_t g = 0; g < G; ++g) {
-    double* s = &sums[g * kScCols];
     const double cost = alpha * excess[g];
-    s[kScCp] = cp[g];
-    s[kScWork] = work[g];
-    (occurs[g] ? s[kScIntra] : s[kScInter]) = cost;
-    rc[kRcIntra] += s[kScIntra];
-    rc[kRcInter] += s[kScInter];
+    store.add(m_cp, long(g), cp[g]);
+    store.add(m_impact, long(g), work[g] + cost);
+    store.add(occurs[g] ? m_intra : m_inter, long(g), cost);
   }
-  rc[kRcCp] = cp_mine;
+  std::vector<double> rc(kRcCols, 0.0), work_sum, work_max;  // the last two: root only
   rc[kRcWork] = work_total;
   rc[kRcHeadroom] = headroom;
-  rc[kRcImpact] = work_total + rc[kRcIntra] + rc[kRcInter];
   rc[kRcSegs] = double(walk.segments.size());
   // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
   // ranks run MPI's start-up together) to the last MPI_Finalize entry.
@@ -304,19 +296,11 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   }
   for (const auto& [a, z] : busy) rc[kRcBusy] += z - a;
   std::vector<double> rc_all;
-  mpi_ok(group.reduce_to_root(sums.data(), sums.size(), engine::ReduceOp::kSum, sums_out));
+  std::vector<engine::ReducedMetric> reduced;  // root: in slot order
+  mpi_ok(store.reduce(group, reduced));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, work_sum));
   mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, work_max));
   mpi_ok(group.gather_rows(rc.data(), kRcCols, rc_all));
-  // This rank's CP time per call path, sparse: (call path, seconds).
-  std::vector<double> pairs, all_pairs;
-  std::vector<int> pair_counts, pair_displs;
-  for (size_t g = 0; g < G; ++g)
-    if (cp[g] > 0) {
-      pairs.push_back(double(g));
-      pairs.push_back(cp[g]);
-    }
-  if (group.gather_to_root(pairs.data(), pairs.size(), all_pairs, pair_counts, pair_displs) != Status::kOk)
-    status = Status::kMpiError;
 
   // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
   uint64_t n_busy_all = busy.size();
@@ -388,62 +372,38 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   };
   const double span = t1 - b.first_init_enter;
   const double app_span = t1 - t0;
-  std::vector<double> cp_sum(G), work_sum(G), intra(G), inter(G), cp_imb(G), prof_imb(G), impact(G), avg(G);
+  if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
+  const std::vector<double>&cp_sum = reduced[0].by_callpath, &impact = reduced[1].by_callpath,
+                       &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
+  std::vector<double> cp_imb(G), prof_imb(G), avg(G);
   for (size_t g = 0; g < G; ++g) {
-    const double* s = &sums_out[g * kScCols];
-    cp_sum[g] = s[kScCp];
-    work_sum[g] = s[kScWork];
-    intra[g] = s[kScIntra];
-    inter[g] = s[kScInter];
     avg[g] = work_sum[g] / P;
     cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
     prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
-    impact[g] = work_sum[g] + intra[g] + inter[g];
   }
-  // Per rank and call path: CP seconds.
-  std::vector<std::pair<int, std::vector<double>>> cp_rank;
-  std::vector<long> row_of(G, -1);  // call path -> index in cp_rank
-  std::vector<double> imb_by_rank(size_t(P), 0.0);
-  for (int r = 0; r < P; ++r)
-    for (int i = pair_displs[size_t(r)]; i + 1 < pair_displs[size_t(r)] + pair_counts[size_t(r)]; i += 2) {
-      const int g = int(all_pairs[size_t(i)]);
-      const double v = all_pairs[size_t(i) + 1];
-      if (g < 0 || size_t(g) >= G) continue;
-      if (row_of[size_t(g)] < 0) {
-        row_of[size_t(g)] = long(cp_rank.size());
-        cp_rank.push_back({g, std::vector<double>(size_t(P), 0.0)});
-      }
-      cp_rank[size_t(row_of[size_t(g)])].second[size_t(r)] = v;
-      // The imbalance of a call path is spread over ranks in proportion to their CP share.
-      if (cp_sum[size_t(g)] > 0) imb_by_rank[size_t(r)] += cp_imb[size_t(g)] * v / cp_sum[size_t(g)];
-    }
-  std::sort(cp_rank.begin(), cp_rank.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
+  // proportion to each rank's critical_path share of the call path.
+  engine::ReducedMetric imb;
+  {
+    const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
+    imb.id = "critical_path_imbalance";
+    imb.unit = d != nullptr ? d->unit : "s";
+    imb.description = d != nullptr ? d->definition : "";
+    imb.by_callpath = cp_imb;
+    imb.by_rank.assign(size_t(P), 0.0);
+    for (const auto& [g, per_rank] : reduced[0].by_callpath_rank)
+      for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
+        imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
+  }
   auto rank_col = [&](int col) {
     std::vector<double> v(static_cast<size_t>(P));
     for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
     return v;
   };
-  // Definitions and units come from the declarations (critical_path_metrics.cpp).
-  auto metric = [&](const char* id, const std::vector<double>& by_cp, std::vector<double> by_rank) {
-    const engine::MetricDecl* d = engine::find_metric(id);
-    ExtraMetric m;
-    m.id = id;
-    m.unit = d != nullptr ? d->unit : "s";
-    m.description = d != nullptr ? d->definition : "";
-    m.by_callpath = by_cp;
-    m.by_rank = std::move(by_rank);
-    rep.extra_metrics.push_back(std::move(m));
-  };
-  metric("critical_path", cp_sum, rank_col(kRcCp));
-  rep.extra_metrics.back().by_callpath_rank = cp_rank;
-  metric("critical_path_imbalance",
-         cp_imb, imb_by_rank);
-  metric("performance_impact",
-         impact, rank_col(kRcImpact));
-  metric("imbalance_cost_intra",
-         intra, rank_col(kRcIntra));
-  metric("imbalance_cost_inter",
-         inter, rank_col(kRcInter));
+  // In the declarations' order: critical_path, critical_path_imbalance, then the others.
+  rep.extra_metrics.push_back(reduced[0]);
+  rep.extra_metrics.push_back(std::move(imb));
+  for (size_t m = 1; m < reduced.size(); ++m) rep.extra_metrics.push_back(reduced[m]);
 
   double busy_total = 0, busy_span_total = 0;
   for (int r = 0; r < P; ++r) {
