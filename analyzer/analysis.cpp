@@ -440,6 +440,9 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                                  : std::max(0.5, 0.01 * double(cfg.simulation_budget) * wall);
       wi.budgeted = !run.offline;
       wi.debug_delay_us = uint32_t(cfg.debug_simulation_delay);
+      wi.replay = cfg.debug_simulation_replay == "gathered"      ? passes::ReplayMode::kGathered
+                  : cfg.debug_simulation_replay == "distributed" ? passes::ReplayMode::kDistributed
+                                                                 : passes::ReplayMode::kAuto;
       passes::WhatIfOptions wo;
       wo.hypotheses = cfg.whatif;
       wo.top = cfg.whatif_top;

@@ -42,9 +42,12 @@ if "whatif_analysis_s" in s:  # the what-if replay (docs/metrics.md, What-if sim
     print(f"analysis.{label}.whatif_s: {s['whatif_analysis_s']:.3f} s "
           f"({100.0 * s['whatif_analysis_s'] / max(s['wall_time_s'], 1e-9):.2f} % of the run, "
           f"{s['whatif_lanes']:.0f} lanes)")
-    if msgs:
+    gathered = s.get("whatif_gathered", 0) == 1
+    print(f"analysis.{label}.whatif_replay: {'gathered on rank 0' if gathered else 'distributed'}")
+    if msgs:  # gathered: the replay programs' bytes; distributed: the replay messages' payload
         print(f"analysis.{label}.whatif_bytes_per_message: {s['whatif_bytes'] / msgs:.1f} B "
-              f"({s['whatif_messages']:.0f} replay messages for {msgs:.0f})")
+              f"({'programs' if gathered else str(int(s['whatif_messages'])) + ' replay messages'} "
+              f"for {msgs:.0f} application messages)")
     print(f"analysis.{label}.whatif_model_check: span {s['whatif_identity_span_error_pct']:.2f} %, "
           f"waiting {s['whatif_identity_wait_error_pct']:.2f} %")
 cp = r.get("critical_path")

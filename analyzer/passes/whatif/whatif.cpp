@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -139,14 +140,24 @@ class Replay {
     put_var(o, a);
     put_var(o, b);
     put(o, v[0]);
-    // The other lanes as single-precision offsets to lane 0, only those that differ (a mask
-    // says which): most hypotheses leave most of a run's times where they were.
-    uint64_t mask = 0;
-    for (size_t l = 1; l < V_; ++l)
-      if (float(v[l] - v[0]) != 0.0f) mask |= uint64_t(1) << (l - 1);
+    // The other lanes as offsets to lane 0, only those that differ (a mask says which): most
+    // hypotheses leave most of a run's times where they were. An offset is single precision
+    // when that is exact to a picosecond, else double (a second mask says which), so the
+    // replay is as precise as a gathered one (lanes drift apart by seconds over a long run).
+    uint64_t mask = 0, wide = 0;
+    for (size_t l = 1; l < V_; ++l) {
+      const double d = v[l] - v[0];
+      if (d == 0.0) continue;
+      mask |= uint64_t(1) << (l - 1);
+      if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
+    }
     put_var(o, mask);
-    for (size_t l = 1; l < V_; ++l)
-      if (mask >> (l - 1) & 1) put(o, float(v[l] - v[0]));
+    put_var(o, wide);
+    for (size_t l = 1; l < V_; ++l) {
+      if (!(mask >> (l - 1) & 1)) continue;
+      if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
+      else put(o, float(v[l] - v[0]));
+    }
     if (o.size() >= kFlushBytes) return flush(dest);
     return Status::kOk;
   }
@@ -219,19 +230,20 @@ class Replay {
     ++got_[size_t(src)];
     size_t at = 0;
     while (at < in.size()) {
-      uint64_t type = 0, a = 0, b = 0, mask = 0;
+      uint64_t type = 0, a = 0, b = 0, mask = 0, wide = 0;
       double v0 = 0;
       if (!get_var(in, at, type) || !get_var(in, at, a) || !get_var(in, at, b) || !get(in, at, v0) ||
-          !get_var(in, at, mask))
+          !get_var(in, at, mask) || !get_var(in, at, wide))
         return Status::kCorrupt;
       const Key k{src, uint32_t(type), uint32_t(a), uint32_t(b)};
       std::vector<double>& v = inbox_[k];
       v.assign(V_, v0);
       for (size_t l = 1; l < V_; ++l) {
         if (!(mask >> (l - 1) & 1)) continue;
-        float d = 0;
-        if (!get(in, at, d)) return Status::kCorrupt;
-        v[l] = v0 + double(d);
+        double d = 0;
+        float f = 0;
+        if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
+        v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
       }
     }
     return Status::kOk;
@@ -348,45 +360,364 @@ const std::vector<RmaWait>& no_rma_waits() {
   return none;
 }
 
-// The replay of one rank (whatif.h: the model), in steps: set_factors, index_calls and
-// ask_rma_causes prepare (the first and last are collective), then every call of the main
-// thread in order: enter_call, post, complete, exit; reduce gathers the lanes' figures.
+// ---- The replay program ---------------------------------------------------------------------
+//
+// A rank's part of the replay is compiled from its timeline (Compiler) into a byte string of
+// operations on a few per-lane registers — enter', cur' (the last exit'), ready' and acc (a
+// coordinator's maximum) — which an Executor runs either on the rank itself, telling its peers
+// the sim times they need as the run told them its messages (distributed), or on rank 0 with
+// every rank's program, as one sequential discrete-event simulation that switches to another
+// rank wherever one waits for a time not yet told (gathered). The same operations in the same
+// order: both give the same figures. Integers are LEB128; durations are single precision
+// (1e-7 of themselves), absolute times double.
+enum Op : uint8_t {
+  kOpEnterAt = 1,  // [t f64]: enter' = t on every lane (calls up to MPI_Init); ready' = none
+  kOpEnterGap,     // [gap f32][n u8] n x [lane u8][delta f32]: enter' = cur' + max(0, gap + delta)
+                   // (delta 0 for the lanes not listed); ready' = none
+  kOpTell,         // [reg u8][dest][type][a][b]: the register's lanes to `dest` under (type, a, b)
+  kOpTellAt,       // [dest][type][a][b][t f64]: t on every lane
+  kOpNeed,         // [reg u8][src][type][a][b]: reg (ready' or acc) = max(reg, what src told)
+  kOpSave,         // [slot]: saved[slot] = enter' (a nonblocking collective's post)
+  kOpTakeSaved,    // [slot]: ready' = max(ready', saved[slot]); the slot is freed
+  kOpTakeEnter,    // ready' = max(ready', enter')
+  kOpAccEnter,     // acc = enter'
+  kOpTakeAcc,      // ready' = max(ready', acc)
+  kOpFlush,        // distributed: post what is queued (a peer waits for it)
+  kOpExitAt,       // [t f64]: cur' = t
+  kOpExit,         // [flags u8][own f32][after f32 when kExitDep and not kExitWaited]: exit'
+  kOpEnd,          // [reg u8]: fin' = enter' or cur'; the program ends
+};
+enum Reg : uint8_t { kRegEnter = 0, kRegCur = 1, kRegAcc = 2, kRegReady = 3 };
+enum ExitFlag : uint8_t { kExitDep = 1, kExitWaited = 2 };
+
+// What the compiler measured besides the program (the run's own figures for the check).
+struct ProgramInfo {
+  double clamped = 0, wait_m = 0, useful = 0, fin_m = 0;
+};
+
+// Where an executor's sim times go and come from.
+class ReplayIo {
+ public:
+  virtual ~ReplayIo() = default;
+  // The lanes `src` told `me` under the key, into `v`; `got` false when not told yet (the
+  // executor then stops at this operation and resumes there).
+  virtual Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) = 0;
+  virtual Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) = 0;
+  virtual Status flush() = 0;
+};
+
+// Distributed: the rank's own program, through Replay's messages (need blocks).
+class DistributedIo : public ReplayIo {
+ public:
+  explicit DistributedIo(Replay& rp) : rp_(rp) {}
+  Status need(int, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
+    got = true;
+    return rp_.need(src, type, a, b, v);
+  }
+  Status tell(int, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
+    return rp_.tell(dest, type, a, b, v);
+  }
+  Status flush() override { return rp_.flush_all(); }
+
+ private:
+  Replay& rp_;
+};
+
+// Runs one program.
+class Executor {
+ public:
+  Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal)
+      : p_(p), end_(p + n), me_(me), ideal_(ideal), V_(ideal.size()), enter_(V_, 0.0), cur_(V_, 0.0),
+        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0) {}
+
+  bool done() const { return done_; }
+  const std::vector<double>& fin() const { return fin_; }
+  const std::vector<double>& wait() const { return wait_; }
+  uint64_t needs() const { return needs_; }
+
+  // Runs until the program ends, a time it needs is not told yet (`blocked`), or
+  // `deadline_ns` passes (`late`). kCorrupt on a malformed program.
+  Status run(ReplayIo& io, uint64_t deadline_ns, bool& blocked, bool& late) {
+    blocked = late = false;
+    for (uint32_t n = 0; !done_; ++n) {
+      if ((n & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
+        late = true;
+        return Status::kOk;
+      }
+      const unsigned char* const at = p_;
+      uint8_t op = 0;
+      if (!byte(op)) return Status::kCorrupt;
+      switch (op) {
+        case kOpEnterAt: {
+          double t = 0;
+          if (!raw(t)) return Status::kCorrupt;
+          std::fill(enter_.begin(), enter_.end(), t);
+          std::fill(ready_.begin(), ready_.end(), kNone);
+          break;
+        }
+        case kOpEnterGap: {
+          float gap = 0;
+          uint8_t k = 0;
+          if (!raw(gap) || !byte(k)) return Status::kCorrupt;
+          std::fill(v_.begin(), v_.end(), double(gap));
+          for (uint8_t i = 0; i < k; ++i) {
+            uint8_t l = 0;
+            float d = 0;
+            if (!byte(l) || !raw(d) || l >= V_) return Status::kCorrupt;
+            v_[l] += double(d);
+          }
+          for (size_t l = 0; l < V_; ++l) enter_[l] = cur_[l] + std::max(0.0, v_[l]);
+          std::fill(ready_.begin(), ready_.end(), kNone);
+          break;
+        }
+        case kOpTell: {
+          uint8_t reg = 0;
+          uint64_t dest = 0, type = 0, a = 0, b = 0;
+          if (!byte(reg) || reg > kRegAcc || !var(dest) || !var(type) || !var(a) || !var(b))
+            return Status::kCorrupt;
+          const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
+          CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data()));
+          break;
+        }
+        case kOpTellAt: {
+          uint64_t dest = 0, type = 0, a = 0, b = 0;
+          double t = 0;
+          if (!var(dest) || !var(type) || !var(a) || !var(b) || !raw(t)) return Status::kCorrupt;
+          std::fill(v_.begin(), v_.end(), t);
+          CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), v_.data()));
+          break;
+        }
+        case kOpNeed: {
+          if (clock::monotonic_ns() >= deadline_ns) {
+            p_ = at;
+            late = true;
+            return Status::kOk;
+          }
+          uint8_t reg = 0;
+          uint64_t src = 0, type = 0, a = 0, b = 0;
+          if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
+            return Status::kCorrupt;
+          bool got = false;
+          CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(src), uint32_t(type), uint32_t(a), uint32_t(b), v_.data(), got));
+          if (!got) {
+            p_ = at;  // resumes here
+            blocked = true;
+            return Status::kOk;
+          }
+          ++needs_;
+          take(reg == kRegReady ? ready_ : acc_, v_);
+          break;
+        }
+        case kOpSave: {
+          uint64_t slot = 0;
+          if (!var(slot)) return Status::kCorrupt;
+          saved_[slot] = enter_;
+          break;
+        }
+        case kOpTakeSaved: {
+          uint64_t slot = 0;
+          if (!var(slot)) return Status::kCorrupt;
+          auto it = saved_.find(slot);
+          if (it == saved_.end()) return Status::kCorrupt;
+          take(ready_, it->second);
+          saved_.erase(it);
+          break;
+        }
+        case kOpTakeEnter:
+          take(ready_, enter_);
+          break;
+        case kOpAccEnter:
+          acc_ = enter_;
+          break;
+        case kOpTakeAcc:
+          take(ready_, acc_);
+          break;
+        case kOpFlush:
+          CRITPATH_FORWARD_IF_ERROR(io.flush());
+          break;
+        case kOpExitAt: {
+          double t = 0;
+          if (!raw(t)) return Status::kCorrupt;
+          std::fill(cur_.begin(), cur_.end(), t);
+          break;
+        }
+        case kOpExit: {
+          uint8_t flags = 0;
+          float own_f = 0, after_f = 0;
+          if (!byte(flags) || !raw(own_f)) return Status::kCorrupt;
+          const bool has_dep = flags & kExitDep, waited = flags & kExitWaited;
+          if (has_dep && !waited && !raw(after_f)) return Status::kCorrupt;
+          const double own = own_f, after = after_f;
+          for (size_t l = 0; l < V_; ++l) {
+            if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
+            if (ideal_[l]) cur_[l] = std::max(enter_[l], ready_[l]);
+            else if (waited || !has_dep) cur_[l] = std::max(enter_[l], ready_[l]) + own;
+            else cur_[l] = std::max(enter_[l] + own, ready_[l] + after);
+          }
+          break;
+        }
+        case kOpEnd: {
+          uint8_t reg = 0;
+          if (!byte(reg)) return Status::kCorrupt;
+          fin_ = reg == kRegEnter ? enter_ : cur_;
+          done_ = true;
+          break;
+        }
+        default:
+          return Status::kCorrupt;
+      }
+    }
+    return Status::kOk;
+  }
+
+ private:
+  void take(std::vector<double>& reg, const std::vector<double>& x) {
+    for (size_t l = 0; l < V_; ++l) reg[l] = std::max(reg[l], x[l]);
+  }
+  bool byte(uint8_t& v) {
+    if (p_ >= end_) return false;
+    v = *p_++;
+    return true;
+  }
+  template <typename T>
+  bool raw(T& v) {
+    if (size_t(end_ - p_) < sizeof v) return false;
+    std::memcpy(&v, p_, sizeof v);
+    p_ += sizeof v;
+    return true;
+  }
+  bool var(uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
+      const uint8_t c = *p_++;
+      v |= uint64_t(c & 0x7f) << shift;
+      if (!(c & 0x80)) return true;
+    }
+    return false;
+  }
+
+  const unsigned char* p_;
+  const unsigned char* end_;
+  int me_;
+  const std::vector<uint8_t>& ideal_;  // per lane: the ideal network (c = 0)
+  size_t V_;
+  std::vector<double> enter_, cur_, ready_, acc_, v_, fin_, wait_;
+  std::unordered_map<uint64_t, std::vector<double>> saved_;
+  bool done_ = false;
+  uint64_t needs_ = 0;
+};
+
+// Gathered: every rank's program on one process. What a rank tells waits in memory under
+// (receiver, sender, key); a rank that needs a time not told yet is set aside until it is.
+class GatheredReplay : public ReplayIo {
+ public:
+  GatheredReplay(size_t lanes, int ranks, uint32_t delay_us)
+      : V_(lanes), blocked_on_(size_t(ranks)), is_blocked_(size_t(ranks), 0), delay_us_(delay_us) {}
+
+  Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
+    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+    const Key5 k{me, src, type, a, b};
+    auto it = where_.find(k);
+    got = it != where_.end();
+    if (!got) {
+      blocked_on_[size_t(me)] = k;
+      is_blocked_[size_t(me)] = 1;
+      return Status::kOk;
+    }
+    std::copy(pool_.begin() + long(it->second), pool_.begin() + long(it->second + V_), v);
+    free_.push_back(it->second);
+    where_.erase(it);
+    return Status::kOk;
+  }
+
+  Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
+    if (dest < 0 || size_t(dest) >= blocked_on_.size()) return Status::kInvalidArgument;
+    const Key5 k{dest, me, type, a, b};
+    size_t at;
+    if (!free_.empty()) {
+      at = free_.back();
+      free_.pop_back();
+    } else {
+      at = pool_.size();
+      pool_.resize(at + V_);
+    }
+    std::copy(v, v + V_, pool_.begin() + long(at));
+    if (!where_.emplace(k, at).second) {  // told twice: the first is kept (inconsistent trace)
+      free_.push_back(at);
+      return Status::kOk;
+    }
+    ++messages_;
+    bytes_ += 8 * V_;
+    if (is_blocked_[size_t(dest)] && blocked_on_[size_t(dest)] == k) {
+      is_blocked_[size_t(dest)] = 0;
+      woken_.push_back(dest);
+    }
+    return Status::kOk;
+  }
+
+  Status flush() override { return Status::kOk; }
+
+  // Ranks whose awaited time was told since the last call.
+  std::vector<int>& woken() { return woken_; }
+  uint64_t messages() const { return messages_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  struct Key5 {
+    int32_t dest, src;
+    uint32_t type, a, b;
+    bool operator==(const Key5& o) const {
+      return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
+    }
+  };
+  struct Key5Hash {
+    size_t operator()(const Key5& k) const {
+      return KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
+    }
+  };
+  size_t V_;
+  std::unordered_map<Key5, size_t, Key5Hash> where_;  // -> the lanes' first index in pool_
+  std::vector<double> pool_;
+  std::vector<size_t> free_;
+  std::vector<Key5> blocked_on_;
+  std::vector<uint8_t> is_blocked_;
+  std::vector<int> woken_;
+  uint32_t delay_us_;
+  uint64_t messages_ = 0, bytes_ = 0;
+};
+
+// Programs of at most this many bytes, all ranks together, are replayed gathered on rank 0
+// (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): ~20 B per MPI call.
+constexpr uint64_t kGatherLimitBytes = uint64_t(256) << 20;
+
+// The replay of one rank (whatif.h: the model): set_factors, index_calls and ask_rma_causes
+// prepare (the first and last are collective), compile() turns every call of the main thread,
+// in order, into the program's operations (enter, post, complete, exit), and run() executes
+// the programs distributed or gathered and reduces the lanes' figures.
 class Simulator {
  public:
   Simulator(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group)
       : in_(in), t_(*in.timeline), match_(*in.match), lanes_(lanes), group_(group), V_(lanes.size()),
         me_(group.rank()), P_(group.size()), rw_(in.rma_waits ? *in.rma_waits : no_rma_waits()),
-        rp_(group, lanes.size(), in.timeout_s, in.debug_delay_us), cur_(V_), enter_(V_), ready_(V_), v_(V_),
-        fin_time_(V_), wait_(V_, 0.0) {}
+        delta_(V_) {
+    for (const Hypothesis& h : lanes) ideal_.push_back(h.kind == LaneKind::kIdealNetwork ? 1 : 0);
+  }
 
   Status run(WhatIfResult& out) {
     const uint64_t t0 = clock::monotonic_ns();
+    const uint64_t deadline = t0 + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
     locate_calls();
     CRITPATH_FORWARD_IF_ERROR(set_factors());
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
-    Status status = Status::kOk;
-    for (const RmaTell& x : rma_tell_now_) {  // causes the replay does not move: as measured
-      const std::vector<double> at(V_, x.time);
-      if (status == Status::kOk) status = rp_.tell(x.waiter, kRma, x.key, 0, at.data());
-    }
-    for (size_t k = 0; k < n0_ && k <= fin_ && status == Status::kOk; ++k) {
-      enter_call(k);
-      if (k == fin_) {
-        fin_time_ = enter_;
-        fin_m_ = t_.calls[k].enter;
-        break;
-      }
-      status = post(k);
-      double ready_m = kNone;
-      if (status == Status::kOk) status = complete(k, ready_m);
-      if (status == Status::kOk) status = exit_call(k, ready_m);
-    }
-    if (status == Status::kOk && (fin_ >= n0_ || n0_ == 0)) fin_time_ = cur_;
-    // Every rank ends its replay the same way, also after a failure (its deadline passed).
-    const Status fs = rp_.finish(group_);
-    if (status == Status::kOk) status = fs;
-    return reduce(status, double(clock::monotonic_ns() - t0) * 1e-9, out);
+    compile();
+    uint64_t total = prog_.size();
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
+    const bool gathered = in_.replay == ReplayMode::kGathered ||
+                          (in_.replay == ReplayMode::kAuto && total <= kGatherLimitBytes);
+    out.gathered = gathered;
+    if (gathered) return run_gathered(t0, deadline, out);
+    return run_distributed(t0, deadline, out);
   }
 
  private:
@@ -433,7 +764,7 @@ class Simulator {
         for (size_t l = 0; l < V_; ++l)
           if (hit_[l * N_ + size_t(g.node)]) mine[l] += g.seconds;
       }
-      useful_ += std::max(0.0, t_.calls[k].enter - t_.calls[k - 1].exit);
+      info_.useful += std::max(0.0, t_.calls[k].enter - t_.calls[k - 1].exit);
     }
     std::vector<double> sums(2 * V_, 0.0);  // time, ranks with any
     for (size_t l = 0; l < V_; ++l) {
@@ -513,7 +844,6 @@ class Simulator {
         members_[key] = c.window ? windows[rec.comm]
                                  : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
     }
-    posted_.assign(colls_.size() * V_, 0.0);
   }
 
   // Collective: tells every causer which of its calls this rank's one-sided waits depend on.
@@ -570,11 +900,55 @@ class Simulator {
     return x.n == x.cs->comm_size && x.my >= 0 && x.my < x.n;
   }
 
+  // ---- Emitting operations.
+  void op(uint8_t o) { prog_.push_back(o); }
+  // kOpTell / kOpNeed: [reg][peer][type][a][b].
+  void keyed(Op o, Reg reg, int peer, uint32_t type, uint32_t a, uint32_t b) {
+    op(o);
+    prog_.push_back(reg);
+    for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
+  }
+  void tell(Reg reg, int dest, uint32_t type, uint32_t a, uint32_t b) { keyed(kOpTell, reg, dest, type, a, b); }
+  void need(Reg into, int src, uint32_t type, uint32_t a, uint32_t b) { keyed(kOpNeed, into, src, type, a, b); }
+
+  // Every call of the main thread, in order, as operations.
+  void compile() {
+    prog_.reserve(size_t(n0_) * 20 + 64);
+    for (const RmaTell& x : rma_tell_now_) {  // causes the replay does not move: as measured
+      op(kOpTellAt);
+      put_var(prog_, uint64_t(x.waiter));
+      put_var(prog_, kRma);
+      put_var(prog_, x.key);
+      put_var(prog_, 0);
+      put(prog_, x.time);
+    }
+    bool reached = false;
+    for (size_t k = 0; k < n0_ && k <= fin_; ++k) {
+      enter_call(k);
+      if (k == fin_) {
+        op(kOpEnd);
+        prog_.push_back(kRegEnter);
+        info_.fin_m = t_.calls[k].enter;
+        reached = true;
+        break;
+      }
+      post(k);
+      double ready_m = kNone;
+      complete(k, ready_m);
+      exit_call(k, ready_m);
+    }
+    if (!reached) {
+      op(kOpEnd);
+      prog_.push_back(kRegCur);
+    }
+  }
+
   // Entry: measured up to MPI_Init, then the previous exit' plus the modified gap.
   void enter_call(size_t k) {
     const engine::CallRecord& call = t_.calls[k];
     if (k <= init_) {
-      std::fill(enter_.begin(), enter_.end(), call.enter);
+      op(kOpEnterAt);
+      put(prog_, call.enter);
       return;
     }
     const double gap = call.enter - t_.calls[k - 1].exit;
@@ -585,135 +959,136 @@ class Simulator {
                                t_.calls[k - 1].exit, call.enter);
       frac = gap > 0 ? std::min(1.0, o / gap) : 0.0;
     }
-    std::fill(enter_.begin(), enter_.end(), gap);
+    std::fill(delta_.begin(), delta_.end(), 0.0);
     for (uint32_t e = have_gaps_ ? t_.gap_begin[k] : 0; have_gaps_ && e < t_.gap_begin[k + 1]; ++e) {
       const engine::GapEntry& g = t_.gaps[e];
       if (g.node < 0 || size_t(g.node) >= N_) continue;
       for (size_t l = 0; l < V_; ++l)
         if (hit_[l * N_ + size_t(g.node)])
-          enter_[l] += g.seconds * (fac_[l * N_ + size_t(g.node)] - 1.0) *
+          delta_[l] += g.seconds * (fac_[l * N_ + size_t(g.node)] - 1.0) *
                        (lanes_[l].kind == LaneKind::kSlack ? frac : 1.0);
     }
-    for (size_t l = 0; l < V_; ++l) enter_[l] = cur_[l] + std::max(0.0, enter_[l]);
+    op(kOpEnterGap);
+    put(prog_, float(gap));
+    const size_t n_at = prog_.size();
+    prog_.push_back(0);
+    uint8_t n = 0;
+    for (size_t l = 0; l < V_; ++l)
+      if (float(delta_[l]) != 0.0f) {
+        prog_.push_back(uint8_t(l));
+        put(prog_, float(delta_[l]));
+        ++n;
+      }
+    prog_[n_at] = n;
   }
 
-  Status tell_rma(size_t k, bool at_exit, const std::vector<double>& when) {
+  void tell_rma(size_t k, bool at_exit, Reg reg) {
     const auto it = rma_tell_.find(uint32_t(k));
-    if (it == rma_tell_.end()) return Status::kOk;
+    if (it == rma_tell_.end()) return;
     for (const RmaTell& x : it->second)
-      if (x.at_exit == at_exit) CRITPATH_FORWARD_IF_ERROR(rp_.tell(x.waiter, kRma, x.key, 0, when.data()));
-    return Status::kOk;
+      if (x.at_exit == at_exit) tell(reg, x.waiter, kRma, x.key, 0);
   }
 
   // Posts: messages sent, one-sided causes at entry, collective contributions.
-  Status post(size_t k) {
+  void post(size_t k) {
     for (uint32_t i = sends_at_.begin[k]; i < sends_at_.begin[k + 1]; ++i) {
       const uint32_t s = sends_at_.items[i];
-      CRITPATH_FORWARD_IF_ERROR(rp_.tell(t_.sends[s].peer, kP2p, match_.group[s], match_.pos[s], enter_.data()));
+      tell(kRegEnter, t_.sends[s].peer, kP2p, match_.group[s], match_.pos[s]);
     }
-    CRITPATH_FORWARD_IF_ERROR(tell_rma(k, false, enter_));
-    for (uint32_t i = posts_at_.begin[k]; i < posts_at_.begin[k + 1]; ++i)
-      CRITPATH_FORWARD_IF_ERROR(post_coll(posts_at_.items[i]));
-    return Status::kOk;
+    tell_rma(k, false, kRegEnter);
+    for (uint32_t i = posts_at_.begin[k]; i < posts_at_.begin[k + 1]; ++i) post_coll(posts_at_.items[i]);
   }
 
   // 1 -> N: the root to every member; N -> 1: every member to the root; blocking N x N,
   // barrier and scan: to the coordinator (comm rank 0); nonblocking ones: to every member
-  // (a scan: to the higher ranks), since a completion may come long after the post.
-  Status post_coll(uint32_t ref) {
-    std::copy(enter_.begin(), enter_.end(), posted_.begin() + ref * V_);
+  // (a scan: to the higher ranks), since a completion may come long after the post. A
+  // nonblocking post whose completion takes its own entry keeps it (kOpSave).
+  void post_coll(uint32_t ref) {
     Inst x;
-    if (!instance(ref, x)) return Status::kOk;
-    auto tell = [&](int m) { return rp_.tell((*x.members)[size_t(m)], x.in_type, x.a, x.b, enter_.data()); };
+    if (!instance(ref, x)) return;
+    const bool takes_own = x.kind == engine::CollKind::kNToOne ? x.my == x.root
+                                                               : x.kind != engine::CollKind::kOneToN;
+    if (!x.blocking && takes_own) {
+      op(kOpSave);
+      put_var(prog_, ref);
+    }
+    auto to = [&](int m) { tell(kRegEnter, (*x.members)[size_t(m)], x.in_type, x.a, x.b); };
     if (x.kind == engine::CollKind::kOneToN) {
       for (int m = 0; x.my == x.root && m < x.n; ++m)
-        if (m != x.my) CRITPATH_FORWARD_IF_ERROR(tell(m));
+        if (m != x.my) to(m);
     } else if (x.kind == engine::CollKind::kNToOne) {
-      if (x.my != x.root && x.root >= 0 && x.root < x.n) return tell(x.root);
+      if (x.my != x.root && x.root >= 0 && x.root < x.n) to(x.root);
     } else if (x.blocking) {
-      if (x.my != 0) return tell(0);
+      if (x.my != 0) to(0);
     } else {
       for (int m = 0; m < x.n; ++m)
-        if (m != x.my && (x.kind != engine::CollKind::kScan || m > x.my)) CRITPATH_FORWARD_IF_ERROR(tell(m));
+        if (m != x.my && (x.kind != engine::CollKind::kScan || m > x.my)) to(m);
     }
-    return Status::kOk;
   }
 
-  void take(const std::vector<double>& x) {
-    for (size_t l = 0; l < V_; ++l) ready_[l] = std::max(ready_[l], x[l]);
-  }
-
-  // Completions: what the call waits for (ready_ per lane, `ready_m` measured).
-  Status complete(size_t k, double& ready_m) {
-    std::fill(ready_.begin(), ready_.end(), kNone);
+  // Completions: what the call waits for (`ready_m` measured).
+  void complete(size_t k, double& ready_m) {
     for (uint32_t i = recvs_at_.begin[k]; i < recvs_at_.begin[k + 1]; ++i) {
       const uint32_t r = recvs_at_.items[i];
-      CRITPATH_FORWARD_IF_ERROR(rp_.need(t_.recvs[r].peer, kP2p, match_.send_group[r], match_.send_pos[r], v_.data()));
-      take(v_);
+      need(kRegReady, t_.recvs[r].peer, kP2p, match_.send_group[r], match_.send_pos[r]);
       ready_m = std::max(ready_m, match_.send_enter[r]);
     }
     for (uint32_t i = completes_at_.begin[k]; i < completes_at_.begin[k + 1]; ++i)
-      CRITPATH_FORWARD_IF_ERROR(complete_coll(completes_at_.items[i], ready_m));
+      complete_coll(completes_at_.items[i], ready_m);
     for (uint32_t i = rma_need_at_.begin[k]; i < rma_need_at_.begin[k + 1]; ++i) {
       const RmaWait& w = rw_[rma_need_at_.items[i]];
       // A cause after the call's exit did not hold it up (a Win_complete that returned before
       // the late post): no dependency.
       if (w.cause_time > t_.calls[k].exit + 1e-6) continue;
-      CRITPATH_FORWARD_IF_ERROR(rp_.need(w.causer, kRma, rma_need_at_.items[i], 0, v_.data()));
-      take(v_);
+      need(kRegReady, w.causer, kRma, rma_need_at_.items[i], 0);
       ready_m = std::max(ready_m, w.cause_time);
     }
-    return Status::kOk;
   }
 
-  Status complete_coll(uint32_t ref, double& ready_m) {
+  void complete_coll(uint32_t ref, double& ready_m) {
     Inst x;
-    if (!instance(ref, x)) return Status::kOk;
-    const std::vector<double> own(posted_.begin() + ref * V_, posted_.begin() + (ref + 1) * V_);
-    auto need = [&](int m, uint32_t type) { return rp_.need((*x.members)[size_t(m)], type, x.a, x.b, v_.data()); };
+    if (!instance(ref, x)) return;
+    auto take_own = [&] {
+      if (x.blocking) {
+        op(kOpTakeEnter);
+      } else {
+        op(kOpTakeSaved);
+        put_var(prog_, ref);
+      }
+    };
+    auto from = [&](Reg into, int m, uint32_t type) { need(into, (*x.members)[size_t(m)], type, x.a, x.b); };
     const bool scan = x.kind == engine::CollKind::kScan;
     const double measured = scan ? x.cs->prefix_latest : x.cs->latest_begin;
     if (x.kind == engine::CollKind::kOneToN) {
-      if (x.my == x.root || x.root < 0 || x.root >= x.n) return Status::kOk;
-      CRITPATH_FORWARD_IF_ERROR(need(x.root, x.in_type));
-      take(v_);
+      if (x.my == x.root || x.root < 0 || x.root >= x.n) return;
+      from(kRegReady, x.root, x.in_type);
       ready_m = std::max(ready_m, x.cs->root_begin);
     } else if (x.kind == engine::CollKind::kNToOne) {
-      if (x.my != x.root) return Status::kOk;
-      take(own);
-      for (int m = 0; m < x.n; ++m) {
-        if (m == x.my) continue;
-        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
-        take(v_);
-      }
+      if (x.my != x.root) return;
+      take_own();
+      for (int m = 0; m < x.n; ++m)
+        if (m != x.my) from(kRegReady, m, x.in_type);
       ready_m = std::max(ready_m, measured);
     } else if (x.blocking && x.my != 0) {
-      CRITPATH_FORWARD_IF_ERROR(need(0, x.out_type));
-      take(v_);
+      from(kRegReady, 0, x.out_type);
       ready_m = std::max(ready_m, measured);
     } else if (x.blocking) {
       // The coordinator: every member's enter', the result (a scan: the prefix) to each.
-      std::vector<double> acc = own;
+      op(kOpAccEnter);
       for (int m = 1; m < x.n; ++m) {
-        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
-        for (size_t l = 0; l < V_; ++l) acc[l] = std::max(acc[l], v_[l]);
-        if (scan) CRITPATH_FORWARD_IF_ERROR(rp_.tell((*x.members)[size_t(m)], x.out_type, x.a, x.b, acc.data()));
+        from(kRegAcc, m, x.in_type);
+        if (scan) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
       }
-      for (int m = 1; !scan && m < x.n; ++m)
-        CRITPATH_FORWARD_IF_ERROR(rp_.tell((*x.members)[size_t(m)], x.out_type, x.a, x.b, acc.data()));
-      take(scan ? own : acc);
+      for (int m = 1; !scan && m < x.n; ++m) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
+      op(scan ? kOpTakeEnter : kOpTakeAcc);
       ready_m = std::max(ready_m, measured);
-      return rp_.flush_all();  // the members are waiting for it
+      op(kOpFlush);  // the members are waiting for it
     } else {
-      take(own);
-      for (int m = 0; m < x.n; ++m) {
-        if (m == x.my || (scan && m > x.my)) continue;
-        CRITPATH_FORWARD_IF_ERROR(need(m, x.in_type));
-        take(v_);
-      }
+      take_own();
+      for (int m = 0; m < x.n; ++m)
+        if (m != x.my && !(scan && m > x.my)) from(kRegReady, m, x.in_type);
       ready_m = std::max(ready_m, measured);
     }
-    return Status::kOk;
   }
 
   // The latency a dependency adds when the call did not wait for it in the run (the message
@@ -743,12 +1118,14 @@ class Simulator {
   // rank's waited-for dependencies show (capped so that the unmodified trace replays exactly):
   //   waited:      exit' = max(enter', ready') + (exit - ready)
   //   not waited:  exit' = max(enter' + (exit - enter), ready' + min(L, exit - ready))
-  Status exit_call(size_t k, double ready_m) {
+  // Only measured figures decide c and L: they are the program's constants.
+  void exit_call(size_t k, double ready_m) {
     const engine::CallRecord& call = t_.calls[k];
-    if (call.exit + 1e-6 < ready_m) ++clamped_;  // ended before what it waited for
+    if (call.exit + 1e-6 < ready_m) ++info_.clamped;  // ended before what it waited for
     if (k <= init_) {
-      std::fill(cur_.begin(), cur_.end(), call.exit);
-      return Status::kOk;
+      op(kOpExitAt);
+      put(prog_, call.exit);
+      return;
     }
     const bool has_dep = ready_m > kNone, waited = has_dep && ready_m > call.enter;
     Latency& lat = recvs_at_.begin[k] < recvs_at_.begin[k + 1] ? p2p_latency_ : coll_latency_;
@@ -756,56 +1133,136 @@ class Simulator {
     double after_dep = own;
     if (waited) lat.add(own);
     else if (has_dep) after_dep = std::min(lat.median, std::max(0.0, call.exit - ready_m));
-    for (size_t l = 0; l < V_; ++l) {
-      if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
-      if (lanes_[l].kind == LaneKind::kIdealNetwork)
-        cur_[l] = std::max(enter_[l], ready_[l]);
-      else if (waited || !has_dep)
-        cur_[l] = std::max(enter_[l], ready_[l]) + own;
-      else
-        cur_[l] = std::max(enter_[l] + own, ready_[l] + after_dep);
-    }
-    if (has_dep) wait_m_ += std::max(0.0, ready_m - call.enter);
-    return tell_rma(k, true, cur_);
+    if (has_dep) info_.wait_m += std::max(0.0, ready_m - call.enter);
+    op(kOpExit);
+    prog_.push_back(uint8_t((has_dep ? kExitDep : 0) | (waited ? kExitWaited : 0)));
+    put(prog_, float(own));
+    if (has_dep && !waited) put(prog_, float(after_dep));
+    tell_rma(k, true, kRegCur);
   }
 
-  Status reduce(Status status, double seconds, WhatIfResult& out) {
+  // Every rank executes its own program, exchanging sim times with its peers.
+  Status run_distributed(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
+    Replay rp(group_, V_, in_.timeout_s, in_.debug_delay_us);
+    DistributedIo io(rp);
+    Executor ex(prog_.data(), prog_.size(), me_, ideal_);
+    bool blocked = false, late = false;
+    Status status = ex.run(io, deadline, blocked, late);
+    if (status == Status::kOk && (blocked || late || !ex.done())) status = Status::kMpiError;
+    // Every rank ends its replay the same way, also after a failure (its deadline passed).
+    const Status fs = rp.finish(group_);
+    if (status == Status::kOk) status = fs;
     int ok = status == Status::kOk ? 1 : 0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
     if (!ok) {
       // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
-      int late = rp_.past_deadline() ? 1 : 0;
-      CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&late, 1, engine::ReduceOp::kMax));
-      char why[256];
-      if (late && in_.budgeted)
-        std::snprintf(why, sizeof why,
-                      "the replay did not finish within its budget (%.2f s, CRITPATH_SIMULATION_BUDGET "
-                      "%% of the run): a message-bound run; `critpath-analyze --whatif` on the kept "
-                      "trace (CRITPATH_KEEP_TRACE=1) has none",
-                      in_.timeout_s);
-      else if (late)
-        std::snprintf(why, sizeof why, "the replay did not finish within %.0f s", in_.timeout_s);
-      else
-        std::snprintf(why, sizeof why, "the replay met an inconsistent trace");
-      out.failure = why;
-      out.over_budget = late != 0;
+      int is_late = late || rp.past_deadline() ? 1 : 0;
+      CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&is_late, 1, engine::ReduceOp::kMax));
+      fail(is_late != 0, out);
       return Status::kOk;
     }
     std::vector<double> mx(V_ + 2), sum(V_ + 5);
     for (size_t l = 0; l < V_; ++l) {
-      mx[l] = fin_time_[l];
-      sum[l] = wait_[l];
+      mx[l] = ex.fin()[l];
+      sum[l] = ex.wait()[l];
     }
-    mx[V_] = fin_m_;
-    mx[V_ + 1] = useful_;
-    sum[V_] = wait_m_;
-    sum[V_ + 1] = useful_;
-    sum[V_ + 2] = double(rp_.messages());
-    sum[V_ + 3] = double(rp_.bytes());
-    sum[V_ + 4] = clamped_;
+    mx[V_] = info_.fin_m;
+    mx[V_ + 1] = info_.useful;
+    sum[V_] = info_.wait_m;
+    sum[V_ + 1] = info_.useful;
+    sum[V_ + 2] = double(rp.messages());
+    sum[V_ + 3] = double(rp.bytes());
+    sum[V_ + 4] = info_.clamped;
+    double seconds = double(clock::monotonic_ns() - t0) * 1e-9;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&seconds, 1, engine::ReduceOp::kMax));
+    fill(mx, sum, seconds, out);
+    return Status::kOk;
+  }
+
+  // Rank 0 executes every rank's program as one discrete-event simulation.
+  Status run_gathered(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
+    std::vector<unsigned char> mine(sizeof(ProgramInfo));
+    std::memcpy(mine.data(), &info_, sizeof info_);
+    mine.insert(mine.end(), prog_.begin(), prog_.end());
+    prog_ = std::vector<unsigned char>();
+    std::vector<unsigned char> all;
+    std::vector<int> lens, displs;
+    CRITPATH_FORWARD_IF_ERROR(group_.gather_to_root(mine.data(), mine.size(), all, lens, displs));
+    if (!group_.is_root()) return Status::kOk;
+    mine = std::vector<unsigned char>();
+    GatheredReplay io(V_, P_, in_.debug_delay_us);
+    std::vector<ProgramInfo> infos(static_cast<size_t>(P_));
+    std::vector<Executor> ex;
+    ex.reserve(size_t(P_));
+    for (int r = 0; r < P_; ++r) {
+      const size_t len = size_t(lens[size_t(r)]);
+      if (len < sizeof(ProgramInfo)) return Status::kCorrupt;
+      const unsigned char* p = all.data() + displs[size_t(r)];
+      std::memcpy(&infos[size_t(r)], p, sizeof(ProgramInfo));
+      ex.emplace_back(p + sizeof(ProgramInfo), len - sizeof(ProgramInfo), r, ideal_);
+    }
+    // Each rank runs until it waits for a time not told yet; telling it that time wakes it.
+    std::vector<int> runnable;
+    for (int r = P_ - 1; r >= 0; --r) runnable.push_back(r);
+    Status status = Status::kOk;
+    bool late = false;
+    while (!runnable.empty() && status == Status::kOk && !late) {
+      const int r = runnable.back();
+      runnable.pop_back();
+      bool blocked = false;
+      status = ex[size_t(r)].run(io, deadline, blocked, late);
+      if (late) break;
+      std::vector<int>& woken = io.woken();
+      for (auto it = woken.rbegin(); it != woken.rend(); ++it) runnable.push_back(*it);
+      woken.clear();
+    }
+    bool all_done = true;
+    for (const Executor& e : ex) all_done &= e.done();
+    if (status != Status::kOk || late || !all_done) {
+      fail(late, out);  // not done: a rank waits for a time nobody tells (inconsistent trace)
+      return Status::kOk;
+    }
+    std::vector<double> mx(V_ + 2, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
+    for (int r = 0; r < P_; ++r) {
+      for (size_t l = 0; l < V_; ++l) {
+        mx[l] = std::max(mx[l], ex[size_t(r)].fin()[l]);
+        sum[l] += ex[size_t(r)].wait()[l];
+      }
+      const ProgramInfo& i = infos[size_t(r)];
+      mx[V_] = std::max(mx[V_], i.fin_m);
+      mx[V_ + 1] = std::max(mx[V_ + 1], i.useful);
+      sum[V_] += i.wait_m;
+      sum[V_ + 1] += i.useful;
+      sum[V_ + 4] += i.clamped;
+    }
+    sum[V_ + 2] = double(io.messages());
+    sum[V_ + 3] = double(all.size());  // what the gather moved
+    fill(mx, sum, double(clock::monotonic_ns() - t0) * 1e-9, out);
+    return Status::kOk;
+  }
+
+  void fail(bool late, WhatIfResult& out) const {
+    char why[256];
+    if (late && in_.budgeted)
+      std::snprintf(why, sizeof why,
+                    "the replay did not finish within its budget (%.2f s, CRITPATH_SIMULATION_BUDGET "
+                    "%% of the run): a message-bound run; `critpath-analyze --whatif` on the kept "
+                    "trace (CRITPATH_KEEP_TRACE=1) has none",
+                    in_.timeout_s);
+    else if (late)
+      std::snprintf(why, sizeof why, "the replay did not finish within %.0f s", in_.timeout_s);
+    else
+      std::snprintf(why, sizeof why, "the replay met an inconsistent trace");
+    out.failure = why;
+    out.over_budget = late;
+  }
+
+  // mx: per lane the latest fin', then the measured fin and useful maximum; sum: per lane the
+  // waiting time, then measured waiting, useful time, messages, bytes, clamped calls.
+  void fill(const std::vector<double>& mx, const std::vector<double>& sum, double seconds,
+            WhatIfResult& out) const {
     out.ok = true;
     for (size_t l = 0; l < V_; ++l) {
       out.span.push_back(mx[l] - in_.first_init_enter);
@@ -821,7 +1278,6 @@ class Simulator {
     out.bytes_sent = uint64_t(sum[V_ + 3]);
     out.clamped = uint64_t(sum[V_ + 4]);
     out.seconds = seconds;
-    return Status::kOk;
   }
 
   const WhatIfInput& in_;
@@ -832,21 +1288,20 @@ class Simulator {
   const size_t V_;
   const int me_, P_;
   const std::vector<RmaWait>& rw_;
-  Replay rp_;
+  std::vector<uint8_t> ideal_;  // per lane
   size_t N_ = 0, n0_ = 0, init_ = 0, fin_ = 0, seg_from_ = 0;
   bool have_gaps_ = false, any_slack_ = false;
   std::vector<double> fac_;   // [lane][node]
   std::vector<uint8_t> hit_;  // [lane][node]: the lane changes the node's time
-  double useful_ = 0;         // computation between MPI_Init's exit and MPI_Finalize's entry
   ByCall sends_at_, recvs_at_, posts_at_, completes_at_, rma_need_at_;
   std::vector<CollRef> colls_;
   std::vector<uint32_t> ordinal_;
   std::map<std::pair<bool, uint32_t>, std::vector<int32_t>> members_;
   std::map<uint32_t, std::vector<RmaTell>> rma_tell_;  // causer's call -> whom to tell
   std::vector<RmaTell> rma_tell_now_;                   // causes outside the replayed calls
-  std::vector<double> cur_, enter_, ready_, v_, fin_time_, wait_;
-  std::vector<double> posted_;  // [instance][lane]: this rank's enter' at the post
-  double wait_m_ = 0, fin_m_ = 0, clamped_ = 0;
+  std::vector<double> delta_;                           // scratch: per lane, one gap's change
+  std::vector<unsigned char> prog_;
+  ProgramInfo info_;
   Latency p2p_latency_, coll_latency_;
 };
 

@@ -31,10 +31,12 @@
 // from the run itself; the ideal network sets it (and L) to 0. What the model leaves out keeps its
 // measured duration (docs/metrics.md lists it: late receivers, PSCW and lock epochs, ...).
 //
-// The replay runs on every rank at once and follows the run's own dependencies: a rank
-// sends the sim times a peer will need as soon as it knows them (batched per peer, flushed
-// before it blocks) and blocks only where the run itself completed a dependency, so it
-// cannot deadlock on a correct MPI program; a deadline bounds it on any other.
+// Each rank compiles its calls into a replay program (whatif.cpp); the programs run
+// distributed — every rank at once, following the run's own dependencies: a rank sends the
+// sim times a peer will need as soon as it knows them (batched per peer, flushed before it
+// blocks) and blocks only where the run itself completed a dependency — or gathered on rank 0
+// as one sequential discrete-event simulation (ReplayMode). Neither can deadlock on a correct
+// MPI program; a deadline bounds both on any other.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,13 @@ bool parse_whatif(const std::string& text, std::vector<Hypothesis>& out, std::st
 std::vector<unsigned char> encode_lanes(const std::vector<Hypothesis>& lanes);
 bool decode_lanes(const std::vector<unsigned char>& bytes, std::vector<Hypothesis>& lanes);
 
+// Where the replay runs (CRITPATH_DEBUG_SIMULATION_REPLAY): every rank its own part,
+// exchanging sim times as the run exchanged messages (one message latency per dependency that
+// crosses ranks), or every rank's part gathered on rank 0 and run there as one sequential
+// discrete-event simulation (memory instead of message latencies); auto gathers up to 256 MiB
+// of replay programs (about 20 B per MPI call). The same figures either way.
+enum class ReplayMode : uint8_t { kAuto = 0, kDistributed, kGathered };
+
 struct WhatIfInput {
   const engine::Timeline* timeline = nullptr;
   const engine::P2pMatch* match = nullptr;
@@ -97,11 +106,13 @@ struct WhatIfInput {
   double timeout_s = 60;          // the replay gives up after this
   bool budgeted = false;          // the timeout is CRITPATH_SIMULATION_BUDGET's (the note says so)
   uint32_t debug_delay_us = 0;    // CRITPATH_DEBUG_SIMULATION_DELAY: sleep at every dependency
+  ReplayMode replay = ReplayMode::kAuto;
 };
 
-// Reduced over the ranks: the same on every rank.
+// Reduced over the ranks: complete on the root (a gathered replay fills it there only).
 struct WhatIfResult {
   bool ok = false;
+  bool gathered = false;          // replayed on the root (ReplayMode), else distributed
   std::string failure;            // why not, when !ok
   bool over_budget = false;       // gave up at the deadline
   std::vector<double> span;       // per lane: last MPI_Finalize entry' - first MPI_Init entry
@@ -110,8 +121,8 @@ struct WhatIfResult {
   double measured_span = 0, measured_wait = 0, measured_pop_span = 0;
   double useful_sum = 0, useful_max = 0;  // computation outside MPI in POP's window
   int ranks = 0;
-  uint64_t messages = 0;          // analysis messages, all ranks
-  uint64_t bytes_sent = 0;        // analysis payload, all ranks
+  uint64_t messages = 0;          // sim-time entries exchanged (distributed: analysis messages)
+  uint64_t bytes_sent = 0;        // analysis payload, all ranks (gathered: the programs)
   uint64_t clamped = 0;           // calls that ended before what they waited for (clock errors)
   double seconds = 0;             // the replay's time on the slowest rank
 };

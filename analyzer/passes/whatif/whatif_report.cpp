@@ -152,12 +152,18 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   const double wait_err = res.measured_wait > 0 ? 100.0 * std::fabs(id_wait - res.measured_wait) / res.measured_wait
                           : 100.0 * std::fabs(id_wait) / std::max(span, 1e-9);
   char buf[512];
+  char how[128];
+  if (res.gathered)
+    std::snprintf(how, sizeof how, "gathered on rank 0: %.1f MB of replay programs, %llu dependencies",
+                  double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
+  else
+    std::snprintf(how, sizeof how, "distributed: %llu messages, %.1f B per message",
+                  (unsigned long long)res.messages,
+                  res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0);
   std::snprintf(buf, sizeof buf,
-                "@ What-if        : %zu hypotheses in one replay (%llu messages, %.1f B per "
-                "message); model check: the unmodified trace replays to the span within %.2f %% "
-                "and the waiting time within %.2f %%",
-                lanes.size() - 1, (unsigned long long)res.messages,
-                res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0, span_err, wait_err);
+                "@ What-if        : %zu hypotheses in one replay (%s); model check: the unmodified "
+                "trace replays to the span within %.2f %% and the waiting time within %.2f %%",
+                lanes.size() - 1, how, span_err, wait_err);
   rep.header_lines.push_back(buf);
   if (res.clamped > 0)
     rep.notes.push_back("what-if: " + std::to_string(res.clamped) +
@@ -290,6 +296,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   sc["whatif_messages"] = res.messages;
   sc["whatif_bytes"] = res.bytes_sent;
   sc["whatif_clamped_calls"] = res.clamped;
+  sc["whatif_gathered"] = res.gathered ? 1 : 0;
   sc["whatif_analysis_s"] = res.seconds;  // an analysis time: volatile
   sc["whatif_measured_wait_s"] = res.measured_wait;
   sc["whatif_identity_wait_s"] = id_wait;

@@ -1,0 +1,84 @@
+"""critpath — tests/mpi/whatif/check_whatif_modes.py: the what-if replay gives the same figures
+gathered on rank 0 and distributed over the ranks (docs/metrics.md "What-if simulation", The
+replay; CRITPATH_DEBUG_SIMULATION_REPLAY), on a kept trace with every kind of dependency the
+program has (point to point, blocking and nonblocking collectives, one-sided epochs).
+
+usage: check_whatif_modes.py OUTDIR NP MPI MPIEXEC ANALYZE SHIM
+  OUTDIR  the run, kept with CRITPATH_KEEP_TRACE=1 (its in-situ replay ran in `auto` mode)
+  NP      processes for critpath-analyze (the run's ranks)
+
+`critpath-analyze` runs the kept trace twice, gathered and distributed; both reports must
+say how they replayed (whatif_gathered), simulate every hypothesis, and agree with each other
+and with the in-situ report on every predicted span and waiting time, the POP metrics and
+the model check, to 1e-9 relative (the distributed replay's sim-time entries are exact to a
+picosecond).
+"""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from critpath_check import CheckError, check, load_report, mpiexec_command  # noqa: E402
+
+SCALARS = ["whatif_identity_span_s", "whatif_identity_wait_s", "whatif_measured_wait_s",
+           "whatif_identity_span_error_pct", "whatif_identity_wait_error_pct", "whatif_clamped_calls"]
+
+
+def analyze(out, np_, mpi, mpiexec, analyze_exe, shim, mode):
+    re_dir = os.path.join(out, f"whatif-{mode}")
+    cmd = mpiexec_command(mpi, mpiexec, shim, np_, [("CRITPATH_DEBUG_SIMULATION_REPLAY", mode)])
+    cmd += [analyze_exe, out, "--output", re_dir, "--force"]
+    print("$", " ".join(cmd))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL)
+    print(r.stdout)
+    check(r.returncode == 0, f"critpath-analyze ({mode}) exited with {r.returncode}")
+    return load_report(re_dir)
+
+
+def figures(rep, label):
+    """The report's what-if figures as (name, value) pairs."""
+    notes = [n for n in rep.get("notes", []) if "what-if: not simulated" in n]
+    check(not notes, f"{label}: the replay did not run: {notes}")
+    check("whatif" in rep and rep["whatif"], f"{label}: no what-if hypotheses in report.json")
+    out = []
+    for e in rep["whatif"]:
+        for k in ("predicted_span_s", "predicted_runtime_s", "predicted_wait_s"):
+            if k in e:
+                out.append((f"{e['hypothesis']}.{k}", e[k]))
+    for k, v in sorted(rep.get("pop", {}).items()):
+        if isinstance(v, (int, float)):
+            out.append((f"pop.{k}", v))
+    for k in SCALARS:
+        check(k in rep["scalars"], f"{label}: scalars.{k} missing")
+        out.append((k, rep["scalars"][k]))
+    return out
+
+
+def main(argv):
+    out, np_, mpi, mpiexec, analyze_exe, shim = argv[1:7]
+    try:
+        reports = {"in situ": load_report(out)}
+        for mode, flag in (("gathered", 1), ("distributed", 0)):
+            rep = analyze(out, np_, mpi, mpiexec, analyze_exe, shim, mode)
+            check(rep["scalars"].get("whatif_gathered") == flag,
+                  f"{mode}: scalars.whatif_gathered is {rep['scalars'].get('whatif_gathered')}, not {flag}")
+            reports[mode] = rep
+        base = figures(reports["gathered"], "gathered")
+        for label in ("distributed", "in situ"):
+            other = dict(figures(reports[label], label))
+            for name, v in base:
+                check(name in other, f"{label}: {name} missing")
+                w = other[name]
+                check(abs(v - w) <= 1e-9 * max(abs(v), 1e-6),
+                      f"{name}: gathered {v!r}, {label} {w!r}")
+        print(f"check_whatif_modes: {len(base)} figures agree (gathered, distributed, in situ)")
+    except CheckError as e:
+        print(f"check_whatif_modes: FAIL: {e}")
+        return 1
+    print("check_whatif_modes: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
