@@ -43,9 +43,9 @@ struct Inst {
 
 template <typename T>
 void put(std::vector<unsigned char>& b, T v) {
-  const size_t at = b.size();
-  b.resize(at + sizeof(T));
-  std::memcpy(b.data() + at, &v, sizeof(T));
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  b.insert(b.end(), bytes, bytes + sizeof(T));
 }
 template <typename T>
 bool get(const unsigned char*& p, const unsigned char* end, T& v) {
@@ -126,9 +126,8 @@ class SyncIndex {
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
     if (peer >= 0 && size_t(peer) < p2p_.size()) {
-      const std::vector<uint32_t>& v = p2p_[size_t(peer)];
-      auto p = std::lower_bound(v.begin(), v.end(), k);
-      if (p != v.begin()) best = *(p - 1);
+      const size_t at = lower_bound_from(p2p_[size_t(peer)], k, cursor_[size_t(peer)]);
+      if (at > 0) best = p2p_[size_t(peer)][at - 1];
     }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
@@ -179,10 +178,14 @@ class SyncIndex {
   // Per peer (world rank), the calls that synchronized with it, ascending.
   void add_sync(int32_t peer, uint32_t call) {
     if (peer < 0) return;
-    if (size_t(peer) >= p2p_.size()) p2p_.resize(size_t(peer) + 1);
+    if (size_t(peer) >= p2p_.size()) {
+      p2p_.resize(size_t(peer) + 1);
+      cursor_.resize(size_t(peer) + 1, 0);
+    }
     p2p_[size_t(peer)].push_back(call);
   }
   std::vector<std::vector<uint32_t>> p2p_;
+  std::vector<size_t> cursor_;  // per peer: where its last search ended
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -374,6 +377,37 @@ double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
     }
   }
   return sum;
+}
+
+size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint) {
+  size_t lo = 0, hi = v.size();
+  if (hint > v.size()) hint = v.size();
+  if (hint == v.size() || v[hint] >= k) {  // the answer is at or before the hint
+    size_t step = 1;
+    hi = hint;
+    while (hi > 0 && v[hi - 1] >= k) {
+      lo = hi > step ? hi - step : 0;
+      if (v[lo] < k) break;
+      hi = lo;
+      step *= 2;
+    }
+    if (hi == 0 || v[hi - 1] < k) lo = hi;
+  } else {  // after it
+    size_t step = 1;
+    lo = hint + 1;
+    while (lo < v.size() && v[lo] < k) {
+      const size_t next = std::min(v.size(), lo + step);
+      if (next == v.size() || v[next] >= k) {
+        hi = next;
+        break;
+      }
+      lo = next + 1;
+      step *= 2;
+    }
+    if (lo >= v.size() || v[lo] >= k) hi = lo;
+  }
+  hint = size_t(std::lower_bound(v.begin() + long(lo), v.begin() + long(hi), k) - v.begin());
+  return hint;
 }
 
 void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,

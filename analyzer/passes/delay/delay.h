@@ -87,6 +87,11 @@ struct DelayResult {
 double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
                     const std::vector<std::pair<uint32_t, double>>& tw,
                     std::vector<std::pair<uint32_t, double>>& d);
+// std::lower_bound(v, k) (v ascending), searched by galloping from `hint` (the previous
+// answer, updated): the calls the delay analysis asks about mostly ascend, so a search touches
+// a few neighbouring entries where a binary search over millions would miss the cache at
+// every step.
+size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint);
 // The backward propagation over N wait instances: r (in: each one's base, scale_v * a_u summed;
 // out: its propagated cost r_u = base_u + sum over consumers v of coef * r_v). Caused record c
 // belongs to wait v_of[c] and holds the edges e_list[e_begin[c] .. e_begin[c + 1]) = (u, a_u /

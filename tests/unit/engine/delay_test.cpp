@@ -1,6 +1,10 @@
 // critpath — tests/unit/engine/delay_test.cpp: the delay analysis's cost model on synthetic
-// inputs (no MPI): the delay vector, the backward propagation of costs, and seed 001 Fig. 2.
+// inputs (no MPI): the delay vector, the backward propagation of costs, seed 001 Fig. 2, and
+// the galloping search of the synchronization index.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
 
 #include "analyzer/passes/delay/delay.h"
 
@@ -59,4 +63,24 @@ TEST_CASE("cost propagation: a cycle (inconsistent clocks) stops, never loops", 
   CHECK(done[0] == 0);
   CHECK(done[1] == 0);
   CHECK(r[0] == Approx(0.1));
+}
+
+TEST_CASE("galloping lower bound: std::lower_bound's answer from any hint", "[passes]") {
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<uint32_t> v(rng() % 300);
+    for (uint32_t& x : v) x = rng() % 1000;
+    std::sort(v.begin(), v.end());
+    size_t hint = rng() % (v.size() + 3);  // out of range too
+    for (int q = 0; q < 100; ++q) {
+      // Mostly ascending queries, as the delay analysis asks; some jump anywhere.
+      const uint32_t k = q % 7 == 0 ? uint32_t(rng() % 1100) : uint32_t(q * 10 + rng() % 15);
+      const size_t want = size_t(std::lower_bound(v.begin(), v.end(), k) - v.begin());
+      REQUIRE(lower_bound_from(v, k, hint) == want);
+      REQUIRE(hint == want);
+    }
+  }
+  std::vector<uint32_t> empty;
+  size_t hint = 5;
+  CHECK(lower_bound_from(empty, 3, hint) == 0);
 }
