@@ -383,7 +383,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     group.broadcast(&n_callpaths, 1);
     if (passes::report_wait_states(waits, local, definitions, run.conv, local_to_global,
                                    n_callpaths, group, global, lo_hi[1] + lo_hi[0],
-                                   in) != Status::kOk)
+                                   std::atof(cfg.report_threshold.c_str()), in) != Status::kOk)
       warn(location, "reducing the wait states failed; the report lacks them");
     if (passes::report_rma(rma, local_to_global, n_callpaths, group, in) != Status::kOk)
       warn(location, "reducing the one-sided metrics failed; the report lacks them");
@@ -416,6 +416,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     cpi.n_callpaths = n_callpaths;
     cpi.global = &global;
     cpi.to_global = to_global;
+    cpi.walk_mode = passes::cp_walk_mode(cfg.debug_cp_walk);
+    cpi.partitions = cfg.partitions;
     std::vector<passes::CpSegment> cp_segments;
     cpi.segments_out = &cp_segments;
     if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)

@@ -1,9 +1,12 @@
-"""critpath — tests/lint/check_passes_no_mpi.py: analysis passes never call MPI.
+"""critpath — tests/lint/check_passes_no_mpi.py: analysis passes never call MPI and never
+read the configuration themselves.
 
 usage: check_passes_no_mpi.py SOURCE_DIR
 The engine (analyzer/engine/) is the only analyzer code that talks MPI; a pass reaches other
-ranks through engine::Group. Fails naming every file:line under analyzer/passes/ that calls
-an MPI_/PMPI_ function or includes <mpi.h>.
+ranks through engine::Group. Configuration values reach a pass as typed fields of its input
+(analyzer/analysis.cpp fills them), never by reading CRITPATH_* settings as strings. Fails
+naming every file:line under analyzer/passes/ that calls an MPI_/PMPI_ function, includes
+<mpi.h>, or reads config::current() / includes libtrace/config/config.h.
 """
 import os
 import re
@@ -11,6 +14,7 @@ import sys
 
 CALL = re.compile(r"\bP?MPI_[A-Z][A-Za-z0-9_]*\s*\(")
 INCLUDE = re.compile(r"#\s*include\s*<mpi\.h>")
+CONFIG = re.compile(r"\bconfig::current\s*\(|#\s*include\s*\"libtrace/config/config\.h\"")
 
 
 def main():
@@ -24,16 +28,20 @@ def main():
             p = os.path.join(d, n)
             with open(p, encoding="utf-8") as f:
                 for i, line in enumerate(f, 1):
+                    if CONFIG.search(line.split("//", 1)[0]):
+                        found.append(f"{os.path.relpath(p, sys.argv[1])}:{i}: {line.strip()}")
+                        continue
                     code = re.sub(r'"(\\.|[^"\\])*"', '""', line).split("//", 1)[0]
                     if CALL.search(code) or INCLUDE.search(code):
                         found.append(f"{os.path.relpath(p, sys.argv[1])}:{i}: {line.strip()}")
     if files == 0:
         sys.exit(f"check_passes_no_mpi: no sources under {root}: wrong directory?")
     if found:
-        print("analysis passes must not call MPI (use engine::Group):")
+        print("analysis passes must not call MPI (use engine::Group) nor read the configuration "
+              "(take typed fields in the pass's input):")
         print("\n".join(found))
         sys.exit(1)
-    print(f"check_passes_no_mpi: {files} files under analyzer/passes, no MPI call")
+    print(f"check_passes_no_mpi: {files} files under analyzer/passes, no MPI call, no configuration read")
 
 
 main()

@@ -12,7 +12,6 @@
 
 #include "analyzer/passes/critical_path/critical_path.h"
 #include "libtrace/clock/clock.h"
-#include "libtrace/config/config.h"
 #include "libtrace/runtime/log.h"
 
 namespace critpath::analyzer::passes {
@@ -174,9 +173,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   const std::vector<WaitRecord> records = cp_records(t, *in.waits, b);
   CpWalk walk;
   const uint64_t t_walk = clock::monotonic_ns();
-  const std::string& wm = config::current().debug_cp_walk;
-  const CpWalkMode mode = cp_walk_mode(wm);
-  const Status ws = walk_critical_path(t, records, b, group, mode, walk);
+  const Status ws = walk_critical_path(t, records, b, group, in.walk_mode, walk);
   const double walk_s = double(clock::monotonic_ns() - t_walk) * 1e-9;
   if (ws != Status::kOk) status = ws;
 
@@ -185,7 +182,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   mpi_ok(group.allgather(run.appnum, appnums));
   std::vector<int> part_of = appnums;
   std::string part_source = "MPI_APPNUM";
-  const std::string& spec = config::current().partitions;
+  const std::string& spec = in.partitions;
   if (!spec.empty()) {
     std::string why;
     std::vector<int> parsed;

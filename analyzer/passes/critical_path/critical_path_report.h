@@ -37,6 +37,8 @@ struct CriticalPathInput {
   const GlobalProfile* global = nullptr;              // rank 0: the unified call paths
   std::function<double(uint64_t)> to_global;          // raw ticks -> global seconds
   std::vector<CpSegment>* segments_out = nullptr;     // if set: this rank's path segments
+  CpWalkMode walk_mode = CpWalkMode::kAuto;           // CRITPATH_DEBUG_CP_WALK
+  std::string partitions;                             // CRITPATH_PARTITIONS (rank 0's counts)
 };
 
 // Collective over `group` (every rank must call it; the walk uses the group's communicator

@@ -8,7 +8,6 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/timeline.h"
-#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::passes {
@@ -46,7 +45,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const defs::Definitions& definitions, const clock::TickConverter& conv,
                           const std::vector<int>& l2g, int n_callpaths,
                           const engine::Group& group, const GlobalProfile& global,
-                          double wall_time_s, ReportInput& in) {
+                          double wall_time_s, double threshold_pct, ReportInput& in) {
   const int size = group.size();
   const size_t G = size_t(n_callpaths);
 
@@ -74,7 +73,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     }
     store.add(slot[kPatternCount + h], g, excl);
     if (h == kMpiRma)
-      store.add(slot[kPatternCount + (def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g, excl);
+      store.add(slot[int(kPatternCount) + int(def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g, excl);
   }
   const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
   CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
@@ -118,7 +117,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                 "Top call path (seconds)", "Most affected rank (seconds)");
   body += buf;
   int hidden = 0;
-  const double threshold = std::atof(config::current().report_threshold.c_str()) / 100.0;
+  const double threshold = threshold_pct / 100.0;
   for (int p = 0; p < kPatternCount; ++p) {
     const ReducedMetric& em = metric[p];
     double total = 0;
@@ -147,9 +146,9 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   }
   if (hidden > 0) {
     std::snprintf(buf, sizeof buf,
-                  "(%d patterns below CRITPATH_REPORT_THRESHOLD = %s %% of the allocation not shown; "
+                  "(%d patterns below CRITPATH_REPORT_THRESHOLD = %g %% of the allocation not shown; "
                   "all in report.json)\n",
-                  hidden, config::current().report_threshold.c_str());
+                  hidden, threshold_pct);
     body += buf;
   }
   in.sections.push_back({"Wait states (seconds; % of allocation = ranks x wall time)", body});

@@ -18,11 +18,12 @@ namespace critpath::analyzer::passes {
 
 // Collective over `group`. local_to_global from unify_profile; n_callpaths = global count.
 // `definitions`: the traced rank's (the MPI class of its regions).
-// On rank 0 appends to `in` (extra_metrics, sections, extra_json).
+// On rank 0 appends to `in` (extra_metrics, sections, extra_json). Patterns below
+// `threshold_pct` % of the allocation stay out of summary.txt (CRITPATH_REPORT_THRESHOLD).
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const defs::Definitions& definitions, const clock::TickConverter& conv,
                           const std::vector<int>& local_to_global, int n_callpaths,
                           const engine::Group& group, const GlobalProfile& global,
-                          double wall_time_s, ReportInput& in);
+                          double wall_time_s, double threshold_pct, ReportInput& in);
 
 }  // namespace critpath::analyzer::passes
