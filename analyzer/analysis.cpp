@@ -14,14 +14,10 @@
 #include <memory>
 #include <string>
 
-#include "analyzer/passes/critical_path/critical_path_report.h"
-#include "analyzer/passes/delay/delay.h"
-#include "analyzer/passes/delay/delay_report.h"
-#include "analyzer/passes/rma/rma.h"
-#include "analyzer/passes/rma/rma_report.h"
+#include "analyzer/passes/critical_path/critical_path.h"
+#include "analyzer/passes/pass.h"
 #include "analyzer/passes/wait_states/wait_states.h"
-#include "analyzer/passes/wait_states/wait_states_report.h"
-#include "analyzer/passes/whatif/whatif_report.h"
+#include "analyzer/passes/whatif/whatif.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/clc.h"
 #include "analyzer/engine/clock_sync.h"
@@ -123,6 +119,25 @@ std::vector<std::string> gather_notes(const engine::Group& group,
       start = i + 1;
     }
   return out;
+}
+
+// The passes' settings, typed (passes/pass.h).
+AnalysisOptions analysis_options(const config::Config& cfg) {
+  AnalysisOptions o;
+  o.report_threshold_pct = std::atof(cfg.report_threshold.c_str());
+  o.delay_analysis = cfg.delay_analysis;
+  o.delay_batch = uint64_t(std::max(1, cfg.debug_delay_batch));
+  o.partitions = cfg.partitions;
+  o.cp_walk_mode = int(passes::cp_walk_mode(cfg.debug_cp_walk));
+  o.simulation = cfg.simulation;
+  o.simulation_budget_pct = cfg.simulation_budget;
+  o.whatif = cfg.whatif;
+  o.whatif_top = cfg.whatif_top;
+  o.simulation_delay_us = uint32_t(cfg.debug_simulation_delay);
+  o.simulation_replay = int(cfg.debug_simulation_replay == "gathered"      ? passes::ReplayMode::kGathered
+                            : cfg.debug_simulation_replay == "distributed" ? passes::ReplayMode::kDistributed
+                                                                           : passes::ReplayMode::kAuto);
+  return o;
 }
 
 }  // namespace
@@ -299,27 +314,51 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     warn(location, "the replay exchange failed; no report");
     return;
   }
-  phases.mark("exchange");
   engine::ClcStats clc;
   if (cfg.clock_correction == "clc" &&
       engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
     warn(location, "the controlled-logical-clock pass failed; times are only linearly corrected");
-  passes::WaitStates waits = passes::compute_wait_states(
-      timeline, match, csync, rsync, definitions, local.nodes.size(), run.rank);
-  phases.mark("wait_states");
-  // One-sided wait states: window collectives synchronized like collectives, epochs by notes.
-  passes::RmaResult rma;
-  std::vector<engine::CollSync> wsync;  // window collectives (the what-if replay's too)
+  // Window collectives (creation, fences, free), synchronized like collectives.
+  std::vector<engine::CollSync> wsync;
+  std::vector<uint32_t> inconsistent_windows;
   {
-    std::vector<uint32_t> inconsistent;
     engine::CollExchangeStats wstats;
-    if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent) != Status::kOk ||
-        passes::compute_rma(timeline, wsync, inconsistent, definitions, run.rank, group, waits, rma) != Status::kOk)
-      warn(location, "the one-sided (RMA) analysis failed; the report lacks its wait states");
+    if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent_windows) !=
+        Status::kOk)
+      warn(location, "synchronizing the window collectives failed; the one-sided analysis lacks them");
     cstats.bytes_sent += wstats.bytes_sent;  // the RMA notes: scalars.rma_analysis_bytes
-    for (const std::string& n : rma.notes) warn(location, "%s", n.c_str());
-    phases.mark("rma");
   }
+  phases.mark("exchange");
+
+  // The passes (passes/pass.h), in the pass list's order: analyze, then (after the call paths
+  // are unified) reduce.
+  PassContext ctx;
+  ctx.run = &run;
+  ctx.definitions = &definitions;
+  ctx.timeline = &timeline;
+  ctx.match = &match;
+  ctx.csync = &csync;
+  ctx.wsync = &wsync;
+  ctx.inconsistent_windows = &inconsistent_windows;
+  ctx.local = &local;
+  ctx.latest_init_enter = rsync.latest_init_enter;
+  ctx.earliest_init_exit = rsync.earliest_init_exit;
+  ctx.latest_finalize_enter = rsync.latest_finalize_enter;
+  ctx.to_global = to_global;
+  ctx.options = analysis_options(cfg);
+  ctx.warn = [&location](const std::string& w) { warn(location, "%s", w.c_str()); };
+  std::vector<std::unique_ptr<Pass>> pass_objects = passes::make_passes();
+  std::vector<Pass*> active;
+  for (const auto& p : pass_objects)
+    if (p->enabled(ctx.options)) active.push_back(p.get());
+  for (Pass* p : active) {
+    const Status ps = p->analyze(ctx, group);
+    if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
+    if (p->analyze_phase()) phases.mark(p->analyze_phase());
+  }
+  passes::WaitStates no_waits;
+  const passes::WaitStates* waits_ptr = ctx.get<passes::WaitStates>("wait_states");
+  const passes::WaitStates& waits = waits_ptr ? *waits_ptr : no_waits;
 
   GlobalProfile global;
   std::vector<int> local_to_global;
@@ -381,76 +420,16 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     group.allreduce(lo_hi, 2, engine::ReduceOp::kMax);
     int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
     group.broadcast(&n_callpaths, 1);
-    if (passes::report_wait_states(waits, local, definitions, run.conv, local_to_global,
-                                   n_callpaths, group, global, lo_hi[1] + lo_hi[0],
-                                   std::atof(cfg.report_threshold.c_str()), in) != Status::kOk)
-      warn(location, "reducing the wait states failed; the report lacks them");
-    if (passes::report_rma(rma, local_to_global, n_callpaths, group, in) != Status::kOk)
-      warn(location, "reducing the one-sided metrics failed; the report lacks them");
-    phases.mark("wait_state_reduction");
-    if (cfg.delay_analysis) {
-      passes::DelayInput din;
-      din.timeline = &timeline;
-      din.match = &match;
-      din.csync = &csync;
-      din.waits = &waits;
-      din.rma = &rma.waits;
-      din.definitions = &definitions;
-      din.local_to_global = &local_to_global;
-      din.n_callpaths = n_callpaths;
-      din.my_rank = run.rank;
-      din.batch_limit = uint64_t(std::max(1, cfg.debug_delay_batch));
-      engine::MetricStore dstore{size_t(n_callpaths)};
-      passes::DelayResult dres;
-      const Status ds = passes::compute_delay(din, group, dstore, dres);
-      if (ds != Status::kOk || passes::report_delay(dres, dstore, group, definitions, global, in) != Status::kOk)
-        warn(location, "the delay analysis failed (%s); the report lacks root causes", to_string(ds));
-      phases.mark("delay");
-    }
-    passes::CriticalPathInput cpi;
-    cpi.run = &run;
-    cpi.timeline = &timeline;
-    cpi.waits = &waits;
-    cpi.local = &local;
-    cpi.local_to_global = &local_to_global;
-    cpi.n_callpaths = n_callpaths;
-    cpi.global = &global;
-    cpi.to_global = to_global;
-    cpi.walk_mode = passes::cp_walk_mode(cfg.debug_cp_walk);
-    cpi.partitions = cfg.partitions;
-    std::vector<passes::CpSegment> cp_segments;
-    cpi.segments_out = &cp_segments;
-    if (passes::analyze_critical_path(cpi, group, in) != Status::kOk)
-      warn(location, "the critical-path analysis failed; the report lacks it");
-    phases.mark("critical_path");
-    if (cfg.simulation) {
-      passes::WhatIfInput wi;
-      wi.timeline = &timeline;
-      wi.match = &match;
-      wi.csync = &csync;
-      wi.wsync = &wsync;
-      wi.definitions = &definitions;
-      wi.local_to_global = &local_to_global;
-      wi.cp_segments = &cp_segments;
-      wi.rma_waits = &rma.waits;
-      wi.first_init_enter = -lo_hi[0];
-      wi.earliest_init_exit = rsync.earliest_init_exit;
-      // In situ the replay has a budget (a message-bound run replays about as long as it
-      // communicated); offline only a deadline that stops a broken one.
-      const double wall = std::max(0.0, lo_hi[1] + lo_hi[0]);
-      wi.timeout_s = run.offline ? 60.0 + 2.0 * wall
-                                 : std::max(0.5, 0.01 * double(cfg.simulation_budget) * wall);
-      wi.budgeted = !run.offline;
-      wi.debug_delay_us = uint32_t(cfg.debug_simulation_delay);
-      wi.replay = cfg.debug_simulation_replay == "gathered"      ? passes::ReplayMode::kGathered
-                  : cfg.debug_simulation_replay == "distributed" ? passes::ReplayMode::kDistributed
-                                                                 : passes::ReplayMode::kAuto;
-      passes::WhatIfOptions wo;
-      wo.hypotheses = cfg.whatif;
-      wo.top = cfg.whatif_top;
-      if (passes::analyze_whatif(wi, wo, global, group, in) != Status::kOk)
-        warn(location, "the what-if simulation failed; the report lacks it");
-      phases.mark("whatif");
+    ctx.global = &global;
+    ctx.local_to_global = &local_to_global;
+    ctx.n_callpaths = n_callpaths;
+    ctx.first_init_enter = -lo_hi[0];
+    ctx.wall_time_s = lo_hi[1] + lo_hi[0];
+    ctx.report = &in;
+    for (Pass* p : active) {
+      const Status ps = p->reduce(ctx, group);
+      if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
+      if (p->reduce_phase()) phases.mark(p->reduce_phase());
     }
     if (cfg.timeline) {
       TimelineInput ti;

@@ -1,4 +1,6 @@
 // critpath — analyzer/passes/pass_list.cpp: the passes, in the order the engine runs them.
+// The objects are made in the same order by make_passes() (passes/passes.cpp; kept apart so
+// that the unit tests and the docs read the rows without linking the passes).
 #include "analyzer/passes/pass_list.h"
 
 namespace critpath::analyzer::passes {

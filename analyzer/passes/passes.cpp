@@ -1,0 +1,32 @@
+// critpath — analyzer/passes/passes.cpp: the pass objects, in pass_list()'s order. A row
+// without an object here (or an object without a row) is a programming error the engine
+// reports as a warning instead of running the pass unlisted.
+#include <cstring>
+
+#include "analyzer/passes/pass.h"
+#include "libtrace/runtime/log.h"
+
+namespace critpath::analyzer::passes {
+
+std::vector<std::unique_ptr<Pass>> make_passes() {
+  using Make = std::unique_ptr<Pass> (*)();
+  static const std::pair<const char*, Make> kMake[] = {
+      {"wait_states", make_wait_states_pass}, {"rma", make_rma_pass},
+      {"delay", make_delay_pass},             {"critical_path", make_critical_path_pass},
+      {"whatif", make_whatif_pass},
+  };
+  std::vector<std::unique_ptr<Pass>> out;
+  for (const PassInfo& row : pass_list()) {
+    if (std::strcmp(row.name, "profile") == 0) continue;  // the engine's own traversal
+    bool found = false;
+    for (const auto& [name, make] : kMake)
+      if (std::strcmp(name, row.name) == 0) {
+        out.push_back(make());
+        found = true;
+      }
+    if (!found) log::warn("analysis pass '%s' is listed but not built; skipped", row.name);
+  }
+  return out;
+}
+
+}  // namespace critpath::analyzer::passes
