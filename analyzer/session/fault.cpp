@@ -24,6 +24,7 @@
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/recorder.h"
 #include "libtrace/runtime/recorder_control.h"
+#include "libtrace/runtime/session.h"
 #include "libtrace/runtime/sigsafe.h"
 
 namespace critpath::analyzer {
@@ -166,7 +167,7 @@ int open_out(const std::string& path) {
 
 // Writes the partial trace; `reason` as it goes into the JSON and the stderr line.
 void write_partial(const char* reason, int sig) {
-  runtime::g_phase.store(uint8_t(runtime::Phase::kDisabled));  // no new events from now on
+  runtime::disable_measurement();  // no new events from now on
   const clock::ClockPair end = clock::sample_pair(g_prep->timer);
   Writer line(2);
   line.put(g_prep->line_head.data(), g_prep->line_head.size()).put(reason);
@@ -203,9 +204,8 @@ void write_partial(const char* reason, int sig) {
 // for the first to finish, up to 30 s.
 void dump_once(const char* reason, int sig) {
   if (!g_armed.load() || !g_prep || getpid() != g_pid) return;
-  const uint8_t phase = runtime::g_phase.load();
-  if (phase != uint8_t(runtime::Phase::kRecording) && phase != uint8_t(runtime::Phase::kPaused) &&
-      phase != uint8_t(runtime::Phase::kDisabled))
+  const runtime::Phase phase = runtime::current_phase();
+  if (phase != runtime::Phase::kRecording && phase != runtime::Phase::kPaused && phase != runtime::Phase::kDisabled)
     return;
   int idle = 0;
   if (g_dump_state.compare_exchange_strong(idle, 1)) {

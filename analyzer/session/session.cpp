@@ -170,7 +170,7 @@ std::string mpi_library_version() {
 }
 
 void disable(const char* why) {
-  runtime::g_phase.store(uint8_t(Phase::kDisabled));
+  runtime::disable_measurement();
   if (why) log::warn("measurement disabled: %s", why);
 }
 
@@ -186,7 +186,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     config::set_current(cfg);
     log::set_verbosity(cfg.verbose);
     if (!cfg.enable) {
-      runtime::g_phase.store(uint8_t(Phase::kDisabled));
+      runtime::disable_measurement();
       return;
     }
     g_run.rank = rank;
@@ -203,7 +203,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     g_run.mpi_library = mpi_library_version();
     g_run.timer = clock::choose(cfg.timer, &g_run.timer_why);
     if (g_run.timer != clock::TimerKind::kTsc) {
-      runtime::g_use_tsc = false;
+      runtime::use_tsc_timer(false);
       t_enter = runtime::now();  // MPI_Init's own duration is lost when the timer changes
     }
     // The output directory: rank 0 creates it, everyone learns its name.
@@ -266,7 +266,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
         PMPI_Comm_free(&sync);
       }
     }
-    runtime::g_phase.store(uint8_t(Phase::kRecording));
+    if (!runtime::start_recording()) return;  // disabled meanwhile (a fault, a failure)
     runtime::ThreadState* t = runtime::ready_state();
     if (!t) return disable("cannot attach the main thread's trace buffer");
     runtime::record_region(*t, trace::EventKind::kEnter, defs::kRootRegion, t_enter);
@@ -280,17 +280,15 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
 }
 
 void on_pcontrol(int level) {
-  const uint8_t phase = runtime::g_phase.load();
-  if (level == 0 && phase == uint8_t(Phase::kRecording)) {
+  if (level == 0 && runtime::current_phase() == Phase::kRecording) {
     if (runtime::ThreadState* t = runtime::ready_state()) {
       trace::Event e;
       e.time = runtime::now();
       e.kind = trace::EventKind::kMeasurementOff;
       runtime::record_event(*t, e);
     }
-    runtime::g_phase.store(uint8_t(Phase::kPaused));
-  } else if (level != 0 && phase == uint8_t(Phase::kPaused)) {
-    runtime::g_phase.store(uint8_t(Phase::kRecording));
+    runtime::pause_recording();
+  } else if (level != 0 && runtime::resume_recording()) {
     if (runtime::ThreadState* t = runtime::ready_state()) {
       trace::Event e;
       e.time = runtime::now();
@@ -302,16 +300,15 @@ void on_pcontrol(int level) {
 
 void on_finalize(uint32_t finalize_region) {
   fault_disarm();
-  const uint8_t phase = runtime::g_phase.load();
-  if (phase != uint8_t(Phase::kRecording) && phase != uint8_t(Phase::kPaused)) return;
+  // The end of the run is recorded even when paused: the root must close.
+  Phase was = Phase::kRecording;
+  if (!runtime::finish_recording(was)) return;
   const uint64_t wall0 = clock::monotonic_ns();
   try {
-    // The end of the run is recorded even when paused: the root must close.
-    runtime::g_phase.store(uint8_t(Phase::kRecording));
     if (runtime::ThreadState* t = runtime::ready_state()) {
       const uint64_t t_fin = runtime::now();
       g_run.finalize_enter_ticks = t_fin;
-      if (phase == uint8_t(Phase::kPaused)) {
+      if (was == Phase::kPaused) {
         trace::Event e;
         e.time = t_fin;
         e.kind = trace::EventKind::kMeasurementOn;
@@ -322,7 +319,7 @@ void on_finalize(uint32_t finalize_region) {
       runtime::record_region(*t, trace::EventKind::kExit, finalize_region, t_end);
       runtime::record_region(*t, trace::EventKind::kExit, defs::kRootRegion, t_end);
     }
-    runtime::g_phase.store(uint8_t(Phase::kFinalizing));
+    runtime::enter_finalizing();
     g_run.end = clock::sample_pair(g_run.timer);
     g_run.conv = clock::TickConverter(g_run.timer, g_run.begin, g_run.end);
     runtime::recorder_stop();
@@ -352,13 +349,10 @@ void on_finalize(uint32_t finalize_region) {
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }
-  runtime::g_phase.store(uint8_t(Phase::kFinalizing));
+  runtime::enter_finalizing();
 }
 
-void after_finalize() {
-  const uint8_t phase = runtime::g_phase.load();
-  if (phase != uint8_t(Phase::kDisabled)) runtime::g_phase.store(uint8_t(Phase::kDone));
-}
+void after_finalize() { runtime::end_session(); }
 
 const runtime::SessionHooks kHooks = {on_init, on_finalize, after_finalize, on_pcontrol, fault_abort};
 

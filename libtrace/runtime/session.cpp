@@ -32,6 +32,40 @@ void notify_recording_stop() {
     if (const AdapterListener* p = l.load(); p && p->on_recording_stop) p->on_recording_stop();
 }
 
+namespace {
+
+// One transition: from any phase in `from` (a bit per Phase) to `to`.
+bool transition(unsigned from, Phase to, Phase* was = nullptr) {
+  uint8_t cur = g_phase.load();
+  do {
+    if (!(from >> cur & 1u)) return false;
+  } while (!g_phase.compare_exchange_weak(cur, uint8_t(to)));
+  if (was) *was = Phase(cur);
+  return true;
+}
+constexpr unsigned bit(Phase p) { return 1u << unsigned(p); }
+
+}  // namespace
+
+Phase current_phase() { return Phase(g_phase.load()); }
+
+bool use_tsc_timer(bool tsc) {
+  if (g_phase.load() != uint8_t(Phase::kPreInit)) return false;
+  g_use_tsc = tsc;
+  return true;
+}
+bool start_recording() { return transition(bit(Phase::kPreInit), Phase::kRecording); }
+bool pause_recording() { return transition(bit(Phase::kRecording), Phase::kPaused); }
+bool resume_recording() { return transition(bit(Phase::kPaused), Phase::kRecording); }
+bool finish_recording(Phase& was) {
+  return transition(bit(Phase::kRecording) | bit(Phase::kPaused), Phase::kRecording, &was);
+}
+bool enter_finalizing() {
+  return transition(bit(Phase::kRecording) | bit(Phase::kPaused) | bit(Phase::kFinalizing), Phase::kFinalizing);
+}
+bool end_session() { return transition(bit(Phase::kFinalizing) | bit(Phase::kPreInit), Phase::kDone); }
+void disable_measurement() { g_phase.store(uint8_t(Phase::kDisabled)); }
+
 void register_session(const SessionHooks* hooks) { g_hooks.store(hooks); }
 
 void session_init(uint64_t t_enter, uint32_t init_region, int thread_level) {

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "libtrace/runtime/recorder.h"
+
 namespace critpath::runtime {
 
 struct SessionHooks {
@@ -49,6 +51,29 @@ constexpr unsigned kMaxAdapterListeners = 4;
 void add_adapter_listener(const AdapterListener* listener);
 void notify_recording_start();  // session_init calls it
 void notify_recording_stop();   // recorder_stop calls it
+// ---- The measurement phase (Phase, recorder.h) ------------------------------------------
+// The session (analyzer/session, fault paths included) changes the phase only through these;
+// adapters only read it (recording()). Each transition applies atomically when the phase is
+// one it may leave, and says whether it applied: a disabled session stays disabled, a
+// finished one never records again.
+//
+//   kPreInit --start_recording--> kRecording <--pause/resume--> kPaused
+//   kRecording, kPaused --finish_recording--> kRecording (the last events: MPI_Finalize, the
+//                                             root's exit) --enter_finalizing--> kFinalizing
+//   kFinalizing --end_session--> kDone
+//   any --disable_measurement--> kDisabled
+Phase current_phase();
+// The clock recording reads (TSC or CLOCK_MONOTONIC): only before start_recording.
+bool use_tsc_timer(bool tsc);
+bool start_recording();
+bool pause_recording();
+bool resume_recording();
+// The phase it left through `was` (kRecording or kPaused); false from any other.
+bool finish_recording(Phase& was);
+bool enter_finalizing();
+bool end_session();
+void disable_measurement();
+
 void session_init(uint64_t t_enter, uint32_t init_region, int thread_level);
 void session_finalize(uint32_t finalize_region);
 void session_after_finalize();

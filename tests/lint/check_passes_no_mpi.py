@@ -7,6 +7,10 @@ ranks through engine::Group. Configuration values reach a pass as typed fields o
 (analyzer/analysis.cpp fills them), never by reading CRITPATH_* settings as strings. Fails
 naming every file:line under analyzer/passes/ that calls an MPI_/PMPI_ function, includes
 <mpi.h>, or reads config::current() / includes libtrace/config/config.h.
+
+Also: no analyzer code writes the measurement's runtime state; the session changes the phase
+and the timer through libtrace/runtime/session.h's phase API only (a store to
+runtime::g_phase or runtime::g_use_tsc anywhere under analyzer/ fails).
 """
 import os
 import re
@@ -36,9 +40,20 @@ def main():
                         found.append(f"{os.path.relpath(p, sys.argv[1])}:{i}: {line.strip()}")
     if files == 0:
         sys.exit(f"check_passes_no_mpi: no sources under {root}: wrong directory?")
+    state = re.compile(r"\bg_phase\s*\.\s*(store|exchange|compare_exchange)|\bg_use_tsc\s*=[^=]")
+    for d, _, names in os.walk(os.path.join(sys.argv[1], "analyzer")):
+        for n in sorted(names):
+            if not n.endswith((".h", ".cpp")):
+                continue
+            p = os.path.join(d, n)
+            with open(p, encoding="utf-8") as f:
+                for i, line in enumerate(f, 1):
+                    if state.search(line.split("//", 1)[0]):
+                        found.append(f"{os.path.relpath(p, sys.argv[1])}:{i}: {line.strip()} "
+                                     "(use the phase API of libtrace/runtime/session.h)")
     if found:
-        print("analysis passes must not call MPI (use engine::Group) nor read the configuration "
-              "(take typed fields in the pass's input):")
+        print("analyzer rules (docs/analyzer.md): passes call no MPI (use engine::Group) and read no "
+              "configuration (typed fields of the pass's input); nothing writes runtime state:")
         print("\n".join(found))
         sys.exit(1)
     print(f"check_passes_no_mpi: {files} files under analyzer/passes, no MPI call, no configuration read")

@@ -12,6 +12,7 @@
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/recorder.h"
 #include "libtrace/runtime/recorder_control.h"
+#include "libtrace/runtime/session.h"
 
 using namespace critpath;
 using trace::EventKind;
@@ -146,4 +147,41 @@ TEST_CASE("defs: communicator table", "[defs]") {
   REQUIRE(defs::comms().find(42, out));
   CHECK(out.freed);
   CHECK_FALSE(defs::comms().find(43, out));
+}
+
+TEST_CASE("session phases: only the documented transitions apply", "[runtime]") {
+  using runtime::Phase;
+  const uint8_t saved = runtime::g_phase.load();
+  const bool saved_tsc = runtime::g_use_tsc;
+  runtime::g_phase.store(uint8_t(Phase::kPreInit));
+  CHECK_FALSE(runtime::pause_recording());
+  CHECK_FALSE(runtime::resume_recording());
+  CHECK(runtime::use_tsc_timer(saved_tsc));  // the timer is chosen before recording only
+  CHECK(runtime::start_recording());
+  CHECK(runtime::current_phase() == Phase::kRecording);
+  CHECK_FALSE(runtime::use_tsc_timer(!saved_tsc));
+  CHECK(runtime::g_use_tsc == saved_tsc);
+  CHECK_FALSE(runtime::start_recording());
+  CHECK(runtime::pause_recording());
+  CHECK(runtime::current_phase() == Phase::kPaused);
+  CHECK_FALSE(runtime::pause_recording());
+  Phase was = Phase::kDone;
+  CHECK(runtime::finish_recording(was));  // the last events are recorded even when paused
+  CHECK(was == Phase::kPaused);
+  CHECK(runtime::current_phase() == Phase::kRecording);
+  CHECK(runtime::enter_finalizing());
+  CHECK_FALSE(runtime::finish_recording(was));
+  CHECK_FALSE(runtime::resume_recording());
+  CHECK(runtime::end_session());
+  CHECK(runtime::current_phase() == Phase::kDone);
+  CHECK_FALSE(runtime::start_recording());
+  CHECK_FALSE(runtime::enter_finalizing());
+  // Disabled stays disabled, whatever comes.
+  runtime::disable_measurement();
+  CHECK_FALSE(runtime::start_recording());
+  CHECK_FALSE(runtime::resume_recording());
+  CHECK_FALSE(runtime::enter_finalizing());
+  CHECK_FALSE(runtime::end_session());
+  CHECK(runtime::current_phase() == Phase::kDisabled);
+  runtime::g_phase.store(saved);
 }
