@@ -120,7 +120,9 @@ struct SlotStats {
 constexpr uint64_t kSampleEvery = 32;
 constexpr uint32_t kStackCap = 2048;
 
-enum : uint8_t { kUnprepared = 0, kReady = 1, kFailed = 2, kBusy = 3 };
+// kOff: the session will never record again (CRITPATH_ENABLE=0, measurement disabled, after
+// MPI_Finalize): both hooks return at their first test, no shadow stack is kept.
+enum : uint8_t { kUnprepared = 0, kReady = 1, kFailed = 2, kBusy = 3, kOff = 4 };
 struct alignas(64) HookThread {
   HookFrame* stack;
   SlotStats* stats;
@@ -473,6 +475,7 @@ void reset_for_testing() {
   }
   g_used = 0;
   t_hook.depth = 0;
+  if (t_hook.ok == kOff) t_hook.ok = t_hook.stack ? kReady : kUnprepared;
   g_have_filter = false;
   g_stopped.store(false);
   g_af_listener = nullptr;
@@ -528,6 +531,14 @@ void enter_fast(void* fn);
 // Enter: thread not prepared, not recording, or recording (re)started since its last event.
 __attribute__((noinline)) CRITPATH_NOINSTR void enter_slow(void* fn) {
   HookThread& h = t_hook;
+  if (h.ok == kOff) return;
+  const runtime::Phase phase = runtime::current_phase();
+  if (phase == runtime::Phase::kDisabled || phase == runtime::Phase::kDone) {
+    // Recording never resumes: pass through from now on (CRITPATH_ENABLE=0 costs the two
+    // hook calls and a test each).
+    if (h.ok != kBusy) h.ok = kOff;
+    return;
+  }
   if (h.ok != kReady && !prepare_thread(h)) return;
   if (!runtime::recording()) {
     // Before MPI_Init, paused, or after MPI_Finalize: only track the stack.
