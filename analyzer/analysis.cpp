@@ -29,7 +29,6 @@
 #include "analyzer/report/atomic_file.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
-#include "analyzer/report/timeline_export.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/runtime/log.h"
@@ -134,6 +133,8 @@ AnalysisOptions analysis_options(const config::Config& cfg) {
   o.whatif = cfg.whatif;
   o.whatif_top = cfg.whatif_top;
   o.simulation_delay_us = uint32_t(cfg.debug_simulation_delay);
+  o.timeline = cfg.timeline;
+  o.timeline_max_events = uint64_t(std::max(1, cfg.timeline_max_events));
   o.simulation_replay = int(cfg.debug_simulation_replay == "gathered"      ? passes::ReplayMode::kGathered
                             : cfg.debug_simulation_replay == "distributed" ? passes::ReplayMode::kDistributed
                                                                            : passes::ReplayMode::kAuto);
@@ -186,20 +187,24 @@ class PhaseClock {
   std::vector<std::pair<std::string, double>> phases_;
 };
 
+// The engine's one forward traversal: every location's events, with their call-path nodes,
+// into the replay index and to the passes that want events (passes/pass.h), fused.
 class TimelineObserver : public ProfileObserver {
  public:
-  TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total, SliceRecorder* slices,
+  TimelineObserver(engine::TimelineBuilder& b, Progress& p, uint64_t total, const std::vector<Pass*>& passes,
                    const std::function<double(uint64_t)>& to_global)
-      : b_(b), progress_(p), total_(total ? total : 1), slices_(slices), to_global_(to_global) {}
+      : b_(b), progress_(p), total_(total ? total : 1), passes_(passes), to_global_(to_global) {}
   bool wants_location(uint16_t) override { return true; }  // every thread's MPI calls
   void begin_location(uint16_t location) override {
     b_.begin_location(location);
-    if (slices_) slices_->begin_location(location);
+    for (Pass* p : passes_) p->begin_location(location);
   }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
-    if (slices_ && (e.kind == trace::EventKind::kEnter || e.kind == trace::EventKind::kExit))
-      slices_->on_event(e, to_global_(e.time));
+    if (!passes_.empty()) {
+      const double t = to_global_(e.time);
+      for (Pass* p : passes_) p->on_event(e, t, node);
+    }
     if ((++seen_ & 0xfffff) == 0) progress_.report("replay index", double(seen_) / double(total_));
   }
 
@@ -208,7 +213,7 @@ class TimelineObserver : public ProfileObserver {
   Progress& progress_;
   uint64_t total_;
   uint64_t seen_ = 0;
-  SliceRecorder* slices_;
+  const std::vector<Pass*>& passes_;
   const std::function<double(uint64_t)>& to_global_;
 };
 
@@ -279,13 +284,26 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // Time between MPI calls per call path: the delay analysis's time vectors and the
   // critical path's clip (instead of a second pass over the trace).
   tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
-  // timeline.json's slices (CRITPATH_TIMELINE): this rank's share of the event budget.
-  const size_t timeline_cap =
-      size_t(std::max(1, cfg.timeline_max_events)) / size_t(std::max(1, run.size)) + 1;
-  std::unique_ptr<SliceRecorder> slices;
-  if (cfg.timeline) slices = std::make_unique<SliceRecorder>(definitions, timeline_cap);
+  // The passes (passes/pass.h), in the pass list's order; those that want events see them
+  // during this traversal.
+  PassContext ctx;
+  ctx.run = &run;
+  ctx.definitions = &definitions;
+  ctx.to_global = to_global;
+  ctx.options = analysis_options(cfg);
+  ctx.warn = [&location](const std::string& w) { warn(location, "%s", w.c_str()); };
+  std::vector<std::unique_ptr<Pass>> pass_objects = passes::make_passes();
+  std::vector<Pass*> active, event_passes;
+  for (const auto& p : pass_objects)
+    if (p->enabled(ctx.options)) {
+      active.push_back(p.get());
+      if (p->wants_events()) {
+        p->prepare(ctx);
+        event_passes.push_back(p.get());
+      }
+    }
   const std::function<double(uint64_t)> to_global_fn = to_global;
-  TimelineObserver observer(tb, progress, run.store.events, slices.get(), to_global_fn);
+  TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
   PhaseClock phases(analysis0);
@@ -330,11 +348,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   }
   phases.mark("exchange");
 
-  // The passes (passes/pass.h), in the pass list's order: analyze, then (after the call paths
-  // are unified) reduce.
-  PassContext ctx;
-  ctx.run = &run;
-  ctx.definitions = &definitions;
+  // The passes: analyze, then (after the call paths are unified) reduce.
   ctx.timeline = &timeline;
   ctx.match = &match;
   ctx.csync = &csync;
@@ -344,13 +358,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   ctx.latest_init_enter = rsync.latest_init_enter;
   ctx.earliest_init_exit = rsync.earliest_init_exit;
   ctx.latest_finalize_enter = rsync.latest_finalize_enter;
-  ctx.to_global = to_global;
-  ctx.options = analysis_options(cfg);
-  ctx.warn = [&location](const std::string& w) { warn(location, "%s", w.c_str()); };
-  std::vector<std::unique_ptr<Pass>> pass_objects = passes::make_passes();
-  std::vector<Pass*> active;
-  for (const auto& p : pass_objects)
-    if (p->enabled(ctx.options)) active.push_back(p.get());
   for (Pass* p : active) {
     const Status ps = p->analyze(ctx, group);
     if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
@@ -430,20 +437,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       const Status ps = p->reduce(ctx, group);
       if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
       if (p->reduce_phase()) phases.mark(p->reduce_phase());
-    }
-    if (cfg.timeline) {
-      TimelineInput ti;
-      ti.slices = slices.get();
-      ti.timeline = &timeline;
-      ti.match = &match;
-      ti.waits = &waits;
-      ti.definitions = &definitions;
-      ti.rank = run.rank;
-      ti.t0 = -lo_hi[0];
-      ti.cap = timeline_cap;
-      if (write_timeline(ti, group, run.output_dir, in) != Status::kOk)
-        warn(location, "writing timeline.json failed");
-      phases.mark("timeline");
     }
   }
   describe_nodes(group, run, in);

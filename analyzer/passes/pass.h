@@ -3,8 +3,9 @@
 // What an analysis pass is to the engine (analyzer/analysis.cpp runs them, in the order of
 // passes/pass_list.cpp):
 //
-//   engine:  decode + profile + replay index (the one forward traversal of every event),
-//            matching, collective and window synchronization, clock correction
+//   engine:  decode + profile + replay index (the one forward traversal of every event,
+//            fused with the event handlers of the passes that want events), matching,
+//            collective and window synchronization, clock correction
 //   passes:  analyze()  in list order: local work and exchanges (results by name)
 //   engine:  call-path unification across ranks (GlobalProfile, local_to_global)
 //   passes:  reduce()   in list order: metrics reduced over the ranks, report sections
@@ -33,6 +34,7 @@
 #include "analyzer/report/report.h"
 #include "analyzer/session/run_info.h"
 #include "libtrace/defs/definitions.h"
+#include "libtrace/event/event.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer {
@@ -50,6 +52,8 @@ struct AnalysisOptions {
   int whatif_top = 5;                 // CRITPATH_WHATIF_TOP
   uint32_t simulation_delay_us = 0;   // CRITPATH_DEBUG_SIMULATION_DELAY
   int simulation_replay = 0;          // CRITPATH_DEBUG_SIMULATION_REPLAY (passes::ReplayMode)
+  bool timeline = false;              // CRITPATH_TIMELINE
+  uint64_t timeline_max_events = 1000000;  // CRITPATH_TIMELINE_MAX_EVENTS
 };
 
 struct PassContext {
@@ -102,6 +106,14 @@ class Pass {
   virtual const char* name() const = 0;
   // Whether the options ask for this pass at all.
   virtual bool enabled(const AnalysisOptions&) const { return true; }
+  // Event handlers, fused into the engine's one forward traversal of the decoded trace: a
+  // pass that wants events gets prepare() before it (the context holds the run, the
+  // definitions, to_global and the options), then every location's events in order with
+  // their global time and call-path node.
+  virtual bool wants_events() const { return false; }
+  virtual void prepare(PassContext&) {}
+  virtual void begin_location(uint16_t /*location*/) {}
+  virtual void on_event(const trace::Event& /*e*/, double /*global_s*/, int32_t /*node*/) {}
   // Before unification: local work and exchanges. Collective over `group`.
   virtual Status analyze(PassContext&, const engine::Group&) { return Status::kOk; }
   // After unification: reductions and the report. Collective over `group`.
@@ -126,6 +138,7 @@ std::unique_ptr<Pass> make_rma_pass();
 std::unique_ptr<Pass> make_delay_pass();
 std::unique_ptr<Pass> make_critical_path_pass();
 std::unique_ptr<Pass> make_whatif_pass();
+std::unique_ptr<Pass> make_timeline_pass();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

@@ -14,6 +14,9 @@ const std::vector<PassInfo>& pass_list() {
       {"critical_path", Direction::kBackward, {"profile", "wait_states"}, critical_path_metric_decls()},
       {"whatif", Direction::kForward, {"profile", "wait_states", "delay", "critical_path"},
        whatif_metric_decls()},
+      // timeline.json (CRITPATH_TIMELINE): slices collected by its event handlers during the
+      // profile's traversal; waits, messages and the critical path added at the end.
+      {"timeline", Direction::kForward, {"profile", "wait_states", "critical_path"}, {}},
   };
   return kPasses;
 }

@@ -13,7 +13,7 @@ std::vector<std::unique_ptr<Pass>> make_passes() {
   static const std::pair<const char*, Make> kMake[] = {
       {"wait_states", make_wait_states_pass}, {"rma", make_rma_pass},
       {"delay", make_delay_pass},             {"critical_path", make_critical_path_pass},
-      {"whatif", make_whatif_pass},
+      {"whatif", make_whatif_pass},           {"timeline", make_timeline_pass},
   };
   std::vector<std::unique_ptr<Pass>> out;
   for (const PassInfo& row : pass_list()) {
