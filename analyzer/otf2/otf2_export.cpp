@@ -482,6 +482,7 @@ json describe_rank(const LocationTrace& loc, const LocalRefs& refs, const std::v
   j["rank"] = loc.run.rank;
   j["host"] = loc.run.host;
   j["cpus"] = loc.run.cpus;
+  j["appnum"] = loc.run.appnum;
   j["exe"] = loc.run.executable;
   j["args"] = loc.run.args;
   json th = json::array();
@@ -589,9 +590,10 @@ class Unifier {
     for (const auto& [names, id] : metric_classes_)
       for (const std::string& n : names) string(n);
     const OTF2_StringRef empty = string(""), mpi_name = string("MPI"), count_unit = string("#");
-    const OTF2_StringRef cpus_name = string(kPropertyCpus);
-    std::vector<OTF2_StringRef> cpus_of;
+    const OTF2_StringRef cpus_name = string(kPropertyCpus), appnum_name = string(kPropertyAppnum);
+    std::vector<OTF2_StringRef> cpus_of, appnum_of;
     for (const json& j : ranks_) {
+      appnum_of.push_back(string(std::to_string(j.value("appnum", 0))));
       std::string list;
       for (const auto& c : j.at("cpus")) list += (list.empty() ? "" : ",") + std::to_string(c.get<int>());
       cpus_of.push_back(list.empty() ? OTF2_UNDEFINED_STRING : string(list));
@@ -626,6 +628,9 @@ class Unifier {
         v.stringRef = cpus_of[&j - ranks_.data()];
         check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), cpus_name, OTF2_TYPE_STRING, v));
       }
+      OTF2_AttributeValue a;
+      a.stringRef = appnum_of[&j - ranks_.data()];
+      check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), appnum_name, OTF2_TYPE_STRING, a));
     }
     for (const json& j : ranks_) {
       const int r = j.at("rank").get<int>();

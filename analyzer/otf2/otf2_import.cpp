@@ -1183,7 +1183,9 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     if (g != s.location_groups.end() && s.node_names.count(g->second.node))
       run.host = s.str(s.node_names.at(g->second.node));
     for (const State::GroupProperty& p : s.group_properties)
-      if (p.group == main.group && s.str(p.name) == kPropertyCpus) {
+      if (p.group == main.group && s.str(p.name) == kPropertyAppnum) {
+        run.appnum = std::atoi(s.str(p.value).c_str());
+      } else if (p.group == main.group && s.str(p.name) == kPropertyCpus) {
         const std::string& list = s.str(p.value);
         for (size_t at = 0; at < list.size();) {
           run.cpus.push_back(std::atoi(list.c_str() + at));

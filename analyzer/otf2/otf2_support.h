@@ -46,6 +46,9 @@ inline constexpr const char* kPropertyClock = "CRITPATH::CLOCK_CORRECTION";
 // A location group (rank) property: the CPUs its process may run on, "0,1,5" (report's
 // @ Nodes line and its oversubscription finding).
 inline constexpr const char* kPropertyCpus = "CRITPATH::CPUS";
+// A location group (rank) property: its MPI_APPNUM, "0", "1", ... (the command of an MPMD
+// launch: the critical-path partitions).
+inline constexpr const char* kPropertyAppnum = "CRITPATH::APPNUM";
 
 // Score-P's location ids: thread t of MPI rank r is location (t << 32) | r, so the thread that
 // called MPI_Init has the rank's number; the rank's location group has id r.

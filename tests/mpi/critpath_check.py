@@ -314,6 +314,49 @@ def event_lines(out_dir, rank, location=0):
 
 # --- Launching critpath-analyze --------------------------------------------------------------
 
+# Re-analyses (critpath-analyze of a kept trace, an OTF2 round trip) against the in-situ report:
+# every metric within 0.5 % (2 us, or 1e-6 of the metric's largest value, for near-zero ones).
+REL, ABS_S = 0.005, 2e-6
+
+
+def close(a, b, scale):
+    return abs(a - b) <= max(REL * max(abs(a), abs(b)), ABS_S, 1e-6 * scale)
+
+
+def compare_reports(a, b, where, ignore=()):
+    """report.json metrics, call paths and wait-state instance counts of the in-situ (a) and a
+    re-analysis (b, named `where`): the differences, as lines. Metrics named in `ignore` are
+    left out (the caller says why)."""
+    out = []
+    for mid in sorted(set(a["metrics"]) | set(b["metrics"])):
+        if mid in ignore:
+            continue
+        if mid not in a["metrics"] or mid not in b["metrics"]:
+            out.append(f"metric {mid}: only in {'in-situ' if mid in a['metrics'] else where}")
+            continue
+        ma, mb = a["metrics"][mid], b["metrics"][mid]
+        scale = max([abs(ma.get("total", 0))] + [abs(v) for v in ma.get("by_rank", [])])
+        if not close(ma.get("total", 0), mb.get("total", 0), scale):
+            out.append(f"metric {mid} total: {ma.get('total')} vs {mb.get('total')}")
+        ra, rb = ma.get("by_rank", []), mb.get("by_rank", [])
+        if len(ra) != len(rb) or any(not close(x, y, scale) for x, y in zip(ra, rb)):
+            out.append(f"metric {mid} by_rank: {ra} vs {rb}")
+        ca, cb = ma.get("by_callpath", {}), mb.get("by_callpath", {})
+        for p in sorted(set(ca) | set(cb)):
+            if not close(ca.get(p, 0), cb.get(p, 0), scale):
+                out.append(f"metric {mid} at {p}: {ca.get(p, 0)} vs {cb.get(p, 0)}")
+    pa = [c["path"] for c in a["callpaths"]]
+    pb = [c["path"] for c in b["callpaths"]]
+    if sorted(pa) != sorted(pb):
+        out.append(f"call paths differ: only in-situ {sorted(set(pa) - set(pb))[:10]}, only {where} "
+                   f"{sorted(set(pb) - set(pa))[:10]}")
+    wa, wb = a.get("wait_state_stats", {}), b.get("wait_state_stats", {})
+    for k in sorted(set(wa) | set(wb)):
+        if wa.get(k, {}).get("count") != wb.get(k, {}).get("count"):
+            out.append(f"wait state {k}: {wa.get(k, {}).get('count')} vs {wb.get(k, {}).get('count')} instances")
+    return out
+
+
 def mpiexec_command(mpi, mpiexec, shim, np_, env=()):
     """The launcher's words for NP processes of a critpath tool (critpath-analyze): Open MPI
     oversubscribed (and allowed to run as root), the test yield shim preloaded (tests/support)

@@ -27,6 +27,15 @@ Steps:
      `import critpath_check`) and fails when it fails. A check that exits with 77 (SKIP_CODE)
      declares the test not applicable (e.g. the MPI library lacks a thread level); the driver
      then exits with 77 too, which critpath_add_mpi_test registers as ctest's SKIP_RETURN_CODE.
+  6. --otf2-roundtrip ANALYZE (every test with a report, unless --no-otf2-roundtrip REASON):
+     the run also exports its trace (CRITPATH_KEEP_TRACE=otf2 added, or `both` when the test
+     keeps critpath's own format), and after the check `critpath-analyze --otf2` on one
+     process analyses the archive (with the test's analysis settings, ANALYSIS_SETTINGS):
+     every metric, call path and wait-state count must equal the in-situ report's (0.5 %;
+     critpath_check.compare_reports). Not applicable, with a log
+     line saying so: runs that expect a non-zero exit status, CRITPATH_ENABLE=0 or
+     CRITPATH_ANALYSIS=0, a test that sets CRITPATH_KEEP_TRACE=0 itself, a run without
+     report.json.
 
 cmake passes lists as ';'-separated strings, possibly empty; both --env and --check accept
 that. Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (by the check).
@@ -96,6 +105,10 @@ def parse_args(argv):
     p.add_argument("--expect-exit", type=int, default=0)
     p.add_argument("--mpmd", default="",
                    help="';'-separated second command of an MPMD launch: ranks, program, args")
+    p.add_argument("--otf2-roundtrip", default="", metavar="ANALYZE",
+                   help="critpath-analyze: analyse the run's OTF2 export and compare (step 6)")
+    p.add_argument("--no-otf2-roundtrip", default="", metavar="REASON",
+                   help="this test is excluded from the OTF2 round trip, and why")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                    help="total budget in seconds (the ctest TIMEOUT); mpiexec gets this "
                         f"minus {RESERVE_S:.0f} s")
@@ -361,8 +374,89 @@ def schema_problem(out_dir):
     return "no Python with jsonschema to validate report.json (run tools/install-deps.sh)"
 
 
+FALSE_WORDS = ("0", "false", "no", "off")
+TRUE_WORDS = ("1", "true", "yes", "on")
+
+
+def prepare_otf2_roundtrip(args):
+    """Step 6's setting: adds CRITPATH_KEEP_TRACE=otf2 (or `both`) to the run. Returns why the
+    round trip does not apply to this test, or None."""
+    if not args.otf2_roundtrip:
+        return "not asked for (no --otf2-roundtrip)"
+    if args.no_otf2_roundtrip:
+        return args.no_otf2_roundtrip
+    env = dict(args.env_pairs)
+    if args.expect_exit != 0:
+        return f"the run is expected to exit with {args.expect_exit}"
+    for var in ("CRITPATH_ENABLE", "CRITPATH_ANALYSIS"):
+        if env.get(var, "").strip().lower() in FALSE_WORDS:
+            return f"{var}={env[var]}"
+    keep = env.get("CRITPATH_KEEP_TRACE")
+    if keep is None:
+        args.env_pairs.append(("CRITPATH_KEEP_TRACE", "otf2"))
+    elif keep.strip().lower() in TRUE_WORDS:
+        args.env_pairs = [(k, "both" if k == "CRITPATH_KEEP_TRACE" else v) for k, v in args.env_pairs]
+    elif keep.strip().lower() not in ("otf2", "both"):
+        return f"the test sets CRITPATH_KEEP_TRACE={keep}"
+    return None
+
+
+# The test's settings that the analysis itself reads: the re-analysis gets them too (recording
+# settings, the output directory and the injected clock skew do not apply to an archive).
+ANALYSIS_SETTINGS = ("CRITPATH_CLOCK_CORRECTION", "CRITPATH_PARTITIONS", "CRITPATH_WHATIF",
+                     "CRITPATH_WHATIF_TOP", "CRITPATH_SIMULATION", "CRITPATH_DELAY_ANALYSIS",
+                     "CRITPATH_REPORT_THRESHOLD", "CRITPATH_DEBUG_CP_WALK", "CRITPATH_DEBUG_DELAY_BATCH",
+                     "CRITPATH_DEBUG_SIMULATION_REPLAY")
+
+
+def otf2_roundtrip(args, out_dir, budget_s):
+    """Step 6: a failure message, or None."""
+    from critpath_check import CheckError, compare_reports, load_report, mpiexec_command
+    if not os.path.exists(os.path.join(out_dir, "report.json")):
+        log("OTF2 round trip: not applicable (the run wrote no report.json)")
+        return None
+    archive = os.path.join(out_dir, "traces.otf2")
+    if not os.path.exists(archive):
+        return f"OTF2 round trip: no {archive} although the run had CRITPATH_KEEP_TRACE=otf2"
+    dest = os.path.join(out_dir, "otf2-roundtrip")
+    settings = [(k, v) for k, v in args.env_pairs if k in ANALYSIS_SETTINGS]
+    cmd = mpiexec_command(args.mpi, args.mpiexec, args.shim, 1, settings) + [
+        args.otf2_roundtrip, "--otf2", archive, "--output", dest, "--force"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CRITPATH_")}
+    env.pop("LD_PRELOAD", None)
+    log("OTF2 round trip: $ " + shlex.join(cmd))
+    try:
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           stdin=subprocess.DEVNULL, timeout=max(20.0, budget_s), start_new_session=True)
+    except subprocess.TimeoutExpired:
+        return f"OTF2 round trip: critpath-analyze --otf2 did not finish within {max(20.0, budget_s):.0f} s"
+    if r.returncode != 0:
+        print(r.stdout)
+        return f"OTF2 round trip: critpath-analyze --otf2 exited with {r.returncode}"
+    try:
+        insitu, again = load_report(out_dir), load_report(dest)
+    except (CheckError, OSError, ValueError) as e:
+        return f"OTF2 round trip: {e}"
+    ignore = []
+    # The in-situ what-if replay has a budget (CRITPATH_SIMULATION_BUDGET), the re-analysis none:
+    # when the in-situ one gave up, only the re-analysis has the what-if metrics.
+    if any("what-if: not simulated" in n and "budget" in n for n in insitu.get("notes", [])):
+        ignore += ["slack", "logical_zeroing"]
+    d = compare_reports(insitu, again, "the OTF2 round trip", ignore=ignore)
+    if d:
+        return (f"OTF2 round trip: the archive analysed again ({dest}) differs from the in-situ "
+                f"report in {len(d)} place(s):\n  " + "\n  ".join(d[:30]))
+    log(f"OTF2 round trip: ok ({len(insitu.get('metrics', {}))} metrics, "
+        f"{len(insitu.get('callpaths', []))} call paths as in situ"
+        + (f"; {', '.join(ignore)} left out: the in-situ what-if replay ran over its budget" if ignore else "")
+        + ")")
+    return None
+
+
 def main(argv):
     args = parse_args(argv)
+    no_roundtrip = prepare_otf2_roundtrip(args)
+    start = time.monotonic()
     out_dir = os.path.abspath(args.out)
     try:
         remove_test_output(out_dir)
@@ -411,6 +505,13 @@ def main(argv):
         if rc != 0:
             log(f"FAIL: check {os.path.basename(script)} exited with {rc}")
             return 1
+    if no_roundtrip is None:
+        problem = otf2_roundtrip(args, out_dir, args.timeout - (time.monotonic() - start) - 5.0)
+        if problem:
+            log("FAIL: " + problem)
+            return 1
+    elif args.otf2_roundtrip:
+        log(f"OTF2 round trip: not applicable ({no_roundtrip})")
     log("PASS")
     return 0
 

@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, fail, load_report, mpiexec_command, read_events  # noqa: E402
+from critpath_check import check, compare_reports, fail, load_report, mpiexec_command, read_events  # noqa: E402
 
 # MPI one-sided calls by their role (pmpi_wrappers/spec/mpi.toml `rma`), as far as the export
 # writes them differently.
@@ -206,43 +206,6 @@ def check_python_reader(out, got):
 
 # --- round trip ----------------------------------------------------------------------------------
 
-REL, ABS_S = 0.005, 2e-6
-
-
-def close(a, b, scale):
-    return abs(a - b) <= max(REL * max(abs(a), abs(b)), ABS_S, 1e-6 * scale)
-
-
-def compare_metrics(a, b, where):
-    """report.json metrics of the in-situ (a) and the OTF2 (b) analysis: differences."""
-    out = []
-    for mid in sorted(set(a["metrics"]) | set(b["metrics"])):
-        if mid not in a["metrics"] or mid not in b["metrics"]:
-            out.append(f"metric {mid}: only in {'in-situ' if mid in a['metrics'] else where}")
-            continue
-        ma, mb = a["metrics"][mid], b["metrics"][mid]
-        scale = max([abs(ma.get("total", 0))] + [abs(v) for v in ma.get("by_rank", [])])
-        if not close(ma.get("total", 0), mb.get("total", 0), scale):
-            out.append(f"metric {mid} total: {ma.get('total')} vs {mb.get('total')}")
-        ra, rb = ma.get("by_rank", []), mb.get("by_rank", [])
-        if len(ra) != len(rb) or any(not close(x, y, scale) for x, y in zip(ra, rb)):
-            out.append(f"metric {mid} by_rank: {ra} vs {rb}")
-        ca, cb = ma.get("by_callpath", {}), mb.get("by_callpath", {})
-        for p in sorted(set(ca) | set(cb)):
-            if not close(ca.get(p, 0), cb.get(p, 0), scale):
-                out.append(f"metric {mid} at {p}: {ca.get(p, 0)} vs {cb.get(p, 0)}")
-    pa = [c["path"] for c in a["callpaths"]]
-    pb = [c["path"] for c in b["callpaths"]]
-    if sorted(pa) != sorted(pb):
-        out.append(f"call paths differ: only in-situ {sorted(set(pa) - set(pb))[:10]}, only {where} "
-                   f"{sorted(set(pb) - set(pa))[:10]}")
-    wa, wb = a.get("wait_state_stats", {}), b.get("wait_state_stats", {})
-    for k in sorted(set(wa) | set(wb)):
-        if wa.get(k, {}).get("count") != wb.get(k, {}).get("count"):
-            out.append(f"wait state {k}: {wa.get(k, {}).get('count')} vs {wb.get(k, {}).get('count')} instances")
-    return out
-
-
 def roundtrip(out, nps, analyze, mpi, mpiexec, shim):
     insitu = load_report(out)
     for np_ in nps:
@@ -254,7 +217,7 @@ def roundtrip(out, nps, analyze, mpi, mpiexec, shim):
                            stdin=subprocess.DEVNULL)
         print(r.stdout)
         check(r.returncode == 0, f"critpath-analyze --otf2 on {np_} processes exited with {r.returncode}")
-        d = compare_metrics(insitu, load_report(dest), f"OTF2 on {np_}")
+        d = compare_reports(insitu, load_report(dest), f"OTF2 on {np_}")
         check(not d, f"in-situ ({out}) and OTF2 re-analysis on {np_} processes ({dest}) differ in "
               f"{len(d)} place(s):\n  " + "\n  ".join(d[:30]))
         print(f"check_otf2: the OTF2 archive analysed on {np_} processes gives the in-situ metrics "
