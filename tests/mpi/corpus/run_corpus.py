@@ -7,7 +7,8 @@ the programs exercise unusual but legal MPI usage and print deterministic output
 
 usage:
   run_corpus.py --mpiexec PATH --mpi mpich|openmpi --lib LIBCRITPATH --shim SHIM
-                --source PROGRAM.c --out DIR [--timeout SECONDS] -- app [args...]
+                --source PROGRAM.c --out DIR [--timeout SECONDS] [--otf2-roundtrip ANALYZE]
+                -- app [args...]
 
 The program's first comment line holds `corpus: np=<N> [exit=<status>|exit=launcher]
 [report=no]` (default exit=0, report expected). Steps:
@@ -19,6 +20,9 @@ The program's first comment line holds `corpus: np=<N> [exit=<status>|exit=launc
      traced run wrote a valid report.json (unless report=no), and the tracer wrote no
      `critpath:` warning to stderr (a warning in this corpus means the tracer met something
      it did not understand).
+  4. --otf2-roundtrip: the traced run also exports its trace (CRITPATH_KEEP_TRACE=otf2), and
+     a program that ends normally with a report has the archive analysed again, every metric
+     as in situ (run_mpi_test.py step 6).
 Exit status: 0 pass, 1 fail, 2 usage error.
 """
 import argparse
@@ -58,7 +62,7 @@ def run_once(base, traced, out_dir, timeout):
     """One launch; returns (status or None on timeout, stdout, stderr, seconds)."""
     args = argparse.Namespace(**vars(base))
     args.mode = "preload" if traced else "linked"  # linked + a plain app = shim only
-    args.env_pairs = []
+    args.env_pairs = [("CRITPATH_KEEP_TRACE", "otf2")] if traced and base.otf2_roundtrip else []
     args.mpmd_cmd = []
     args.timeout = timeout
     run_mpi_test.remove_test_output(out_dir)
@@ -83,6 +87,7 @@ def main(argv):
     p.add_argument("--source", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--timeout", type=float, default=50.0, help="budget per run, seconds")
+    p.add_argument("--otf2-roundtrip", default="", metavar="ANALYZE")
     args = p.parse_args(argv[:cut])
     args.app = argv[cut + 1:]
     if not args.app:
@@ -134,6 +139,15 @@ def main(argv):
             critpath_check.load_report(os.path.join(out, "traced"))
         except critpath_check.CheckError as e:
             failures.append(f"traced run: {e}")
+    if not failures and args.otf2_roundtrip:
+        if meta["report"] == "no" or ps != 0:
+            log("OTF2 round trip: not applicable (the program ends without a report)")
+        else:
+            rt = argparse.Namespace(**vars(args))
+            rt.env_pairs = [("CRITPATH_KEEP_TRACE", "otf2")]
+            problem = run_mpi_test.otf2_roundtrip(rt, os.path.join(out, "traced"), args.timeout)
+            if problem:
+                failures.append(problem)
     for f in failures:
         log("FAIL: " + f)
     if failures:
