@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <functional>
@@ -495,6 +496,17 @@ json describe_rank(const LocationTrace& loc, const LocalRefs& refs, const std::v
     regions.push_back({r.name, int(r.kind), r.file, r.line, int(s.role), int(s.paradigm)});
   }
   j["regions"] = std::move(regions);
+  // The hooks' estimate for unrecorded visits: (index in refs.regions, visits, seconds, auto).
+  json unrecorded = json::array();
+  size_t i = 0;
+  for (uint32_t id : refs.regions) {  // the order of j["regions"]
+    const defs::RegionDef r = d.regions.get(id);
+    if (r.unrecorded_visits > 0 || r.unrecorded_ticks > 0)
+      unrecorded.push_back({i, r.unrecorded_visits, loc.run.conv.ticks_to_seconds(r.unrecorded_ticks),
+                            r.auto_filtered ? 1 : 0});
+    ++i;
+  }
+  j["unrecorded"] = std::move(unrecorded);
   json comms = json::array();
   for (const defs::CommDef& c : sorted(d.comms.snapshot()))
     comms.push_back({c.id, c.parent, c.created_by, c.members, c.remote});
@@ -590,10 +602,22 @@ class Unifier {
     for (const auto& [names, id] : metric_classes_)
       for (const std::string& n : names) string(n);
     const OTF2_StringRef empty = string(""), mpi_name = string("MPI"), count_unit = string("#");
-    const OTF2_StringRef cpus_name = string(kPropertyCpus), appnum_name = string(kPropertyAppnum);
-    std::vector<OTF2_StringRef> cpus_of, appnum_of;
+    const OTF2_StringRef cpus_name = string(kPropertyCpus), appnum_name = string(kPropertyAppnum),
+                         unrecorded_name = string(kPropertyUnrecorded);
+    std::vector<OTF2_StringRef> cpus_of, appnum_of, unrecorded_of;
     for (const json& j : ranks_) {
       appnum_of.push_back(string(std::to_string(j.value("appnum", 0))));
+      std::string u;
+      const Ranked& m = maps_.at(size_t(j.at("rank").get<int>()));
+      for (const auto& x : j.value("unrecorded", json::array())) {
+        const size_t i = x.at(0).get<size_t>();
+        if (i >= m.regions.size()) continue;
+        char item[96];
+        std::snprintf(item, sizeof item, "%u:%llu:%.17g:%d;", m.regions[i],
+                      (unsigned long long)x.at(1).get<uint64_t>(), x.at(2).get<double>(), x.at(3).get<int>());
+        u += item;
+      }
+      unrecorded_of.push_back(u.empty() ? OTF2_UNDEFINED_STRING : string(u));
       std::string list;
       for (const auto& c : j.at("cpus")) list += (list.empty() ? "" : ",") + std::to_string(c.get<int>());
       cpus_of.push_back(list.empty() ? OTF2_UNDEFINED_STRING : string(list));
@@ -631,6 +655,11 @@ class Unifier {
       OTF2_AttributeValue a;
       a.stringRef = appnum_of[&j - ranks_.data()];
       check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), appnum_name, OTF2_TYPE_STRING, a));
+      if (unrecorded_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
+        a.stringRef = unrecorded_of[&j - ranks_.data()];
+        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), unrecorded_name,
+                                                              OTF2_TYPE_STRING, a));
+      }
     }
     for (const json& j : ranks_) {
       const int r = j.at("rank").get<int>();

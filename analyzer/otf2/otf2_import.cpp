@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -1185,6 +1186,22 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     for (const State::GroupProperty& p : s.group_properties)
       if (p.group == main.group && s.str(p.name) == kPropertyAppnum) {
         run.appnum = std::atoi(s.str(p.value).c_str());
+      } else if (p.group == main.group && s.str(p.name) == kPropertyUnrecorded) {
+        // "<region ref>:<visits>:<seconds>:<auto>;...": in this archive's ticks.
+        const std::string& list = s.str(p.value);
+        for (size_t at = 0; at < list.size();) {
+          unsigned ref = 0, autof = 0;
+          unsigned long long visits = 0;
+          double seconds = 0;
+          if (std::sscanf(list.c_str() + at, "%u:%llu:%lg:%u", &ref, &visits, &seconds, &autof) == 4) {
+            auto it = regions.find(ref);
+            if (it != regions.end() && seconds >= 0)
+              definitions.regions.add_unrecorded(it->second, visits, uint64_t(std::llround(seconds * double(s.resolution))),
+                                                 autof != 0);
+          }
+          const size_t semi = list.find(';', at);
+          at = semi == std::string::npos ? list.size() : semi + 1;
+        }
       } else if (p.group == main.group && s.str(p.name) == kPropertyCpus) {
         const std::string& list = s.str(p.value);
         for (size_t at = 0; at < list.size();) {

@@ -49,6 +49,10 @@ inline constexpr const char* kPropertyCpus = "CRITPATH::CPUS";
 // A location group (rank) property: its MPI_APPNUM, "0", "1", ... (the command of an MPMD
 // launch: the critical-path partitions).
 inline constexpr const char* kPropertyAppnum = "CRITPATH::APPNUM";
+// A location group (rank) property: the compiler hooks' estimate for the visits they did not
+// record (the automatic filter's, docs/instrumentation.md), per region:
+// "<region ref>:<visits>:<seconds>:<auto 0|1>;..." (the profile adds it to those regions).
+inline constexpr const char* kPropertyUnrecorded = "CRITPATH::UNRECORDED";
 
 // Score-P's location ids: thread t of MPI rank r is location (t << 32) | r, so the thread that
 // called MPI_Init has the rank's number; the rank's location group has id r.

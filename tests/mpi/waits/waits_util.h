@@ -70,7 +70,7 @@ static void align(void) {
 /* Runs each scenario of `names` (only `only` when not NULL) inside the region "s_<name>",
  * after aligning the ranks to a common start unless `unaligned` names it; then a final
  * barrier outside the scenarios. `body` runs one scenario by name. */
-static void run_scenarios(const char* const* names, size_t n, const char* only, const char* unaligned,
+static inline void run_scenarios(const char* const* names, size_t n, const char* only, const char* unaligned,
                           void (*body)(const char*)) {
   for (size_t i = 0; i < n; ++i) {
     const char* name = names[i];
