@@ -360,7 +360,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   ctx.latest_finalize_enter = rsync.latest_finalize_enter;
   for (Pass* p : active) {
     const Status ps = p->analyze(ctx, group);
-    if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
+    if (ps != Status::kOk) warn(location, "%s", p->failure(ps, Pass::Step::kAnalyze).c_str());
     if (p->analyze_phase()) phases.mark(p->analyze_phase());
   }
   passes::WaitStates no_waits;
@@ -435,7 +435,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     ctx.report = &in;
     for (Pass* p : active) {
       const Status ps = p->reduce(ctx, group);
-      if (ps != Status::kOk) warn(location, "%s", p->failure(ps).c_str());
+      if (ps != Status::kOk) warn(location, "%s", p->failure(ps, Pass::Step::kReduce).c_str());
       if (p->reduce_phase()) phases.mark(p->reduce_phase());
     }
   }

@@ -102,6 +102,7 @@ struct PassContext {
 
 class Pass {
  public:
+  enum class Step : uint8_t { kAnalyze, kReduce };
   virtual ~Pass() = default;
   virtual const char* name() const = 0;
   // Whether the options ask for this pass at all.
@@ -118,8 +119,8 @@ class Pass {
   virtual Status analyze(PassContext&, const engine::Group&) { return Status::kOk; }
   // After unification: reductions and the report. Collective over `group`.
   virtual Status reduce(PassContext&, const engine::Group&) { return Status::kOk; }
-  // The warning when analyze() or reduce() failed: what the report lacks.
-  virtual std::string failure(Status s) const = 0;
+  // The warning when `step` failed: what the report lacks.
+  virtual std::string failure(Status s, Step step) const = 0;
   // Names of the analysis phases (report.json scalars.analysis_phases) of each step; nullptr:
   // the step does nothing worth a phase of its own.
   virtual const char* analyze_phase() const { return nullptr; }

@@ -60,7 +60,7 @@ void notify_recording_stop();   // recorder_stop calls it
 //   kPreInit --start_recording--> kRecording <--pause/resume--> kPaused
 //   kRecording, kPaused --finish_recording--> kRecording (the last events: MPI_Finalize, the
 //                                             root's exit) --enter_finalizing--> kFinalizing
-//   kFinalizing --end_session--> kDone
+//   kFinalizing (or kPreInit: MPI never initialized) --end_session--> kDone
 //   any --disable_measurement--> kDisabled
 Phase current_phase();
 // The clock recording reads (TSC or CLOCK_MONOTONIC): only before start_recording.

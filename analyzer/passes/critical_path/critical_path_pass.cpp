@@ -32,7 +32,7 @@ class CriticalPathPass : public Pass {
     return analyze_critical_path(in, group, *c.report);
   }
 
-  std::string failure(Status) const override { return "the critical-path analysis failed; the report lacks it"; }
+  std::string failure(Status, Step) const override { return "the critical-path analysis failed; the report lacks it"; }
 };
 
 }  // namespace

@@ -36,7 +36,7 @@ class DelayPass : public Pass {
     return report_delay(res, store, group, *c.definitions, *c.global, *c.report);
   }
 
-  std::string failure(Status s) const override {
+  std::string failure(Status s, Step) const override {
     return std::string("the delay analysis failed (") + to_string(s) + "); the report lacks root causes";
   }
 };

@@ -21,24 +21,19 @@ class RmaPass : public Pass {
     const Status s = compute_rma(*c.timeline, *c.wsync, *c.inconsistent_windows, *c.definitions,
                                  c.run->rank, group, *ws, res);
     for (const std::string& n : res.notes) c.warn(n);
-    reducing_ = false;
     return s;
   }
 
   Status reduce(PassContext& c, const engine::Group& group) override {
-    reducing_ = true;
     const RmaResult* res = c.get<RmaResult>(name());
     if (res == nullptr) return Status::kInvalidArgument;
     return report_rma(*res, *c.local_to_global, c.n_callpaths, group, *c.report);
   }
 
-  std::string failure(Status) const override {
-    return reducing_ ? "reducing the one-sided metrics failed; the report lacks them"
+  std::string failure(Status, Step step) const override {
+    return step == Step::kReduce ? "reducing the one-sided metrics failed; the report lacks them"
                      : "the one-sided (RMA) analysis failed; the report lacks its wait states";
   }
-
- private:
-  bool reducing_ = false;
 };
 
 }  // namespace

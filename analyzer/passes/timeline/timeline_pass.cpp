@@ -44,7 +44,7 @@ class TimelinePass : public Pass {
     return write_timeline(ti, group, c.run->output_dir, *c.report);
   }
 
-  std::string failure(Status) const override { return "writing timeline.json failed"; }
+  std::string failure(Status, Step) const override { return "writing timeline.json failed"; }
 
  private:
   size_t cap_ = 0;

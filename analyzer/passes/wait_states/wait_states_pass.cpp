@@ -33,7 +33,7 @@ class WaitStatesPass : public Pass {
                               c.options.report_threshold_pct, *c.report);
   }
 
-  std::string failure(Status) const override { return "reducing the wait states failed; the report lacks them"; }
+  std::string failure(Status, Step) const override { return "reducing the wait states failed; the report lacks them"; }
 };
 
 }  // namespace

@@ -44,7 +44,7 @@ class WhatIfPass : public Pass {
     return analyze_whatif(wi, wo, *c.global, group, *c.report);
   }
 
-  std::string failure(Status) const override { return "the what-if simulation failed; the report lacks it"; }
+  std::string failure(Status, Step) const override { return "the what-if simulation failed; the report lacks it"; }
 };
 
 }  // namespace
