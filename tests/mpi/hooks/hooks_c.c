@@ -41,5 +41,6 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   sink = post_finalize(sink);
+  hooks_print_lateness();
   return 0;
 }

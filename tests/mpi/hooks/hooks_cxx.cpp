@@ -57,5 +57,6 @@ int main(int argc, char** argv) {
     r += 1;
   }
   MPI_Finalize();
+  hooks_print_lateness();
   return r > 0 ? 0 : 1;
 }

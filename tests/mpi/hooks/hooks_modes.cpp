@@ -85,5 +85,6 @@ int main(int argc, char** argv) {
   grid::g_sink = grid::kernel(grid::kTinyCalls);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
+  hooks_print_lateness();
   return 0;
 }
