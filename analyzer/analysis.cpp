@@ -24,6 +24,7 @@
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
+#include "analyzer/engine/watchdog.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/atomic_file.h"
@@ -117,6 +118,61 @@ std::vector<std::string> gather_notes(const engine::Group& group,
       out.emplace_back(all.data() + start, i - start);
       start = i + 1;
     }
+  return out;
+}
+
+// "1 (3), 4 (1)": the ranks whose row has `stat` > 0, with the value; at most 8 named.
+std::string ranks_with(const std::vector<std::vector<double>>& rows, int stat) {
+  std::string out;
+  int named = 0, more = 0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r][size_t(stat)] <= 0) continue;
+    if (named == 8) {
+      ++more;
+      continue;
+    }
+    char b[64];
+    std::snprintf(b, sizeof b, "%s%zu (%.0f)", named ? ", " : "", r, rows[r][size_t(stat)]);
+    out += b;
+    ++named;
+  }
+  if (more) out += " and " + std::to_string(more) + " more";
+  return out;
+}
+
+// Rank 0: the `analysis incomplete:` notes of what the ranks' statistics say the analysis
+// could not use: partial traces, unmatched messages, collectives not all members recorded.
+std::vector<std::string> incomplete_notes(const std::vector<std::vector<double>>& rows) {
+  std::vector<std::string> out;
+  double partial = 0, unmatched = 0, dropped = 0, comms = 0;
+  for (const auto& row : rows) {
+    partial += row[kStatPartial];
+    unmatched += row[kStatUnmatched];
+    dropped += row[kStatCollsDropped];
+    comms = std::max(comms, row[kStatInconsistentComms]);
+  }
+  char q[512];
+  if (partial > 0) {
+    std::string who;
+    for (size_t r = 0; r < rows.size(); ++r)
+      if (rows[r][kStatPartial] > 0) who += (who.empty() ? "" : ",") + std::to_string(r);
+    std::snprintf(q, sizeof q, "analysis incomplete: the traces of %.0f ranks are partial (ranks %s; "
+                  "see their notes)", partial, who.c_str());
+    out.emplace_back(q);
+  }
+  if (unmatched > 0) {
+    std::snprintf(q, sizeof q, "analysis incomplete: %.0f message%s could not be matched, %s waits "
+                  "not analysed (rank (messages): %s)", unmatched, unmatched == 1 ? "" : "s",
+                  unmatched == 1 ? "its" : "their", ranks_with(rows, kStatUnmatched).c_str());
+    out.emplace_back(q);
+  }
+  if (dropped > 0) {
+    std::snprintf(q, sizeof q, "analysis incomplete: on %.0f communicator%s the members recorded "
+                  "different numbers of collectives; the %.0f beyond what every member recorded are not "
+                  "analysed (rank (collectives left out): %s)", comms, comms == 1 ? "" : "s", dropped,
+                  ranks_with(rows, kStatCollsDropped).c_str());
+    out.emplace_back(q);
+  }
   return out;
 }
 
@@ -309,7 +365,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   PhaseClock phases(analysis0);
   phases.mark("decode_profile_timeline");
   if (local.status != Status::kOk)
-    warn(location, "the trace of rank %d did not decode completely (%s); its results are partial",
+    warn(location, "analysis incomplete: the trace of rank %d did not decode completely (%s); its results are partial",
          run.rank, to_string(local.status));
   // Exchange what the patterns need, then find the wait states locally.
   passes::RunSync rsync;
@@ -335,7 +391,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine::ClcStats clc;
   if (cfg.clock_correction == "clc" &&
       engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
-    warn(location, "the controlled-logical-clock pass failed; times are only linearly corrected");
+    warn(location, "analysis incomplete: the controlled-logical-clock pass failed; times are only linearly corrected");
   // Window collectives (creation, fences, free), synchronized like collectives.
   std::vector<engine::CollSync> wsync;
   std::vector<uint32_t> inconsistent_windows;
@@ -343,7 +399,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     engine::CollExchangeStats wstats;
     if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent_windows) !=
         Status::kOk)
-      warn(location, "synchronizing the window collectives failed; the one-sided analysis lacks them");
+      warn(location, "analysis incomplete: synchronizing the window collectives failed; the one-sided "
+           "analysis lacks them");
     cstats.bytes_sent += wstats.bytes_sent;  // the RMA notes: scalars.rma_analysis_bytes
   }
   phases.mark("exchange");
@@ -360,7 +417,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   ctx.latest_finalize_enter = rsync.latest_finalize_enter;
   for (Pass* p : active) {
     const Status ps = p->analyze(ctx, group);
-    if (ps != Status::kOk) warn(location, "%s", p->failure(ps, Pass::Step::kAnalyze).c_str());
+    if (ps != Status::kOk) warn(location, "analysis incomplete: %s", p->failure(ps, Pass::Step::kAnalyze).c_str());
     if (p->analyze_phase()) phases.mark(p->analyze_phase());
   }
   passes::WaitStates no_waits;
@@ -417,6 +474,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   st[kStatInstrUnpatched] = double(instr.unpatched);
   st[kStatInstrFiltered] = double(instr.filtered);
   st[kStatInstrAutoFiltered] = double(instr.auto_filtered);
+  st[kStatInconsistentComms] = double(cstats.inconsistent_comms);
+  st[kStatCollsDropped] = double(cstats.dropped);
   std::vector<double> all_st;
   group.gather_rows(st.data(), st.size(), all_st);
   std::vector<std::string> notes = gather_notes(group, location.notes);
@@ -435,7 +494,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     ctx.report = &in;
     for (Pass* p : active) {
       const Status ps = p->reduce(ctx, group);
-      if (ps != Status::kOk) warn(location, "%s", p->failure(ps, Pass::Step::kReduce).c_str());
+      if (ps != Status::kOk) warn(location, "analysis incomplete: %s", p->failure(ps, Pass::Step::kReduce).c_str());
       if (p->reduce_phase()) phases.mark(p->reduce_phase());
     }
   }
@@ -508,13 +567,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       }
     }
     notes.insert(notes.end(), in.notes.begin(), in.notes.end());  // the passes' notes last
-    // What the counters say about the trace's quality, in words (text and JSON alike).
+    // What the counters say about the trace's quality, in words (text and JSON alike). What
+    // the analysis could not use is an `analysis incomplete:` note naming the ranks.
     {
-      double exits = 0, unclosed = 0, partial = 0;
+      double exits = 0, unclosed = 0;
       for (const auto& row : in.rank_stats) {
         exits += row[kStatUnmatchedExits];
         unclosed += row[kStatUnclosedFrames];
-        partial += row[kStatPartial];
       }
       char q[256];
       if (exits > 0) {
@@ -527,14 +586,21 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                       unclosed);
         notes.push_back(q);
       }
-      if (partial > 0) {
-        std::snprintf(q, sizeof q, "trace: %.0f ranks' traces are partial (see their notes)", partial);
+      for (std::string& n : incomplete_notes(in.rank_stats)) notes.push_back(std::move(n));
+      if (engine::watchdog_expired()) {
+        std::snprintf(q, sizeof q, "analysis incomplete: CRITPATH_ANALYSIS_TIMEOUT=%d s passed before "
+                      "the report was written; a step that did not finish is named in its own note",
+                      cfg.analysis_timeout);
         notes.push_back(q);
       }
-      if (unmatched > 0) {
-        std::snprintf(q, sizeof q, "replay: %.0f messages could not be matched (their waits are not "
-                      "analysed)", unmatched);
-        notes.push_back(q);
+      size_t incomplete = 0;
+      for (const std::string& n : notes) incomplete += n.find("analysis incomplete: ") != std::string::npos;
+      in.extra_json["scalars"]["analysis_complete"] = incomplete == 0;
+      in.extra_json["scalars"]["analysis_incomplete_notes"] = incomplete;
+      if (incomplete > 0) {
+        std::snprintf(line, sizeof line, "@ Completeness    : analysis incomplete: %zu note%s say what is left "
+                      "out (Notes)", incomplete, incomplete == 1 ? "" : "s");
+        in.header_lines.push_back(line);
       }
     }
     in.notes = std::move(notes);

@@ -225,6 +225,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     for (size_t k = 0; k < comms.size(); ++k) {
       if (cmin[k] != cmax[k]) {
         ++stats.inconsistent_comms;
+        stats.dropped += by_comm[comms[k]].size() - size_t(cmin[k]);
         if (inconsistent) inconsistent->push_back(comms[k]);
       }
       const auto& idx = by_comm[comms[k]];

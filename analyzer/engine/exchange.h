@@ -89,6 +89,7 @@ inline bool synchronizes(CollKind kind, const CollSync& s) {
 struct CollExchangeStats {
   uint64_t member_sets = 0;
   uint64_t inconsistent_comms = 0;  // members disagree on the number of collectives
+  uint64_t dropped = 0;  // this rank's instances beyond what every member recorded (left out)
   uint64_t bytes_sent = 0;
 };
 

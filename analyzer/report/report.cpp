@@ -516,6 +516,7 @@ nlohmann::json render_json(const ReportInput& in) {
   s["replay_bytes_per_message"] = msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0;
   s["replay_collective_bytes"] = sum_stat(in, kStatReplayCollBytes);
   s["unmatched_messages"] = sum_stat(in, kStatUnmatched);
+  s["collectives_left_out"] = sum_stat(in, kStatCollsDropped);
   s["clock_violations_p2p"] = sum_stat(in, kStatP2pViolations);
   s["clock_violations_collective"] = sum_stat(in, kStatCollViolations);
   s["clock_max_error_s"] = max_stat(in, kStatClockError);

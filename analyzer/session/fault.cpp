@@ -44,6 +44,11 @@ struct Prepared {
   std::string line_head;      // "critpath: rank <r>: "
   std::string line_tail;      // " in <dir>/trace; critpath-analyze <dir> reports ...\n"
   clock::TimerKind timer = clock::TimerKind::kTsc;
+  int rank = 0;
+  // The other ranks on this host whose kPeerSignal handler is installed (fault_set_peers), and
+  // where their dumps appear: a rank that faults asks them to dump too and waits for them.
+  std::vector<FaultPeer> peers;
+  std::vector<std::string> peer_json;  // trace/rank-<peer>.json
 };
 Prepared* g_prep = nullptr;
 
@@ -55,6 +60,11 @@ pid_t g_pid = 0;  // a forked child must not write over its parent's files
 // 0: no dump yet; 1: one is being written (by g_dumper); 2: written (or given up).
 std::atomic<int> g_dump_state{0};
 std::atomic<long> g_dumper{0};
+// kPeerSignal's disposition before fault_arm installed on_peer_signal.
+struct sigaction g_old_peer;
+bool g_peer_installed = false;
+// The reason this rank's dump gives when a peer asks for it ("stopped at rank <r>'s fault").
+char g_peer_reason[64];
 
 const char* signal_name(int sig) {
   switch (sig) {
@@ -200,9 +210,30 @@ void write_partial(const char* reason, int sig) {
   line.put(g_prep->line_tail.data(), g_prep->line_tail.size());
 }
 
+// The peers on this host dump too (fault.h): each gets kPeerSignal with this rank in its value,
+// then this rank waits until their rank-<r>.json files exist, up to 3 s in all, so that they
+// are written before MPICH's launcher SIGKILLs them (it does once this process dies).
+void tell_peers() {
+  if (!g_prep || g_prep->peers.empty()) return;
+  sigval v;
+  v.sival_int = g_prep->rank;
+  size_t told = 0;
+  for (const FaultPeer& p : g_prep->peers) told += sigqueue(p.pid, kPeerSignal, v) == 0;
+  if (told == 0) return;
+  for (int i = 0; i < 300; ++i) {
+    size_t done = 0;
+    struct stat st;
+    for (const std::string& path : g_prep->peer_json) done += ::stat(path.c_str(), &st) == 0;
+    if (done == g_prep->peer_json.size()) return;
+    const timespec ms = {0, 10000000};
+    nanosleep(&ms, nullptr);
+  }
+}
+
 // Writes the partial trace once per process; a second caller (another thread's fault) waits
-// for the first to finish, up to 30 s.
-void dump_once(const char* reason, int sig) {
+// for the first to finish, up to 30 s. `tell`: this rank's own fault, so the peers on this host
+// are asked to dump theirs (not when the dump is itself a peer's request).
+void dump_once(const char* reason, int sig, bool tell = true) {
   if (!g_armed.load() || !g_prep || getpid() != g_pid) return;
   const runtime::Phase phase = runtime::current_phase();
   if (phase != runtime::Phase::kRecording && phase != runtime::Phase::kPaused && phase != runtime::Phase::kDisabled)
@@ -212,6 +243,7 @@ void dump_once(const char* reason, int sig) {
     g_dumper.store(this_thread());
     write_partial(reason, sig);
     g_dump_state.store(2);
+    if (tell) tell_peers();
     return;
   }
   if (g_dumper.load() == this_thread()) return;  // a fault inside the dump itself
@@ -232,6 +264,27 @@ void on_signal(int sig, siginfo_t* info, void*) {
   const bool hardware = (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) &&
                         info != nullptr && info->si_code > 0;
   if (!hardware) raise(sig);
+  errno = saved_errno;
+}
+
+// A peer on this host faulted (tell_peers): dump, and let the application go on (untraced);
+// its own end follows, usually the launcher's SIGKILL. Anything else that raises kPeerSignal
+// (the kernel for a socket's out-of-band data, another process) is ignored, as the default
+// disposition would: only a sigqueue() from a known peer's process counts.
+void on_peer_signal(int, siginfo_t* info, void*) {
+  const int saved_errno = errno;
+  bool from_peer = false;
+  if (info != nullptr && info->si_code == SI_QUEUE && g_prep != nullptr)
+    for (const FaultPeer& p : g_prep->peers) from_peer = from_peer || p.pid == info->si_pid;
+  if (from_peer && g_armed.load()) {
+    static const char kHead[] = "stopped at rank ";
+    size_t n = sizeof kHead - 1;
+    std::memcpy(g_peer_reason, kHead, n);
+    const int r = info->si_value.sival_int;
+    n += runtime::sigsafe::format_u64(g_peer_reason + n, uint64_t(r < 0 ? 0 : r));
+    std::memcpy(g_peer_reason + n, "'s fault", 9);
+    dump_once(g_peer_reason, 0, /*tell=*/false);
+  }
   errno = saved_errno;
 }
 
@@ -276,6 +329,7 @@ void fault_arm(const RunInfo& run) {
     p->line_head = "critpath: rank " + std::to_string(run.rank) + ": ";
     p->line_tail = " in " + p->trace_dir + "; critpath-analyze " + run.output_dir +
                    " reports what was recorded before the fault\n";
+    p->rank = run.rank;
     if (p->json_prefix.empty()) {
       delete p;
       return;
@@ -300,7 +354,38 @@ void fault_arm(const RunInfo& run) {
     g_old[sig] = old;
     if (sigaction(sig, &sa, nullptr) == 0) g_installed[sig] = true;
   }
+  // The peers' request (tell_peers): only over the default disposition (ignore) or SIG_IGN,
+  // never over an application's handler.
+  struct sigaction old = {};
+  if (fault_peer_signal_free() && sigaction(kPeerSignal, nullptr, &old) == 0) {
+    struct sigaction sa = {};
+    sa.sa_sigaction = on_peer_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    g_old_peer = old;
+    g_peer_installed = sigaction(kPeerSignal, &sa, nullptr) == 0;
+  }
   g_armed.store(true);
+}
+
+bool fault_peer_signal_free() {
+  struct sigaction old = {};
+  return sigaction(kPeerSignal, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+         (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN);
+}
+
+void fault_set_peers(const std::vector<FaultPeer>& peers) {
+  if (!g_prep) return;
+  try {
+    std::vector<std::string> json;
+    for (const FaultPeer& p : peers)
+      json.push_back(g_prep->trace_dir + "/rank-" + std::to_string(p.rank) + ".json");
+    g_prep->peer_json = std::move(json);
+    g_prep->peers = peers;
+  } catch (...) {
+    g_prep->peers.clear();  // no peers told: as before
+    g_prep->peer_json.clear();
+  }
 }
 
 void fault_disarm() {
@@ -312,6 +397,13 @@ void fault_disarm() {
     if (sigaction(sig, nullptr, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal)
       sigaction(sig, &g_old[sig], nullptr);
     g_installed[sig] = false;
+  }
+  if (g_peer_installed) {
+    struct sigaction cur = {};
+    if (sigaction(kPeerSignal, nullptr, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) &&
+        cur.sa_sigaction == on_peer_signal)
+      sigaction(kPeerSignal, &g_old_peer, nullptr);
+    g_peer_installed = false;
   }
 }
 
@@ -326,5 +418,27 @@ void fault_abort(int errorcode) {
 }
 
 void fault_install_exit_handler() { on_exit(on_exit_handler, nullptr); }
+
+uint64_t fault_host_key() {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](const char* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ uint8_t(p[i])) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;  // separator
+  };
+  char buf[256] = {0};
+  gethostname(buf, sizeof buf - 1);
+  mix(buf, std::strlen(buf));
+  std::memset(buf, 0, sizeof buf);
+  const int fd = ::open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n > 0) mix(buf, size_t(n));
+  }
+  std::memset(buf, 0, sizeof buf);
+  const ssize_t n = ::readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
+  if (n > 0) mix(buf, size_t(n));
+  return h;
+}
 
 }  // namespace critpath::analyzer

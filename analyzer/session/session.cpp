@@ -258,6 +258,17 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     int all_same = g_run.same_host_as_root ? 1 : 0, all_same_out = 0;
     PMPI_Allreduce(&all_same, &all_same_out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     g_run.all_on_one_host = all_same_out == 1;
+    // Who to tell when this rank faults: the other ranks on this host that will listen
+    // (fault.h). Exchanged here, where every rank still takes part.
+    std::vector<FaultPeer> peers;
+    if (size > 1) {
+      const uint64_t mine[3] = {fault_host_key(), uint64_t(getpid()), fault_peer_signal_free() ? 1u : 0u};
+      std::vector<uint64_t> all(3 * size_t(size));
+      if (PMPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD) == MPI_SUCCESS)
+        for (int r = 0; r < size; ++r)
+          if (r != rank && all[3 * size_t(r)] == mine[0] && all[3 * size_t(r) + 2] == 1)
+            peers.push_back({r, pid_t(all[3 * size_t(r) + 1])});
+    }
     if (g_run.clock_linear && size > 1 && !g_run.all_on_one_host) {
       // On a private communicator: the ping-pongs can never meet application messages.
       MPI_Comm sync = MPI_COMM_NULL;
@@ -274,6 +285,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     runtime::record_exit(*t, init_region);
     log::info0(2, "recording to %s (timer: %s)", g_run.output_dir.c_str(), g_run.timer_why.c_str());
     fault_arm(g_run);  // from now on a fault leaves a partial trace
+    fault_set_peers(peers);
   } catch (...) {
     disable("internal error at MPI_Init");
   }

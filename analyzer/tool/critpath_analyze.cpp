@@ -71,18 +71,19 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   Status s = analyzer::load_archive(trace_dir, location, out.trace.run, out.definitions,
                                     out.trace.notes);
   if (s != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read %s.json\n", location,
+    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.json; no report\n", location,
                  base.c_str());
     return s;
   }
   if (out.trace.run.rank != location) {
-    std::fprintf(stderr, "critpath-analyze: %s.json describes rank %d: the rank files were renamed "
-                 "or swapped\n", base.c_str(), out.trace.run.rank);
+    std::fprintf(stderr, "critpath-analyze: analysis incomplete: %s.json describes rank %d: the rank "
+                 "files were renamed or swapped; no report\n", base.c_str(), out.trace.run.rank);
     return Status::kCorrupt;
   }
   s = out.chunks.open_file(base + ".cptrace");
   if (s != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: rank %d: cannot read its .cptrace file (%s)\n", location,
+    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.cptrace (%s: "
+                 "the file is missing, truncated or damaged); no report\n", location, base.c_str(),
                  to_string(s));
     return s;
   }
@@ -93,8 +94,9 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   if (got.events != want.events || got.chunks != want.chunks || got.bytes_total != want.bytes_total ||
       (want.fingerprint != 0 && got.fingerprint != want.fingerprint)) {
     std::fprintf(stderr,
-                 "critpath-analyze: %s.cptrace holds %llu events in %llu chunks (%llu B), but "
-                 "%s.json records %llu events in %llu chunks (%llu B): the file is %s\n",
+                 "critpath-analyze: analysis incomplete: %s.cptrace holds %llu events in %llu chunks "
+                 "(%llu B), but %s.json records %llu events in %llu chunks (%llu B): the file is %s; "
+                 "no report\n",
                  base.c_str(), static_cast<unsigned long long>(got.events),
                  static_cast<unsigned long long>(got.chunks), static_cast<unsigned long long>(got.bytes_total),
                  base.c_str(), static_cast<unsigned long long>(want.events),
@@ -371,7 +373,7 @@ int main(int argc, char** argv) {
   } else if (const std::string missing = import ? std::string() : missing_ranks(trace_dir, locations);
              !missing.empty()) {  // a kept trace's rank files (an OTF2 archive names its locations)
     if (rank == 0)
-      std::fprintf(stderr, "critpath-analyze: %s/rank-<r>.json is missing for rank %s: those processes "
+      std::fprintf(stderr, "critpath-analyze: analysis incomplete: %s/rank-<r>.json is missing for rank %s: those processes "
                    "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
                    "the other ranks when one rank fails, or the files were removed); a report needs "
                    "every rank\n", trace_dir.c_str(), missing.c_str());

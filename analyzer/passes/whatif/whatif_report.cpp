@@ -144,7 +144,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   }
   if (!res.ok) {
     rep.notes.push_back("what-if: not simulated: " + res.failure);
-    rep.header_lines.push_back("@ What-if        : not simulated (" + res.failure + ")");
+    rep.header_lines.push_back("@ What-if         : not simulated (" + res.failure + ")");
     return Status::kOk;
   }
   const double span = res.measured_span, id_span = res.span[0], id_wait = res.wait[0];
@@ -161,7 +161,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
                   (unsigned long long)res.messages,
                   res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0);
   std::snprintf(buf, sizeof buf,
-                "@ What-if        : %zu hypotheses in one replay (%s); model check: the unmodified "
+                "@ What-if         : %zu hypotheses in one replay (%s); model check: the unmodified "
                 "trace replays to the span within %.2f %% and the waiting time within %.2f %%",
                 lanes.size() - 1, how, span_err, wait_err);
   rep.header_lines.push_back(buf);

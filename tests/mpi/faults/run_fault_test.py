@@ -12,10 +12,12 @@ Runs faults.c (KIND: segv bus fpe abrt term int exit abort hang) twice, untraced
      launcher's banners carry process ids and are left out of the comparison);
   2. each rank that wrote a partial trace said so in one `critpath: rank <r>: <reason>: partial
      trace ... in DIR/trace` line, and its trace/rank-<r>.{json,cptrace,tail} are there;
-  3. `mpiexec -n N critpath-analyze DIR` reports the consistent prefix: the Late Sender of
-     0.3 s on every odd rank, the partial ranks named in the notes. When a rank left no trace
-     (MPICH's launcher SIGKILLs the other ranks when one fails), critpath-analyze must refuse
-     with one line naming the missing ranks instead.
+  3. every rank wrote one: the first to fault asks the other ranks on its host to dump theirs
+     before the fault proceeds (analyzer/session/fault.h, "Peers"), so that MPICH's launcher,
+     which SIGKILLs the other ranks when one fails, finds nothing left to lose;
+  4. `mpiexec -n N critpath-analyze DIR` reports the consistent prefix: the Late Sender of
+     0.3 s on every odd rank, the partial ranks named in the notes. (Were a rank's trace
+     missing, critpath-analyze must refuse with one `analysis incomplete:` line naming it.)
 --launcher-signal: the program hangs after its exchange (KIND hang) and the test sends
 SIGTERM to mpiexec once every rank has printed its line, as a batch system's time limit would.
 With --who all under MPICH, mpiexec gets -disable-auto-cleanup so that every rank reaches its
@@ -129,8 +131,7 @@ def main(argv):
             shutil.rmtree(args.out)
         rc_t, out_t, err_t = run(args, traced=True)
         wrote = glob.glob(os.path.join(args.out, "trace", "rank-*.json"))
-        every_rank_writes = args.mpi == "openmpi" or (args.who == "all" and args.kind != "hang")
-        if not every_rank_writes or len(wrote) == args.np:
+        if len(wrote) == args.np:
             break
         log(f"attempt {attempt + 1}: only {len(wrote)} of {args.np} ranks wrote before the launcher "
             "killed the rest; again")
@@ -170,12 +171,11 @@ def main(argv):
         failures.append("no rank wrote a partial trace")
     faulting_first = [int(args.who)] if args.who not in ("all", "-1") else []
     for r in wrote:
-        # Open MPI's launcher may drop a killed rank's last stderr output (its I/O forwarding
-        # ends with the job), and so may MPICH's when it is the launcher that was signalled
-        # (it stops forwarding as it exits; seen in CI: 3 ranks wrote, 2 lines arrived): a
-        # missing line is accepted there, never two.
-        lossy = args.mpi == "openmpi" or args.launcher_signal
-        if not said.get(r) and lossy and r not in faulting_first:
+        # A launcher may drop a killed rank's last stderr output: Open MPI's I/O forwarding ends
+        # with the job, MPICH's stops when the launcher itself was signalled (seen in CI: 3
+        # ranks wrote, 2 lines arrived) or SIGKILLs a rank that dumped at its peer's request.
+        # A missing line is accepted from any rank but the one that faulted, never two.
+        if not said.get(r) and r not in faulting_first:
             continue
         if len(said.get(r, [])) != 1:
             failures.append(f"rank {r}: expected one 'critpath: rank {r}: ...: partial trace' line, got {said.get(r)}")
@@ -190,18 +190,27 @@ def main(argv):
             j = json.load(f)
         if "partial" not in j:
             failures.append(f"rank {r}: rank-{r}.json has no 'partial' object")
-    # The ranks that must have written. MPICH's launcher SIGKILLs the others as soon as one rank
-    # has died of a signal: of the ranks it sends SIGTERM (kind hang), only the first are sure to.
+    # Every rank must have written: the faulting ones for their fault, the others at their
+    # peer's request.
+    # The reasons: a faulting rank's own (with every rank faulting, the launcher's SIGTERM or a
+    # peer's request may come first); the others "stopped at rank <r>'s fault" or SIGTERM.
     if args.kind == "hang":
-        faulting = list(range(args.np)) if args.mpi != "mpich" else []
+        faulting = []
     else:
         faulting = list(range(args.np)) if args.who == "all" else [int(args.who)]
-    for r in faulting:
+    for r in range(args.np):
         if r not in wrote:
-            failures.append(f"rank {r} faulted ({REASONS[args.kind]}) but wrote no partial trace")
-        # With every rank faulting, the launcher may stop a rank (SIGTERM) before its own fault.
-        elif said.get(r) and said[r][0][0] not in (REASONS[args.kind], "SIGTERM" if args.who == "all" else None):
-            failures.append(f"rank {r}: reason '{said[r][0][0]}', expected '{REASONS[args.kind]}'")
+            failures.append(f"rank {r} wrote no partial trace")
+            continue
+        if not said.get(r):
+            continue
+        reason = said[r][0][0]
+        peer = re.fullmatch(r"stopped at rank \d+'s fault", reason) is not None
+        if r in faulting:
+            if reason != REASONS[args.kind] and not (args.who == "all" and (reason == "SIGTERM" or peer)):
+                failures.append(f"rank {r}: reason '{reason}', expected '{REASONS[args.kind]}'")
+        elif not (peer or reason == "SIGTERM"):
+            failures.append(f"rank {r}: reason '{reason}', expected \"stopped at rank <r>'s fault\" or SIGTERM")
 
     # 3. The re-analysis.
     acmd = [args.mpiexec] + (["--oversubscribe", "--allow-run-as-root"] if args.mpi == "openmpi" else []) + \
@@ -213,10 +222,8 @@ def main(argv):
     sys.stdout.write(a.stdout + a.stderr)
     missing = [r for r in range(args.np) if r not in wrote]
     if missing:
-        # Only MPICH's launcher kills without warning; then the tool must say so and stop.
-        if args.mpi != "mpich":
-            failures.append(f"ranks {missing} wrote no partial trace")
-        if a.returncode != 1 or "is missing for rank" not in a.stderr:
+        # (a failure already) The tool must say so and stop.
+        if a.returncode != 1 or "analysis incomplete: " not in a.stderr or "is missing for rank" not in a.stderr:
             failures.append(f"critpath-analyze with ranks {missing} missing: exit {a.returncode}, "
                             "expected 1 and a line naming the missing ranks")
     else:

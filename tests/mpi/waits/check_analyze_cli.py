@@ -11,9 +11,9 @@ Checks, in order:
   4. a foreign launcher's world size in the environment (OMPI_COMM_WORLD_SIZE for MPICH,
      PMI_SIZE for Open MPI) with MPI_COMM_WORLD of size 1 names the mismatch in one line;
      and, when the other library's launcher is installed, the same under the real launcher;
-  5. a damaged copy of the trace: rank 1's .cptrace emptied, the two .cptrace files swapped,
-     the two .json files swapped: each is refused with a line naming the file and what is
-     wrong (exit 1), never analysed as a rank that did nothing.
+  5. a damaged copy of the trace: rank 1's .cptrace emptied or cut in half, the two .cptrace
+     files swapped, the two .json files swapped: each is refused with one `analysis incomplete:`
+     line naming the file and what is wrong (exit 1), never analysed as a rank that did nothing.
 """
 import os
 import shutil
@@ -119,12 +119,18 @@ def main():
         mutate(os.path.join(copy, "trace"))
         r = run(launch(mpi, mpiexec, shim, 2) + [analyze, copy, "--output", os.path.join(copy, "re")])
         check(r.returncode != 0, f"{name}: a damaged trace was analysed (exit 0)")
-        hit = [l for l in tool_lines(r.stdout) if expect in l]
-        check(hit, f"{name}: expected a line with {expect!r}, got {tool_lines(r.stdout)}")
+        hit = [l for l in tool_lines(r.stdout) if expect in l and "analysis incomplete: " in l]
+        check(hit, f"{name}: expected an 'analysis incomplete:' line with {expect!r}, got "
+              f"{tool_lines(r.stdout)}")
         check(not os.path.exists(os.path.join(copy, "re", "summary.txt")), f"{name}: a report was written")
 
     def empty(d):
         open(os.path.join(d, "rank-1.cptrace"), "w").close()
+
+    def truncate(d):
+        path = os.path.join(d, "rank-1.cptrace")
+        with open(path, "r+b") as f:
+            f.truncate(os.path.getsize(path) // 2)
 
     def swap(ext):
         def go(d):
@@ -134,6 +140,7 @@ def main():
             os.rename(a + ".x", b)
         return go
     damaged("empty", empty, "the file is empty")
+    damaged("truncated", truncate, "rank-1.cptrace")
     damaged("swapped-cptrace", swap("cptrace"), "rank-0.cptrace holds")
     damaged("swapped-json", swap("json"), "the rank files were renamed or swapped")
     print("check_analyze_cli: output directories, --force, the MPI mismatch message and damaged "

@@ -18,7 +18,7 @@ try:
     check("critical_path" in rep and "delay_cost_short_term" in rep["metrics"],
           "the other analyses are missing")
     summary = read_text(sys.argv[1], "summary.txt")
-    check("@ What-if        : not simulated (the replay did not finish within its budget" in summary,
+    check("@ What-if         : not simulated (the replay did not finish within its budget" in summary,
           "summary.txt has no '@ What-if : not simulated (...budget...)' line")
 except CheckError as e:
     print(f"check_budget: FAIL: {e}")
