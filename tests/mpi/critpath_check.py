@@ -319,15 +319,18 @@ def event_lines(out_dir, rank, location=0):
 REL, ABS_S = 0.005, 2e-6
 
 
-def close(a, b, scale):
-    return abs(a - b) <= max(REL * max(abs(a), abs(b)), ABS_S, 1e-6 * scale)
+def close(a, b, scale, abs_s=ABS_S):
+    return abs(a - b) <= max(REL * max(abs(a), abs(b)), abs_s, 1e-6 * scale)
 
 
-def compare_reports(a, b, where, ignore=()):
+def compare_reports(a, b, where, ignore=(), abs_s=ABS_S):
     """report.json metrics, call paths and wait-state instance counts of the in-situ (a) and a
     re-analysis (b, named `where`): the differences, as lines. Metrics named in `ignore` are
-    left out (the caller says why)."""
+    left out (the caller says why); `abs_s` is the absolute tolerance of a value."""
     out = []
+
+    def near(x, y, scale):
+        return close(x, y, scale, abs_s)
     for mid in sorted(set(a["metrics"]) | set(b["metrics"])):
         if mid in ignore:
             continue
@@ -336,14 +339,14 @@ def compare_reports(a, b, where, ignore=()):
             continue
         ma, mb = a["metrics"][mid], b["metrics"][mid]
         scale = max([abs(ma.get("total", 0))] + [abs(v) for v in ma.get("by_rank", [])])
-        if not close(ma.get("total", 0), mb.get("total", 0), scale):
+        if not near(ma.get("total", 0), mb.get("total", 0), scale):
             out.append(f"metric {mid} total: {ma.get('total')} vs {mb.get('total')}")
         ra, rb = ma.get("by_rank", []), mb.get("by_rank", [])
-        if len(ra) != len(rb) or any(not close(x, y, scale) for x, y in zip(ra, rb)):
+        if len(ra) != len(rb) or any(not near(x, y, scale) for x, y in zip(ra, rb)):
             out.append(f"metric {mid} by_rank: {ra} vs {rb}")
         ca, cb = ma.get("by_callpath", {}), mb.get("by_callpath", {})
         for p in sorted(set(ca) | set(cb)):
-            if not close(ca.get(p, 0), cb.get(p, 0), scale):
+            if not near(ca.get(p, 0), cb.get(p, 0), scale):
                 out.append(f"metric {mid} at {p}: {ca.get(p, 0)} vs {cb.get(p, 0)}")
     pa = [c["path"] for c in a["callpaths"]]
     pb = [c["path"] for c in b["callpaths"]]
