@@ -1,6 +1,7 @@
 // critpath — analyzer/session/analysis_guard.cpp
 #include "analyzer/session/analysis_guard.h"
 
+#include <malloc.h>
 #include <time.h>
 
 #include "analyzer/engine/watchdog.h"
@@ -20,9 +21,26 @@ void stall_if_chosen(const config::Config& cfg, int first, int count) {
   }
 }
 
+// glibc's defaults (mallopt(3)): 128 KiB for both; the mmap threshold's dynamic adjustment
+// stays off once set, which only changes where later large blocks come from.
+constexpr int kDefaultMmapThreshold = 128 * 1024;
+constexpr int kDefaultTrimThreshold = 128 * 1024;
+
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's maximum on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+void release_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, kDefaultMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kDefaultTrimThreshold);
+  malloc_trim(0);
+}
+
 }  // namespace
 
 Status start_guarded_analysis(MPI_Comm world, engine::Comm& ranks, const config::Config& cfg, int rank) {
+  keep_freed_memory();
   engine::watchdog_start(cfg.analysis_timeout);
   const Status s = engine::Comm::native(world, ranks);
   if (s == Status::kOk && !engine::watchdog_expired()) engine::watchdog_start(cfg.analysis_timeout);
@@ -32,6 +50,7 @@ Status start_guarded_analysis(MPI_Comm world, engine::Comm& ranks, const config:
 
 Status start_guarded_analysis(MPI_Comm procs, int locations, std::vector<engine::Comm>& ranks,
                               const config::Config& cfg, int first, int count) {
+  keep_freed_memory();
   engine::watchdog_start(cfg.analysis_timeout);
   const Status s = engine::Comm::hosted(procs, locations, ranks);
   if (s == Status::kOk && !engine::watchdog_expired()) engine::watchdog_start(cfg.analysis_timeout);
@@ -45,6 +64,7 @@ void end_guarded_analysis(const config::Config& cfg, int rank) {
               "stalled or the ranks' traces disagree); the report is missing or lacks what its notes "
               "say", cfg.analysis_timeout);
   engine::watchdog_stop();
+  release_freed_memory();
 }
 
 }  // namespace critpath::analyzer
