@@ -598,8 +598,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       in.extra_json["scalars"]["analysis_complete"] = incomplete == 0;
       in.extra_json["scalars"]["analysis_incomplete_notes"] = incomplete;
       if (incomplete > 0) {
-        std::snprintf(line, sizeof line, "@ Completeness    : analysis incomplete: %zu note%s say what is left "
-                      "out (Notes)", incomplete, incomplete == 1 ? "" : "s");
+        std::snprintf(line, sizeof line, "@ Completeness    : analysis incomplete: %zu note%s what is left "
+                      "out (Notes)", incomplete, incomplete == 1 ? " says" : "s say");
         in.header_lines.push_back(line);
       }
     }

@@ -96,6 +96,11 @@ class LocationWriter {
       region_event(held_);
     }
     const uint64_t t = ts(e.time);
+    // A blocking send's SEND is recorded once the call has succeeded (a failed call sent
+    // nothing); Score-P writes MpiSend where the send begins: at the event before it, the
+    // call's Enter (or whatever ran inside the call before the send finished).
+    const uint64_t before = prev_t_;
+    prev_t_ = std::max(prev_t_, t);
     if (acc_.active && e.kind != K::kRmaGet) flush_accumulate();
     if (group_.active && e.kind != K::kRmaSync) flush_group();
     switch (e.kind) {
@@ -111,7 +116,8 @@ class LocationWriter {
         pending_callsite_ = true;
         break;
       case K::kSend:
-        check(OTF2_EvtWriter_MpiSend(w_, nullptr, t, uint32_t(e.peer), e.comm, uint32_t(e.tag), e.bytes));
+        check(OTF2_EvtWriter_MpiSend(w_, nullptr, before != 0 ? before : t, uint32_t(e.peer), e.comm,
+                                     uint32_t(e.tag), e.bytes));
         break;
       case K::kRecv:
         check(OTF2_EvtWriter_MpiRecv(w_, nullptr, t, uint32_t(e.peer), e.comm, uint32_t(e.tag), e.bytes));
@@ -443,6 +449,7 @@ class LocationWriter {
   uint64_t first_ = 0, last_ = 0;
   trace::Event held_;
   bool have_held_ = false;
+  uint64_t prev_t_ = 0;  // the latest time stamp put() has seen (a SEND takes the one before it)
   bool pending_callsite_ = false;
   std::vector<uint32_t> open_callsites_;
   std::vector<Frame> frames_;

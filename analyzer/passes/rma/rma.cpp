@@ -284,9 +284,15 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
                                [](const CallRecord& c) { return c.location != 0; });
   for (auto& [win, epochs] : locks) {
     if (std::binary_search(skipped_.begin(), skipped_.end(), win)) continue;
-    // Grant order: the order in which the epochs released the lock (their unlock's exit).
-    std::stable_sort(epochs.begin(), epochs.end(),
-                     [](const RmaNote* a, const RmaNote* b) { return a->t[4] < b->t[4]; });
+    // Lock contention: the latest release, inside this epoch's blocking call, of another
+    // origin's epoch holding a conflicting lock (exclusive on either side): the holder's unlock
+    // entry frees the lock. Found by the releases' times, not by an assumed grant order: an
+    // unlock may return after the next holder got the lock and even finished its epoch (Open
+    // MPI: rank 0's unlock returned 0.3 ms after rank 1, which had waited 0.1 s for it,
+    // unlocked), so ordering the epochs by their unlock's exit put the waiter first.
+    std::vector<const RmaNote*> by_release(epochs.begin(), epochs.end());
+    std::stable_sort(by_release.begin(), by_release.end(),
+                     [](const RmaNote* a, const RmaNote* b) { return a->t[3] < b->t[3]; });
     for (size_t e = 0; e < epochs.size(); ++e) {
       const RmaNote& me = *epochs[e];
       RmaNote reply;
@@ -295,19 +301,16 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
       reply.win = win;
       reply.ordinal = me.ordinal;
       const double x_enter = me.t[1], x_exit = me.t[2];
-      // Lock contention: the latest release, inside the blocking call, of an earlier epoch
-      // holding a conflicting lock (exclusive on either side) when this one asked for it.
       double release = -1;
-      for (size_t p = e; p-- > 0;) {
-        const RmaNote& prev = *epochs[p];
-        if (prev.t[4] < me.t[0]) break;  // released before this epoch began: no conflict later
-        if (prev.peer == me.peer || !(prev.lock == 1 || me.lock == 1)) continue;
-        const double rel = prev.t[3];  // the holder's unlock entry frees the lock
-        if (rel > x_enter && rel < x_exit && rel > release) {
-          release = rel;
-          reply.cause = prev.peer;
-          reply.call = prev.call;
-        }
+      auto first = std::upper_bound(by_release.begin(), by_release.end(), x_enter,
+                                    [](double t, const RmaNote* n) { return t < n->t[3]; });
+      for (auto it = first; it != by_release.end() && (*it)->t[3] < x_exit; ++it) {
+        const RmaNote& prev = **it;
+        if (&prev == &me || prev.peer == me.peer || !(prev.lock == 1 || me.lock == 1)) continue;
+        if (prev.t[0] >= x_exit) continue;  // began after this one had the lock
+        release = prev.t[3];
+        reply.cause = prev.peer;
+        reply.call = prev.call;
       }
       if (release > 0) {
         reply.t[0] = release - x_enter;

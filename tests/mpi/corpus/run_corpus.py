@@ -17,7 +17,8 @@ The program's first comment line holds `corpus: np=<N> [exit=<status>|exit=launc
      for MPI_Abort, whose status each launcher reports its own way);
   2. traced run: the same with libcritpath preloaded (CRITPATH_OUTPUT_DIR=DIR/traced);
   3. fails unless both runs printed byte-identical stdout, exited with the same status, the
-     traced run wrote a valid report.json (unless report=no), and the tracer wrote no
+     traced run wrote a valid report.json (unless report=no) with no `analysis incomplete:`
+     note, and the tracer wrote no
      `critpath:` warning to stderr (a warning in this corpus means the tracer met something
      it did not understand).
   4. --otf2-roundtrip: the traced run also exports its trace (CRITPATH_KEEP_TRACE=otf2), and
@@ -136,7 +137,13 @@ def main(argv):
         failures.append(f"tracer warnings on stderr: {warnings}")
     if meta["report"] != "no":
         try:
-            critpath_check.load_report(os.path.join(out, "traced"))
+            rep = critpath_check.load_report(os.path.join(out, "traced"))
+            # Legal MPI usage is analysed whole: an `analysis incomplete:` note here means the
+            # tracer recorded something that did not happen (a failed call's message) or missed
+            # something that did.
+            incomplete = [n for n in rep.get("notes", []) if "analysis incomplete: " in n]
+            if incomplete:
+                failures.append(f"traced run: the analysis says it is incomplete: {incomplete}")
         except critpath_check.CheckError as e:
             failures.append(f"traced run: {e}")
     if not failures and args.otf2_roundtrip:
