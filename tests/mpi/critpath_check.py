@@ -128,8 +128,9 @@ def by_rank(rep, metric_id, rank=None):
     return values[rank]
 
 
-def per_rank_failures(rep, metric_id, path, expected):
-    """Compares metric_id at call path `path` on every rank with expected[rank] (approx).
+def per_rank_failures(rep, metric_id, path, expected, abs_=0.002):
+    """Compares metric_id at call path `path` on every rank with expected[rank] (approx, 5 %
+    or abs_).
 
     Returns (failure messages, number of values checked); a path without per-rank values
     counts as 0 on every rank.
@@ -139,7 +140,7 @@ def per_rank_failures(rep, metric_id, path, expected):
     failures = []
     for r in range(P):
         try:
-            approx(values[r], expected[r], f"{metric_id} at {path} on rank {r}")
+            approx(values[r], expected[r], f"{metric_id} at {path} on rank {r}", abs_=abs_)
         except CheckError as ex:
             failures.append(str(ex))
     return failures, P

@@ -156,6 +156,7 @@ int main(int argc, char** argv) {
                                 "reduce", "scan", "iallreduce", "split"};
   /* split aligns each half itself */
   run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, "split", scenario);
+  print_lateness(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL);
   if (rank == 0) printf("waits: done on %d ranks\n", size);
   MPI_Finalize();
   return 0;
