@@ -68,9 +68,14 @@ def main():
     failures, checked = [], 0
     # (Not with --expect-distorted: the distortion must show, not hide in a wider tolerance.)
     late = {} if distorted else lateness(out)
+    # The nonblocking collective's wait starts at MPI_Wait, after the post returned: a post
+    # that took a while (Open MPI, 16 ranks on 2 cores: 2.5-5.4 ms) shortens it by as much.
+    cps = {c["path"]: c for c in rep.get("callpaths", [])}
+    post = cps.get("main/s_iallreduce/MPI_Iallreduce", {}).get("inclusive_s", {}).get("max", 0.0)
+    extra = {"iallreduce": post}
     for scen, metric, call, exp in expectations(P):
         f, n = per_rank_failures(rep, metric, f"main/s_{scen}/{call}", [exp[r] for r in range(P)],
-                                 abs_=0.002 + late.get(scen, 0.0))
+                                 abs_=0.002 + late.get(scen, 0.0) + extra.get(scen, 0.0))
         failures += f
         checked += n
     # The hierarchy holds: a pattern's total never exceeds the MPI time of its call paths.
