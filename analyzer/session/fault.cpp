@@ -267,6 +267,11 @@ void on_signal(int sig, siginfo_t* info, void*) {
   errno = saved_errno;
 }
 
+// No handler of the application's or the MPI library's: kPeerSignal may be ours.
+bool default_or_ignored(const struct sigaction& a) {
+  return !(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN);
+}
+
 // A peer on this host faulted (tell_peers): dump, and let the application go on (untraced);
 // its own end follows, usually the launcher's SIGKILL. Anything else that raises kPeerSignal
 // (the kernel for a socket's out-of-band data, another process) is ignored, as the default
@@ -357,7 +362,7 @@ void fault_arm(const RunInfo& run) {
   // The peers' request (tell_peers): only over the default disposition (ignore) or SIG_IGN,
   // never over an application's handler.
   struct sigaction old = {};
-  if (fault_peer_signal_free() && sigaction(kPeerSignal, nullptr, &old) == 0) {
+  if (sigaction(kPeerSignal, nullptr, &old) == 0 && default_or_ignored(old)) {
     struct sigaction sa = {};
     sa.sa_sigaction = on_peer_signal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
@@ -370,8 +375,7 @@ void fault_arm(const RunInfo& run) {
 
 bool fault_peer_signal_free() {
   struct sigaction old = {};
-  return sigaction(kPeerSignal, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-         (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN);
+  return sigaction(kPeerSignal, nullptr, &old) == 0 && default_or_ignored(old);
 }
 
 void fault_set_peers(const std::vector<FaultPeer>& peers) {

@@ -306,7 +306,7 @@ void RmaSearch::receive(const std::vector<RmaNote>& notes) {
                                     [](double t, const RmaNote* n) { return t < n->t[3]; });
       for (auto it = first; it != by_release.end() && (*it)->t[3] < x_exit; ++it) {
         const RmaNote& prev = **it;
-        if (&prev == &me || prev.peer == me.peer || !(prev.lock == 1 || me.lock == 1)) continue;
+        if (prev.peer == me.peer || !(prev.lock == 1 || me.lock == 1)) continue;  // me included
         if (prev.t[0] >= x_exit) continue;  // began after this one had the lock
         release = prev.t[3];
         reply.cause = prev.peer;
