@@ -22,12 +22,17 @@
  * costs concentrate on the left and right columns (seed 001, Fig. 5(c)).
  *
  * With the argument "balanced" every rank computes (BORDER_MS + COMPUTE_MS) / 2 = 3 ms per plane
- * (tests/mpi/whatif: the run that balancing the border work is predicted to give).
+ * (tests/mpi/whatif: the run that balancing the border work is predicted to give). With an
+ * argument "xN" every compute time is N times longer: the what-if tests use x5, so that the
+ * per-hop latency of 16 ranks on 2 cores (about 40 ms along the path in all, varying from run to
+ * run by several ms under Open MPI) stays small against the work the prediction is about.
  *
  * There is no barrier at the end: the pipeline drains unevenly, and a barrier would add waits
  * (and their delay costs) that have nothing to do with the sweep. MPI_Finalize follows the
  * last plane directly.
  */
+#include <stdlib.h>
+
 #include "../waits/waits_util.h"
 
 #define NX 4
@@ -62,9 +67,14 @@ int main(int argc, char** argv) {
   MPI_Cart_shift(cart, 0, 1, &north, &south);
   MPI_Cart_shift(cart, 1, 1, &west, &east);
   /* "balanced": the same total compute time spread evenly (the what-if tests' comparison). */
-  const int balanced = argc > 1 && strcmp(argv[1], "balanced") == 0;
-  const long compute_ms = balanced ? (BORDER_MS + COMPUTE_MS) / 2
-                          : (x == 0 || x == NX - 1) ? BORDER_MS : COMPUTE_MS;
+  int balanced = 0;
+  long scale = 1;
+  for (int a = 1; a < argc; ++a) {
+    if (strcmp(argv[a], "balanced") == 0) balanced = 1;
+    if (argv[a][0] == 'x' && atol(argv[a] + 1) > 0) scale = atol(argv[a] + 1);
+  }
+  const long compute_ms = scale * (balanced ? (BORDER_MS + COMPUTE_MS) / 2
+                                   : (x == 0 || x == NX - 1) ? BORDER_MS : COMPUTE_MS);
 
   (void)run_scenarios; /* waits_util.h's; unused here */
   align();
