@@ -15,6 +15,7 @@
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path.h"
+#include "analyzer/passes/delay/delay.h"
 #include "analyzer/passes/pass.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/whatif/whatif.h"
@@ -182,6 +183,9 @@ AnalysisOptions analysis_options(const config::Config& cfg) {
   o.report_threshold_pct = std::atof(cfg.report_threshold.c_str());
   o.delay_analysis = cfg.delay_analysis;
   o.delay_batch = uint64_t(std::max(1, cfg.debug_delay_batch));
+  o.delay_replay = int(cfg.debug_delay_replay == "gathered"      ? passes::DelayReplay::kGathered
+                       : cfg.debug_delay_replay == "distributed" ? passes::DelayReplay::kDistributed
+                                                                 : passes::DelayReplay::kAuto);
   o.partitions = cfg.partitions;
   o.cp_walk_mode = int(passes::cp_walk_mode(cfg.debug_cp_walk));
   o.simulation = cfg.simulation;

@@ -44,6 +44,7 @@ struct AnalysisOptions {
   double report_threshold_pct = 0.1;  // CRITPATH_REPORT_THRESHOLD
   bool delay_analysis = true;         // CRITPATH_DELAY_ANALYSIS
   uint64_t delay_batch = 4194304;     // CRITPATH_DEBUG_DELAY_BATCH
+  int delay_replay = 0;               // CRITPATH_DEBUG_DELAY_REPLAY (passes::DelayReplay)
   std::string partitions;             // CRITPATH_PARTITIONS
   int cp_walk_mode = 0;               // CRITPATH_DEBUG_CP_WALK (passes::CpWalkMode)
   bool simulation = true;             // CRITPATH_SIMULATION

@@ -375,3 +375,18 @@ def mpiexec_command(mpi, mpiexec, shim, np_, env=()):
         for k, v in env:
             cmd += ["-genv", k, v]
     return cmd + ["-n", str(np_)]
+
+
+def reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, var, mode):
+    """critpath-analyze on the kept trace in `out` with the setting var=mode, on NP processes,
+    into out/<var's last word>-<mode>: its report.json (a failed run is a CheckError)."""
+    import subprocess
+    re_dir = os.path.join(out, f"{var.rsplit('_', 1)[-1].lower()}-{mode}")
+    cmd = mpiexec_command(mpi, mpiexec, shim, np_, [(var, mode)])
+    cmd += [analyze_exe, out, "--output", re_dir, "--force"]
+    print("$", " ".join(cmd))
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL)
+    print(r.stdout)
+    check(r.returncode == 0, f"critpath-analyze ({var}={mode}) exited with {r.returncode}")
+    return load_report(re_dir)

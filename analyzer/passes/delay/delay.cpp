@@ -6,7 +6,8 @@
 //      synchronization with C                                       (one alltoallv)
 //   3. at C: C's vector and own waits since the same point; d, D, scale; short-term cost;
 //      the local part of the propagated costs; reply W the indirect share  (one alltoallv)
-//   4. backward propagation of the costs over every rank's instances (rank 0)
+//   4. backward propagation of the costs over every rank's instances (rank 0, in batches of
+//      phases; or distributed, a backward replay over the engine's mailbox: DelayReplay)
 //   5. at C: long-term cost r_v * d / D; at W: direct/indirect, propagating/terminal
 #include "analyzer/passes/delay/delay.h"
 
@@ -17,6 +18,8 @@
 #include <limits>
 #include <tuple>
 #include <unordered_map>
+
+#include "analyzer/engine/mailbox.h"
 
 namespace critpath::analyzer::passes {
 
@@ -39,6 +42,7 @@ struct Inst {
   uint8_t cause_kind = 0;
   uint32_t cause_a = 0;     // send / receive index on the causer, or the communicator
   uint32_t cause_b = 0;     // the collective's instance number on that communicator
+  double cause_time = 0;    // when the cause happened (global seconds, the causer's clock)
 };
 
 template <typename T>
@@ -259,6 +263,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
     if (idle > 0 && idle > group.amount) {
       group.call = r.complete_call;
       group.amount = idle;
+      group.cause_time = ts;
       group.causer = r.peer;
       group.family = kDelayLateSender;
       group.cause_kind = kCauseSend;
@@ -280,6 +285,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
     Inst v;
     v.call = s.complete_call;
     v.amount = idle;
+    v.cause_time = tp;
     v.causer = s.peer;
     v.family = kDelayLateReceiver;
     v.cause_kind = kCauseRecv;
@@ -314,18 +320,21 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       case CollKind::kBarrier:
       case CollKind::kNxN:
         v.amount = std::min(s.latest_begin, wc.exit) - wc.enter;
+        v.cause_time = s.latest_begin;
         v.causer = s.latest_rank;
         v.family = c.kind == CollKind::kBarrier ? kDelayBarrier : kDelayNxN;
         break;
       case CollKind::kOneToN:
         if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) continue;
         v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
+        v.cause_time = s.root_begin;
         v.causer = world_rank_of(defs.comms, c.comm, c.root, in.my_rank);
         v.family = kDelayLateBroadcast;
         break;
       case CollKind::kNToOne:
         if (s.my_comm_rank != c.root || s.latest_sender_rank < 0) continue;
         v.amount = std::min(s.latest_sender_begin, wc.exit) - wc.enter;
+        v.cause_time = s.latest_sender_begin;
         v.causer = s.latest_sender_rank;
         v.family = kDelayEarlyReduce;
         break;
@@ -340,6 +349,7 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       Inst v;
       v.call = w.call;
       v.amount = w.amount;
+      v.cause_time = w.cause_time;
       v.causer = w.causer;
       v.family = kDelayRma;
       v.cause_kind = w.window_coll ? kCauseWinColl : kCauseCall;
@@ -359,6 +369,7 @@ struct Caused {
   uint8_t family;
   double D;
   uint32_t d_begin, d_end;  // its delay vector in the flat d list
+  double cause_enter;       // the causing call's enter here (the distributed propagation's order)
 };
 
 }  // namespace
@@ -444,6 +455,124 @@ void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
       }
   }
 }
+
+namespace {
+
+// Step 4 as a backward replay over the ranks (DelayReplay::kDistributed): every rank holds its
+// own waits and the waits it caused; r flows from effect to cause as the run's dependencies
+// did, one 12-byte record [v_ref u32][r_v f64] from W to C per wait v that W sent C in step 2:
+//
+//   a wait u of this rank is final when every wait v whose interval holds u told its r_v
+//   final u  -->  tell u's causer r_u (a causer outside the analysis ranks: the remainder)
+//   r_v in   -->  its caused record: r_caused, and r_u += r_v * a_u / D_v for its waits u
+//                 (none: nobody costed v here, r_v goes to the remainder, as on rank 0)
+//
+// The same r as rank 0's graph (base and coefficients rounded to single precision as there),
+// in the order the records arrive. On a consistent trace the graph follows time backward
+// (u ends before the causing call of v begins); an edge against time (a clock error, which
+// could close a cycle and make the ranks wait for each other) is cut, its share goes to the
+// remainder, where rank 0 would put the cycle's. Waits for records stop at the deadline.
+class DistributedPropagation {
+ public:
+  DistributedPropagation(const std::vector<Inst>& inst, const std::vector<double>& base,
+                         const std::vector<Caused>& caused, const std::vector<uint32_t>& edge_begin,
+                         const std::vector<std::pair<uint32_t, double>>& edges, int P)
+      : inst_(inst), base_(base), caused_(caused), edge_begin_(edge_begin), edges_(edges), P_(P) {}
+
+  Status run(const engine::Group& group, double timeout_s, uint64_t expected, std::vector<double>& r_caused,
+             DelayResult& out) {
+    const int me = group.rank();
+    const size_t N = inst_.size();
+    std::vector<double> r(N);
+    for (size_t j = 0; j < N; ++j) r[j] = double(float(base_[j]));
+    std::vector<uint32_t> indeg(N, 0);
+    std::vector<uint8_t> cut(edges_.size(), 0);
+    std::unordered_map<uint64_t, uint32_t> by_wait;  // (W, v_ref) -> caused record
+    by_wait.reserve(caused_.size());
+    for (uint32_t c = 0; c < caused_.size(); ++c) {
+      const Caused& cr = caused_[c];
+      by_wait.emplace(key(uint32_t(cr.w_rank), cr.v_ref), c);
+      for (uint32_t x = edge_begin_[c]; x < edge_begin_[c + 1]; ++x) {
+        const uint32_t u = edges_[x].first;
+        // Time order: u's cause before v's (ties by (rank, index)), else the edge is cut.
+        const double ku = inst_[u].cause_time, kv = cr.cause_enter;
+        const bool before = ku < kv || (ku == kv && (me < cr.w_rank || (me == cr.w_rank && u < cr.v_ref)));
+        if (before) ++indeg[u];
+        else cut[x] = 1;
+      }
+    }
+    std::vector<uint32_t> ready;
+    for (uint32_t j = 0; j < N; ++j)
+      if (indeg[j] == 0) ready.push_back(j);
+    engine::Mailbox box(group, timeout_s);
+    uint64_t got = 0;
+    auto take = [&](int w, const std::vector<unsigned char>& b) -> Status {
+      const unsigned char* p = b.data();
+      const unsigned char* end = p + b.size();
+      while (p < end) {
+        uint32_t v_ref = 0;
+        double rv = 0;
+        if (!get(p, end, v_ref) || !get(p, end, rv)) return Status::kCorrupt;
+        ++got;
+        auto it = by_wait.find(key(uint32_t(w), v_ref));
+        if (it == by_wait.end()) {  // a wait nobody costed here
+          out.remainder_s += rv;
+          continue;
+        }
+        const uint32_t c = it->second;
+        r_caused[c] = rv;
+        for (uint32_t x = edge_begin_[c]; x < edge_begin_[c + 1]; ++x) {
+          const auto& [u, coef] = edges_[x];
+          const double share = double(float(coef)) * rv;
+          if (cut[x]) {
+            out.remainder_s += share;
+            continue;
+          }
+          r[u] += share;
+          if (--indeg[u] == 0) ready.push_back(u);
+        }
+      }
+      return Status::kOk;
+    };
+    for (;;) {
+      while (!ready.empty()) {
+        const uint32_t j = ready.back();
+        ready.pop_back();
+        const int32_t c = inst_[j].causer;
+        if (c < 0 || c >= P_) {  // never sent in step 2: nobody can cost it
+          out.remainder_s += r[j];
+          continue;
+        }
+        std::vector<unsigned char>& b = box.batch(c);
+        put<uint32_t>(b, j);
+        put<double>(b, r[j]);
+        CRITPATH_FORWARD_IF_ERROR(box.appended(c));
+      }
+      if (got >= expected) break;
+      CRITPATH_FORWARD_IF_ERROR(box.flush_all());
+      int src = -1;
+      std::vector<unsigned char> b;
+      CRITPATH_FORWARD_IF_ERROR(box.next(src, b));
+      CRITPATH_FORWARD_IF_ERROR(take(src, b));
+    }
+    CRITPATH_FORWARD_IF_ERROR(box.finish(take));
+    out.bytes_sent += box.bytes_sent();
+    out.replay_batches = box.batches_sent();
+    return Status::kOk;
+  }
+
+ private:
+  static uint64_t key(uint32_t rank, uint32_t ref) { return (uint64_t(rank) << 32) | ref; }
+
+  const std::vector<Inst>& inst_;
+  const std::vector<double>& base_;
+  const std::vector<Caused>& caused_;
+  const std::vector<uint32_t>& edge_begin_;
+  const std::vector<std::pair<uint32_t, double>>& edges_;
+  int P_;
+};
+
+}  // namespace
 
 Status compute_delay(const DelayInput& in, const engine::Group& group, engine::MetricStore& store,
                      DelayResult& out) {
@@ -567,6 +696,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   std::vector<uint32_t> edge_begin;                            // per caused, into edges
   std::vector<unsigned char> back;  // C -> W replies, contiguous per W (recv is per source)
   std::vector<int> back_counts(static_cast<size_t>(P), 0);
+  uint64_t expected_r = 0;
   back.reserve(recv.size() / 4);
   {
     const unsigned char* p = recv.data();
@@ -625,6 +755,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           if (it != wcoll_by_win.end() && b < it->second.size()) e = it->second[b];
           family = kDelayRma;
         }
+        ++expected_r;  // the distributed propagation: W tells r_v for each wait it sent
         double indirect = 0;
         if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies) {
           out.remainder_s += amount;  // the cause is not on this rank's main thread
@@ -658,7 +789,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
           // the wait's unless the message crossed a global synchronization; then its cost
           // goes to the remainder).
           caused.push_back({int32_t(w), v_ref, phase_of(e), uint8_t(family), D, d_begin,
-                            uint32_t(dflat.size())});
+                            uint32_t(dflat.size()), t.calls[e].enter});
         }
         put<float>(back, float(indirect));
         back_counts[size_t(w)] += 4;
@@ -709,9 +840,16 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   for (uint32_t bk : bucket_of_inst) ++per_bucket[bk];
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(per_bucket.data(), per_bucket.size(), engine::ReduceOp::kSum));
   std::vector<double> r_caused(caused.size(), 0.0);  // r_v of each wait this rank caused
+  out.distributed = in.replay == DelayReplay::kDistributed ||
+                    (in.replay == DelayReplay::kAuto &&
+                     *std::max_element(per_bucket.begin(), per_bucket.end()) > kDelayGatherMax);
+  if (out.distributed) {
+    DistributedPropagation dp{inst, base, caused, edge_begin, edges, P};
+    CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, expected_r, r_caused, out));
+  }
   std::unordered_map<uint64_t, double> pending;      // root: costs into earlier batches
   auto key = [](uint64_t rank, uint32_t ref) { return (rank << 32) | ref; };
-  for (uint64_t hi = n_buckets; hi > 0;) {
+  for (uint64_t hi = out.distributed ? 0 : n_buckets; hi > 0;) {
     uint64_t lo = hi - 1, n_batch = per_bucket[lo];
     while (lo > 0 && n_batch + per_bucket[lo - 1] <= in.batch_limit) n_batch += per_bucket[--lo];
     ++out.batches;

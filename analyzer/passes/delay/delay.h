@@ -58,6 +58,16 @@ enum DelayFamily : int {
 
 // Wait instances per batch of the backward propagation on rank 0 (~60 B each there).
 constexpr uint64_t kDelayGraphLimit = uint64_t(1) << 22;
+// DelayReplay::kAuto propagates on rank 0 unless one batch would hold more wait instances
+// than this (a single phase without global synchronization: ~1 GiB on rank 0).
+constexpr uint64_t kDelayGatherMax = uint64_t(1) << 24;
+
+// Where step 4, the backward propagation of the costs, runs (CRITPATH_DEBUG_DELAY_REPLAY):
+// gathered on rank 0 in batches of phases (a sequential pass over the instances' graph: no
+// message latency per dependency, which a chain of a million messages would pay a million
+// times), or distributed as a backward replay over the ranks (engine/mailbox.h: each rank holds
+// only its own waits, whatever the length of a phase). The same costs either way.
+enum class DelayReplay : uint8_t { kAuto = 0, kGathered, kDistributed };
 
 struct DelayInput {
   const engine::Timeline* timeline = nullptr;
@@ -70,6 +80,8 @@ struct DelayInput {
   int n_callpaths = 0;
   int32_t my_rank = 0;
   uint64_t batch_limit = kDelayGraphLimit;  // wait instances per propagation batch
+  DelayReplay replay = DelayReplay::kAuto;
+  double timeout_s = 60;  // the distributed propagation gives up after this
 };
 
 struct DelayResult {
@@ -80,6 +92,8 @@ struct DelayResult {
   uint64_t graph_instances = 0;  // wait instances of all ranks
   uint32_t batches = 0;          // rounds of the backward propagation on rank 0
   uint64_t largest_batch = 0;    // wait instances in the largest (rank 0's memory bound)
+  bool distributed = false;      // step 4 ran as a distributed backward replay (DelayReplay)
+  uint64_t replay_batches = 0;   // its mailbox batches this rank posted
 };
 
 // The cost model's pieces, exposed for unit tests:

@@ -1,6 +1,8 @@
 // critpath — analyzer/passes/delay/delay_pass.cpp: the delay pass (pass.h): root causes of
 // the waiting time (delay.h), its metrics and report section (delay_report.h), after
 // unification. Needs "wait_states" and "rma".
+#include <algorithm>
+
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/passes/delay/delay.h"
 #include "analyzer/passes/delay/delay_report.h"
@@ -30,6 +32,10 @@ class DelayPass : public Pass {
     in.n_callpaths = c.n_callpaths;
     in.my_rank = c.run->rank;
     in.batch_limit = c.options.delay_batch;
+    in.replay = DelayReplay(c.options.delay_replay);
+    // A deadline that stops the distributed propagation of a broken trace (the analysis's own
+    // timeout, CRITPATH_ANALYSIS_TIMEOUT, bounds everything besides).
+    in.timeout_s = 60.0 + 2.0 * std::max(0.0, c.wall_time_s);
     engine::MetricStore store{size_t(c.n_callpaths)};
     DelayResult res;
     CRITPATH_FORWARD_IF_ERROR(compute_delay(in, group, store, res));

@@ -60,6 +60,7 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
   in.extra_json["scalars"]["delay_wait_instances"] = sums[3];
   in.extra_json["scalars"]["delay_propagation_batches"] = res.batches;
   in.extra_json["scalars"]["delay_largest_batch"] = res.largest_batch;
+  in.extra_json["scalars"]["delay_distributed"] = res.distributed ? 1 : 0;
   if (res.largest_batch > kDelayGraphLimit) {
     char note[200];
     std::snprintf(note, sizeof note,

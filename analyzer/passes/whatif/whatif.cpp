@@ -11,6 +11,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "analyzer/engine/mailbox.h"
 #include "libtrace/clock/clock.h"
 
 namespace critpath::analyzer::passes {
@@ -115,18 +116,16 @@ struct CollRef {
   bool window;
 };
 
-// The replay of one rank: its messages, inbox and lanes.
+// The replay of one rank: its inbox and lanes, over the engine's mailbox (engine/mailbox.h).
 class Replay {
  public:
   Replay(const engine::Group& group, size_t lanes, double timeout_s, uint32_t delay_us)
-      : group_(group), V_(lanes), delay_us_(delay_us), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
-        got_(size_t(group.size()), 0),
-        deadline_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
+      : group_(group), V_(lanes), delay_us_(delay_us), box_(group, timeout_s) {}
 
   size_t lanes() const { return V_; }
-  bool past_deadline() const { return clock::monotonic_ns() >= deadline_; }
-  uint64_t messages() const { return messages_; }
-  uint64_t bytes() const { return bytes_; }
+  bool past_deadline() const { return box_.past_deadline(); }
+  uint64_t messages() const { return box_.batches_sent(); }
+  uint64_t bytes() const { return box_.bytes_sent(); }
 
   // Tells `dest` the lane values `v` under `key` (its src: this rank).
   Status tell(int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) {
@@ -135,7 +134,7 @@ class Replay {
       return Status::kOk;
     }
     if (dest < 0 || dest >= group_.size()) return Status::kInvalidArgument;
-    std::vector<unsigned char>& o = out_[size_t(dest)];
+    std::vector<unsigned char>& o = box_.batch(dest);
     put_var(o, type);
     put_var(o, a);
     put_var(o, b);
@@ -158,8 +157,7 @@ class Replay {
       if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
       else put(o, float(v[l] - v[0]));
     }
-    if (o.size() >= kFlushBytes) return flush(dest);
-    return Status::kOk;
+    return box_.appended(dest);
   }
 
   // The lane values `src` told this rank under the key, waiting for them if need be.
@@ -168,7 +166,7 @@ class Replay {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     // Flushed before every dependency, found or not: the messages (and their count in the
     // report) are the same whatever the timing.
-    CRITPATH_FORWARD_IF_ERROR(flush_all());
+    CRITPATH_FORWARD_IF_ERROR(box_.flush_all());
     for (;;) {
       auto it = inbox_.find(k);
       if (it != inbox_.end()) {
@@ -177,57 +175,22 @@ class Replay {
         return Status::kOk;
       }
       if (src == group_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
-      CRITPATH_FORWARD_IF_ERROR(receive_one());
+      int from = -1;
+      std::vector<unsigned char> in;
+      CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
+      CRITPATH_FORWARD_IF_ERROR(take(from, in));
     }
   }
 
-  Status flush_all() {
-    for (size_t d = 0; d < out_.size(); ++d)
-      if (!out_[d].empty()) CRITPATH_FORWARD_IF_ERROR(flush(int(d)));
-    return Status::kOk;
-  }
+  Status flush_all() { return box_.flush_all(); }
 
   // After the last call: every message sent to this rank received, every post delivered.
-  Status finish(const engine::Group& group) {
-    CRITPATH_FORWARD_IF_ERROR(flush_all());
-    std::vector<int> counts(sent_.size(), int(sizeof(uint64_t)));
-    std::vector<unsigned char> recv;
-    std::vector<int> recv_counts;
-    CRITPATH_FORWARD_IF_ERROR(group.alltoallv(sent_.data(), counts, recv, recv_counts));
-    for (size_t s = 0; s < sent_.size(); ++s) {
-      uint64_t expected = 0;
-      if (recv.size() >= (s + 1) * sizeof expected)
-        std::memcpy(&expected, recv.data() + s * sizeof expected, sizeof expected);
-      while (got_[s] < expected) CRITPATH_FORWARD_IF_ERROR(receive_one());
-    }
-    return group_.complete_posts(remaining());
+  Status finish(const engine::Group&) {
+    return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
   }
 
  private:
-  static constexpr size_t kFlushBytes = 32768;
-
-  double remaining() const {
-    const uint64_t now = clock::monotonic_ns();
-    return now >= deadline_ ? 0.0 : double(deadline_ - now) * 1e-9;
-  }
-
-  Status flush(int dest) {
-    std::vector<unsigned char>& o = out_[size_t(dest)];
-    bytes_ += o.size();
-    ++messages_;
-    ++sent_[size_t(dest)];
-    const Status s = group_.post(dest, std::move(o));
-    o.clear();
-    return s;
-  }
-
-  Status receive_one() {
-    int src = -1;
-    std::vector<unsigned char> in;
-    if (remaining() <= 0) return Status::kMpiError;
-    CRITPATH_FORWARD_IF_ERROR(group_.receive(src, in, remaining()));
-    if (src < 0 || size_t(src) >= got_.size()) return Status::kMpiError;
-    ++got_[size_t(src)];
+  Status take(int src, const std::vector<unsigned char>& in) {
     size_t at = 0;
     while (at < in.size()) {
       uint64_t type = 0, a = 0, b = 0, mask = 0, wide = 0;
@@ -252,11 +215,8 @@ class Replay {
   const engine::Group& group_;
   size_t V_;
   uint32_t delay_us_;  // testing aid (CRITPATH_DEBUG_SIMULATION_DELAY)
-  std::vector<std::vector<unsigned char>> out_;  // per destination, not yet posted
-  std::vector<uint64_t> sent_, got_;             // messages per peer
+  engine::Mailbox box_;
   std::unordered_map<Key, std::vector<double>, KeyHash> inbox_;
-  uint64_t deadline_;
-  uint64_t messages_ = 0, bytes_ = 0;
 };
 
 // Overlap of [a, z] with the ascending, disjoint `segs`, from index `from` on (advanced).

@@ -14,26 +14,13 @@ the model check, to 1e-9 relative (the distributed replay's sim-time entries are
 picosecond).
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from critpath_check import CheckError, check, load_report, mpiexec_command  # noqa: E402
+from critpath_check import CheckError, check, load_report, reanalyze  # noqa: E402
 
 SCALARS = ["whatif_identity_span_s", "whatif_identity_wait_s", "whatif_measured_wait_s",
            "whatif_identity_span_error_pct", "whatif_identity_wait_error_pct", "whatif_clamped_calls"]
-
-
-def analyze(out, np_, mpi, mpiexec, analyze_exe, shim, mode):
-    re_dir = os.path.join(out, f"whatif-{mode}")
-    cmd = mpiexec_command(mpi, mpiexec, shim, np_, [("CRITPATH_DEBUG_SIMULATION_REPLAY", mode)])
-    cmd += [analyze_exe, out, "--output", re_dir, "--force"]
-    print("$", " ".join(cmd))
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-                       stdin=subprocess.DEVNULL)
-    print(r.stdout)
-    check(r.returncode == 0, f"critpath-analyze ({mode}) exited with {r.returncode}")
-    return load_report(re_dir)
 
 
 def figures(rep, label):
@@ -60,7 +47,7 @@ def main(argv):
     try:
         reports = {"in situ": load_report(out)}
         for mode, flag in (("gathered", 1), ("distributed", 0)):
-            rep = analyze(out, np_, mpi, mpiexec, analyze_exe, shim, mode)
+            rep = reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, "CRITPATH_DEBUG_SIMULATION_REPLAY", mode)
             check(rep["scalars"].get("whatif_gathered") == flag,
                   f"{mode}: scalars.whatif_gathered is {rep['scalars'].get('whatif_gathered')}, not {flag}")
             reports[mode] = rep
