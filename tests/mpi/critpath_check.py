@@ -377,16 +377,52 @@ def mpiexec_command(mpi, mpiexec, shim, np_, env=()):
     return cmd + ["-n", str(np_)]
 
 
-def reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, var, mode):
-    """critpath-analyze on the kept trace in `out` with the setting var=mode, on NP processes,
-    into out/<var's last word>-<mode>: its report.json (a failed run is a CheckError)."""
+def reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, env=(), args=(), subdir="reanalysis"):
+    """critpath-analyze on the kept trace in `out` on NP processes, with the (name, value)
+    settings `env` and the extra arguments `args`, into out/<subdir>: its report.json (a
+    failed run is a CheckError)."""
     import subprocess
-    re_dir = os.path.join(out, f"{var.rsplit('_', 1)[-1].lower()}-{mode}")
-    cmd = mpiexec_command(mpi, mpiexec, shim, np_, [(var, mode)])
-    cmd += [analyze_exe, out, "--output", re_dir, "--force"]
+    re_dir = os.path.join(out, subdir)
+    cmd = mpiexec_command(mpi, mpiexec, shim, np_, env)
+    cmd += [analyze_exe, out, "--output", re_dir, "--force"] + list(args)
     print("$", " ".join(cmd))
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
                        stdin=subprocess.DEVNULL)
     print(r.stdout)
-    check(r.returncode == 0, f"critpath-analyze ({var}={mode}) exited with {r.returncode}")
+    check(r.returncode == 0, f"critpath-analyze {' '.join(f'{k}={v}' for k, v in env)} "
+          f"{' '.join(args)} -n {np_} exited with {r.returncode}")
     return load_report(re_dir)
+
+
+def compare_modes(tag, argv, var, flag_scalar, flags, figures, rel, missing_is_zero=False):
+    """The modes checks (check_whatif_modes.py, check_delay_modes.py): argv = [script, OUTDIR,
+    NP, MPI, MPIEXEC, ANALYZE, SHIM]; the kept trace in OUTDIR re-analysed once per (mode,
+    flag) of `flags` with var=mode, each report's scalars[flag_scalar] == flag; `figures(rep,
+    label)` -> (name, value) pairs of the first mode's report must match every other mode's
+    and the in-situ report's within `rel` relative (1e-9 s absolute floor). A name missing
+    elsewhere fails, or counts as 0 with missing_is_zero (then extra non-zero names fail too).
+    Returns the exit status."""
+    out, np_, mpi, mpiexec, analyze_exe, shim = argv[1:7]
+    try:
+        reports = {"in situ": load_report(out)}
+        for mode, flag in flags:
+            rep = reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, [(var, mode)], subdir=f"{tag}-{mode}")
+            check(rep["scalars"].get(flag_scalar) == flag,
+                  f"{mode}: scalars.{flag_scalar} is {rep['scalars'].get(flag_scalar)}, not {flag}")
+            reports[mode] = rep
+        first = flags[0][0]
+        base = figures(reports[first], first)
+        for label in [m for m, _ in flags[1:]] + ["in situ"]:
+            other = dict(figures(reports[label], label))
+            for name, v in base:
+                check(missing_is_zero or name in other, f"{label}: {name} missing")
+                w = other.get(name, 0.0)
+                check(abs(v - w) <= max(rel * max(abs(v), abs(w)), 1e-9), f"{name}: {first} {v!r}, {label} {w!r}")
+            extra = sorted(n for n in set(other) - set(dict(base)) if abs(other[n]) > 1e-9)
+            check(not extra, f"{label}: figures only there: {extra[:10]}")
+        print(f"check_{tag}_modes: {len(base)} figures agree ({', '.join(m for m, _ in flags)}, in situ)")
+    except CheckError as e:
+        print(f"check_{tag}_modes: FAIL: {e}")
+        return 1
+    print(f"check_{tag}_modes: ok")
+    return 0

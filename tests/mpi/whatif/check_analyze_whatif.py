@@ -10,30 +10,17 @@ usage: check_analyze_whatif.py OUTDIR BALANCED_OUTDIR NPS MPI MPIEXEC ANALYZE SH
   NPS              process counts, comma-separated (e.g. 1,2)
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from critpath_check import CheckError, approx, check, load_report  # noqa: E402
+from critpath_check import CheckError, approx, check, load_report, reanalyze  # noqa: E402
 from check_whatif import entry  # noqa: E402
 
 HYP = "balance:solve"
 
 
 def run(out, np_, mpi, mpiexec, analyze, shim):
-    re_dir = os.path.join(out, f"whatif-{np_}")
-    cmd = [mpiexec]
-    if mpi == "openmpi":
-        cmd += ["--oversubscribe", "--allow-run-as-root", "-x", f"LD_PRELOAD={shim}"]
-    else:
-        cmd += ["-genv", "LD_PRELOAD", shim]
-    cmd += ["-n", np_, analyze, out, "--output", re_dir, "--force", "--whatif", HYP]
-    print("$", " ".join(cmd))
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-                       stdin=subprocess.DEVNULL)
-    print(r.stdout)
-    check(r.returncode == 0, f"critpath-analyze -n {np_} --whatif exited with {r.returncode}")
-    return load_report(re_dir)
+    return reanalyze(out, np_, mpi, mpiexec, analyze, shim, args=["--whatif", HYP], subdir=f"whatif-{np_}")
 
 
 def main(argv):

@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from critpath_check import CheckError, check, load_report, reanalyze  # noqa: E402
+from critpath_check import check, compare_modes  # noqa: E402
 
 SCALARS = ["whatif_identity_span_s", "whatif_identity_wait_s", "whatif_measured_wait_s",
            "whatif_identity_span_error_pct", "whatif_identity_wait_error_pct", "whatif_clamped_calls"]
@@ -43,28 +43,8 @@ def figures(rep, label):
 
 
 def main(argv):
-    out, np_, mpi, mpiexec, analyze_exe, shim = argv[1:7]
-    try:
-        reports = {"in situ": load_report(out)}
-        for mode, flag in (("gathered", 1), ("distributed", 0)):
-            rep = reanalyze(out, np_, mpi, mpiexec, analyze_exe, shim, "CRITPATH_DEBUG_SIMULATION_REPLAY", mode)
-            check(rep["scalars"].get("whatif_gathered") == flag,
-                  f"{mode}: scalars.whatif_gathered is {rep['scalars'].get('whatif_gathered')}, not {flag}")
-            reports[mode] = rep
-        base = figures(reports["gathered"], "gathered")
-        for label in ("distributed", "in situ"):
-            other = dict(figures(reports[label], label))
-            for name, v in base:
-                check(name in other, f"{label}: {name} missing")
-                w = other[name]
-                check(abs(v - w) <= 1e-9 * max(abs(v), 1e-6),
-                      f"{name}: gathered {v!r}, {label} {w!r}")
-        print(f"check_whatif_modes: {len(base)} figures agree (gathered, distributed, in situ)")
-    except CheckError as e:
-        print(f"check_whatif_modes: FAIL: {e}")
-        return 1
-    print("check_whatif_modes: ok")
-    return 0
+    return compare_modes("whatif", argv, "CRITPATH_DEBUG_SIMULATION_REPLAY", "whatif_gathered",
+                         [("gathered", 1), ("distributed", 0)], figures, rel=1e-9)
 
 
 if __name__ == "__main__":
