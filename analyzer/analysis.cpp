@@ -478,6 +478,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   st[kStatInstrUnpatched] = double(instr.unpatched);
   st[kStatInstrFiltered] = double(instr.filtered);
   st[kStatInstrAutoFiltered] = double(instr.auto_filtered);
+  st[kStatInstrSitesPatchedOut] = double(instr.sites_patched_out);
   st[kStatInconsistentComms] = double(cstats.inconsistent_comms);
   st[kStatCollsDropped] = double(cstats.dropped);
   std::vector<double> all_st;

@@ -16,6 +16,7 @@
 #include "compiler_hooks/filter.h"
 #include "compiler_hooks/hook_core.h"
 #include "compiler_hooks/hooks.h"
+#include "compiler_hooks/site_patch.h"
 #include "compiler_hooks/symbols.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/config/config.h"
@@ -23,6 +24,9 @@
 #include "libtrace/runtime/log.h"
 #include "libtrace/runtime/recorder.h"
 #include "libtrace/runtime/session.h"
+
+extern "C" void __cyg_profile_func_enter(void* fn, void* site);
+extern "C" void __cyg_profile_func_exit(void* fn, void* site);
 
 namespace critpath::hooks {
 
@@ -72,6 +76,10 @@ CRITPATH_NOINSTR inline FnEntry* find(void* fn) {
 Filter g_filter;
 bool g_have_filter = false;
 bool g_autofilter = true;
+// CRITPATH_PATCH_HOOKS: a filtered or auto-filtered function's hook call sites are patched out
+// (site_patch.h) at their next call; its visits from then on are neither framed nor counted.
+// Turned off for good when the system refuses to make code writable (W^X).
+std::atomic<bool> g_patch_sites{false};
 uint32_t g_af_visits = 100000;
 uint32_t g_af_ns = 200;
 clock::ClockPair g_start_pair;  // for converting the auto-filter threshold to ticks
@@ -339,6 +347,7 @@ void on_start_listener() {
     o.autofilter_ns = uint32_t(c.autofilter_ns);
     o.callsite_depth = c.callsite_depth;
     o.papi_events = c.papi_events;
+    o.patch_sites = c.patch_hooks;
     std::string err;
     if (configure(o, &err) != Status::kOk && log::rank() <= 0)
       log::warn("CRITPATH_FILTER=%s: %s; no functions are filtered", o.filter_file.c_str(), err.c_str());
@@ -376,6 +385,7 @@ Status configure(const Options& o, std::string* error) {
   g_af_visits = o.autofilter_visits > 0 ? o.autofilter_visits : 1;
   g_af_ns = o.autofilter_ns;
   g_autofilter = o.autofilter_ns > 0;
+  g_patch_sites.store(o.patch_sites, std::memory_order_relaxed);
   g_start_pair = clock::sample_pair(runtime::g_use_tsc ? clock::TimerKind::kTsc
                                                        : clock::TimerKind::kMonotonic);
   g_stopped.store(false);
@@ -429,6 +439,10 @@ void recording_stopped() {
     }
   }
   info.gcc = info.instrumented > 0;
+  info.sites_patched_out = site_patch::sites_patched();
+  if (site_patch::refused())
+    log::note("GCC hook calls of filtered functions were not patched out: the system refused to make "
+              "code pages writable (W^X policy); their hooks ran at every call (CRITPATH_PATCH_HOOKS)");
   xray::add_counts(info);
   defs::set_instrumentation(info);
   callsites_name_all();
@@ -479,6 +493,7 @@ void reset_for_testing() {
   g_have_filter = false;
   g_stopped.store(false);
   g_af_listener = nullptr;
+  g_patch_sites.store(false, std::memory_order_relaxed);
 }
 
 uint32_t shadow_depth() { return t_hook.depth; }
@@ -526,10 +541,21 @@ __attribute__((noinline)) CRITPATH_NOINSTR void enter_define(HookThread& h, Hook
   if (state != kFiltered) enter_record(h, f, e, state);
 }
 
-void enter_fast(void* fn);
+void enter_fast(void* fn, uintptr_t ret);
+
+// Enter of a function whose hook calls are patched out (g_patch_sites; `ret` the hook call's
+// return address): no frame, no count; the call site becomes a jump if it can.
+__attribute__((noinline)) CRITPATH_NOINSTR void enter_patch(HookThread& h, uintptr_t ret) {
+  --h.depth;  // the frame enter_fast pushed
+  h.ok = kBusy;  // a signal handler's hooks on this thread pass while the site is patched
+  if (!site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_enter)) &&
+      site_patch::refused())
+    g_patch_sites.store(false, std::memory_order_relaxed);  // frameless visits' exits: resync's "not ours"
+  h.ok = kReady;
+}
 
 // Enter: thread not prepared, not recording, or recording (re)started since its last event.
-__attribute__((noinline)) CRITPATH_NOINSTR void enter_slow(void* fn) {
+__attribute__((noinline)) CRITPATH_NOINSTR void enter_slow(void* fn, uintptr_t ret) {
   HookThread& h = t_hook;
   if (h.ok == kOff) return;
   const runtime::Phase phase = runtime::current_phase();
@@ -547,14 +573,15 @@ __attribute__((noinline)) CRITPATH_NOINSTR void enter_slow(void* fn) {
     return;
   }
   if (h.epoch != g_epoch.load(std::memory_order_relaxed)) sync_thread(h);  // sets h.epoch
-  if (h.ok == kReady) enter_fast(fn);
+  if (h.ok == kReady) enter_fast(fn, ret);
 }
 
-CRITPATH_NOINSTR inline void enter_fast(void* fn) {
+// `ret`: the hook call's return address (0: XRay's handler, whose sleds are not patched here).
+CRITPATH_NOINSTR inline void enter_fast(void* fn, uintptr_t ret) {
   HookThread& h = t_hook;
   if (CRITPATH_UNLIKELY(h.ok != kReady || !runtime::recording() ||
                         h.epoch != g_epoch.load(std::memory_order_relaxed)))
-    return enter_slow(fn);
+    return enter_slow(fn, ret);
   const uint32_t d = h.depth++;
   if (CRITPATH_UNLIKELY(d >= kStackCap)) return;  // too deep: not recorded, exit matches it
   HookFrame& f = h.stack[d];
@@ -563,13 +590,27 @@ CRITPATH_NOINSTR inline void enter_fast(void* fn) {
   FnEntry* e = find(fn);
   if (CRITPATH_UNLIKELY(e == nullptr)) return enter_define(h, f, fn);
   const uint32_t state = e->state.load(std::memory_order_relaxed);
+  if (state != kRecord && ret != 0 && g_patch_sites.load(std::memory_order_relaxed))
+    return enter_patch(h, ret);
   if (state == kFiltered) return;
   return enter_record(h, f, e, state);
 }
 
 // Exit: anything but an unrecorded frame on top of the stack.
-__attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* fn, uint32_t d) {
+__attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* fn, uint32_t d,
+                                                          uintptr_t ret) {
   if (CRITPATH_UNLIKELY(h.stack[d].fn != fn)) {
+    if (ret != 0 && g_patch_sites.load(std::memory_order_relaxed)) {
+      // A visit of a patched-out function has no frame: its exit pops nothing.
+      const FnEntry* e = find(fn);
+      if (e && e->state.load(std::memory_order_relaxed) != kRecord) {
+        h.depth = d + 1;
+        h.ok = kBusy;
+        site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_exit));
+        h.ok = kReady;
+        return;
+      }
+    }
     const int64_t i = resync(h, fn, d);
     if (i < 0) return;
     d = uint32_t(i);
@@ -590,14 +631,14 @@ __attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* f
   if (g_autofilter) account(h, info, now - f.t);
 }
 
-CRITPATH_NOINSTR inline void exit_fast(void* fn) {
+CRITPATH_NOINSTR inline void exit_fast(void* fn, uintptr_t ret) {
   HookThread& h = t_hook;
   if (CRITPATH_UNLIKELY(h.ok != kReady) || CRITPATH_UNLIKELY(h.depth == 0)) return;
   const uint32_t d = --h.depth;
   if (CRITPATH_UNLIKELY(d >= kStackCap)) return;
   const HookFrame& f = h.stack[d];
   if (CRITPATH_LIKELY(f.fn == fn && f.info == 0)) return;  // filtered or unrecorded frame
-  exit_slow(h, fn, d);
+  exit_slow(h, fn, d, ret);
 }
 
 }  // namespace
@@ -607,20 +648,20 @@ using namespace critpath;
 using namespace critpath::hooks;
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_enter(void* fn, void* /*site*/) {
-  enter_fast(fn);
+  enter_fast(fn, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR void __cyg_profile_func_exit(void* fn, void* /*site*/) {
-  exit_fast(fn);
+  exit_fast(fn, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 
 // ---- The core's interface for the XRay adapter (hook_core.h) ------------------------------------
 
 namespace critpath::hooks::core {
 
-CRITPATH_NOINSTR void enter(void* fn) { enter_fast(fn); }
+CRITPATH_NOINSTR void enter(void* fn) { enter_fast(fn, 0); }
 
-CRITPATH_NOINSTR void exit(void* fn) { exit_fast(fn); }
+CRITPATH_NOINSTR void exit(void* fn) { exit_fast(fn, 0); }
 
 void adopt_frames(void* const* fns, size_t n) {
   HookThread& h = t_hook;

@@ -31,7 +31,10 @@
 //   estimated as visits x the judged sample's mean. At finalize the totals go to the region
 //   definitions (defs::RegionTable::add_unrecorded), from where the profile pass adds them to
 //   the function's call paths. XRay mode unpatches an auto-filtered function instead: its
-//   later visits cost a nop sled and are not counted (hook_core.h's listener).
+//   later visits cost a nop sled and are not counted (hook_core.h's listener). GCC mode does
+//   the same per call site (CRITPATH_PATCH_HOOKS, on by default; site_patch.h): a filtered or
+//   auto-filtered function's next hook call turns its call instruction into a jump over
+//   itself; from the verdict on its visits get no frame and are not counted.
 // * At finalize the figures of docs/instrumentation.md (functions instrumented, patched,
 //   unpatched, filtered, auto-filtered) go to defs::Instrumentation for the report.
 //
@@ -54,6 +57,7 @@ struct Options {
   uint32_t autofilter_ns = 200;       // 0 = automatic filter off
   int callsite_depth = 0;             // CRITPATH_CALLSITE_DEPTH
   std::string papi_events;            // CRITPATH_PAPI_EVENTS
+  bool patch_sites = false;           // CRITPATH_PATCH_HOOKS (site_patch.h); tests call hooks directly
 };
 
 // Applies the options (cold): loads the filter (a bad file warns and filters nothing),

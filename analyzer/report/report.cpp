@@ -86,7 +86,7 @@ std::vector<double> subtree_mpi(const GlobalProfile& p) {
 // ranks (docs/instrumentation.md).
 struct InstrumentationSummary {
   bool gcc = false, xray = false;
-  double functions = 0, patched = 0, unpatched = 0, filtered = 0, auto_filtered = 0;
+  double functions = 0, patched = 0, unpatched = 0, filtered = 0, auto_filtered = 0, sites_patched_out = 0;
   const char* mode() const {
     return gcc && xray ? "gcc+xray" : xray ? "xray" : gcc ? "gcc" : "none";
   }
@@ -102,6 +102,7 @@ InstrumentationSummary instrumentation_of(const ReportInput& in) {
     x.unpatched = std::max(x.unpatched, r[kStatInstrUnpatched]);
     x.filtered = std::max(x.filtered, r[kStatInstrFiltered]);
     x.auto_filtered = std::max(x.auto_filtered, r[kStatInstrAutoFiltered]);
+    x.sites_patched_out = std::max(x.sites_patched_out, r[kStatInstrSitesPatchedOut]);
   }
   return x;
 }
@@ -116,8 +117,9 @@ std::string describe_instrumentation(const InstrumentationSummary& x) {
   else if (x.gcc)
     std::snprintf(buf, sizeof buf,
                   "gcc (-finstrument-functions): %.0f functions instrumented (hooks ran), %.0f "
-                  "filtered (CRITPATH_FILTER), %.0f auto-filtered",
-                  x.functions, x.filtered, x.auto_filtered);
+                  "filtered (CRITPATH_FILTER), %.0f auto-filtered; %.0f of their hook call sites "
+                  "patched out",
+                  x.functions, x.filtered, x.auto_filtered, x.sites_patched_out);
   else
     std::snprintf(buf, sizeof buf, "none (no compiler-instrumented function ran)");
   return buf;
@@ -325,7 +327,15 @@ std::string render_summary(const ReportInput& in) {
   if (!af.empty()) {
     const std::string filter = run.output_dir + "/suggested-filter.txt";
     o += section("Auto-filtered regions");
-    if (instr.gcc || !instr.xray)
+    if (instr.gcc && instr.sites_patched_out > 0)
+      o += "Not recorded after their first CRITPATH_AUTOFILTER_VISITS visits on a thread (mean below\n"
+           "CRITPATH_AUTOFILTER_NS); then each of their hook calls was patched out at its next call\n"
+           "(CRITPATH_PATCH_HOOKS): later visits are not counted, their time is their callers' own time.\n"
+           "A build without their hooks at all (GCC mode; critpath-cc and critpath-f90 alike):\n"
+           "    critpath-cxx --filter " + filter + " ...\n"
+           "or set CRITPATH_FILTER=" + filter + " for the build.\n"
+           "`critpath-filter --explain " + filter + "` lists what GCC cannot match exactly.\n";
+    else if (instr.gcc || !instr.xray)
       o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
            "stay in the profile. Their hooks still ran at every call: rebuild with them left out at\n"
            "compile time (GCC mode; critpath-cc and critpath-f90 alike):\n"
@@ -486,7 +496,8 @@ nlohmann::json render_json(const ReportInput& in) {
                           {"patched", instr.patched},
                           {"unpatched", instr.unpatched},
                           {"filtered", instr.filtered},
-                          {"auto_filtered", instr.auto_filtered}};
+                          {"auto_filtered", instr.auto_filtered},
+                          {"sites_patched_out", instr.sites_patched_out}};
 
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);

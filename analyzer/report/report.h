@@ -51,6 +51,7 @@ enum RankStat : int {
   kStatInstrUnpatched,      // XRay: unpatched again by the automatic filter
   kStatInstrFiltered,       // left out by CRITPATH_FILTER
   kStatInstrAutoFiltered,   // dropped by the automatic filter
+  kStatInstrSitesPatchedOut,  // GCC: hook call sites patched out (CRITPATH_PATCH_HOOKS)
   kStatInconsistentComms,   // communicators whose members recorded different collective counts
   kStatCollsDropped,        // this rank's collectives beyond the common count (not analysed)
   kStatCount

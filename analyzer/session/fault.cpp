@@ -159,7 +159,8 @@ bool write_json(int fd, const char* reason, int sig, const clock::ClockPair& end
         w.put("],\"instrumentation\":{\"gcc\":").put_bool(in.gcc).put(",\"xray\":").put_bool(in.xray);
         w.put(",\"instrumented\":").put_u64(in.instrumented).put(",\"patched\":").put_u64(in.patched);
         w.put(",\"unpatched\":").put_u64(in.unpatched).put(",\"filtered\":").put_u64(in.filtered);
-        w.put(",\"auto_filtered\":").put_u64(in.auto_filtered).put("}");
+        w.put(",\"auto_filtered\":").put_u64(in.auto_filtered);
+        w.put(",\"sites_patched_out\":").put_u64(in.sites_patched_out).put("}");
       });
   if (!have_extra) w.put("]");
   complete &= have_extra;

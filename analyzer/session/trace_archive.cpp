@@ -134,7 +134,8 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
     const defs::Instrumentation in = definitions.instrumentation();
     j["instrumentation"] = {{"gcc", in.gcc}, {"xray", in.xray}, {"instrumented", in.instrumented},
                             {"patched", in.patched}, {"unpatched", in.unpatched},
-                            {"filtered", in.filtered}, {"auto_filtered", in.auto_filtered}};
+                            {"filtered", in.filtered}, {"auto_filtered", in.auto_filtered},
+                            {"sites_patched_out", in.sites_patched_out}};
     j["notes"] = notes;
     std::ofstream f(path_of(dir, run.rank));
     f << j.dump(0, ' ', false, json::error_handler_t::replace) << "\n";
@@ -247,6 +248,7 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
       in.unpatched = x.at("unpatched");
       in.filtered = x.at("filtered");
       in.auto_filtered = x.at("auto_filtered");
+      in.sites_patched_out = x.value("sites_patched_out", uint64_t(0));  // older archives lack it
       definitions.set_instrumentation(in);
     }
     notes = j.at("notes").get<std::vector<std::string>>();

@@ -274,6 +274,7 @@ struct Instrumentation {
   uint64_t unpatched = 0;      // XRay: patched, then unpatched because the automatic filter dropped them
   uint64_t filtered = 0;       // left out by CRITPATH_FILTER (XRay: never patched)
   uint64_t auto_filtered = 0;  // dropped by the automatic filter (XRay: these are the unpatched)
+  uint64_t sites_patched_out = 0;  // GCC: hook call sites of (auto-)filtered functions made jumps
 };
 
 // The definitions of one traced rank: everything the ids in its events refer to.

@@ -1,8 +1,8 @@
 """critpath — tests/mpi/hooks/check_hooks.py: known answers for the compiler-hooks tests.
 
 usage: check_hooks.py OUTDIR CASE NP [SOURCE_DIR]
-CASE: c | cxx | fortran | filter | autofilter | callsite | dlopen | counters
-      | modes_gcc | modes_gcc_filter | modes_gcc_headers | modes_xray | modes_xray_filter
+CASE: c | cxx | fortran | filter | autofilter | autofilter_counted | callsite | dlopen | counters
+      | modes_gcc | modes_gcc_counted | modes_gcc_filter | modes_gcc_headers | modes_xray | modes_xray_filter
         (hooks_modes.cpp built by critpath-cxx in each of its modes)
 Times are per rank (asserted on min/avg/max over ranks) within 5 % or 2 ms.
 """
@@ -129,13 +129,23 @@ def case_filter(rep, np_, _src):
         check(not left, f"{gone} not filtered: {left}")
 
 
-def case_autofilter(rep, np_, _src):
+def case_autofilter(rep, np_, _src, counted=False):
     cps = cps_of(rep)
     balanced(rep)
     tiny = need(cps, "main/kernel/tiny")
     kernel = need(cps, "main/kernel")
     n = visits(rep, "main/kernel/tiny")
-    check(n == 10_000_000 * np_, f"visits of main/kernel/tiny: {n!r}, expected {10_000_000 * np_}")
+    if counted:  # CRITPATH_PATCH_HOOKS=0: the hooks go on counting every visit
+        check(n == 10_000_000 * np_, f"visits of main/kernel/tiny: {n!r}, expected {10_000_000 * np_}")
+    else:
+        # Judged at its 100,000th visit; at the next one both hook calls of tiny (its entry and
+        # its exit) were patched out: later visits are not counted.
+        check(n == 100_000 * np_, f"visits of main/kernel/tiny: {n!r}, expected {100_000 * np_} "
+              "(patched out after the automatic filter's 100,000)")
+        x = instrumentation(rep, "gcc")
+        check(x.get("sites_patched_out") == 2, f"instrumentation figures (tiny's two hook calls patched out): {x}")
+        check("was patched out at its next call" in read_text(OUT, "summary.txt"),
+              "summary.txt's auto-filter section does not say the hook calls were patched out")
     check(events(rep) < 1_000_000 * np_,
           f"trace not reduced: {events(rep)} events, expected fewer than {1_000_000 * np_}")
     t, k = tiny["inclusive_s"]["sum"], kernel["inclusive_s"]["sum"]
@@ -149,6 +159,10 @@ def case_autofilter(rep, np_, _src):
     check("EXCLUDE tiny" in text, f"suggested-filter.txt lacks 'EXCLUDE tiny':\n{text}")
     check("@--- Auto-filtered regions" in read_text(OUT, "summary.txt"),
           "summary.txt lacks the section '@--- Auto-filtered regions'")
+
+
+def case_autofilter_counted(rep, np_, src):
+    case_autofilter(rep, np_, src, counted=True)
 
 
 def marker_line(src, marker):
@@ -262,23 +276,35 @@ def instrumentation(rep, mode):
     return x
 
 
-def case_modes_gcc(rep, np_, _src):
+def case_modes_gcc(rep, np_, _src, counted=False):
     cps = modes_common(rep, np_, helper_filtered=False)
     headers = [p for p in cps if "Field<" in p]
     check(not headers, f"functions defined in hooks_modes.h instrumented by default: {headers}")
     n = visits(rep, MODES_TINY)
-    check(n == MODES_TINY_CALLS * np_, f"visits of {MODES_TINY}: {n!r}, expected {MODES_TINY_CALLS * np_}")
+    if counted:  # CRITPATH_PATCH_HOOKS=0
+        check(n == MODES_TINY_CALLS * np_, f"visits of {MODES_TINY}: {n!r}, expected {MODES_TINY_CALLS * np_}")
+    else:
+        # CRITPATH_AUTOFILTER_VISITS=1000: judged after 1000 visits, then its hook calls patched
+        # out at their next call; the other calls jump over them and are not counted.
+        check(n == 1000 * np_, f"visits of {MODES_TINY}: {n!r}, expected {1000 * np_} (patched out after "
+              f"1000 of {MODES_TINY_CALLS} calls per rank)")
     names = [a["region"] for a in rep["auto_filtered"]]
     check("grid::tiny(int)" in names, f"grid::tiny(int) not auto-filtered; auto_filtered: {rep['auto_filtered']}")
     x = instrumentation(rep, "gcc")
     # main, the two sweeps and exchanges, outer, filtered_helper, kernel, tiny
     check(x["functions"] >= 9 and x["auto_filtered"] >= 1 and x["patched"] == 0,
           f"instrumentation figures: {x}")
+    check((x.get("sites_patched_out", 0) == 0) == counted,
+          f"instrumentation figures (hook call sites patched out: {'none' if counted else 'some'}): {x}")
     summary = read_text(OUT, "summary.txt")
     cmd = f"critpath-cxx --filter {OUT}/suggested-filter.txt"
     check(cmd in summary, f"summary.txt does not tell the rebuild command '{cmd}'")
     check("@ Instrumentation : gcc (-finstrument-functions)" in summary,
           "summary.txt lacks '@ Instrumentation : gcc (-finstrument-functions)'")
+
+
+def case_modes_gcc_counted(rep, np_, src):
+    case_modes_gcc(rep, np_, src, counted=True)
 
 
 def case_modes_gcc_filter(rep, np_, _src):
