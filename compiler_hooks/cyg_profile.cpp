@@ -143,6 +143,9 @@ thread_local HookThread t_hook __attribute__((tls_model("initial-exec")));
 
 std::mutex g_threads_mu;
 std::vector<SlotStats*>* g_thread_stats = new std::vector<SlotStats*>;  // never destroyed
+// Threads whose shadow stacks may be read by others (frame_in_flight): registered when their
+// exit will unregister them (thread_gone, the pthread key's destructor). Requires g_threads_mu.
+std::vector<HookThread*>* g_hook_threads = new std::vector<HookThread*>;  // never destroyed
 pthread_key_t g_key;
 bool g_key_ok = false;
 std::once_flag g_key_once;
@@ -153,6 +156,16 @@ constexpr size_t kStatsBytes = kTableSize * sizeof(SlotStats);
 void thread_gone(void* p) {
   // Runs on the exiting thread: hooks called by later TLS destructors must not touch the
   // stack, so the thread is marked failed first. The statistics stay (finalize sums them).
+  {
+    std::lock_guard<std::mutex> lock(g_threads_mu);
+    auto& v = *g_hook_threads;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] == &t_hook) {
+        v[i] = v.back();
+        v.pop_back();
+        break;
+      }
+  }
   t_hook.ok = kFailed;
   t_hook.stack = nullptr;
   if (p) munmap(p, kStackBytes);
@@ -177,9 +190,10 @@ CRITPATH_NOINSTR bool prepare_thread(HookThread& h) {
   h.epoch = g_epoch.load(std::memory_order_relaxed);
   try {
     std::call_once(g_key_once, [] { g_key_ok = pthread_key_create(&g_key, thread_gone) == 0; });
-    if (g_key_ok) pthread_setspecific(g_key, s);
+    const bool unregisters = g_key_ok && pthread_setspecific(g_key, s) == 0;
     std::lock_guard<std::mutex> lock(g_threads_mu);
     g_thread_stats->push_back(h.stats);
+    if (unregisters) g_hook_threads->push_back(&h);
   } catch (...) {
   }
   h.ok = kReady;
@@ -543,6 +557,27 @@ __attribute__((noinline)) CRITPATH_NOINSTR void enter_define(HookThread& h, Hook
 
 void enter_fast(void* fn, uintptr_t ret);
 
+// Whether some thread has a frame of `fn` on its shadow stack: a visit that began before the
+// verdict, still running. Its exit hook must stay (patched out, the frame would never be
+// popped and later calls would nest under it), so exit sites are patched only when none is
+// (asked again at the next call). Cold. A thread's frame is written before it reads the
+// function's state, and the verdict is published with a full barrier long before an exit site
+// is asked about, so a visit that saw the old state is on its stack by then. True also when
+// the registry is busy.
+CRITPATH_NOINSTR bool frame_in_flight(void* fn) {
+  std::unique_lock<std::mutex> lock(g_threads_mu, std::try_to_lock);
+  if (!lock.owns_lock()) return true;
+  for (const HookThread* t : *g_hook_threads) {
+    const HookFrame* stack = t->stack;
+    if (!stack) continue;
+    const uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+    const uint32_t n = depth < kStackCap ? depth : kStackCap;
+    for (uint32_t d = 0; d < n; ++d)
+      if (__atomic_load_n(&stack[d].fn, __ATOMIC_RELAXED) == fn) return true;
+  }
+  return false;
+}
+
 // Enter of a function whose hook calls are patched out (g_patch_sites; `ret` the hook call's
 // return address): no frame, no count; the call site becomes a jump if it can.
 __attribute__((noinline)) CRITPATH_NOINSTR void enter_patch(HookThread& h, uintptr_t ret) {
@@ -606,7 +641,8 @@ __attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* f
       if (e && e->state.load(std::memory_order_relaxed) != kRecord) {
         h.depth = d + 1;
         h.ok = kBusy;
-        site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_exit));
+        if (!frame_in_flight(fn))
+          site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_exit));
         h.ok = kReady;
         return;
       }

@@ -1,7 +1,8 @@
 """critpath — tests/mpi/hooks/check_hooks.py: known answers for the compiler-hooks tests.
 
 usage: check_hooks.py OUTDIR CASE NP [SOURCE_DIR]
-CASE: c | cxx | fortran | filter | autofilter | autofilter_counted | callsite | dlopen | counters
+CASE: c | cxx | fortran | filter | autofilter | autofilter_counted | threads | callsite | dlopen
+      | counters
       | modes_gcc | modes_gcc_counted | modes_gcc_filter | modes_gcc_headers | modes_xray | modes_xray_filter
         (hooks_modes.cpp built by critpath-cxx in each of its modes)
 Times are per rank (asserted on min/avg/max over ranks) within 5 % or 2 ms.
@@ -163,6 +164,35 @@ def case_autofilter(rep, np_, _src, counted=False):
 
 def case_autofilter_counted(rep, np_, src):
     case_autofilter(rep, np_, src, counted=True)
+
+
+def case_threads(rep, np_, _src):
+    # hooks_threads.c: 4 threads per rank, each 1,000,000 calls of tiny(i) = (3i + 1) & 1023.
+    threads, calls = 4, 1_000_000
+    expected = sum((3 * i + 1) & 1023 for i in range(calls)) * threads * np_
+    with open(OUT.rstrip("/") + ".stdout", encoding="utf-8", errors="replace") as f:
+        m = re.search(r"^hooks_threads: checksum (-?\d+)$", f.read(), re.M)
+    check(m is not None, "hooks_threads printed no checksum")
+    check(int(m.group(1)) == expected,
+          f"checksum {m.group(1)}, expected {expected}: patching the hook calls changed the program's results")
+    balanced(rep)
+    cps = cps_of(rep)
+    tiny = [p for p in cps if p.endswith("/tiny")]
+    nap = [p for p in cps if p.endswith("worker/nap")]
+    check(tiny and nap, f"call paths of tiny / worker/nap missing; have {sorted(cps)}")
+    # nap is recorded at every visit (3 per thread); tiny until the automatic filter's verdict
+    # (100,000 visits on the thread that judged it), then patched out: each thread's visits
+    # stop being counted at its next call of tiny.
+    n_nap = sum(visits(rep, p) for p in nap)
+    check(n_nap == 3 * threads * np_, f"visits of nap: {n_nap}, expected {3 * threads * np_}")
+    n_tiny = sum(visits(rep, p) for p in tiny)
+    check(100_000 * np_ <= n_tiny <= threads * 100_000 * np_,
+          f"visits of tiny: {n_tiny}, expected between {100_000 * np_} and {threads * 100_000 * np_} "
+          "(judged at 100,000 visits on a thread, not counted once patched out)")
+    names = [a["region"] for a in rep["auto_filtered"]]
+    check("tiny" in names, f"tiny not auto-filtered; auto_filtered: {rep['auto_filtered']}")
+    x = instrumentation(rep, "gcc")
+    check(x.get("sites_patched_out", 0) >= 2, f"instrumentation figures (tiny's hook calls patched out): {x}")
 
 
 def marker_line(src, marker):
