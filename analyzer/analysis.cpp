@@ -2,6 +2,7 @@
 #include "analyzer/analysis.h"
 
 #include <mpi.h>
+#include <malloc.h>
 #include <sys/stat.h>
 
 #include <cinttypes>
@@ -232,18 +233,32 @@ class Progress {
 // Rank 0's analysis time by phase (report.json scalars.analysis_phases_s): where a slow
 // analysis spends its time. A phase ends at the next mark; waiting for other ranks inside a
 // collective counts to the phase that waits.
+// The heap in use (glibc: arenas and mmapped blocks), bytes; 0 where malloc is not glibc's.
+size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// The analysis's phases: time of each, and the heap it held beyond what was in use when it
+// began (sampled at every phase end, when a phase's structures are still alive; a peak within
+// a phase is not seen).
 class PhaseClock {
  public:
-  explicit PhaseClock(uint64_t start) : last_(start) {}
+  PhaseClock(uint64_t start, size_t heap0) : last_(start), heap0_(heap0) {}
   void mark(const char* phase) {
     const uint64_t now = clock::monotonic_ns();
     phases_.push_back({phase, double(now - last_) * 1e-9});
     last_ = now;
+    const size_t h = heap_in_use();
+    if (h > heap0_ && h - heap0_ > heap_peak_) heap_peak_ = h - heap0_;
   }
   std::vector<std::pair<std::string, double>> take() { return std::move(phases_); }
+  size_t heap_peak() const { return heap_peak_; }
 
  private:
   uint64_t last_;
+  size_t heap0_;
+  size_t heap_peak_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
 };
 
@@ -297,6 +312,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   const bool analyse = cfg.analysis && !run.output_dir.empty();
   if (analyse) group.barrier();
   const uint64_t analysis0 = clock::monotonic_ns();
+  const size_t heap0 = heap_in_use();
   const double finalize_wait_s = double(analysis0 - std::min(analysis0, wall0)) * 1e-9;
 
   if (!run.output_dir.empty()) {
@@ -366,7 +382,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
-  PhaseClock phases(analysis0);
+  PhaseClock phases(analysis0, heap0);
   phases.mark("decode_profile_timeline");
   if (local.status != Status::kOk)
     warn(location, "analysis incomplete: the trace of rank %d did not decode completely (%s); its results are partial",
@@ -503,6 +519,10 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       if (p->reduce_phase()) phases.mark(p->reduce_phase());
     }
   }
+  // The analysis's heap: the largest over the ranks (in-situ; critpath-analyze: per process,
+  // the ranks it hosts together), and the events it analysed there.
+  std::pair<double, int> heap_peak{double(phases.heap_peak()), run.rank};
+  group.allreduce_maxloc(&heap_peak, 1);
   describe_nodes(group, run, in);
   if (run.rank == 0) {
     in.run = &run;
@@ -613,6 +633,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     phases.mark("report_input");
     in.analysis_phases = phases.take();
     in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;
+    in.analysis_heap_peak_bytes = heap_peak.first;
+    in.analysis_heap_peak_rank = heap_peak.second;
     in.finalize_wait_s = finalize_wait_s;
     run.analysis_seconds = in.analysis_s;
     const Status ws = write_reports(in);
