@@ -2,8 +2,9 @@
 #include "analyzer/analysis.h"
 
 #include <mpi.h>
-#include <malloc.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <algorithm>
@@ -233,32 +234,43 @@ class Progress {
 // Rank 0's analysis time by phase (report.json scalars.analysis_phases_s): where a slow
 // analysis spends its time. A phase ends at the next mark; waiting for other ranks inside a
 // collective counts to the phase that waits.
-// The heap in use (glibc: arenas and mmapped blocks), bytes; 0 where malloc is not glibc's.
-size_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
+// The process's resident memory, bytes (/proc/self/statm); 0 when unreadable. Not the
+// allocator's own figures: mallinfo2 walks glibc's arenas, which crashes when another
+// allocator (a sanitizer's, jemalloc) serves malloc.
+size_t resident_bytes() {
+  const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[128];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
+  const long page = sysconf(_SC_PAGESIZE);
+  return size_t(resident) * size_t(page > 0 ? page : 4096);
 }
 
-// The analysis's phases: time of each, and the heap it held beyond what was in use when it
-// began (sampled at every phase end, when a phase's structures are still alive; a peak within
-// a phase is not seen).
+// The analysis's phases: time of each, and the resident memory the process grew by since the
+// analysis began (sampled at every phase end, when a phase's structures are still alive; a
+// peak within a phase is not seen).
 class PhaseClock {
  public:
-  PhaseClock(uint64_t start, size_t heap0) : last_(start), heap0_(heap0) {}
+  PhaseClock(uint64_t start, size_t rss0) : last_(start), rss0_(rss0) {}
   void mark(const char* phase) {
     const uint64_t now = clock::monotonic_ns();
     phases_.push_back({phase, double(now - last_) * 1e-9});
     last_ = now;
-    const size_t h = heap_in_use();
-    if (h > heap0_ && h - heap0_ > heap_peak_) heap_peak_ = h - heap0_;
+    const size_t h = resident_bytes();
+    if (h > rss0_ && h - rss0_ > rss_peak_) rss_peak_ = h - rss0_;
   }
   std::vector<std::pair<std::string, double>> take() { return std::move(phases_); }
-  size_t heap_peak() const { return heap_peak_; }
+  size_t rss_peak() const { return rss_peak_; }
 
  private:
   uint64_t last_;
-  size_t heap0_;
-  size_t heap_peak_ = 0;
+  size_t rss0_;
+  size_t rss_peak_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
 };
 
@@ -312,7 +324,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   const bool analyse = cfg.analysis && !run.output_dir.empty();
   if (analyse) group.barrier();
   const uint64_t analysis0 = clock::monotonic_ns();
-  const size_t heap0 = heap_in_use();
+  const size_t rss0 = resident_bytes();
   const double finalize_wait_s = double(analysis0 - std::min(analysis0, wall0)) * 1e-9;
 
   if (!run.output_dir.empty()) {
@@ -382,7 +394,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
   LocalProfile local = build_profile(store, definitions, &observer);
   engine::Timeline timeline = tb.finish(local.node_remap);
-  PhaseClock phases(analysis0, heap0);
+  PhaseClock phases(analysis0, rss0);
   phases.mark("decode_profile_timeline");
   if (local.status != Status::kOk)
     warn(location, "analysis incomplete: the trace of rank %d did not decode completely (%s); its results are partial",
@@ -519,10 +531,10 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       if (p->reduce_phase()) phases.mark(p->reduce_phase());
     }
   }
-  // The analysis's heap: the largest over the ranks (in-situ; critpath-analyze: per process,
-  // the ranks it hosts together), and the events it analysed there.
-  std::pair<double, int> heap_peak{double(phases.heap_peak()), run.rank};
-  group.allreduce_maxloc(&heap_peak, 1);
+  // The analysis's memory: the largest growth over the ranks (in-situ; critpath-analyze: per
+  // process, the ranks it hosts together).
+  std::pair<double, int> mem_peak{double(phases.rss_peak()), run.rank};
+  group.allreduce_maxloc(&mem_peak, 1);
   describe_nodes(group, run, in);
   if (run.rank == 0) {
     in.run = &run;
@@ -633,8 +645,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     phases.mark("report_input");
     in.analysis_phases = phases.take();
     in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;
-    in.analysis_heap_peak_bytes = heap_peak.first;
-    in.analysis_heap_peak_rank = heap_peak.second;
+    in.analysis_memory_peak_bytes = mem_peak.first;
+    in.analysis_memory_peak_rank = mem_peak.second;
     in.finalize_wait_s = finalize_wait_s;
     run.analysis_seconds = in.analysis_s;
     const Status ws = write_reports(in);

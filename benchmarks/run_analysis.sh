@@ -5,7 +5,7 @@
 # around the ring: one critical-path hop per message, the walk's worst case; 0 laps skips it),
 # and reads their reports:
 #   analysis.events_per_s_per_rank, analysis.pct_of_run, analysis.replay_bytes_per_message,
-#   analysis.heap_peak (the analysis's heap on its largest rank, per event there),
+#   analysis.memory_peak (the analysis's resident growth on its largest rank, per event there),
 #   analysis.chain.walk_s / walk_pct_of_run / hops
 #   analysis.*.whatif_s / whatif_bytes_per_message / whatif_model_check (the what-if replay)
 set -euo pipefail
@@ -35,9 +35,9 @@ print(f"analysis.{label}.events_per_s_per_rank: {ev / max(s['analysis_s'], 1e-9)
 print(f"analysis.{label}.pct_of_run: {s['analysis_pct_of_wall']:.2f} %")
 print(f"analysis.{label}.wall_time_s: {s['wall_time_s']:.3f} s")
 print(f"analysis.{label}.trace_bytes_per_event: {s['trace_bytes_per_event']:.3f} B")
-if "analysis_heap_peak_bytes" in s:  # 0 under sanitizers (not glibc's malloc)
-    print(f"analysis.{label}.heap_peak: {s['analysis_heap_peak_bytes'] / 2**20:.1f} MiB on rank "
-          f"{s['analysis_heap_peak_rank']} ({s['analysis_heap_bytes_per_event']:.1f} B per event there)")
+if "analysis_memory_peak_bytes" in s:
+    print(f"analysis.{label}.memory_peak: +{s['analysis_memory_peak_bytes'] / 2**20:.1f} MiB on rank "
+          f"{s['analysis_memory_peak_rank']} ({s['analysis_memory_bytes_per_event']:.1f} B per event there)")
 if s.get("messages"):
     print(f"analysis.{label}.replay_bytes_per_message: {s['replay_bytes_per_message']:.1f} B "
           f"({s['messages']:.0f} messages)")

@@ -227,9 +227,9 @@ std::string render_summary(const ReportInput& in) {
   line("@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
        max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
   line("@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
-       "MPI_Finalize for the last rank; heap %s at most (rank %d)\n",
+       "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
        in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
-       in.finalize_wait_s, human_bytes(in.analysis_heap_peak_bytes).c_str(), in.analysis_heap_peak_rank);
+       in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(), in.analysis_memory_peak_rank);
   line("@ Output          : %s\n", run.output_dir.c_str());
   const InstrumentationSummary instr = instrumentation_of(in);
   line("@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
@@ -514,13 +514,13 @@ nlohmann::json render_json(const ReportInput& in) {
   s["compression_s"] = sum_stat(in, kStatCompressSeconds);
   s["analysis_s"] = in.analysis_s;
   s["finalize_wait_s"] = in.finalize_wait_s;
-  s["analysis_heap_peak_bytes"] = in.analysis_heap_peak_bytes;
-  s["analysis_heap_peak_rank"] = in.analysis_heap_peak_rank;
+  s["analysis_memory_peak_bytes"] = in.analysis_memory_peak_bytes;
+  s["analysis_memory_peak_rank"] = in.analysis_memory_peak_rank;
   {
     // Per event of the rank with the peak (its events: the rank stats' row).
-    const size_t r = size_t(in.analysis_heap_peak_rank);
+    const size_t r = size_t(in.analysis_memory_peak_rank);
     const double ev = r < in.rank_stats.size() ? in.rank_stats[r][kStatEvents] : 0.0;
-    s["analysis_heap_bytes_per_event"] = ev > 0 ? in.analysis_heap_peak_bytes / ev : 0.0;
+    s["analysis_memory_bytes_per_event"] = ev > 0 ? in.analysis_memory_peak_bytes / ev : 0.0;
   }
   json phases = json::object();
   for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;

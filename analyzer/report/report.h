@@ -84,8 +84,8 @@ struct ReportInput {
   double wall_time_s = 0;
   double analysis_s = 0;       // rank 0: from the last rank's arrival in MPI_Finalize to the report
   double finalize_wait_s = 0;  // rank 0: from its MPI_Finalize entry to the last rank's arrival
-  double analysis_heap_peak_bytes = 0;  // the most heap the analysis held on a rank (phase ends)
-  int analysis_heap_peak_rank = 0;
+  double analysis_memory_peak_bytes = 0;  // the most a rank's resident memory grew (phase ends)
+  int analysis_memory_peak_rank = 0;
   std::vector<std::pair<std::string, double>> analysis_phases;  // rank 0's seconds per phase
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
   std::vector<std::string> header_lines;  // extra "@ Key : value" lines

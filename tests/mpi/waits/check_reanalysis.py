@@ -22,9 +22,9 @@ VOLATILE = {("scalars", "analysis_s"), ("scalars", "analysis_pct_of_wall"), ("sc
 
 
 def diff(a, b, path=()):
-    # Analysis times and the analysis's own heap differ by nature: every "*analysis_s" and
-    # "analysis_heap_*" figure is volatile too.
-    if path in VOLATILE or (path and (path[-1].endswith("analysis_s") or path[-1].startswith("analysis_heap"))):
+    # Analysis times and the analysis's own memory differ by nature: every "*analysis_s" and
+    # "analysis_memory_*" figure is volatile too.
+    if path in VOLATILE or (path and (path[-1].endswith("analysis_s") or path[-1].startswith("analysis_memory"))):
         return []
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
