@@ -231,9 +231,6 @@ class Progress {
   const char* last_phase_ = nullptr;
 };
 
-// Rank 0's analysis time by phase (report.json scalars.analysis_phases_s): where a slow
-// analysis spends its time. A phase ends at the next mark; waiting for other ranks inside a
-// collective counts to the phase that waits.
 // The process's resident memory, bytes (/proc/self/statm); 0 when unreadable. Not the
 // allocator's own figures: mallinfo2 walks glibc's arenas, which crashes when another
 // allocator (a sanitizer's, jemalloc) serves malloc.
@@ -251,9 +248,11 @@ size_t resident_bytes() {
   return size_t(resident) * size_t(page > 0 ? page : 4096);
 }
 
-// The analysis's phases: time of each, and the resident memory the process grew by since the
-// analysis began (sampled at every phase end, when a phase's structures are still alive; a
-// peak within a phase is not seen).
+// Rank 0's analysis time by phase (report.json scalars.analysis_phases_s): where a slow
+// analysis spends its time. A phase ends at the next mark; waiting for other ranks inside a
+// collective counts to the phase that waits. Also the resident memory the process grew by
+// since the analysis began (sampled at every phase end, when a phase's structures are still
+// alive; a peak within a phase is not seen).
 class PhaseClock {
  public:
   PhaseClock(uint64_t start, size_t rss0) : last_(start), rss0_(rss0) {}

@@ -578,15 +578,21 @@ CRITPATH_NOINSTR bool frame_in_flight(void* fn) {
   return false;
 }
 
+// Patches the call of `hook` that returned to `ret` (site_patch.h). A refusal by the system
+// ends patching for good: visits get frames again (exits of frameless ones are resync's "not
+// ours").
+CRITPATH_NOINSTR void patch_out(HookThread& h, uintptr_t ret, void (*hook)(void*, void*)) {
+  h.ok = kBusy;  // a signal handler's hooks on this thread pass while the site is patched
+  if (!site_patch::patch(ret, reinterpret_cast<uintptr_t>(hook)) && site_patch::refused())
+    g_patch_sites.store(false, std::memory_order_relaxed);
+  h.ok = kReady;
+}
+
 // Enter of a function whose hook calls are patched out (g_patch_sites; `ret` the hook call's
 // return address): no frame, no count; the call site becomes a jump if it can.
 __attribute__((noinline)) CRITPATH_NOINSTR void enter_patch(HookThread& h, uintptr_t ret) {
   --h.depth;  // the frame enter_fast pushed
-  h.ok = kBusy;  // a signal handler's hooks on this thread pass while the site is patched
-  if (!site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_enter)) &&
-      site_patch::refused())
-    g_patch_sites.store(false, std::memory_order_relaxed);  // frameless visits' exits: resync's "not ours"
-  h.ok = kReady;
+  patch_out(h, ret, &__cyg_profile_func_enter);
 }
 
 // Enter: thread not prepared, not recording, or recording (re)started since its last event.
@@ -640,10 +646,7 @@ __attribute__((noinline)) CRITPATH_NOINSTR void exit_slow(HookThread& h, void* f
       const FnEntry* e = find(fn);
       if (e && e->state.load(std::memory_order_relaxed) != kRecord) {
         h.depth = d + 1;
-        h.ok = kBusy;
-        if (!frame_in_flight(fn))
-          site_patch::patch(ret, reinterpret_cast<uintptr_t>(&__cyg_profile_func_exit));
-        h.ok = kReady;
+        if (!frame_in_flight(fn)) patch_out(h, ret, &__cyg_profile_func_exit);
         return;
       }
     }

@@ -120,7 +120,7 @@ struct CollRef {
 class Replay {
  public:
   Replay(const engine::Group& group, size_t lanes, double timeout_s, uint32_t delay_us)
-      : group_(group), V_(lanes), delay_us_(delay_us), box_(group, timeout_s) {}
+      : V_(lanes), delay_us_(delay_us), box_(group, timeout_s) {}
 
   size_t lanes() const { return V_; }
   bool past_deadline() const { return box_.past_deadline(); }
@@ -129,11 +129,11 @@ class Replay {
 
   // Tells `dest` the lane values `v` under `key` (its src: this rank).
   Status tell(int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) {
-    if (dest == group_.rank()) {
+    if (dest == box_.rank()) {
       inbox_[Key{dest, type, a, b}].assign(v, v + V_);
       return Status::kOk;
     }
-    if (dest < 0 || dest >= group_.size()) return Status::kInvalidArgument;
+    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
     std::vector<unsigned char>& o = box_.batch(dest);
     put_var(o, type);
     put_var(o, a);
@@ -174,7 +174,7 @@ class Replay {
         inbox_.erase(it);
         return Status::kOk;
       }
-      if (src == group_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
+      if (src == box_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
       int from = -1;
       std::vector<unsigned char> in;
       CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
@@ -185,7 +185,7 @@ class Replay {
   Status flush_all() { return box_.flush_all(); }
 
   // After the last call: every message sent to this rank received, every post delivered.
-  Status finish(const engine::Group&) {
+  Status finish() {
     return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
   }
 
@@ -212,7 +212,6 @@ class Replay {
     return Status::kOk;
   }
 
-  const engine::Group& group_;
   size_t V_;
   uint32_t delay_us_;  // testing aid (CRITPATH_DEBUG_SIMULATION_DELAY)
   engine::Mailbox box_;
@@ -1110,7 +1109,7 @@ class Simulator {
     Status status = ex.run(io, deadline, blocked, late);
     if (status == Status::kOk && (blocked || late || !ex.done())) status = Status::kMpiError;
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
-    const Status fs = rp.finish(group_);
+    const Status fs = rp.finish();
     if (status == Status::kOk) status = fs;
     int ok = status == Status::kOk ? 1 : 0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));

@@ -12,7 +12,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import CheckError, approx, check, fail, load_report, read_stderr, read_text  # noqa: E402
+from critpath_check import CheckError, approx, check, fail, load_report, read_stderr, read_stdout, read_text  # noqa: E402
 
 
 def cps_of(rep):
@@ -170,8 +170,7 @@ def case_threads(rep, np_, _src):
     # hooks_threads.c: 4 threads per rank, each 1,000,000 calls of tiny(i) = (3i + 1) & 1023.
     threads, calls = 4, 1_000_000
     expected = sum((3 * i + 1) & 1023 for i in range(calls)) * threads * np_
-    with open(OUT.rstrip("/") + ".stdout", encoding="utf-8", errors="replace") as f:
-        m = re.search(r"^hooks_threads: checksum (-?\d+)$", f.read(), re.M)
+    m = re.search(r"^hooks_threads: checksum (-?\d+)$", read_stdout(OUT), re.M)
     check(m is not None, "hooks_threads printed no checksum")
     check(int(m.group(1)) == expected,
           f"checksum {m.group(1)}, expected {expected}: patching the hook calls changed the program's results")
