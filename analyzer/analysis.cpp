@@ -28,6 +28,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
+#include "analyzer/engine/window.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/session/trace_archive.h"
 #include "analyzer/report/atomic_file.h"
@@ -260,6 +261,10 @@ class PhaseClock {
     const uint64_t now = clock::monotonic_ns();
     phases_.push_back({phase, double(now - last_) * 1e-9});
     last_ = now;
+    sample();
+  }
+  // The memory alone (at the end of each analysis window).
+  void sample() {
     const size_t h = resident_bytes();
     if (h > rss0_ && h - rss0_ > rss_peak_) rss_peak_ = h - rss0_;
   }
@@ -283,10 +288,30 @@ class TimelineObserver : public ProfileObserver {
   bool wants_location(uint16_t) override { return true; }  // every thread's MPI calls
   void begin_location(uint16_t location) override {
     b_.begin_location(location);
+    location_ = location;
     for (Pass* p : passes_) p->begin_location(location);
+  }
+  // Phase by phase (engine/window.h): `on_cut` runs at the exit of the MPI call holding each
+  // of the `cuts` (indices of location 0's blocking MPI_COMM_WORLD collectives, ascending),
+  // counted exactly as engine::scan_windows counts them.
+  void cut_at(const std::vector<uint64_t>* cuts, const defs::Definitions& definitions,
+              std::function<void()> on_cut) {
+    cuts_ = cuts;
+    definitions_ = &definitions;
+    on_cut_ = std::move(on_cut);
   }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
+    if (cuts_ != nullptr && location_ == 0) {
+      if (b_.open_calls() > 0 && engine::is_window_candidate(e, *definitions_)) {
+        if (next_cut_ < cuts_->size() && (*cuts_)[next_cut_] == ordinal_) cut_pending_ = true;
+        ++ordinal_;
+      } else if (cut_pending_ && e.kind == trace::EventKind::kExit && b_.open_calls() == 0) {
+        cut_pending_ = false;
+        ++next_cut_;
+        on_cut_();
+      }
+    }
     if (!passes_.empty()) {
       const double t = to_global_(e.time);
       for (Pass* p : passes_) p->on_event(e, t, node);
@@ -301,7 +326,75 @@ class TimelineObserver : public ProfileObserver {
   uint64_t seen_ = 0;
   const std::vector<Pass*>& passes_;
   const std::function<double(uint64_t)>& to_global_;
+  uint16_t location_ = 0;
+  const std::vector<uint64_t>* cuts_ = nullptr;
+  const defs::Definitions* definitions_ = nullptr;
+  std::function<void()> on_cut_;
+  size_t next_cut_ = 0;
+  uint64_t ordinal_ = 0;
+  bool cut_pending_ = false;
 };
+
+// The analysis's estimate of its own memory, per recorded event, when it holds the whole run
+// (the replay index, the passes' per-call arrays, the exchanges' buffers; benchmarks/
+// run_analysis.sh prints what it really took).
+constexpr double kAnalysisBytesPerEvent = 48;
+
+// The host's available memory (/proc/meminfo MemAvailable), bytes; 0 when unknown.
+double mem_available_bytes() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib * 1024;
+}
+
+// Whether the analysis goes window by window, agreed over the group: `target` the events per
+// window (0: the whole run at once), `why` what asked for windows (for the note when the run
+// cannot be cut).
+Status window_target(const engine::Group& group, const RunInfo& run, const config::Config& cfg,
+                     double& target, std::string& why) {
+  target = 0;
+  why.clear();
+  // [0] a rank asks for windows, [1] -(events per window), [2] the largest need, [3] -budget.
+  double v[4] = {0, -1e300, 0, -1e300};
+  if (cfg.debug_analysis_window > 0) {
+    v[0] = 1;
+    v[1] = -double(cfg.debug_analysis_window);
+  } else {
+    std::vector<int> hosts;
+    const int mine = int(std::hash<std::string>{}(run.host) & 0x7fffffff);
+    CRITPATH_FORWARD_IF_ERROR(group.allgather(mine, hosts));
+    const double sharing = double(std::max<long>(1, std::count(hosts.begin(), hosts.end(), mine)));
+    const double budget = cfg.analysis_memory > 0 ? double(cfg.analysis_memory) * 1048576.0
+                                                  : 0.5 * mem_available_bytes() / sharing;
+    const double need = double(run.store.events) * kAnalysisBytesPerEvent;
+    if (budget > 0) {
+      v[0] = need > budget ? 1 : 0;
+      // A window holds at most half the budget's worth of events (the profile, the chunk
+      // store and the allocator's slack take the rest).
+      v[1] = -std::max(1.0, 0.5 * budget / kAnalysisBytesPerEvent);
+      v[2] = need;
+      v[3] = -budget;
+    }
+  }
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(v, 4, engine::ReduceOp::kMax));
+  if (v[0] <= 0) return Status::kOk;
+  target = -v[1];
+  char buf[320];
+  if (cfg.debug_analysis_window > 0)
+    std::snprintf(buf, sizeof buf, "CRITPATH_DEBUG_ANALYSIS_WINDOW=%d asked for an analysis window by window",
+                  cfg.debug_analysis_window);
+  else
+    std::snprintf(buf, sizeof buf, "the analysis of the whole run would need about %.0f MiB on a rank "
+                  "(%.0f B per event), more than the %.0f MiB it may use (CRITPATH_ANALYSIS_MEMORY)",
+                  v[2] / 1048576.0, kAnalysisBytesPerEvent, -v[3] / 1048576.0);
+  why = buf;
+  return Status::kOk;
+}
 
 }  // namespace
 
@@ -364,15 +457,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     return gclock.to_global_s(skewed_ns(run.skew, run.conv.to_ns(ticks))) + run.skew.event_jump_s;
   };
 
-  // One forward pass: the call-path profile and the replay index of the MPI activity.
-  engine::TimelineBuilder tb(to_global, run.rank, definitions);
-  Progress progress(run.rank, wall0);
-  tb.reserve(run.store.events);
-  // Time between MPI calls per call path: the delay analysis's time vectors and the
-  // critical path's clip (instead of a second pass over the trace).
-  tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
-  // The passes (passes/pass.h), in the pass list's order; those that want events see them
-  // during this traversal.
+  // The passes (passes/pass.h), in the pass list's order.
   PassContext ctx;
   ctx.run = &run;
   ctx.definitions = &definitions;
@@ -382,74 +467,185 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   std::vector<std::unique_ptr<Pass>> pass_objects = passes::make_passes();
   std::vector<Pass*> active, event_passes;
   for (const auto& p : pass_objects)
-    if (p->enabled(ctx.options)) {
-      active.push_back(p.get());
-      if (p->wants_events()) {
-        p->prepare(ctx);
-        event_passes.push_back(p.get());
-      }
-    }
-  const std::function<double(uint64_t)> to_global_fn = to_global;
-  TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
-  LocalProfile local = build_profile(store, definitions, &observer);
-  engine::Timeline timeline = tb.finish(local.node_remap);
+    if (p->enabled(ctx.options)) active.push_back(p.get());
+  Progress progress(run.rank, wall0);
   PhaseClock phases(analysis0, rss0);
-  phases.mark("decode_profile_timeline");
-  if (local.status != Status::kOk)
-    warn(location, "analysis incomplete: the trace of rank %d did not decode completely (%s); its results are partial",
-         run.rank, to_string(local.status));
-  // Exchange what the patterns need, then find the wait states locally.
-  passes::RunSync rsync;
+
+  // Phase by phase (engine/window.h) when the whole run would not fit the memory budget, or
+  // when a test asks for it: then only the passes that can go window by window run.
+  engine::WindowPlan plan;
+  std::string window_why;  // why the analysis holds the whole run although it was asked not to
   {
+    double target = 0;
+    const Status ws = window_target(group, run, cfg, target, window_why);
+    if (ws != Status::kOk) {
+      warn(location, "the analysis's memory estimate could not be agreed; no report");
+      return;
+    }
+    if (target > 0) {
+      const engine::WindowScan scan = engine::scan_windows(store, definitions);
+      if (engine::plan_windows(scan, group, target, plan) != Status::kOk) {
+        warn(location, "planning the analysis windows failed; no report");
+        return;
+      }
+      if (plan.cuts.empty()) window_why += "; it cannot be cut: " + plan.why_not;
+      phases.mark("window_scan");
+    }
+  }
+  const bool windowed = !plan.cuts.empty();
+  std::vector<std::string> left_out;  // passes a windowed analysis leaves out
+  if (windowed) {
+    std::vector<Pass*> kept;
+    for (Pass* p : active) {
+      if (p->windowed()) kept.push_back(p);
+      else left_out.push_back(p->name());
+    }
+    active = kept;
+  }
+  for (Pass* p : active)
+    if (p->wants_events()) {
+      p->prepare(ctx);
+      event_passes.push_back(p);
+    }
+
+  // One forward pass: the call-path profile and the replay index of the MPI activity; window
+  // by window, each window's index is exchanged and analysed at its cut and then dropped.
+  engine::TimelineBuilder tb(to_global, run.rank, definitions);
+  if (!windowed) tb.reserve(run.store.events);
+  // Time between MPI calls per call path: the delay analysis's time vectors and the
+  // critical path's clip (instead of a second pass over the trace).
+  tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
+  engine::Timeline timeline;  // the whole run's, or the last window's
+  engine::P2pMatch match;
+  std::vector<engine::CollSync> csync;
+  engine::CollExchangeStats cstats;
+  engine::ClcStats clc;
+  std::vector<engine::CollSync> wsync;
+  std::vector<uint32_t> inconsistent_windows;
+  passes::RunSync rsync;
+  LocalProfile local;
+  // Over the windows: what the per-rank statistics report.
+  struct {
+    uint64_t messages = 0, unmatched = 0, replay_bytes = 0, coll_bytes = 0, dropped = 0;
+    uint64_t inconsistent_comms = 0, windows = 0;
+  } sum;
+  bool failed = false;  // an exchange failed: no report
+  // The engine's exchanges and the passes' analyze() over `timeline` (the whole run, or
+  // window `w`; `last`: the window that ends the run). Collective.
+  auto analyze_timeline = [&](int w, bool last) {
+    ctx.window = windowed ? w : -1;
+    ctx.last_window = last;
+    ctx.local = last ? &local : nullptr;
+    // What the patterns of MPI_Init (first window) and MPI_Finalize (last) need.
     double mx[2] = {timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
                     timeline.finalize_call != engine::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
     double mn = timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].exit : 0;
     group.allreduce(mx, 2, engine::ReduceOp::kMax);
     group.allreduce(&mn, 1, engine::ReduceOp::kMin);
-    rsync.latest_init_enter = mx[0];
-    rsync.latest_finalize_enter = mx[1];
-    rsync.earliest_init_exit = mn;
-  }
-  engine::P2pMatch match;
-  std::vector<engine::CollSync> csync;
-  engine::CollExchangeStats cstats;
-  progress.report("exchange", 0.0);
-  if (engine::exchange_p2p(timeline, comm, match) != Status::kOk ||
-      engine::sync_collectives(timeline, definitions, comm, csync, cstats) != Status::kOk) {
-    warn(location, "the replay exchange failed; no report");
-    return;
-  }
-  engine::ClcStats clc;
-  if (cfg.clock_correction == "clc" &&
-      engine::apply_clc(timeline, definitions, comm, match, csync, cstats, clc) != Status::kOk)
-    warn(location, "analysis incomplete: the controlled-logical-clock pass failed; times are only linearly corrected");
-  // Window collectives (creation, fences, free), synchronized like collectives.
-  std::vector<engine::CollSync> wsync;
-  std::vector<uint32_t> inconsistent_windows;
-  {
-    engine::CollExchangeStats wstats;
-    if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent_windows) !=
-        Status::kOk)
-      warn(location, "analysis incomplete: synchronizing the window collectives failed; the one-sided "
-           "analysis lacks them");
-    cstats.bytes_sent += wstats.bytes_sent;  // the RMA notes: scalars.rma_analysis_bytes
-  }
-  phases.mark("exchange");
+    if (w <= 0) {
+      rsync.latest_init_enter = mx[0];
+      rsync.earliest_init_exit = mn;
+    }
+    if (last) rsync.latest_finalize_enter = mx[1];
+    match = engine::P2pMatch{};
+    csync.clear();
+    engine::CollExchangeStats cs;
+    if (w <= 0) progress.report("exchange", 0.0);
+    if (engine::exchange_p2p(timeline, comm, match) != Status::kOk ||
+        engine::sync_collectives(timeline, definitions, comm, csync, cs) != Status::kOk) {
+      warn(location, "the replay exchange failed; no report");
+      failed = true;
+      return;
+    }
+    if (cfg.clock_correction == "clc" && !windowed &&
+        engine::apply_clc(timeline, definitions, comm, match, csync, cs, clc) != Status::kOk)
+      warn(location, "analysis incomplete: the controlled-logical-clock pass failed; times are only linearly corrected");
+    // Window collectives (creation, fences, free), synchronized like collectives.
+    wsync.clear();
+    inconsistent_windows.clear();
+    {
+      engine::CollExchangeStats wstats;
+      if (engine::sync_window_collectives(timeline, definitions, comm, wsync, wstats, inconsistent_windows) !=
+          Status::kOk)
+        warn(location, "analysis incomplete: synchronizing the window collectives failed; the one-sided "
+             "analysis lacks them");
+      cs.bytes_sent += wstats.bytes_sent;  // the RMA notes: scalars.rma_analysis_bytes
+    }
+    if (!windowed) phases.mark("exchange");
+    sum.messages += timeline.sends.size();
+    sum.unmatched += match.unmatched_sends + match.unmatched_recvs;
+    sum.replay_bytes += match.bytes_sent;
+    sum.coll_bytes += cs.bytes_sent;
+    sum.dropped += cs.dropped;
+    sum.inconsistent_comms = std::max(sum.inconsistent_comms, cs.inconsistent_comms);
+    ++sum.windows;
+    cstats = cs;
+    // The cut that ends the window: its world collective, the window's last call.
+    ctx.cut_time = 0;
+    ctx.cut_rank = -1;
+    if (!last && !timeline.calls.empty())
+      for (size_t i = std::min(timeline.colls.size(), csync.size()); i-- > 0;) {
+        const engine::CollRecord& c = timeline.colls[i];
+        if (c.comm != defs::kCommWorld || c.complete_call + 1 != timeline.calls.size()) continue;
+        if (csync[i].valid) {
+          ctx.cut_time = csync[i].latest_begin;
+          ctx.cut_rank = csync[i].latest_rank;
+        }
+        break;
+      }
 
-  // The passes: analyze, then (after the call paths are unified) reduce.
-  ctx.timeline = &timeline;
-  ctx.match = &match;
-  ctx.csync = &csync;
-  ctx.wsync = &wsync;
-  ctx.inconsistent_windows = &inconsistent_windows;
-  ctx.local = &local;
-  ctx.latest_init_enter = rsync.latest_init_enter;
-  ctx.earliest_init_exit = rsync.earliest_init_exit;
-  ctx.latest_finalize_enter = rsync.latest_finalize_enter;
-  for (Pass* p : active) {
-    const Status ps = p->analyze(ctx, group);
-    if (ps != Status::kOk) warn(location, "analysis incomplete: %s", p->failure(ps, Pass::Step::kAnalyze).c_str());
-    if (p->analyze_phase()) phases.mark(p->analyze_phase());
+    // The passes' local work.
+    ctx.timeline = &timeline;
+    ctx.match = &match;
+    ctx.csync = &csync;
+    ctx.wsync = &wsync;
+    ctx.inconsistent_windows = &inconsistent_windows;
+    ctx.latest_init_enter = rsync.latest_init_enter;
+    ctx.earliest_init_exit = rsync.earliest_init_exit;
+    ctx.latest_finalize_enter = rsync.latest_finalize_enter;
+    for (Pass* p : active) {
+      const Status ps = p->analyze(ctx, group);
+      if (ps != Status::kOk) warn(location, "analysis incomplete: %s", p->failure(ps, Pass::Step::kAnalyze).c_str());
+      if (!windowed && p->analyze_phase()) phases.mark(p->analyze_phase());
+    }
+    phases.sample();
+  };
+
+  const std::function<double(uint64_t)> to_global_fn = to_global;
+  TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
+  int next_window = 0;
+  if (windowed)
+    observer.cut_at(&plan.cuts, definitions, [&] {
+      if (failed) return;  // every rank failed the same exchange: no more windows
+      timeline = tb.take_window();
+      analyze_timeline(next_window++, false);
+      timeline = engine::Timeline{};  // the window is done: its memory goes
+    });
+  local = build_profile(store, definitions, &observer);
+  timeline = windowed ? tb.take_window() : tb.finish(local.node_remap);
+  if (!windowed) phases.mark("decode_profile_timeline");
+  if (local.status != Status::kOk)
+    warn(location, "analysis incomplete: the trace of rank %d did not decode completely (%s); its results are partial",
+         run.rank, to_string(local.status));
+  if (!failed) analyze_timeline(next_window, true);
+  if (failed) return;
+  if (windowed) phases.mark("windows");
+  if (windowed && cfg.clock_correction == "clc" && run.rank == 0)
+    warn(location, "analysis incomplete: window by window, the controlled logical clock is not applied "
+         "(CRITPATH_CLOCK_CORRECTION=clc); times are only linearly corrected");
+  if (!window_why.empty() && run.rank == 0) {
+    if (!windowed) {
+      warn(location, "analysis: %s; the analysis holds the whole run", window_why.c_str());
+    } else {
+      std::string names;
+      for (const std::string& n : left_out) names += (names.empty() ? "" : ", ") + n;
+      if (names.empty())
+        warn(location, "analysis: window by window (%llu windows): %s", (unsigned long long)sum.windows,
+             window_why.c_str());
+      else
+        warn(location, "analysis incomplete: window by window (%llu windows; %s), without the passes that "
+             "need the whole run at once: %s", (unsigned long long)sum.windows, window_why.c_str(), names.c_str());
+    }
   }
   passes::WaitStates no_waits;
   const passes::WaitStates* waits_ptr = ctx.get<passes::WaitStates>("wait_states");
@@ -479,10 +675,10 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   st[kStatCompressSeconds] = run.conv.ticks_to_seconds(rs.compress_ticks);
   st[kStatInitNs] = to_global(run.init_enter_ticks) * 1e9;
   st[kStatFinalizeNs] = to_global(run.finalize_enter_ticks) * 1e9;
-  st[kStatReplayBytes] = double(match.bytes_sent);
-  st[kStatReplayCollBytes] = double(cstats.bytes_sent);
-  st[kStatMessages] = double(timeline.sends.size());
-  st[kStatUnmatched] = double(match.unmatched_sends + match.unmatched_recvs);
+  st[kStatReplayBytes] = double(sum.replay_bytes);
+  st[kStatReplayCollBytes] = double(sum.coll_bytes);
+  st[kStatMessages] = double(sum.messages);
+  st[kStatUnmatched] = double(sum.unmatched);
   st[kStatP2pViolations] = double(waits.p2p_clock_violations);
   st[kStatCollViolations] = double(waits.coll_clock_violations);
   st[kStatClockError] = gclock.max_error_s();
@@ -506,8 +702,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   st[kStatInstrFiltered] = double(instr.filtered);
   st[kStatInstrAutoFiltered] = double(instr.auto_filtered);
   st[kStatInstrSitesPatchedOut] = double(instr.sites_patched_out);
-  st[kStatInconsistentComms] = double(cstats.inconsistent_comms);
-  st[kStatCollsDropped] = double(cstats.dropped);
+  st[kStatInconsistentComms] = double(sum.inconsistent_comms);
+  st[kStatCollsDropped] = double(sum.dropped);
   std::vector<double> all_st;
   group.gather_rows(st.data(), st.size(), all_st);
   std::vector<std::string> notes = gather_notes(group, location.notes);
@@ -601,6 +797,19 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                       total, most, ranks_with_more, int(in.rank_stats.size()));
         in.header_lines.push_back(line);
       }
+    }
+    // Window by window (engine/window.h): how, and what it left out.
+    in.extra_json["scalars"]["analysis_windowed"] = windowed;
+    in.extra_json["scalars"]["analysis_windows"] = windowed ? sum.windows : 1;
+    if (plan.candidates > 0 || windowed) {  // the run was scanned for cuts
+      in.extra_json["scalars"]["analysis_window_candidates"] = plan.candidates;
+      in.extra_json["scalars"]["analysis_window_cuts"] = plan.cuts.size();
+    }
+    if (windowed) {
+      std::snprintf(line, sizeof line, "@ Analysis windows: %.0f, cut at %zu of %.0f MPI_COMM_WORLD collectives; "
+                    "at most %.0f events per window on a rank", double(sum.windows), plan.cuts.size(),
+                    double(plan.candidates), plan.largest_window);
+      in.header_lines.push_back(line);
     }
     notes.insert(notes.end(), in.notes.begin(), in.notes.end());  // the passes' notes last
     // What the counters say about the trace's quality, in words (text and JSON alike). What

@@ -13,13 +13,15 @@ build=${1:-build}; np=${2:-4}; mev=${3:-10}; chain=${4:-1}
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
 mpi=$(grep -m1 '^CRITPATH_MPI:' "$build/CMakeCache.txt" | cut -d= -f2)
 out=$(mktemp -d)
-run() {  # run <outdir> <exe> args...
+run() {  # run <outdir> <exe> args...   (WINDOW=<events>: the analysis window by window)
   local dir=$1; shift
+  local win=${WINDOW:-0}
   if [ "$mpi" = openmpi ]; then
     mpiexec.openmpi --oversubscribe --allow-run-as-root -x CRITPATH_OUTPUT_DIR="$dir" \
-      -x LD_PRELOAD="$lib" -n "$np" "$@"
+      -x CRITPATH_DEBUG_ANALYSIS_WINDOW="$win" -x LD_PRELOAD="$lib" -n "$np" "$@"
   else
-    mpiexec.mpich -genv CRITPATH_OUTPUT_DIR "$dir" -genv LD_PRELOAD "$lib:$shim" -n "$np" "$@"
+    mpiexec.mpich -genv CRITPATH_OUTPUT_DIR "$dir" -genv CRITPATH_DEBUG_ANALYSIS_WINDOW "$win" \
+      -genv LD_PRELOAD "$lib:$shim" -n "$np" "$@"
   fi
 }
 report() {  # report <label> <outdir>
@@ -69,6 +71,16 @@ PY
 }
 run "$out/bench" "$build/benchmarks/critpath_bench_analysis" "$mev" > /dev/null 2>&1
 report bench "$out/bench"
+# The same, window by window (docs/metrics.md, Phase-by-phase analysis): windows of about a
+# tenth of the trace; wait states and profile only, so compare its memory, not its time.
+WINDOW=$((mev * 100000)) run "$out/bench_windowed" "$build/benchmarks/critpath_bench_analysis" "$mev" > /dev/null 2>&1
+report bench_windowed "$out/bench_windowed"
+python3 - "$out/bench_windowed" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/report.json"))["scalars"]
+print(f"analysis.bench_windowed.windows: {s.get('analysis_windows')} "
+      f"(cut at {s.get('analysis_window_cuts')} of {s.get('analysis_window_candidates')} world collectives)")
+PY
 run "$out/jacobi" "$build/examples/critpath_example_jacobi" > /dev/null 2>&1
 report jacobi "$out/jacobi"
 if [ "$chain" != 0 ]; then

@@ -238,6 +238,17 @@ void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {
   }
 }
 
+Timeline TimelineBuilder::take_window() {
+  isend_by_req_.clear();
+  irecv_post_.clear();
+  icoll_by_req_.clear();
+  open_.clear();
+  Timeline out = finish();
+  t_ = Timeline{};
+  t_.mpi_locations = out.mpi_locations;
+  return out;
+}
+
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   for (CallRecord& c : t_.calls)

@@ -148,6 +148,15 @@ class TimelineBuilder {
   // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main
   // one change in the profile's merge); empty: nodes are final.
   Timeline finish(const std::vector<int32_t>& node_remap = {});
+  // Phase by phase (engine/window.h): the records since the start or the previous take, as a
+  // Timeline of their own (indices from 0, finished as finish() finishes one), and the builder
+  // goes on with empty ones. Only where no MPI call is open and no request is pending (a
+  // window cut); requests still pending are forgotten. The gap profile's entries are the
+  // window's (the gap after the cut belongs to the next window's first call). The count of
+  // locations with MPI calls carries on; unresolved_peers counts per window.
+  Timeline take_window();
+  // MPI calls open on the current location.
+  size_t open_calls() const { return open_.size(); }
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);

@@ -66,7 +66,15 @@ struct PassContext {
   const std::vector<engine::CollSync>* csync = nullptr;  // aligned with Timeline::colls
   const std::vector<engine::CollSync>* wsync = nullptr;  // aligned with Timeline::win_colls
   const std::vector<uint32_t>* inconsistent_windows = nullptr;
-  const LocalProfile* local = nullptr;
+  const LocalProfile* local = nullptr;  // nullptr in a window before the last (see Pass::windowed)
+  // Phase by phase (engine/window.h): the window analyze() is called for (0, 1, ...), or -1
+  // when the analysis holds the whole run at once.
+  int window = -1;
+  bool last_window = true;  // the window that ends the run (the whole run: true)
+  // A window that is not the last ends at a cut: a synchronizing MPI_COMM_WORLD collective,
+  // its last arrival (the latest entry, global seconds) and that rank.
+  double cut_time = 0;
+  int cut_rank = -1;
   double latest_init_enter = 0, earliest_init_exit = 0, latest_finalize_enter = 0;  // run-wide
   std::function<double(uint64_t)> to_global;  // raw ticks -> global seconds
   AnalysisOptions options;
@@ -118,6 +126,12 @@ class Pass {
   virtual void on_event(const trace::Event& /*e*/, double /*global_s*/, int32_t /*node*/) {}
   // Before unification: local work and exchanges. Collective over `group`.
   virtual Status analyze(PassContext&, const engine::Group&) { return Status::kOk; }
+  // Phase by phase (engine/window.h): whether analyze() can run once per window between
+  // global synchronizations, seeing only that window's timeline, matches and collectives
+  // (PassContext::window), and adding to its result; reduce() then runs once. A pass that
+  // cannot (it needs the whole run: the critical path, the delay analysis, the what-if
+  // simulation) is left out of an analysis that goes window by window, with a note.
+  virtual bool windowed() const { return false; }
   // After unification: reductions and the report. Collective over `group`.
   virtual Status reduce(PassContext&, const engine::Group&) { return Status::kOk; }
   // The warning when `step` failed: what the report lacks.

@@ -135,10 +135,200 @@ std::string bar(double f, int width) {
 
 }  // namespace
 
-Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& group, ReportInput& rep) {
+Status critical_path_window(const CpWindowInput& in, const engine::Group& group, CpLocal& acc) {
   const uint64_t t_begin = clock::monotonic_ns();
   const RunInfo& run = *in.run;
   const engine::Timeline& t = *in.timeline;
+  const int me = group.rank(), P = group.size();
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+
+  // --- 1. Run bounds (in the first window: they come from MPI_Init and MPI_Finalize) and the
+  //        walk, from the window's end (the run's: the last MPI_Finalize entry; a cut's: its
+  //        last arrival) back to its beginning (the first MPI_Init entry; the previous cut's
+  //        last arrival).
+  if (in.first) {
+    acc.my_init = in.to_global(run.init_enter_ticks);
+    acc.my_fin = in.to_global(run.finalize_enter_ticks);
+    std::pair<double, int> loc[2] = {{acc.my_fin, me}, {acc.my_init, me}};
+    const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : acc.my_init;
+    double neg[2] = {-acc.my_init, -my_init_exit};
+    mpi_ok(group.allreduce_maxloc(loc, 2));
+    mpi_ok(group.allreduce(neg, 2, engine::ReduceOp::kMax));
+    RunBounds& b = acc.b;
+    b.last_finalize_enter = loc[0].first;
+    b.last_finalize_rank = loc[0].second;
+    b.last_init_enter = loc[1].first;
+    b.last_init_rank = loc[1].second;
+    b.first_init_enter = -neg[0];
+    b.first_init_exit = -neg[1];
+    // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
+    // ranks run MPI's start-up together) to the last MPI_Finalize entry.
+    acc.t0 = std::max(b.first_init_exit, b.first_init_enter);
+    acc.t1 = b.last_finalize_enter;
+    acc.prev_cut_time = b.first_init_enter;
+    acc.prev_exit = acc.my_init;
+  }
+  uint64_t nrec = in.waits->records.size() + 1;
+  mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum));
+  if (status != Status::kOk) return status;
+  RunBounds wb = acc.b;
+  wb.max_hops = nrec + uint64_t(P) + 2;
+  wb.first_init_enter = acc.prev_cut_time;
+  if (!in.last) {
+    wb.last_finalize_rank = in.cut_rank;
+    wb.last_finalize_enter = in.cut_time;
+  }
+  const std::vector<WaitRecord> records = cp_records(t, *in.waits, acc.b);
+  CpWalk walk;
+  const uint64_t t_walk = clock::monotonic_ns();
+  const Status ws = walk_critical_path(t, records, wb, group, in.walk_mode, walk);
+  acc.walk_s += double(clock::monotonic_ns() - t_walk) * 1e-9;
+  if (ws != Status::kOk) status = ws;
+  acc.walk.hops += walk.hops;
+  acc.walk.partial = acc.walk.partial || walk.partial;
+  acc.walk.gathered = acc.windows == 0 ? walk.gathered : acc.walk.gathered && walk.gathered;
+  acc.walk.levels = std::max(acc.walk.levels, walk.levels);
+  acc.walk.rounds += walk.rounds;
+  acc.walk.bytes_sent += walk.bytes_sent;
+  // The whole run's walk hops at C_{k-1} from the rank that owns the path after it to L_{k-1}:
+  // here that path began at T_{k-1} on its owner.
+  if (!in.first && me != acc.prev_cut_rank)
+    for (const CpSegment& s : walk.segments)
+      if (s.begin == wb.first_init_enter) {
+        ++acc.hop_adjust;
+        break;
+      }
+
+  // --- 2. The clip: CP time per local node (from the gap profile), and the waiting time per
+  //        node. Before the window's first event: MPI_Init's node, or the cut's.
+  const int32_t init_node =
+      in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0) : acc.prev_node;
+  const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, in.nodes, init_node);
+  if (acc.cp_node.size() < cp_node.size()) acc.cp_node.resize(cp_node.size(), 0.0);
+  for (size_t n = 0; n < cp_node.size(); ++n) acc.cp_node[n] += cp_node[n];
+  if (acc.wait_node.size() < in.nodes) acc.wait_node.resize(in.nodes, 0.0);
+  for (const WaitRecord& r : records) {
+    const engine::CallRecord& c = t.calls[r.call];
+    if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) continue;
+    acc.wait_node[size_t(c.node)] +=
+        std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
+  }
+  for (const CpSegment& s : walk.segments) acc.seg_len += s.end - s.begin;
+  acc.segments += walk.segments.size();
+  if (in.first && in.last) {
+    acc.walk.segments = std::move(walk.segments);
+  } else {  // window by window: the longest ones only (the report keeps no more)
+    acc.walk.segments.insert(acc.walk.segments.end(), walk.segments.begin(), walk.segments.end());
+    if (acc.walk.segments.size() > kMaxSegments) {
+      std::nth_element(acc.walk.segments.begin(), acc.walk.segments.begin() + long(kMaxSegments),
+                       acc.walk.segments.end(),
+                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+      acc.walk.segments.resize(kMaxSegments);
+    }
+  }
+
+  // --- 3. Busy intervals: the rank's span in this window, [its exit of C_{k-1} (or its
+  //        MPI_Init entry), its exit of C_k (or its MPI_Finalize entry)], minus its waits.
+  const double lo = in.first ? acc.my_init : acc.prev_exit;
+  const double hi = in.last ? acc.my_fin : (t.calls.empty() ? lo : t.calls.back().exit);
+  const double t0 = acc.t0;
+  std::vector<std::pair<double, double>> busy = std::move(acc.carry);  // past T_{k-1}
+  acc.carry.clear();
+  for (const auto& [a, z] : busy_intervals(t, records, lo, hi)) {
+    acc.busy_span += z - a;
+    if (z > t0) {
+      acc.busy += z - std::max(a, t0);
+      busy.push_back({std::max(a, t0), z});
+    }
+  }
+  // The window's share of the application phase is [T_{k-1}, T_k]: what lies past T_k (a
+  // rank's time in C_k after the last arrival) belongs to the next window's.
+  const double r0 = in.first ? t0 : acc.prev_cut_time, r1 = in.last ? acc.t1 : in.cut_time;
+  if (!in.last) {
+    std::vector<std::pair<double, double>> kept;
+    for (const auto& [a, z] : busy) {
+      if (z > r1) {
+        acc.carry.push_back({std::max(a, r1), z});
+        if (r1 > a) kept.push_back({a, r1});
+      } else {
+        kept.push_back({a, z});
+      }
+    }
+    busy = std::move(kept);
+  }
+
+  // --- 4. Parallelism over [r0, r1]: busy intervals of all ranks, merged exactly when few,
+  //        else binned.
+  uint64_t n_busy_all = busy.size();
+  mpi_ok(group.allreduce(&n_busy_all, 1, engine::ReduceOp::kSum));
+  const bool exact = n_busy_all <= kExactIntervals;
+  std::vector<double> histogram;  // rank 0: fraction of [r0, r1] per k = 0..P
+  if (exact) {
+    std::vector<double> mine, all;
+    std::vector<int> counts, displs;
+    for (const auto& [a, z] : busy) {
+      mine.push_back(a);
+      mine.push_back(z);
+    }
+    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (me == 0) histogram = sweep_histogram(all, P, r0, r1);
+  } else {
+    // Each rank's busy fraction per bin; summed, a bin's total s is split between
+    // floor(s) and floor(s)+1 ranks so that the mean stays exact.
+    std::vector<double> bins(kBins, 0.0), bins_sum;
+    const double width = (r1 - r0) / kBins;
+    if (width > 0)
+      for (const auto& [a0, z0] : busy) {
+        const double a = std::max(a0, r0), z = std::min(z0, r1);
+        if (!(z > a)) continue;
+        int i = std::clamp(int((a - r0) / width), 0, kBins - 1);
+        for (; i < kBins; ++i) {
+          const double blo = r0 + i * width, bhi = blo + width;
+          if (blo >= z) break;
+          bins[size_t(i)] += (std::min(z, bhi) - std::max(a, blo)) / width;
+        }
+      }
+    mpi_ok(group.reduce_to_root(bins.data(), bins.size(), engine::ReduceOp::kSum, bins_sum));
+    if (me == 0) {
+      histogram.assign(size_t(P) + 1, 0.0);
+      for (double s : bins_sum) {
+        s = std::clamp(s, 0.0, double(P));
+        const int k = std::min(int(s), P);
+        const double f = s - k;
+        histogram[size_t(k)] += (1 - f) / kBins;
+        if (k < P) histogram[size_t(k) + 1] += f / kBins;
+      }
+    }
+  }
+  acc.hist_exact = acc.hist_exact && exact;
+  if (me == 0) {
+    if (in.first && in.last) {
+      acc.histogram = std::move(histogram);
+      acc.hist_len = r1 - r0;
+    } else if (r1 > r0 && histogram.size() == size_t(P) + 1) {
+      acc.histogram.resize(size_t(P) + 1, 0.0);
+      for (size_t k = 0; k < histogram.size(); ++k) acc.histogram[k] += histogram[k] * (r1 - r0);
+      acc.hist_len += r1 - r0;
+    }
+  }
+
+  acc.prev_cut_time = in.cut_time;
+  acc.prev_cut_rank = in.cut_rank;
+  acc.prev_exit = hi;
+  if (!t.calls.empty()) acc.prev_node = t.calls.back().node;
+  ++acc.windows;
+  acc.analysis_s += double(clock::monotonic_ns() - t_begin) * 1e-9;
+  return status;
+}
+
+Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
+                             ReportInput& rep) {
+  const uint64_t t_begin = clock::monotonic_ns();
+  const RunInfo& run = *in.run;
   const LocalProfile& local = *in.local;
   const std::vector<int>& l2g = *in.local_to_global;
   const int me = group.rank(), P = group.size();
@@ -148,34 +338,15 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
     if (rc != Status::kOk) status = rc;
     return rc == Status::kOk;
   };
-
-  // --- 1. Run bounds and the walk.
-  const double my_init = in.to_global(run.init_enter_ticks);
-  const double my_fin = in.to_global(run.finalize_enter_ticks);
-  RunBounds b;
+  const RunBounds& b = acc.b;
+  CpWalk walk = acc.walk;  // the segments are read from acc
+  walk.segments.clear();
   {
-    std::pair<double, int> loc[2] = {{my_fin, me}, {my_init, me}};
-    const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : my_init;
-    double neg[2] = {-my_init, -my_init_exit};
-    uint64_t nrec = in.waits->records.size() + 1;
-    mpi_ok(group.allreduce_maxloc(loc, 2));
-    mpi_ok(group.allreduce(neg, 2, engine::ReduceOp::kMax));
-    mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum));
-    b.last_finalize_enter = loc[0].first;
-    b.last_finalize_rank = loc[0].second;
-    b.last_init_enter = loc[1].first;
-    b.last_init_rank = loc[1].second;
-    b.first_init_enter = -neg[0];
-    b.first_init_exit = -neg[1];
-    b.max_hops = nrec + uint64_t(P) + 2;
+    uint64_t adjust = acc.hop_adjust;
+    mpi_ok(group.allreduce(&adjust, 1, engine::ReduceOp::kSum));
+    walk.hops += adjust;
   }
-  if (status != Status::kOk) return status;
-  const std::vector<WaitRecord> records = cp_records(t, *in.waits, b);
-  CpWalk walk;
-  const uint64_t t_walk = clock::monotonic_ns();
-  const Status ws = walk_critical_path(t, records, b, group, in.walk_mode, walk);
-  const double walk_s = double(clock::monotonic_ns() - t_walk) * 1e-9;
-  if (ws != Status::kOk) status = ws;
+  const double walk_s = acc.walk_s;
 
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
   std::vector<int> appnums;
@@ -213,10 +384,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
         exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
   }
 
-  // --- 3. CP time per local node (from the gap profile), then per global call path.
-  int32_t init_node = t.init_call != kNoCall ? t.calls[t.init_call].node : 0;
-  const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, local.nodes.size(), init_node);
-  if (in.segments_out) *in.segments_out = walk.segments;
+  // --- 3. CP time and waiting time per global call path.
   std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
   std::vector<int> visited(G, 0);
   auto gid = [&](int32_t node) -> long {
@@ -227,23 +395,17 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   for (size_t n = 0; n < local.nodes.size(); ++n) {
     const long g = gid(int32_t(n));
     if (g < 0) continue;
-    cp[size_t(g)] += cp_node[n];
+    if (n < acc.cp_node.size()) cp[size_t(g)] += acc.cp_node[n];
+    if (n < acc.wait_node.size()) waits[size_t(g)] += acc.wait_node[n];
     excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
     if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
-  }
-  for (const WaitRecord& r : records) {
-    const engine::CallRecord& c = t.calls[r.call];
-    const long g = gid(c.node);
-    if (g < 0) continue;
-    waits[size_t(g)] += std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
   }
   double work_total = 0;
   for (size_t g = 0; g < G; ++g) {
     work[g] = std::max(excl[g] - waits[g], 0.0);
     work_total += work[g];
   }
-  double seg_len = 0;
-  for (const CpSegment& s : walk.segments) seg_len += s.end - s.begin;
+  const double seg_len = acc.seg_len;
 
   // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
   //        where this rank did less than the critical path did (excess δ), scaled to h.
@@ -279,19 +441,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   std::vector<double> rc(kRcCols, 0.0), work_sum, work_max;  // the last two: root only
   rc[kRcWork] = work_total;
   rc[kRcHeadroom] = headroom;
-  rc[kRcSegs] = double(walk.segments.size());
-  // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
-  // ranks run MPI's start-up together) to the last MPI_Finalize entry.
-  const double t0 = std::max(b.first_init_exit, b.first_init_enter), t1 = b.last_finalize_enter;
-  std::vector<std::pair<double, double>> busy = busy_intervals(t, records, my_init, my_fin);
-  for (const auto& [a, z] : busy) rc[kRcBusySpan] += z - a;
-  {
-    std::vector<std::pair<double, double>> clipped;
-    for (const auto& [a, z] : busy)
-      if (z > t0) clipped.push_back({std::max(a, t0), z});
-    busy = std::move(clipped);
-  }
-  for (const auto& [a, z] : busy) rc[kRcBusy] += z - a;
+  rc[kRcSegs] = double(acc.segments);
+  rc[kRcBusySpan] = acc.busy_span;
+  rc[kRcBusy] = acc.busy;
+  const double t0 = acc.t0, t1 = acc.t1;
   std::vector<double> rc_all;
   std::vector<engine::ReducedMetric> reduced;  // root: in slot order
   mpi_ok(store.reduce(group, reduced));
@@ -299,54 +452,19 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, work_max));
   mpi_ok(group.gather_rows(rc.data(), kRcCols, rc_all));
 
-  // --- 5. Parallelism: busy intervals of all ranks, merged exactly when few, else binned.
-  uint64_t n_busy_all = busy.size();
-  mpi_ok(group.allreduce(&n_busy_all, 1, engine::ReduceOp::kSum));
-  const bool exact = n_busy_all <= kExactIntervals;
-  std::vector<double> histogram;  // rank 0: fraction of the span per k = 0..P
-  if (exact) {
-    std::vector<double> mine, all;
-    std::vector<int> counts, displs;
-    for (const auto& [a, z] : busy) {
-      mine.push_back(a);
-      mine.push_back(z);
-    }
-    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) status = Status::kMpiError;
-    if (me == 0) histogram = sweep_histogram(all, P, t0, t1);
-  } else {
-    // Each rank's busy fraction per bin; summed, a bin's total s is split between
-    // floor(s) and floor(s)+1 ranks so that the mean stays exact.
-    std::vector<double> bins(kBins, 0.0), bins_sum;
-    const double width = (t1 - t0) / kBins;
-    if (width > 0)
-      for (const auto& [a0, z0] : busy) {
-        const double a = std::max(a0, t0), z = std::min(z0, t1);
-        if (!(z > a)) continue;
-        int i = std::clamp(int((a - t0) / width), 0, kBins - 1);
-        for (; i < kBins; ++i) {
-          const double lo = t0 + i * width, hi = lo + width;
-          if (lo >= z) break;
-          bins[size_t(i)] += (std::min(z, hi) - std::max(a, lo)) / width;
-        }
-      }
-    mpi_ok(group.reduce_to_root(bins.data(), bins.size(), engine::ReduceOp::kSum, bins_sum));
-    if (me == 0) {
-      histogram.assign(size_t(P) + 1, 0.0);
-      for (double s : bins_sum) {
-        s = std::clamp(s, 0.0, double(P));
-        const int k = std::min(int(s), P);
-        const double f = s - k;
-        histogram[size_t(k)] += (1 - f) / kBins;
-        if (k < P) histogram[size_t(k) + 1] += f / kBins;
-      }
-    }
-  }
+  // --- 5. Parallelism (critical_path_window): rank 0's histogram, per window weighted by
+  //        its length.
+  const bool exact = acc.hist_exact;
+  std::vector<double> histogram = acc.histogram;
+  if (acc.windows > 1 && acc.hist_len > 0)
+    for (double& f : histogram) f /= acc.hist_len;
+  if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
 
   // --- 6. Segments for the timeline export: the longest ones, size-capped.
   std::vector<double> seg_flat, seg_all;
   std::vector<int> seg_counts, seg_displs;
   {
-    std::vector<CpSegment> s = walk.segments;
+    std::vector<CpSegment> s = acc.walk.segments;
     if (s.size() > kMaxSegments) {
       std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
                        [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
@@ -412,7 +530,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const engine::Group& g
   const double app_cp = std::min(app_span, cp_len);
   const double avg_par = app_cp > 0 ? busy_total / app_cp : 0.0;
   const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
-  const double analysis_s = double(clock::monotonic_ns() - t_begin) * 1e-9;
+  const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
 
   // Partitions.
   nlohmann::json parts = nlohmann::json::array();

@@ -14,6 +14,10 @@ class RmaPass : public Pass {
   const char* analyze_phase() const override { return "rma"; }
   const char* reduce_phase() const override { return "rma_reduction"; }
 
+  // A run analysed window by window has no one-sided communication (engine/window.h): each
+  // window's result is empty.
+  bool windowed() const override { return true; }
+
   Status analyze(PassContext& c, const engine::Group& group) override {
     RmaResult& res = c.put(name(), RmaResult{});
     WaitStates* ws = c.get<WaitStates>("wait_states");

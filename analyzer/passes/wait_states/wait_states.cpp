@@ -140,7 +140,14 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
                                const defs::Definitions& definitions, size_t nodes,
                                int32_t my_rank) {
   WaitStates w;
-  w.by_node.assign(nodes, {});
+  add_wait_states(w, t, m, cs, run, definitions, nodes, my_rank);
+  return w;
+}
+
+void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2pMatch& m,
+                     const std::vector<engine::CollSync>& cs, const RunSync& run,
+                     const defs::Definitions& definitions, size_t nodes, int32_t my_rank) {
+  if (w.by_node.size() < nodes) w.by_node.resize(nodes, {});
   Ctx ctx{t, w, my_rank};
   RecordBook rb(t);
   std::unordered_map<uint32_t, bool> test_regions;  // region -> is an MPI_Test* call
@@ -289,7 +296,6 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
   if (t.finalize_call != kNoCall)
     ctx.book(kWaitFinalize, t.finalize_call, run.latest_finalize_enter - t.calls[t.finalize_call].enter);
   w.records = rb.finish();
-  return w;
 }
 
 }  // namespace critpath::analyzer::passes

@@ -1,0 +1,87 @@
+// critpath — analyzer/engine/window.h
+//
+// Phase-by-phase analysis: the run cut into windows at global synchronizations, so that the
+// analysis holds one window's replay index at a time, not the whole run's.
+//
+//   scan_windows   one extra decode of the rank's trace (no replay index): where its
+//                  MPI_COMM_WORLD collectives end, and whether anything is in flight there
+//   plan_windows   the ranks agree on the cuts (three elementwise reductions over the
+//                  candidates): a cut is a world barrier or N x N collective that moved data
+//                  on every rank, after which, on every rank, no nonblocking request is
+//                  pending and every message sent has been received (over all ranks,
+//                  messages sent == messages received up to the cut)
+//   analysis.cpp   decodes again; at each cut the replay index built so far is exchanged and
+//                  analysed as a window (TimelineBuilder::take_window), then dropped
+//
+// Why such a cut is exact: every record of a window has its partner in the same window — the
+// other end of each message, every member's instance of each collective (all members call
+// them in the same order relative to the world collective) — so matching, collective
+// synchronization and the wait-state patterns give what the whole run gives, window by window.
+// A message crossing a cut (an eager send before a barrier, received after it) makes the
+// counts differ there, and that candidate is not used. And every rank waits at the cut for
+// its last arrival L_k (at T_k): the critical path of a consistent trace passes through
+// (L_k, T_k), so the path of a window runs from its cut's last arrival back to the previous
+// one's (passes/critical_path).
+//
+// A trace is not windowed (the analysis runs on the whole run) when it has one-sided
+// communication (epochs span synchronizations), when a thread other than the main one called
+// MPI, or when the ranks recorded different numbers of world collectives.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libtrace/buffer/chunk_store.h"
+#include "libtrace/defs/definitions.h"
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+
+class Group;
+
+// One rank's cut candidates: per blocking MPI_COMM_WORLD barrier or N x N collective of
+// location 0 (is_window_candidate), in call order (candidate k is the k-th), at the exit of
+// the MPI call that holds it.
+struct WindowScan {
+  std::vector<uint64_t> at;   // location 0's events up to and including that exit
+  // 1: a nonblocking request (send, receive, collective) pending, or the collective moved no
+  // data into or out of this rank (an N x N collective then need not synchronize)
+  std::vector<uint8_t> busy;
+  std::vector<int64_t> net;   // messages this rank sent minus those it received, up to there
+  uint64_t events = 0;        // location 0's events in all
+  // Why this rank's trace cannot be cut (a static string), or nullptr.
+  const char* ineligible = nullptr;
+  Status status = Status::kOk;  // the decode's
+};
+
+// Whether COLL_END event `e` (inside an MPI call of location 0) is a cut candidate: a
+// barrier or an N x N collective on MPI_COMM_WORLD (the collectives every member waits at for
+// the last one to arrive, through whose last arrival the critical path passes). The same
+// test for scan_windows and for the analysis that cuts, so both count candidates alike.
+bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions);
+// Whether candidate `e` synchronizes on this rank: a barrier, or data both sent and received.
+bool window_candidate_synchronizes(const trace::Event& e, const defs::Definitions& definitions);
+
+// Decodes every location of `store` once.
+WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions);
+
+// The cuts from the candidates as every rank sees them: span[k] the most events any rank has
+// between candidate k - 1 and k (k = 0: from the start), ok[k] whether candidate k is a valid
+// cut on every rank. Greedy: a window ends at the first valid candidate at which it holds at
+// least `target` events. Returns the candidates' indices, ascending.
+std::vector<uint64_t> choose_cuts(const std::vector<double>& span, const std::vector<uint8_t>& ok,
+                                  double target);
+
+struct WindowPlan {
+  std::vector<uint64_t> cuts;  // candidate indices after which a window ends, ascending
+  uint64_t candidates = 0;     // world collectives (the same on every rank)
+  double largest_window = 0;   // events: the most a window holds on any rank (bounded above)
+  std::string why_not;         // when cuts is empty: why (for the note)
+};
+
+// Collective over `group`. At most 2^20 candidates are considered (every s-th beyond that).
+Status plan_windows(const WindowScan& mine, const Group& group, double target_events,
+                    WindowPlan& out);
+
+}  // namespace critpath::analyzer::engine
