@@ -335,6 +335,18 @@ class TimelineObserver : public ProfileObserver {
   bool cut_pending_ = false;
 };
 
+// The window scan's decode, fused with the call-path profile's.
+class ScanObserver : public ProfileObserver {
+ public:
+  explicit ScanObserver(engine::WindowScanner& s) : s_(s) {}
+  bool wants_location(uint16_t) override { return true; }
+  void begin_location(uint16_t location) override { s_.begin_location(location); }
+  void on_event(const trace::Event& e, int32_t) override { s_.on_event(e); }
+
+ private:
+  engine::WindowScanner& s_;
+};
+
 // The analysis's estimate of its own memory, per recorded event, when it holds the whole run
 // (the replay index, the passes' per-call arrays, the exchanges' buffers; benchmarks/
 // run_analysis.sh prints what it really took).
@@ -471,6 +483,23 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   Progress progress(run.rank, wall0);
   PhaseClock phases(analysis0, rss0);
 
+  // The call paths across ranks (after the decode; window by window, before the windows).
+  GlobalProfile global;
+  std::vector<int> local_to_global;
+  auto unify = [&](const LocalProfile& profile) {
+    const Status us = unify_profile(profile, definitions, run.conv, comm, global, &local_to_global);
+    if (us != Status::kOk) {
+      warn(location, "call-path unification failed (%s); no report", to_string(us));
+      return false;
+    }
+    int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
+    group.broadcast(&n_callpaths, 1);
+    ctx.global = &global;
+    ctx.local_to_global = &local_to_global;
+    ctx.n_callpaths = n_callpaths;
+    return true;
+  };
+
   // Phase by phase (engine/window.h) when the whole run would not fit the memory budget, or
   // when a test asks for it: then only the passes that can go window by window run.
   engine::WindowPlan plan;
@@ -483,12 +512,19 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       return;
     }
     if (target > 0) {
-      const engine::WindowScan scan = engine::scan_windows(store, definitions);
+      // One more decode: the cut candidates, and the call-path profile, unified at once when
+      // the run is cut, so that the windows' passes book to the global call paths (the
+      // second decode builds the same profile again).
+      engine::WindowScanner scanner(definitions);
+      ScanObserver so(scanner);
+      LocalProfile scan_profile = build_profile(store, definitions, &so);
+      const engine::WindowScan scan = scanner.finish(scan_profile.status);
       if (engine::plan_windows(scan, group, target, plan) != Status::kOk) {
         warn(location, "planning the analysis windows failed; no report");
         return;
       }
       if (plan.cuts.empty()) window_why += "; it cannot be cut: " + plan.why_not;
+      else if (!unify(scan_profile)) return;
       phases.mark("window_scan");
     }
   }
@@ -651,15 +687,11 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   const passes::WaitStates* waits_ptr = ctx.get<passes::WaitStates>("wait_states");
   const passes::WaitStates& waits = waits_ptr ? *waits_ptr : no_waits;
 
-  GlobalProfile global;
-  std::vector<int> local_to_global;
-  progress.report("unification", 0.0);
-  const Status us = unify_profile(local, definitions, run.conv, comm, global, &local_to_global);
-  if (us != Status::kOk) {
-    warn(location, "call-path unification failed (%s); no report", to_string(us));
-    return;
+  if (!windowed) {  // window by window the call paths were unified before the windows
+    progress.report("unification", 0.0);
+    if (!unify(local)) return;
+    phases.mark("unify_profile");
   }
-  phases.mark("unify_profile");
 
   // Per-rank statistics.
   const trace::ChunkStoreStats& ss = run.store;
@@ -712,11 +744,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
     double lo_hi[2] = {-to_global(run.init_enter_ticks), to_global(run.finalize_enter_ticks)};
     group.allreduce(lo_hi, 2, engine::ReduceOp::kMax);
-    int n_callpaths = int(global.callpaths.size());  // rank 0 knows it
-    group.broadcast(&n_callpaths, 1);
-    ctx.global = &global;
-    ctx.local_to_global = &local_to_global;
-    ctx.n_callpaths = n_callpaths;
     ctx.first_init_enter = -lo_hi[0];
     ctx.wall_time_s = lo_hi[1] + lo_hi[0];
     ctx.report = &in;

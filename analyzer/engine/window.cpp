@@ -2,7 +2,6 @@
 #include "analyzer/engine/window.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "analyzer/engine/group.h"
 #include "libtrace/buffer/trace_reader.h"
@@ -20,106 +19,99 @@ bool window_candidate_synchronizes(const trace::Event& e, const defs::Definition
          (e.bytes > 0 && e.bytes_received > 0);
 }
 
-WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions) {
+bool WindowScanner::is_mpi(uint32_t region) {
+  if (region >= mpi_flat_.size()) mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()), 0);
+  uint8_t& f = mpi_flat_[region];
+  if (f == 0) f = defs_.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
+  return f == 2;
+}
+
+void WindowScanner::begin_location(uint16_t location) {
+  location_ = location;
+  open_.clear();
+  cut_pending_ = false;
+}
+
+void WindowScanner::on_event(const trace::Event& e) {
   using K = trace::EventKind;
-  WindowScan out;
-  std::vector<uint8_t> mpi_flat;  // region -> 0 unknown, 1 not MPI, 2 MPI
-  auto is_mpi = [&](uint32_t region) {
-    if (region >= mpi_flat.size()) mpi_flat.resize(std::max<size_t>(region + 1, 2 * mpi_flat.size()), 0);
-    uint8_t& f = mpi_flat[region];
-    if (f == 0) f = definitions.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
-    return f == 2;
-  };
+  if (out_.ineligible != nullptr) return;
+  if (location_ != 0) {
+    // Other threads: only whether they called MPI (their records would interleave with the
+    // main thread's windows).
+    if (e.kind == K::kEnter && is_mpi(e.region)) out_.ineligible = "a thread other than the main one called MPI";
+    return;
+  }
+  ++out_.events;
+  if (e.kind >= K::kRmaFirst && e.kind <= K::kRmaLast) {
+    out_.ineligible = "the run used one-sided communication";
+    return;
+  }
+  auto forget = [&](uint64_t request) { pending_.erase(request); };
+  switch (e.kind) {
+    case K::kEnter:
+      if (is_mpi(e.region)) open_.push_back(e.region);
+      break;
+    case K::kExit:
+      if (!open_.empty() && open_.back() == e.region) open_.pop_back();
+      if (cut_pending_ && open_.empty()) {
+        cut_pending_ = false;
+        out_.at.push_back(out_.events);
+        out_.busy.push_back(pending_.empty() && cut_syncs_ ? 0 : 1);
+        out_.net.push_back(net_);
+      }
+      break;
+    case K::kSend:
+      ++net_;
+      break;
+    case K::kIsend:
+      ++net_;
+      pending_.insert(e.request);
+      break;
+    case K::kRecv:
+      --net_;
+      break;
+    case K::kIrecv:
+      --net_;
+      forget(e.request);
+      break;
+    case K::kIrecvRequest:
+    case K::kIcollPost:
+      pending_.insert(e.request);
+      break;
+    case K::kIsendComplete:
+    case K::kIcollComplete:
+    case K::kRequestCancel:
+      forget(e.request);
+      break;
+    case K::kCollEnd:
+      if (!open_.empty() && is_window_candidate(e, defs_)) {
+        cut_pending_ = true;
+        cut_syncs_ = window_candidate_synchronizes(e, defs_);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+WindowScan WindowScanner::finish(Status decode) {
+  out_.status = decode;
+  if (decode != Status::kOk && out_.ineligible == nullptr) out_.ineligible = "the trace did not decode completely";
+  return std::move(out_);
+}
+
+WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions) {
+  WindowScanner scanner(definitions);
+  Status status = Status::kOk;
+  trace::Event e;
   for (uint16_t loc : store.locations()) {
     trace::TraceReader r(store, loc);
     r.seek_begin();
-    const trace::DecodedChunk* chunk = nullptr;
-    size_t first = 0;
-    std::vector<uint32_t> open;  // open MPI calls (regions), as TimelineBuilder keeps them
-    std::unordered_set<uint64_t> pending;  // nonblocking requests posted, not yet completed
-    int64_t net = 0;
-    bool cut_pending = false, cut_syncs = false;
-    trace::Event e;
-    while (r.next_chunk(chunk, first)) {
-      for (size_t i = first; i < chunk->size(); ++i) {
-        const trace::CompactEvent& c = chunk->events[i];
-        if (loc != 0) {
-          // Other threads: only whether they called MPI (their records would interleave with
-          // the main thread's windows).
-          if (c.kind == K::kEnter && is_mpi(c.wide ? chunk->wide[c.ref].region : c.ref)) {
-            out.ineligible = "a thread other than the main one called MPI";
-            return out;
-          }
-          continue;
-        }
-        ++out.events;
-        if (c.kind >= K::kRmaFirst && c.kind <= K::kRmaLast) {
-          out.ineligible = "the run used one-sided communication";
-          return out;
-        }
-        switch (c.kind) {
-          case K::kEnter: {
-            const uint32_t region = c.wide ? chunk->wide[c.ref].region : c.ref;
-            if (is_mpi(region)) open.push_back(region);
-            break;
-          }
-          case K::kExit: {
-            const uint32_t region = c.wide ? chunk->wide[c.ref].region : c.ref;
-            if (!open.empty() && open.back() == region) open.pop_back();
-            if (cut_pending && open.empty()) {
-              cut_pending = false;
-              out.at.push_back(out.events);
-              out.busy.push_back(pending.empty() && cut_syncs ? 0 : 1);
-              out.net.push_back(net);
-            }
-            break;
-          }
-          case K::kSend:
-            ++net;
-            break;
-          case K::kIsend:
-            ++net;
-            chunk->get(i, e);
-            pending.insert(e.request);
-            break;
-          case K::kRecv:
-            --net;
-            break;
-          case K::kIrecv:
-            --net;
-            chunk->get(i, e);
-            pending.erase(e.request);
-            break;
-          case K::kIrecvRequest:
-          case K::kIcollPost:
-            chunk->get(i, e);
-            pending.insert(e.request);
-            break;
-          case K::kIsendComplete:
-          case K::kIcollComplete:
-          case K::kRequestCancel:
-            chunk->get(i, e);
-            pending.erase(e.request);
-            break;
-          case K::kCollEnd:
-            chunk->get(i, e);
-            if (!open.empty() && is_window_candidate(e, definitions)) {
-              cut_pending = true;
-              cut_syncs = window_candidate_synchronizes(e, definitions);
-            }
-            break;
-          default:
-            break;
-        }
-      }
-    }
-    if (r.status() != Status::kOk) {
-      out.status = r.status();
-      out.ineligible = "the trace did not decode completely";
-      return out;
-    }
+    scanner.begin_location(loc);
+    while (r.next(e)) scanner.on_event(e);
+    if (r.status() != Status::kOk) status = r.status();
   }
-  return out;
+  return scanner.finish(status);
 }
 
 std::vector<uint64_t> choose_cuts(const std::vector<double>& span, const std::vector<uint8_t>& ok,

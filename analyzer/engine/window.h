@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "libtrace/buffer/chunk_store.h"
@@ -63,7 +64,29 @@ bool is_window_candidate(const trace::Event& e, const defs::Definitions& definit
 // Whether candidate `e` synchronizes on this rank: a barrier, or data both sent and received.
 bool window_candidate_synchronizes(const trace::Event& e, const defs::Definitions& definitions);
 
-// Decodes every location of `store` once.
+// The scan, event by event: fed every location's events in order (begin_location() before
+// each location's), as a decode that also builds the call-path profile sees them.
+class WindowScanner {
+ public:
+  explicit WindowScanner(const defs::Definitions& definitions) : defs_(definitions) {}
+  void begin_location(uint16_t location);
+  void on_event(const trace::Event& e);
+  // The decode's status; then the scan is complete.
+  WindowScan finish(Status decode);
+
+ private:
+  bool is_mpi(uint32_t region);
+  const defs::Definitions& defs_;
+  WindowScan out_;
+  uint16_t location_ = 0;
+  std::vector<uint8_t> mpi_flat_;        // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::vector<uint32_t> open_;           // open MPI calls of location 0 (regions)
+  std::unordered_set<uint64_t> pending_;  // nonblocking requests posted, not yet completed
+  int64_t net_ = 0;
+  bool cut_pending_ = false, cut_syncs_ = false;
+};
+
+// Decodes every location of `store` once (WindowScanner over a TraceReader).
 WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions);
 
 // The cuts from the candidates as every rank sees them: span[k] the most events any rank has

@@ -17,8 +17,9 @@ usage: check_windows.py OUTDIR NP MPI MPIEXEC ANALYZE SHIM [--memory]
    late_sender at main/ls/MPI_Recv = 2 L on every rank, wait_nxn at main/nxn/MPI_Allreduce
    = N D (P - 1 - r).
 3. The kept trace re-analysed by critpath-analyze whole (scalars.analysis_windowed false) and
-   window by window (true): every wait-state, profile and critical-path metric per rank and
-   per call path, the path's length and hops (its segments may be split at the cuts), and the parallelism histogram agree
+   window by window (true): every wait-state, profile, critical-path and delay metric per rank
+   and per call path (the delay analysis's short- and long-term costs per family and the
+   waiting side's split, analysed and remainder), the path's length and hops (its segments may be split at the cuts), and the parallelism histogram agree
    between the two and with the in-situ report (to 1e-9 relative: the same sums in another
    order; the path of each window runs from its cut's last arrival back to the previous
    one's, and together they are the whole run's path).
@@ -36,8 +37,12 @@ METRICS = ("late_sender", "late_sender_wrong_order", "late_receiver", "wait_barr
            "wait_nxn", "nxn_completion", "late_broadcast", "early_reduce", "early_scan", "wait_finalize",
            "init_completion", "mpi_time", "mpi_p2p", "mpi_collective", "time", "visits", "computation",
            "bytes_sent", "bytes_received", "critical_path", "critical_path_imbalance", "performance_impact",
-           "imbalance_cost_intra", "imbalance_cost_inter")
-SCALARS = ("messages", "unmatched_messages", "critical_path_length_s", "critical_path_hops", "average_parallelism")
+           "imbalance_cost_intra", "imbalance_cost_inter", "delay_cost_short_term", "delay_cost_long_term",
+           "wait_direct", "wait_indirect", "wait_propagating", "wait_terminal") + tuple(
+               f"delay_{f}_{k}" for f in ("late_sender", "late_receiver", "barrier", "nxn", "late_broadcast",
+                                          "early_reduce") for k in ("short_term", "long_term"))
+SCALARS = ("messages", "unmatched_messages", "critical_path_length_s", "critical_path_hops", "average_parallelism",
+           "delay_analysed_s", "delay_remainder_s", "delay_wait_instances")
 
 
 def figures(rep, label):
