@@ -347,10 +347,16 @@ class ScanObserver : public ProfileObserver {
   engine::WindowScanner& s_;
 };
 
-// The analysis's estimate of its own memory, per recorded event, when it holds the whole run
-// (the replay index, the passes' per-call arrays, the exchanges' buffers; benchmarks/
-// run_analysis.sh prints what it really took).
-constexpr double kAnalysisBytesPerEvent = 48;
+// The analysis's memory when it holds the whole run, estimated (benchmarks/run_analysis.sh
+// and the memory scalars show what it took): per recorded event and per MPI call of the
+// rank, the replay index, the passes' per-call arrays and the exchanges' buffers, plus on the
+// rank that gathers (the critical-path walk, the delay propagation and the what-if replay
+// gather small runs on rank 0, each up to its own cap) a share of the others'. Measured: a
+// trace of user regions 5 B per event; an MPI-heavy one (every event in an MPI call) 141 B
+// per event on rank 0 of 4, about 550 B per MPI call.
+constexpr double kBytesPerEvent = 5, kBytesPerMpiCall = 600;
+// Before the scan only the events are known: an MPI-heavy trace has ~4 events per call.
+constexpr double kMinBytesPerEvent = kBytesPerEvent, kMaxBytesPerEvent = kBytesPerMpiCall / 4 + kBytesPerEvent;
 
 // The host's available memory (/proc/meminfo MemAvailable), bytes; 0 when unknown.
 double mem_available_bytes() {
@@ -364,49 +370,73 @@ double mem_available_bytes() {
   return kib * 1024;
 }
 
-// Whether the analysis goes window by window, agreed over the group: `target` the events per
-// window (0: the whole run at once), `why` what asked for windows (for the note when the run
-// cannot be cut).
-Status window_target(const engine::Group& group, const RunInfo& run, const config::Config& cfg,
-                     double& target, std::string& why) {
-  target = 0;
-  why.clear();
-  // [0] a rank asks for windows, [1] -(events per window), [2] the largest need, [3] -budget.
-  double v[4] = {0, -1e300, 0, -1e300};
-  if (cfg.debug_analysis_window > 0) {
-    v[0] = 1;
-    v[1] = -double(cfg.debug_analysis_window);
-  } else {
+// Whether the analysis goes window by window, agreed over the group, in two steps: before
+// decoding, from the events alone (`decide`: kWhole when even an MPI-heavy trace would fit
+// every rank's budget, kWindows when even a trace of user regions would not, else kScan);
+// after the scan, from the MPI calls it counted (`confirm`).
+class WindowChoice {
+ public:
+  enum Verdict : uint8_t { kWhole, kScan, kWindows };
+
+  Status decide(const engine::Group& group, const RunInfo& run, const config::Config& cfg) {
+    forced_ = cfg.debug_analysis_window > 0;
+    if (forced_) {
+      target_ = double(cfg.debug_analysis_window);
+      verdict_ = kWindows;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "CRITPATH_DEBUG_ANALYSIS_WINDOW=%d asked for an analysis window by window",
+                    cfg.debug_analysis_window);
+      why_ = buf;
+      return Status::kOk;
+    }
     std::vector<int> hosts;
     const int mine = int(std::hash<std::string>{}(run.host) & 0x7fffffff);
     CRITPATH_FORWARD_IF_ERROR(group.allgather(mine, hosts));
     const double sharing = double(std::max<long>(1, std::count(hosts.begin(), hosts.end(), mine)));
-    const double budget = cfg.analysis_memory > 0 ? double(cfg.analysis_memory) * 1048576.0
-                                                  : 0.5 * mem_available_bytes() / sharing;
-    const double need = double(run.store.events) * kAnalysisBytesPerEvent;
-    if (budget > 0) {
-      v[0] = need > budget ? 1 : 0;
-      // A window holds at most half the budget's worth of events (the profile, the chunk
-      // store and the allocator's slack take the rest).
-      v[1] = -std::max(1.0, 0.5 * budget / kAnalysisBytesPerEvent);
-      v[2] = need;
-      v[3] = -budget;
+    budget_ = cfg.analysis_memory > 0 ? double(cfg.analysis_memory) * 1048576.0
+                                      : 0.5 * mem_available_bytes() / sharing;
+    events_ = double(run.store.events);
+    // [0] a rank may not fit, [1] a rank cannot fit, [2] -(the smallest budget).
+    double v[3] = {0, 0, -1e300};
+    if (budget_ > 0) {
+      v[0] = events_ * kMaxBytesPerEvent > budget_ ? 1 : 0;
+      v[1] = events_ * kMinBytesPerEvent > budget_ ? 1 : 0;
+      v[2] = -budget_;
     }
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(v, 3, engine::ReduceOp::kMax));
+    min_budget_ = -v[2];
+    verdict_ = v[1] > 0 ? kWindows : v[0] > 0 ? kScan : kWhole;
+    // A window holds at most half the smallest budget's worth of an MPI-heavy trace's events
+    // (the profile, the chunk store and the allocator's slack take the rest).
+    target_ = std::max(1.0, 0.5 * min_budget_ / kMaxBytesPerEvent);
+    return Status::kOk;
   }
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(v, 4, engine::ReduceOp::kMax));
-  if (v[0] <= 0) return Status::kOk;
-  target = -v[1];
-  char buf[320];
-  if (cfg.debug_analysis_window > 0)
-    std::snprintf(buf, sizeof buf, "CRITPATH_DEBUG_ANALYSIS_WINDOW=%d asked for an analysis window by window",
-                  cfg.debug_analysis_window);
-  else
-    std::snprintf(buf, sizeof buf, "the analysis of the whole run would need about %.0f MiB on a rank "
-                  "(%.0f B per event), more than the %.0f MiB it may use (CRITPATH_ANALYSIS_MEMORY)",
-                  v[2] / 1048576.0, kAnalysisBytesPerEvent, -v[3] / 1048576.0);
-  why = buf;
-  return Status::kOk;
-}
+
+  // After the scan: the estimate from this rank's events and MPI calls.
+  Status confirm(const engine::Group& group, const engine::WindowScan& scan) {
+    if (forced_) return Status::kOk;
+    const double need = events_ * kBytesPerEvent + double(scan.mpi_calls) * kBytesPerMpiCall;
+    double v[2] = {budget_ > 0 && need > budget_ ? 1.0 : 0.0, need};
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(v, 2, engine::ReduceOp::kMax));
+    verdict_ = v[0] > 0 ? kWindows : kWhole;
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "the analysis of the whole run would need about %.0f MiB on a rank, more "
+                  "than the %.0f MiB it may use (CRITPATH_ANALYSIS_MEMORY)", v[1] / 1048576.0,
+                  min_budget_ / 1048576.0);
+    why_ = buf;
+    return Status::kOk;
+  }
+
+  Verdict verdict() const { return verdict_; }
+  double target() const { return target_; }  // events per window
+  const std::string& why() const { return why_; }  // when kWindows
+
+ private:
+  bool forced_ = false;
+  Verdict verdict_ = kWhole;
+  double budget_ = 0, min_budget_ = 0, events_ = 0, target_ = 0;
+  std::string why_;
+};
 
 }  // namespace
 
@@ -505,26 +535,32 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine::WindowPlan plan;
   std::string window_why;  // why the analysis holds the whole run although it was asked not to
   {
-    double target = 0;
-    const Status ws = window_target(group, run, cfg, target, window_why);
-    if (ws != Status::kOk) {
+    WindowChoice choice;
+    if (choice.decide(group, run, cfg) != Status::kOk) {
       warn(location, "the analysis's memory estimate could not be agreed; no report");
       return;
     }
-    if (target > 0) {
-      // One more decode: the cut candidates, and the call-path profile, unified at once when
-      // the run is cut, so that the windows' passes book to the global call paths (the
-      // second decode builds the same profile again).
+    if (choice.verdict() != WindowChoice::kWhole) {
+      // One more decode: the MPI calls (for the estimate), the cut candidates, and the
+      // call-path profile, unified at once when the run is cut, so that the windows' passes
+      // book to the global call paths (the second decode builds the same profile again).
       engine::WindowScanner scanner(definitions);
       ScanObserver so(scanner);
       LocalProfile scan_profile = build_profile(store, definitions, &so);
       const engine::WindowScan scan = scanner.finish(scan_profile.status);
-      if (engine::plan_windows(scan, group, target, plan) != Status::kOk) {
-        warn(location, "planning the analysis windows failed; no report");
+      if (choice.confirm(group, scan) != Status::kOk) {
+        warn(location, "the analysis's memory estimate could not be agreed; no report");
         return;
       }
-      if (plan.cuts.empty()) window_why += "; it cannot be cut: " + plan.why_not;
-      else if (!unify(scan_profile)) return;
+      if (choice.verdict() == WindowChoice::kWindows) {
+        window_why = choice.why();
+        if (engine::plan_windows(scan, group, choice.target(), plan) != Status::kOk) {
+          warn(location, "planning the analysis windows failed; no report");
+          return;
+        }
+        if (plan.cuts.empty()) window_why += "; it cannot be cut: " + plan.why_not;
+        else if (!unify(scan_profile)) return;
+      }
       phases.mark("window_scan");
     }
   }

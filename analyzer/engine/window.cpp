@@ -49,7 +49,10 @@ void WindowScanner::on_event(const trace::Event& e) {
   auto forget = [&](uint64_t request) { pending_.erase(request); };
   switch (e.kind) {
     case K::kEnter:
-      if (is_mpi(e.region)) open_.push_back(e.region);
+      if (is_mpi(e.region)) {
+        open_.push_back(e.region);
+        ++out_.mpi_calls;
+      }
       break;
     case K::kExit:
       if (!open_.empty() && open_.back() == e.region) open_.pop_back();

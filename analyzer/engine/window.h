@@ -51,6 +51,7 @@ struct WindowScan {
   std::vector<uint8_t> busy;
   std::vector<int64_t> net;   // messages this rank sent minus those it received, up to there
   uint64_t events = 0;        // location 0's events in all
+  uint64_t mpi_calls = 0;     // MPI calls of location 0 (the analysis's memory estimate)
   // Why this rank's trace cannot be cut (a static string), or nullptr.
   const char* ineligible = nullptr;
   Status status = Status::kOk;  // the decode's
