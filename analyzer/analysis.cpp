@@ -590,7 +590,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine::Timeline timeline;  // the whole run's, or the last window's
   engine::P2pMatch match;
   std::vector<engine::CollSync> csync;
-  engine::CollExchangeStats cstats;
   engine::ClcStats clc;
   std::vector<engine::CollSync> wsync;
   std::vector<uint32_t> inconsistent_windows;
@@ -651,7 +650,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     sum.dropped += cs.dropped;
     sum.inconsistent_comms = std::max(sum.inconsistent_comms, cs.inconsistent_comms);
     ++sum.windows;
-    cstats = cs;
     // The cut that ends the window: its world collective, the window's last call.
     ctx.cut_time = 0;
     ctx.cut_rank = -1;

@@ -181,6 +181,11 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
   if (!in.last) {
     wb.last_finalize_rank = in.cut_rank;
     wb.last_finalize_enter = in.cut_time;
+    if (in.cut_rank < 0 || in.cut_rank >= P) {  // the cut's instance was not synchronized
+      wb.last_finalize_rank = 0;                 // (not on a consistent trace): no path here
+      wb.last_finalize_enter = acc.prev_cut_time;
+      acc.walk.partial = true;
+    }
   }
   const std::vector<WaitRecord> records = cp_records(t, *in.waits, acc.b);
   CpWalk walk;
@@ -247,7 +252,8 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
   }
   // The window's share of the application phase is [T_{k-1}, T_k]: what lies past T_k (a
   // rank's time in C_k after the last arrival) belongs to the next window's.
-  const double r0 = in.first ? t0 : acc.prev_cut_time, r1 = in.last ? acc.t1 : in.cut_time;
+  const bool cut_ok = in.last || (in.cut_rank >= 0 && in.cut_rank < P);
+  const double r0 = in.first ? t0 : acc.prev_cut_time, r1 = in.last ? acc.t1 : cut_ok ? in.cut_time : r0;
   if (!in.last) {
     std::vector<std::pair<double, double>> kept;
     for (const auto& [a, z] : busy) {
@@ -316,8 +322,10 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
     }
   }
 
-  acc.prev_cut_time = in.cut_time;
-  acc.prev_cut_rank = in.cut_rank;
+  if (!in.last && in.cut_rank >= 0 && in.cut_rank < P) {
+    acc.prev_cut_time = in.cut_time;
+    acc.prev_cut_rank = in.cut_rank;
+  }
   acc.prev_exit = hi;
   if (!t.calls.empty()) acc.prev_node = t.calls.back().node;
   ++acc.windows;
