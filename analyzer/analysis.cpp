@@ -292,18 +292,19 @@ class TimelineObserver : public ProfileObserver {
     for (Pass* p : passes_) p->begin_location(location);
   }
   // Phase by phase (engine/window.h): `on_cut` runs at the exit of the MPI call holding each
-  // of the `cuts` (indices of location 0's blocking MPI_COMM_WORLD collectives, ascending),
+  // of the `cuts` (indices of location 0's candidates, engine::is_window_candidate, ascending),
   // counted exactly as engine::scan_windows counts them.
   void cut_at(const std::vector<uint64_t>* cuts, const defs::Definitions& definitions,
-              std::function<void()> on_cut) {
+              engine::WorldComms& world, std::function<void()> on_cut) {
     cuts_ = cuts;
     definitions_ = &definitions;
+    world_ = &world;
     on_cut_ = std::move(on_cut);
   }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
     if (cuts_ != nullptr && location_ == 0) {
-      if (b_.open_calls() > 0 && engine::is_window_candidate(e, *definitions_)) {
+      if (b_.open_calls() > 0 && engine::is_window_candidate(e, *definitions_, *world_)) {
         if (next_cut_ < cuts_->size() && (*cuts_)[next_cut_] == ordinal_) cut_pending_ = true;
         ++ordinal_;
       } else if (cut_pending_ && e.kind == trace::EventKind::kExit && b_.open_calls() == 0) {
@@ -329,6 +330,7 @@ class TimelineObserver : public ProfileObserver {
   uint16_t location_ = 0;
   const std::vector<uint64_t>* cuts_ = nullptr;
   const defs::Definitions* definitions_ = nullptr;
+  engine::WorldComms* world_ = nullptr;
   std::function<void()> on_cut_;
   size_t next_cut_ = 0;
   uint64_t ordinal_ = 0;
@@ -544,7 +546,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       // One more decode: the MPI calls (for the estimate), the cut candidates, and the
       // call-path profile, unified at once when the run is cut, so that the windows' passes
       // book to the global call paths (the second decode builds the same profile again).
-      engine::WindowScanner scanner(definitions);
+      engine::WindowScanner scanner(definitions, run.size);
       ScanObserver so(scanner);
       LocalProfile scan_profile = build_profile(store, definitions, &so);
       const engine::WindowScan scan = scanner.finish(scan_profile.status);
@@ -600,6 +602,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     uint64_t messages = 0, unmatched = 0, replay_bytes = 0, coll_bytes = 0, dropped = 0;
     uint64_t inconsistent_comms = 0, windows = 0;
   } sum;
+  engine::WorldComms world_comms(definitions, run.size);  // which collectives are candidates
   bool failed = false;  // an exchange failed: no report
   // The engine's exchanges and the passes' analyze() over `timeline` (the whole run, or
   // window `w`; `last`: the window that ends the run). Collective.
@@ -656,7 +659,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     if (!last && !timeline.calls.empty())
       for (size_t i = std::min(timeline.colls.size(), csync.size()); i-- > 0;) {
         const engine::CollRecord& c = timeline.colls[i];
-        if (c.comm != defs::kCommWorld || c.complete_call + 1 != timeline.calls.size()) continue;
+        if (c.complete_call + 1 != timeline.calls.size() || !world_comms.spans_world(c.comm)) continue;
         if (csync[i].valid) {
           ctx.cut_time = csync[i].latest_begin;
           ctx.cut_rank = csync[i].latest_rank;
@@ -685,7 +688,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
   int next_window = 0;
   if (windowed)
-    observer.cut_at(&plan.cuts, definitions, [&] {
+    observer.cut_at(&plan.cuts, definitions, world_comms, [&] {
       if (failed) return;  // every rank failed the same exchange: no more windows
       timeline = tb.take_window();
       analyze_timeline(next_window++, false);
@@ -867,7 +870,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       in.extra_json["scalars"]["analysis_window_cuts"] = plan.cuts.size();
     }
     if (windowed) {
-      std::snprintf(line, sizeof line, "@ Analysis windows: %.0f, cut at %zu of %.0f MPI_COMM_WORLD collectives; "
+      std::snprintf(line, sizeof line, "@ Analysis windows: %.0f, cut at %zu of %.0f collectives over all ranks; "
                     "at most %.0f events per window on a rank", double(sum.windows), plan.cuts.size(),
                     double(plan.candidates), plan.largest_window);
       in.header_lines.push_back(line);

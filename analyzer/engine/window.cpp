@@ -8,8 +8,24 @@
 
 namespace critpath::analyzer::engine {
 
-bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions) {
-  if (e.kind != trace::EventKind::kCollEnd || e.comm != defs::kCommWorld) return false;
+bool WorldComms::spans_world(uint32_t comm) {
+  if (comm == defs::kCommWorld) return true;
+  if (comm == defs::kCommSelf) return size_ == 1;
+  auto it = known_.find(comm);
+  if (it != known_.end()) return it->second;
+  defs::CommDef d;
+  bool all = defs_.comms.find(comm, d) && d.members.size() == size_t(size_);
+  if (all) {
+    std::vector<int32_t> m = d.members;
+    std::sort(m.begin(), m.end());
+    for (int32_t r = 0; r < size_ && all; ++r) all = m[size_t(r)] == r;
+  }
+  known_.emplace(comm, all);
+  return all;
+}
+
+bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions, WorldComms& world) {
+  if (e.kind != trace::EventKind::kCollEnd || !world.spans_world(e.comm)) return false;
   const defs::MpiSync sync = definitions.regions.mpi(e.region).sync;
   return sync == defs::MpiSync::kBarrier || sync == defs::MpiSync::kNxN;
 }
@@ -87,7 +103,7 @@ void WindowScanner::on_event(const trace::Event& e) {
       forget(e.request);
       break;
     case K::kCollEnd:
-      if (!open_.empty() && is_window_candidate(e, defs_)) {
+      if (!open_.empty() && is_window_candidate(e, defs_, world_)) {
         cut_pending_ = true;
         cut_syncs_ = window_candidate_synchronizes(e, defs_);
       }
@@ -103,8 +119,9 @@ WindowScan WindowScanner::finish(Status decode) {
   return std::move(out_);
 }
 
-WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions) {
-  WindowScanner scanner(definitions);
+WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                        int world_size) {
+  WindowScanner scanner(definitions, world_size);
   Status status = Status::kOk;
   trace::Event e;
   for (uint16_t loc : store.locations()) {
@@ -143,12 +160,12 @@ Status plan_windows(const WindowScan& mine, const Group& group, double target_ev
     return Status::kOk;
   }
   if (g[1] != lo) {
-    out.why_not = "the ranks recorded different numbers of MPI_COMM_WORLD collectives";
+    out.why_not = "the ranks recorded different numbers of collectives over all ranks";
     return Status::kOk;
   }
   out.candidates = n;
   if (n == 0) {
-    out.why_not = "the run has no MPI_COMM_WORLD barrier or N x N collective to cut at";
+    out.why_not = "the run has no barrier or N x N collective over all ranks to cut at";
     return Status::kOk;
   }
   // At most 2^20 candidates take part (8 MiB per reduction): every s-th, the spans of the
@@ -184,7 +201,7 @@ Status plan_windows(const WindowScan& mine, const Group& group, double target_ev
   double events = double(mine.events - (mine.at.empty() ? 0 : mine.at[size_t(m * s - 1)]));
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&events, 1, ReduceOp::kMax));
   out.largest_window = std::max(out.largest_window, acc + events);
-  if (out.cuts.empty()) out.why_not = "no MPI_COMM_WORLD collective was a clean cut (messages or requests in flight at every one)";
+  if (out.cuts.empty()) out.why_not = "no collective over all ranks was a clean cut (messages or requests in flight at every one)";
   return Status::kOk;
 }
 

@@ -4,7 +4,7 @@
 // analysis holds one window's replay index at a time, not the whole run's.
 //
 //   scan_windows   one extra decode of the rank's trace (no replay index): where its
-//                  MPI_COMM_WORLD collectives end, and whether anything is in flight there
+//                  collectives over all ranks end, and whether anything is in flight there
 //   plan_windows   the ranks agree on the cuts (three elementwise reductions over the
 //                  candidates): a cut is a world barrier or N x N collective that moved data
 //                  on every rank, after which, on every rank, no nonblocking request is
@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -41,9 +42,9 @@ namespace critpath::analyzer::engine {
 
 class Group;
 
-// One rank's cut candidates: per blocking MPI_COMM_WORLD barrier or N x N collective of
-// location 0 (is_window_candidate), in call order (candidate k is the k-th), at the exit of
-// the MPI call that holds it.
+// One rank's cut candidates: per blocking barrier or N x N collective of location 0 on a
+// communicator that spans every rank (is_window_candidate), in call order (candidate k is the
+// k-th), at the exit of the MPI call that holds it.
 struct WindowScan {
   std::vector<uint64_t> at;   // location 0's events up to and including that exit
   // 1: a nonblocking request (send, receive, collective) pending, or the collective moved no
@@ -57,11 +58,27 @@ struct WindowScan {
   Status status = Status::kOk;  // the decode's
 };
 
+// Whether a communicator spans every rank: MPI_COMM_WORLD, or any communicator whose group is
+// all `world_size` ranks (a library's MPI_Comm_dup(MPI_COMM_WORLD), a split that kept
+// everyone): every rank calls its collectives. Looked up once per communicator.
+class WorldComms {
+ public:
+  WorldComms(const defs::Definitions& definitions, int world_size)
+      : defs_(definitions), size_(world_size) {}
+  bool spans_world(uint32_t comm);
+
+ private:
+  const defs::Definitions& defs_;
+  int size_;
+  std::unordered_map<uint32_t, bool> known_;
+};
+
 // Whether COLL_END event `e` (inside an MPI call of location 0) is a cut candidate: a
-// barrier or an N x N collective on MPI_COMM_WORLD (the collectives every member waits at for
-// the last one to arrive, through whose last arrival the critical path passes). The same
-// test for scan_windows and for the analysis that cuts, so both count candidates alike.
-bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions);
+// barrier or an N x N collective on a communicator that spans every rank (the collectives
+// every member waits at for the last one to arrive, through whose last arrival the critical
+// path passes). The same test for scan_windows and for the analysis that cuts, so both count
+// candidates alike.
+bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions, WorldComms& world);
 // Whether candidate `e` synchronizes on this rank: a barrier, or data both sent and received.
 bool window_candidate_synchronizes(const trace::Event& e, const defs::Definitions& definitions);
 
@@ -69,7 +86,8 @@ bool window_candidate_synchronizes(const trace::Event& e, const defs::Definition
 // each location's), as a decode that also builds the call-path profile sees them.
 class WindowScanner {
  public:
-  explicit WindowScanner(const defs::Definitions& definitions) : defs_(definitions) {}
+  WindowScanner(const defs::Definitions& definitions, int world_size)
+      : defs_(definitions), world_(definitions, world_size) {}
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e);
   // The decode's status; then the scan is complete.
@@ -78,6 +96,7 @@ class WindowScanner {
  private:
   bool is_mpi(uint32_t region);
   const defs::Definitions& defs_;
+  WorldComms world_;
   WindowScan out_;
   uint16_t location_ = 0;
   std::vector<uint8_t> mpi_flat_;        // region -> 0 unknown, 1 not MPI, 2 MPI
@@ -88,7 +107,8 @@ class WindowScanner {
 };
 
 // Decodes every location of `store` once (WindowScanner over a TraceReader).
-WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions);
+WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions,
+                        int world_size);
 
 // The cuts from the candidates as every rank sees them: span[k] the most events any rank has
 // between candidate k - 1 and k (k = 0: from the start), ok[k] whether candidate k is a valid

@@ -24,6 +24,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "waits_util.h"
 
@@ -42,6 +43,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   align();
+  /* argv[3] = "split": the iterations' collectives on a communicator of every rank in reverse
+   * order (as a library's own duplicate of MPI_COMM_WORLD): candidates too. */
+  MPI_Comm comm = MPI_COMM_WORLD;
+  if (argc > 3 && strcmp(argv[3], "split") == 0) MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &comm);
   long checksum = 0;
   for (int i = 0; i < N_ITER; ++i) {
     const long base = 100 + (long)i * PERIOD_MS;  /* the iteration's start, ms after t0 */
@@ -50,7 +55,7 @@ int main(int argc, char** argv) {
 
     CRITPATH_REGION_BEGIN("cross");
     if (rank == 0) MPI_Send(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
     if (rank == 1) MPI_Recv(&w, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CRITPATH_REGION_END("cross");
     checksum += w;
@@ -58,7 +63,7 @@ int main(int argc, char** argv) {
     CRITPATH_REGION_BEGIN("pend");
     MPI_Request req = MPI_REQUEST_NULL;
     if (rank == 1) MPI_Irecv(&w, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &req);
-    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm);
     if (rank == 0) MPI_Send(&v, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);
     if (rank == 1) MPI_Wait(&req, MPI_STATUS_IGNORE);
     CRITPATH_REGION_END("pend");
@@ -77,7 +82,7 @@ int main(int argc, char** argv) {
 
     CRITPATH_REGION_BEGIN("nxn");
     sleep_from_start_ms(base + 2 * LW_MS + (long)DW_MS * rank);
-    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm);
     CRITPATH_REGION_END("nxn");
     checksum += y;
   }
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
     checksum += i & 1;
     CRITPATH_REGION_END("user");
   }
+  if (comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
   printf("windows-checksum %d %ld\n", rank, checksum);
   printf("windows-lateness %d %lld\n", rank, waits_late_ns);
   MPI_Finalize();

@@ -111,7 +111,7 @@ TEST_CASE("window scan: candidates, requests and messages in flight", "[engine][
   w.end(kUser);
   trace::ChunkStore store;
   w.store(store);
-  const engine::WindowScan scan = engine::scan_windows(store, test_defs());
+  const engine::WindowScan scan = engine::scan_windows(store, test_defs(), 2);
   REQUIRE(scan.ineligible == nullptr);
   REQUIRE(scan.at.size() == 5);
   CHECK(scan.at[0] == 5);  // user enter + the barrier's four events
@@ -140,7 +140,7 @@ TEST_CASE("window scan: one-sided communication and MPI on other threads are not
     w.end(kPut);
     trace::ChunkStore store;
     w.store(store);
-    const engine::WindowScan scan = engine::scan_windows(store, test_defs());
+    const engine::WindowScan scan = engine::scan_windows(store, test_defs(), 2);
     REQUIRE(scan.ineligible != nullptr);
     engine::WindowPlan plan;
     engine::Group local = engine::Group::local();
@@ -155,7 +155,7 @@ TEST_CASE("window scan: one-sided communication and MPI on other threads are not
     trace::ChunkStore store;
     main.store(store, 0);
     worker.store(store, 1);
-    const engine::WindowScan scan = engine::scan_windows(store, test_defs());
+    const engine::WindowScan scan = engine::scan_windows(store, test_defs(), 2);
     REQUIRE(scan.ineligible != nullptr);
     CHECK(std::string(scan.ineligible).find("thread") != std::string::npos);
   }
