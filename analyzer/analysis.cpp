@@ -14,6 +14,7 @@
 #include <map>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path.h"
@@ -292,26 +293,20 @@ class TimelineObserver : public ProfileObserver {
     for (Pass* p : passes_) p->begin_location(location);
   }
   // Phase by phase (engine/window.h): `on_cut` runs at the exit of the MPI call holding each
-  // of the `cuts` (indices of location 0's candidates, engine::is_window_candidate, ascending),
-  // counted exactly as engine::scan_windows counts them.
-  void cut_at(const std::vector<uint64_t>* cuts, const defs::Definitions& definitions,
-              engine::WorldComms& world, std::function<void()> on_cut) {
+  // of the `cuts` (indices of location 0's candidates, ascending), counted by the same
+  // engine::CandidateTracker as engine::scan_windows counts them.
+  void cut_at(const std::vector<uint64_t>* cuts, const defs::Definitions& definitions, int world_size,
+              std::function<void()> on_cut) {
     cuts_ = cuts;
-    definitions_ = &definitions;
-    world_ = &world;
+    candidates_.emplace(definitions, world_size);
     on_cut_ = std::move(on_cut);
   }
   void on_event(const trace::Event& e, int32_t node) override {
     b_.on_event(e, node);
-    if (cuts_ != nullptr && location_ == 0) {
-      if (b_.open_calls() > 0 && engine::is_window_candidate(e, *definitions_, *world_)) {
-        if (next_cut_ < cuts_->size() && (*cuts_)[next_cut_] == ordinal_) cut_pending_ = true;
-        ++ordinal_;
-      } else if (cut_pending_ && e.kind == trace::EventKind::kExit && b_.open_calls() == 0) {
-        cut_pending_ = false;
-        ++next_cut_;
-        on_cut_();
-      }
+    if (candidates_ && location_ == 0 && candidates_->on_event(e) && next_cut_ < cuts_->size() &&
+        (*cuts_)[next_cut_] == candidates_->completed() - 1) {
+      ++next_cut_;
+      on_cut_();
     }
     if (!passes_.empty()) {
       const double t = to_global_(e.time);
@@ -329,12 +324,9 @@ class TimelineObserver : public ProfileObserver {
   const std::function<double(uint64_t)>& to_global_;
   uint16_t location_ = 0;
   const std::vector<uint64_t>* cuts_ = nullptr;
-  const defs::Definitions* definitions_ = nullptr;
-  engine::WorldComms* world_ = nullptr;
+  std::optional<engine::CandidateTracker> candidates_;
   std::function<void()> on_cut_;
   size_t next_cut_ = 0;
-  uint64_t ordinal_ = 0;
-  bool cut_pending_ = false;
 };
 
 // The window scan's decode, fused with the call-path profile's.
@@ -535,7 +527,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // Phase by phase (engine/window.h) when the whole run would not fit the memory budget, or
   // when a test asks for it: then only the passes that can go window by window run.
   engine::WindowPlan plan;
-  std::string window_why;  // why the analysis holds the whole run although it was asked not to
+  std::string window_why;  // what asked for windows (and, if the run cannot be cut, why not)
   {
     WindowChoice choice;
     if (choice.decide(group, run, cfg) != Status::kOk) {
@@ -602,7 +594,6 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     uint64_t messages = 0, unmatched = 0, replay_bytes = 0, coll_bytes = 0, dropped = 0;
     uint64_t inconsistent_comms = 0, windows = 0;
   } sum;
-  engine::WorldComms world_comms(definitions, run.size);  // which collectives are candidates
   bool failed = false;  // an exchange failed: no report
   // The engine's exchanges and the passes' analyze() over `timeline` (the whole run, or
   // window `w`; `last`: the window that ends the run). Collective.
@@ -610,6 +601,9 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     ctx.window = windowed ? w : -1;
     ctx.last_window = last;
     ctx.local = last ? &local : nullptr;
+    // Window by window the profile is still being built: the nodes the window's calls name.
+    ctx.nodes = last ? local.nodes.size() : 0;
+    for (const engine::CallRecord& call : timeline.calls) ctx.nodes = std::max(ctx.nodes, size_t(call.node + 1));
     // What the patterns of MPI_Init (first window) and MPI_Finalize (last) need.
     double mx[2] = {timeline.init_call != engine::kNoCall ? timeline.calls[timeline.init_call].enter : 0,
                     timeline.finalize_call != engine::kNoCall ? timeline.calls[timeline.finalize_call].enter : 0};
@@ -653,13 +647,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     sum.dropped += cs.dropped;
     sum.inconsistent_comms = std::max(sum.inconsistent_comms, cs.inconsistent_comms);
     ++sum.windows;
-    // The cut that ends the window: its world collective, the window's last call.
+    // The cut that ends the window: the collective of the window's last call (a blocking
+    // collective's call holds no other).
     ctx.cut_time = 0;
     ctx.cut_rank = -1;
     if (!last && !timeline.calls.empty())
       for (size_t i = std::min(timeline.colls.size(), csync.size()); i-- > 0;) {
-        const engine::CollRecord& c = timeline.colls[i];
-        if (c.complete_call + 1 != timeline.calls.size() || !world_comms.spans_world(c.comm)) continue;
+        if (timeline.colls[i].complete_call + 1 != timeline.calls.size()) continue;
         if (csync[i].valid) {
           ctx.cut_time = csync[i].latest_begin;
           ctx.cut_rank = csync[i].latest_rank;
@@ -688,7 +682,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   TimelineObserver observer(tb, progress, run.store.events, event_passes, to_global_fn);
   int next_window = 0;
   if (windowed)
-    observer.cut_at(&plan.cuts, definitions, world_comms, [&] {
+    observer.cut_at(&plan.cuts, definitions, run.size, [&] {
       if (failed) return;  // every rank failed the same exchange: no more windows
       timeline = tb.take_window();
       analyze_timeline(next_window++, false);
@@ -864,7 +858,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     }
     // Window by window (engine/window.h): how, and what it left out.
     in.extra_json["scalars"]["analysis_windowed"] = windowed;
-    in.extra_json["scalars"]["analysis_windows"] = windowed ? sum.windows : 1;
+    in.extra_json["scalars"]["analysis_windows"] = sum.windows;
     if (plan.candidates > 0 || windowed) {  // the run was scanned for cuts
       in.extra_json["scalars"]["analysis_window_candidates"] = plan.candidates;
       in.extra_json["scalars"]["analysis_window_cuts"] = plan.cuts.size();

@@ -155,8 +155,6 @@ class TimelineBuilder {
   // window's (the gap after the cut belongs to the next window's first call). The count of
   // locations with MPI calls carries on; unresolved_peers counts per window.
   Timeline take_window();
-  // MPI calls open on the current location.
-  size_t open_calls() const { return open_.size(); }
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);

@@ -24,28 +24,39 @@ bool WorldComms::spans_world(uint32_t comm) {
   return all;
 }
 
-bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions, WorldComms& world) {
-  if (e.kind != trace::EventKind::kCollEnd || !world.spans_world(e.comm)) return false;
-  const defs::MpiSync sync = definitions.regions.mpi(e.region).sync;
-  return sync == defs::MpiSync::kBarrier || sync == defs::MpiSync::kNxN;
-}
-
-bool window_candidate_synchronizes(const trace::Event& e, const defs::Definitions& definitions) {
-  return definitions.regions.mpi(e.region).sync == defs::MpiSync::kBarrier ||
-         (e.bytes > 0 && e.bytes_received > 0);
-}
-
-bool WindowScanner::is_mpi(uint32_t region) {
+bool CandidateTracker::is_mpi(uint32_t region) {
   if (region >= mpi_flat_.size()) mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()), 0);
   uint8_t& f = mpi_flat_[region];
   if (f == 0) f = defs_.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
   return f == 2;
 }
 
-void WindowScanner::begin_location(uint16_t location) {
-  location_ = location;
-  open_.clear();
-  cut_pending_ = false;
+bool CandidateTracker::on_event(const trace::Event& e) {
+  using K = trace::EventKind;
+  switch (e.kind) {
+    case K::kEnter:
+      if (is_mpi(e.region)) {
+        open_.push_back(e.region);
+        ++mpi_calls_;
+      }
+      return false;
+    case K::kExit:
+      if (!open_.empty() && open_.back() == e.region) open_.pop_back();
+      if (!pending_ || !open_.empty()) return false;
+      pending_ = false;
+      ++completed_;
+      return true;
+    case K::kCollEnd: {
+      if (open_.empty() || !world_.spans_world(e.comm)) return false;
+      const defs::MpiSync sync = defs_.regions.mpi(e.region).sync;
+      if (sync != defs::MpiSync::kBarrier && sync != defs::MpiSync::kNxN) return false;
+      pending_ = true;
+      syncs_ = sync == defs::MpiSync::kBarrier || (e.bytes > 0 && e.bytes_received > 0);
+      return false;
+    }
+    default:
+      return false;
+  }
 }
 
 void WindowScanner::on_event(const trace::Event& e) {
@@ -54,7 +65,7 @@ void WindowScanner::on_event(const trace::Event& e) {
   if (location_ != 0) {
     // Other threads: only whether they called MPI (their records would interleave with the
     // main thread's windows).
-    if (e.kind == K::kEnter && is_mpi(e.region)) out_.ineligible = "a thread other than the main one called MPI";
+    if (e.kind == K::kEnter && tracker_.is_mpi(e.region)) out_.ineligible = "a thread other than the main one called MPI";
     return;
   }
   ++out_.events;
@@ -62,23 +73,13 @@ void WindowScanner::on_event(const trace::Event& e) {
     out_.ineligible = "the run used one-sided communication";
     return;
   }
-  auto forget = [&](uint64_t request) { pending_.erase(request); };
+  if (tracker_.on_event(e)) {
+    out_.at.push_back(out_.events);
+    out_.busy.push_back(pending_.empty() && tracker_.synchronized() ? 0 : 1);
+    out_.net.push_back(net_);
+    return;
+  }
   switch (e.kind) {
-    case K::kEnter:
-      if (is_mpi(e.region)) {
-        open_.push_back(e.region);
-        ++out_.mpi_calls;
-      }
-      break;
-    case K::kExit:
-      if (!open_.empty() && open_.back() == e.region) open_.pop_back();
-      if (cut_pending_ && open_.empty()) {
-        cut_pending_ = false;
-        out_.at.push_back(out_.events);
-        out_.busy.push_back(pending_.empty() && cut_syncs_ ? 0 : 1);
-        out_.net.push_back(net_);
-      }
-      break;
     case K::kSend:
       ++net_;
       break;
@@ -91,7 +92,7 @@ void WindowScanner::on_event(const trace::Event& e) {
       break;
     case K::kIrecv:
       --net_;
-      forget(e.request);
+      pending_.erase(e.request);
       break;
     case K::kIrecvRequest:
     case K::kIcollPost:
@@ -100,13 +101,7 @@ void WindowScanner::on_event(const trace::Event& e) {
     case K::kIsendComplete:
     case K::kIcollComplete:
     case K::kRequestCancel:
-      forget(e.request);
-      break;
-    case K::kCollEnd:
-      if (!open_.empty() && is_window_candidate(e, defs_, world_)) {
-        cut_pending_ = true;
-        cut_syncs_ = window_candidate_synchronizes(e, defs_);
-      }
+      pending_.erase(e.request);
       break;
     default:
       break;
@@ -114,6 +109,7 @@ void WindowScanner::on_event(const trace::Event& e) {
 }
 
 WindowScan WindowScanner::finish(Status decode) {
+  out_.mpi_calls = tracker_.mpi_calls();
   out_.status = decode;
   if (decode != Status::kOk && out_.ineligible == nullptr) out_.ineligible = "the trace did not decode completely";
   return std::move(out_);

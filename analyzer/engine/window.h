@@ -43,7 +43,7 @@ namespace critpath::analyzer::engine {
 class Group;
 
 // One rank's cut candidates: per blocking barrier or N x N collective of location 0 on a
-// communicator that spans every rank (is_window_candidate), in call order (candidate k is the
+// communicator that spans every rank (CandidateTracker), in call order (candidate k is the
 // k-th), at the exit of the MPI call that holds it.
 struct WindowScan {
   std::vector<uint64_t> at;   // location 0's events up to and including that exit
@@ -73,37 +73,50 @@ class WorldComms {
   std::unordered_map<uint32_t, bool> known_;
 };
 
-// Whether COLL_END event `e` (inside an MPI call of location 0) is a cut candidate: a
-// barrier or an N x N collective on a communicator that spans every rank (the collectives
-// every member waits at for the last one to arrive, through whose last arrival the critical
-// path passes). The same test for scan_windows and for the analysis that cuts, so both count
-// candidates alike.
-bool is_window_candidate(const trace::Event& e, const defs::Definitions& definitions, WorldComms& world);
-// Whether candidate `e` synchronizes on this rank: a barrier, or data both sent and received.
-bool window_candidate_synchronizes(const trace::Event& e, const defs::Definitions& definitions);
+// The cut candidates in location 0's events, counted by one rule that the scan and the
+// analysis that cuts both follow (so their candidate k is the same collective): a COLL_END
+// of a barrier or an N x N collective on a communicator that spans every rank (the
+// collectives every member waits at for the last one to arrive, through whose last arrival
+// the critical path passes), inside an open MPI call; the candidate is complete at the EXIT
+// that closes the last open MPI call. The open calls are kept as TimelineBuilder keeps them.
+class CandidateTracker {
+ public:
+  CandidateTracker(const defs::Definitions& definitions, int world_size)
+      : defs_(definitions), world_(definitions, world_size) {}
+  // True at the EXIT that completes candidate completed() - 1.
+  bool on_event(const trace::Event& e);
+  uint64_t completed() const { return completed_; }
+  // Whether the last completed candidate synchronized on this rank: a barrier, or data both
+  // sent and received (an N x N collective that moved none need not).
+  bool synchronized() const { return syncs_; }
+  uint64_t mpi_calls() const { return mpi_calls_; }
+  bool is_mpi(uint32_t region);
+
+ private:
+  const defs::Definitions& defs_;
+  WorldComms world_;
+  std::vector<uint8_t> mpi_flat_;  // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::vector<uint32_t> open_;     // open MPI calls (regions)
+  uint64_t completed_ = 0, mpi_calls_ = 0;
+  bool pending_ = false, syncs_ = false;
+};
 
 // The scan, event by event: fed every location's events in order (begin_location() before
 // each location's), as a decode that also builds the call-path profile sees them.
 class WindowScanner {
  public:
-  WindowScanner(const defs::Definitions& definitions, int world_size)
-      : defs_(definitions), world_(definitions, world_size) {}
-  void begin_location(uint16_t location);
+  WindowScanner(const defs::Definitions& definitions, int world_size) : tracker_(definitions, world_size) {}
+  void begin_location(uint16_t location) { location_ = location; }
   void on_event(const trace::Event& e);
   // The decode's status; then the scan is complete.
   WindowScan finish(Status decode);
 
  private:
-  bool is_mpi(uint32_t region);
-  const defs::Definitions& defs_;
-  WorldComms world_;
+  CandidateTracker tracker_;  // location 0's
   WindowScan out_;
   uint16_t location_ = 0;
-  std::vector<uint8_t> mpi_flat_;        // region -> 0 unknown, 1 not MPI, 2 MPI
-  std::vector<uint32_t> open_;           // open MPI calls of location 0 (regions)
   std::unordered_set<uint64_t> pending_;  // nonblocking requests posted, not yet completed
   int64_t net_ = 0;
-  bool cut_pending_ = false, cut_syncs_ = false;
 };
 
 // Decodes every location of `store` once (WindowScanner over a TraceReader).

@@ -67,6 +67,7 @@ struct PassContext {
   const std::vector<engine::CollSync>* wsync = nullptr;  // aligned with Timeline::win_colls
   const std::vector<uint32_t>* inconsistent_windows = nullptr;
   const LocalProfile* local = nullptr;  // nullptr in a window before the last (see Pass::windowed)
+  size_t nodes = 0;  // local call-path nodes known so far (all of them with `local`)
   // Phase by phase (engine/window.h): the window analyze() is called for (0, 1, ...), or -1
   // when the analysis holds the whole run at once.
   int window = -1;

@@ -5,8 +5,6 @@
 // "critical_path.local" (CpLocal) between the two, then "critical_path": this rank's path
 // segments (std::vector<CpSegment>; all of them when the run was analysed whole). Needs
 // "wait_states".
-#include <algorithm>
-
 #include "analyzer/passes/critical_path/critical_path_report.h"
 #include "analyzer/passes/pass.h"
 #include "analyzer/passes/wait_states/wait_states.h"
@@ -34,8 +32,7 @@ class CriticalPathPass : public Pass {
     in.run = c.run;
     in.timeline = c.timeline;
     in.waits = ws;
-    in.nodes = c.local ? c.local->nodes.size() : 0;
-    for (const engine::CallRecord& call : c.timeline->calls) in.nodes = std::max(in.nodes, size_t(call.node + 1));
+    in.nodes = c.nodes;
     in.to_global = c.to_global;
     in.walk_mode = CpWalkMode(c.options.cp_walk_mode);
     in.first = c.window <= 0;

@@ -347,13 +347,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
     return rc == Status::kOk;
   };
   const RunBounds& b = acc.b;
-  CpWalk walk = acc.walk;  // the segments are read from acc
-  walk.segments.clear();
-  {
-    uint64_t adjust = acc.hop_adjust;
-    mpi_ok(group.allreduce(&adjust, 1, engine::ReduceOp::kSum));
-    walk.hops += adjust;
-  }
+  const CpWalk& walk = acc.walk;
+  uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
+  mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
+  hops += walk.hops;
   const double walk_s = acc.walk_s;
 
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
@@ -472,7 +469,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   std::vector<double> seg_flat, seg_all;
   std::vector<int> seg_counts, seg_displs;
   {
-    std::vector<CpSegment> s = acc.walk.segments;
+    std::vector<CpSegment> s = walk.segments;
     if (s.size() > kMaxSegments) {
       std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
                        [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
@@ -582,7 +579,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
                 "CPImb = max(CP - Avg, 0); Imb%% = CPImb / CP; Impact = all ranks' own time + imbalance\n"
                 "costs (Intra: within the partition, Inter: partitions that never run it; allocation s).\n"
                 "Flag D: CPImb exceeds the profile imbalance (Max - Avg) noticeably: dynamic imbalance.\n",
-                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)walk.hops,
+                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
                 avg_par, P);
   body += buf;
   std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
@@ -652,7 +649,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   std::snprintf(buf, sizeof buf,
                 "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
                 "%.3f s analysis (walk %.3f s)",
-                cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)walk.hops,
+                cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
                 walk.gathered ? "walked on rank 0" : "pointer jumping", avg_par, analysis_s, walk_s);
   rep.header_lines.push_back(buf);
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
@@ -682,7 +679,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   nlohmann::json cpj;
   cpj["length_s"] = cp_len;
   cpj["wall_time_s"] = span;
-  cpj["hops"] = walk.hops;
+  cpj["hops"] = hops;
   cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
   cpj["walk_s"] = walk_s;
   cpj["walk_rounds"] = walk.rounds;
@@ -709,7 +706,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   cpj["work_by_rank_s"] = work_by_rank;
   rep.extra_json["critical_path"] = std::move(cpj);
   rep.extra_json["scalars"]["critical_path_length_s"] = cp_len;
-  rep.extra_json["scalars"]["critical_path_hops"] = walk.hops;
+  rep.extra_json["scalars"]["critical_path_hops"] = hops;
   rep.extra_json["scalars"]["average_parallelism"] = avg_par;
   rep.extra_json["run"]["partitions"] = std::move(parts);
   return Status::kOk;

@@ -30,6 +30,7 @@ class DelayPass : public Pass {
 
   Status analyze(PassContext& c, const engine::Group& group) override {
     if (c.window < 0) return Status::kOk;  // the whole run: after unification, in reduce()
+    if (c.get<WaitStates>("wait_states") == nullptr) return Status::kInvalidArgument;
     DelayWindows* acc = c.window > 0 ? c.get<DelayWindows>("delay.windows") : nullptr;
     if (acc == nullptr) acc = &c.put("delay.windows", DelayWindows{engine::MetricStore{size_t(c.n_callpaths)}, {}});
     DelayResult res;

@@ -2,8 +2,6 @@
 // analyze finds this rank's wait states (wait_states.h), reduce books the patterns and the MPI
 // time hierarchy per call path and writes their report section (wait_states_report.h).
 // Result "wait_states": WaitStates.
-#include <algorithm>
-
 #include "analyzer/passes/pass.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/wait_states/wait_states_report.h"
@@ -24,12 +22,9 @@ class WaitStatesPass : public Pass {
     rs.latest_init_enter = c.latest_init_enter;
     rs.earliest_init_exit = c.earliest_init_exit;
     rs.latest_finalize_enter = c.latest_finalize_enter;
-    // Window by window the profile is still being built: the nodes the window's calls name.
-    size_t nodes = c.local ? c.local->nodes.size() : 0;
-    for (const engine::CallRecord& call : c.timeline->calls) nodes = std::max(nodes, size_t(call.node + 1));
     WaitStates* w = c.window > 0 ? c.get<WaitStates>(name()) : nullptr;
     if (w == nullptr) w = &c.put(name(), WaitStates{});
-    add_wait_states(*w, *c.timeline, *c.match, *c.csync, rs, *c.definitions, nodes, c.run->rank);
+    add_wait_states(*w, *c.timeline, *c.match, *c.csync, rs, *c.definitions, c.nodes, c.run->rank);
     return Status::kOk;
   }
 
