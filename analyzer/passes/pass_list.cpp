@@ -3,22 +3,31 @@
 // that the unit tests and the docs read the rows without linking the passes).
 #include "analyzer/passes/pass_list.h"
 
+#include <cstring>
+
 namespace critpath::analyzer::passes {
 
 const std::vector<PassInfo>& pass_list() {
   static const std::vector<PassInfo> kPasses = {
-      {"profile", Direction::kForward, {}, profile_metric_decls()},
-      {"wait_states", Direction::kNone, {"profile"}, wait_state_metric_decls()},
-      {"rma", Direction::kNone, {"profile", "wait_states"}, rma_metric_decls()},
-      {"delay", Direction::kBackward, {"profile", "wait_states"}, delay_metric_decls()},
-      {"critical_path", Direction::kBackward, {"profile", "wait_states"}, critical_path_metric_decls()},
-      {"whatif", Direction::kForward, {"profile", "wait_states", "delay", "critical_path"},
-       whatif_metric_decls()},
+      {"profile", {}, profile_metric_decls()},
+      // The one-sided patterns join the wait states: the wait-state pass merges the rma
+      // pass's (so rma is analysed first; the report keeps the wait states first).
+      {"wait_states", {"rma"}, wait_state_metric_decls()},
+      {"rma", {}, rma_metric_decls()},
+      {"delay", {"wait_states", "rma"}, delay_metric_decls()},
+      {"critical_path", {"wait_states"}, critical_path_metric_decls()},
+      {"whatif", {"rma", "critical_path"}, whatif_metric_decls()},
       // timeline.json (CRITPATH_TIMELINE): slices collected by its event handlers during the
       // profile's traversal; waits, messages and the critical path added at the end.
-      {"timeline", Direction::kForward, {"profile", "wait_states", "critical_path"}, {}},
+      {"timeline", {"wait_states", "critical_path"}, {}},
   };
   return kPasses;
+}
+
+const PassInfo* find_pass(const char* name) {
+  for (const PassInfo& row : pass_list())
+    if (std::strcmp(row.name, name) == 0) return &row;
+  return nullptr;
 }
 
 }  // namespace critpath::analyzer::passes

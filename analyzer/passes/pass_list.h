@@ -1,9 +1,12 @@
 // critpath — analyzer/passes/pass_list.h
 //
-// The explicit list of the analysis passes, in the order the engine runs them, with what each
-// declares: its name, the direction it traverses the timeline in, the passes whose results it
-// reads, and its metrics (engine/metric_store.h). Adding an analysis means one folder under
-// analyzer/passes/ and one row in pass_list.cpp.
+// The explicit list of the analysis passes, with what each declares: its name, the passes whose
+// results it reads (engine/results.h: a pass publishes its results under keys named as the
+// pass), and its metrics (engine/metric_store.h). The engine reduces the passes in the list's
+// order (the report's sections follow it) and analyses them in the order of their needs: a
+// pass after those it needs, which must run too; before reducing a pass it checks that the
+// results it needs are there. Adding an analysis means one folder under analyzer/passes/ and
+// one row in pass_list.cpp.
 //
 // Needs no MPI: unit tests and the docs generator read the list.
 #pragma once
@@ -14,18 +17,17 @@
 
 namespace critpath::analyzer {
 
-enum class Direction : unsigned char { kForward = 0, kBackward = 1, kNone = 2 };
-
 struct PassInfo {
   const char* name;
-  Direction direction;
-  std::vector<const char*> needs;  // names of earlier passes whose results it reads
+  std::vector<const char*> needs;  // names of the passes whose results it reads
   std::vector<engine::MetricDecl> metrics;
 };
 
 namespace passes {
 
 const std::vector<PassInfo>& pass_list();
+// The row of pass `name`; nullptr when none.
+const PassInfo* find_pass(const char* name);
 
 // Each pass folder's declarations (passes/<name>/<name>_metrics.cpp).
 std::vector<engine::MetricDecl> profile_metric_decls();

@@ -4,11 +4,12 @@
 #include <cstring>
 
 #include "analyzer/passes/pass.h"
+#include "analyzer/passes/pass_list.h"
 #include "libtrace/runtime/log.h"
 
 namespace critpath::analyzer::passes {
 
-std::vector<std::unique_ptr<Pass>> make_passes() {
+std::vector<std::unique_ptr<Pass>> make_passes(const config::Config& cfg) {
   using Make = std::unique_ptr<Pass> (*)();
   static const std::pair<const char*, Make> kMake[] = {
       {"wait_states", make_wait_states_pass}, {"rma", make_rma_pass},
@@ -22,6 +23,7 @@ std::vector<std::unique_ptr<Pass>> make_passes() {
     for (const auto& [name, make] : kMake)
       if (std::strcmp(name, row.name) == 0) {
         out.push_back(make());
+        out.back()->configure(cfg);
         found = true;
       }
     if (!found) log::warn("analysis pass '%s' is listed but not built; skipped", row.name);

@@ -15,6 +15,7 @@ namespace {
 void stall_if_chosen(const config::Config& cfg, int first, int count) {
   if (cfg.debug_analysis_stall < first || cfg.debug_analysis_stall >= first + count) return;
   if (cfg.analysis_timeout <= 0) return;  // would stall forever
+  if (cfg.debug_analysis_stall_stage != "start") return;  // the engine stalls at that stage
   while (!engine::watchdog_expired()) {
     const timespec ms = {0, 10000000};
     nanosleep(&ms, nullptr);

@@ -10,7 +10,7 @@
 
 namespace critpath {
 
-enum class Status : uint8_t {
+enum class [[nodiscard]] Status : uint8_t {
   kOk = 0,
   kIoError = 1,        // open/write/read of a spill or output file failed (errno in the log)
   kNoMemory = 2,       // an allocation on a cold path failed

@@ -3,10 +3,10 @@ read the configuration themselves.
 
 usage: check_passes_no_mpi.py SOURCE_DIR
 The engine (analyzer/engine/) is the only analyzer code that talks MPI; a pass reaches other
-ranks through engine::Group. Configuration values reach a pass as typed fields of its input
-(analyzer/analysis.cpp fills them), never by reading CRITPATH_* settings as strings. Fails
-naming every file:line under analyzer/passes/ that calls an MPI_/PMPI_ function, includes
-<mpi.h>, or reads config::current() / includes libtrace/config/config.h.
+ranks through engine::Group. A pass parses its own settings from the configuration it is
+handed (Pass::configure, engine/pass.h), never from the process-wide one. Fails naming every
+file:line under analyzer/passes/ that calls an MPI_/PMPI_ function, includes <mpi.h>, or reads
+config::current().
 
 Also: no analyzer code writes the measurement's runtime state; the session changes the phase
 and the timer through libtrace/runtime/session.h's phase API only (a store to
@@ -18,7 +18,7 @@ import sys
 
 CALL = re.compile(r"\bP?MPI_[A-Z][A-Za-z0-9_]*\s*\(")
 INCLUDE = re.compile(r"#\s*include\s*<mpi\.h>")
-CONFIG = re.compile(r"\bconfig::current\s*\(|#\s*include\s*\"libtrace/config/config\.h\"")
+CONFIG = re.compile(r"\bconfig::current\s*\(")
 
 
 def main():
@@ -53,7 +53,7 @@ def main():
                                      "(use the phase API of libtrace/runtime/session.h)")
     if found:
         print("analyzer rules (docs/analyzer.md): passes call no MPI (use engine::Group) and read no "
-              "configuration (typed fields of the pass's input); nothing writes runtime state:")
+              "process-wide configuration (Pass::configure gets it); nothing writes runtime state:")
         print("\n".join(found))
         sys.exit(1)
     print(f"check_passes_no_mpi: {files} files under analyzer/passes, no MPI call, no configuration read")

@@ -32,6 +32,7 @@
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/path_walk.h"
+#include "analyzer/engine/results.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
@@ -105,5 +106,9 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
                                                       const std::vector<WaitRecord>& records,
                                                       double init_enter, double finalize_enter);
+
+// The critical-path pass's result (engine/results.h): this rank's path segments (all of
+// them when the run was analysed whole), published by its reduce().
+inline constexpr engine::ResultKey<std::vector<CpSegment>> kCriticalPath{"critical_path"};
 
 }  // namespace critpath::analyzer::passes

@@ -169,7 +169,13 @@ struct RmaResult {
   std::vector<std::string> notes;
   std::vector<std::array<double, 3>> bytes_by_node;
   std::vector<RmaWait> waits;  // for the delay analysis
+  // The one-sided patterns booked as wait states (per node, statistics, wait records), for
+  // the wait-state pass to merge into its result.
+  WaitStates one_sided;
 };
+
+// The rma pass's result (engine/results.h).
+inline constexpr engine::ResultKey<RmaResult> kRma{"rma"};
 
 // Collective over `group` (whose ranks are the world ranks). Books into `w`.
 Status compute_rma(const engine::Timeline& t, const std::vector<engine::CollSync>& wsync,

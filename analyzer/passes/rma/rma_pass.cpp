@@ -1,6 +1,6 @@
-// critpath — analyzer/passes/rma/rma_pass.cpp: the one-sided pass (pass.h): analyze finds the
-// RMA wait states (rma.h; they join the wait-state pass's records), reduce books the transfer
-// metrics (rma_report.h). Result "rma": RmaResult. Needs "wait_states".
+// critpath — analyzer/passes/rma/rma_pass.cpp: the one-sided pass (engine/pass.h): analyze
+// finds the RMA wait states (rma.h), booked on their own for the wait-state pass to merge;
+// reduce books the transfer metrics (rma_report.h). Result kRma.
 #include "analyzer/passes/pass.h"
 #include "analyzer/passes/rma/rma.h"
 #include "analyzer/passes/rma/rma_report.h"
@@ -18,25 +18,25 @@ class RmaPass : public Pass {
   // window's result is empty.
   bool windowed() const override { return true; }
 
-  Status analyze(PassContext& c, const engine::Group& group) override {
-    RmaResult& res = c.put(name(), RmaResult{});
-    WaitStates* ws = c.get<WaitStates>("wait_states");
-    if (ws == nullptr) return Status::kInvalidArgument;
-    const Status s = compute_rma(*c.timeline, *c.wsync, *c.inconsistent_windows, *c.definitions,
-                                 c.run->rank, group, *ws, res);
+  Status analyze(const PassContext& c, const WindowContext& w, const engine::Group& group) override {
+    RmaResult res;
+    res.one_sided.by_node.resize(w.nodes);
+    const Status s = compute_rma(w.timeline, w.wsync, w.inconsistent_windows, c.definitions, c.run.rank, group,
+                                 res.one_sided, res);
     for (const std::string& n : res.notes) c.warn(n);
+    c.results.publish(kRma, std::move(res));
     return s;
   }
 
-  Status reduce(PassContext& c, const engine::Group& group) override {
-    const RmaResult* res = c.get<RmaResult>(name());
+  Status reduce(const PassContext& c, const ReduceContext& r, const engine::Group& group) override {
+    const RmaResult* res = c.results.find(kRma);
     if (res == nullptr) return Status::kInvalidArgument;
-    return report_rma(*res, *c.local_to_global, c.n_callpaths, group, *c.report);
+    return report_rma(*res, r.unified.local_to_global, r.unified.n_callpaths, group, r.report);
   }
 
   std::string failure(Status, Step step) const override {
     return step == Step::kReduce ? "reducing the one-sided metrics failed; the report lacks them"
-                     : "the one-sided (RMA) analysis failed; the report lacks its wait states";
+                                 : "the one-sided (RMA) analysis failed; the report lacks its wait states";
   }
 };
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analyzer/engine/exchange.h"
+#include "analyzer/engine/results.h"
 #include "analyzer/engine/timeline.h"
 #include "libtrace/defs/definitions.h"
 
@@ -119,5 +120,9 @@ WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch
 void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2pMatch& m,
                      const std::vector<engine::CollSync>& cs, const RunSync& run,
                      const defs::Definitions& definitions, size_t nodes, int32_t my_rank);
+
+// The wait-state pass's result (engine/results.h): two-sided and collective patterns, with the
+// one-sided ones of the rma pass merged in.
+inline constexpr engine::ResultKey<WaitStates> kWaitStates{"wait_states"};
 
 }  // namespace critpath::analyzer::passes

@@ -1,0 +1,115 @@
+// critpath — analyzer/engine/analysis_engine.h
+//
+// The in-situ analysis as named stages on one object (analyzer/analysis.cpp calls them in
+// order; docs/analyzer.md draws them):
+//
+//   choose_windows  whole run or window by window: the memory estimate agreed over the ranks,
+//                   for a run that may not fit a scan of its cut candidates (engine/window.h)
+//                   and the cuts agreed; the passes ordered by their needs
+//   decode          the one forward traversal: the call-path profile and the replay index, the
+//                   event handlers of the passes fused in; at each cut, and at the end:
+//     exchange        matching, collective and window synchronization (engine/exchange.h)
+//     clocks          the controlled logical clock when asked for (engine/clc.h)
+//     analyze         the passes' analyze(), in the order of their needs
+//   unify           the call paths across ranks (window by window: before the windows)
+//   reduce          the passes' reduce(), in the pass list's order: metrics and sections
+//   report_input    the per-rank statistics, notes and header lines for the report (rank 0)
+//
+// Every stage is collective over the group. A stage that fails says why (one `critpath:`
+// line, a note) and the stages after it see ok() false. When the analysis deadline passed
+// (CRITPATH_ANALYSIS_TIMEOUT, engine/watchdog.h) no operation starts any more, so the
+// remaining stages cannot disagree: report_input() still gives rank 0 what it has, and the
+// report is written with `analysis incomplete:` notes. Any other failure stops the analysis
+// (report_possible() false): ranks that failed an exchange and ranks that did not would not
+// meet in the same collectives.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/engine/pass.h"
+#include "analyzer/engine/trace_set.h"
+#include "analyzer/engine/window.h"
+#include "analyzer/report/report.h"
+
+namespace critpath::analyzer::engine {
+
+// The engine's own settings (analysis.cpp reads them from CRITPATH_*).
+struct EngineSettings {
+  bool clc = false;         // CRITPATH_CLOCK_CORRECTION=clc
+  int debug_window = 0;     // CRITPATH_DEBUG_ANALYSIS_WINDOW
+  int memory_mib = 0;       // CRITPATH_ANALYSIS_MEMORY
+  int timeout_s = 0;        // CRITPATH_ANALYSIS_TIMEOUT (its note)
+  // CRITPATH_DEBUG_ANALYSIS_STALL / _STAGE: this rank stalls until the deadline has passed at
+  // the start of that stage (tests of a timeout in the middle of the analysis).
+  int stall_rank = -1;
+  std::string stall_stage;
+};
+
+// When the analysis began: the last rank's arrival (after the barrier), the process's
+// resident memory then, and the rank's own entry into MPI_Finalize.
+struct AnalysisClock {
+  uint64_t wall0 = 0;      // CLOCK_MONOTONIC ns at the entry of MPI_Finalize
+  uint64_t analysis0 = 0;  // ... when every rank had arrived
+  size_t rss0 = 0;         // resident bytes then
+};
+
+class AnalysisEngine {
+ public:
+  using Warn = std::function<void(const std::string&)>;
+  AnalysisEngine(LocationTrace& location, const Group& group, const EngineSettings& settings,
+                 std::vector<std::unique_ptr<Pass>> passes, const AnalysisClock& clock, Warn warn);
+  ~AnalysisEngine();
+  AnalysisEngine(const AnalysisEngine&) = delete;
+  AnalysisEngine& operator=(const AnalysisEngine&) = delete;
+
+  void choose_windows();
+  void decode();
+  void unify();
+  void reduce();
+  // The report's input (meaningful on rank 0), from the per-rank statistics and notes
+  // gathered here.
+  ReportInput report_input();
+
+  bool ok() const { return !failed_; }
+  // Whether a report can still be written (nothing failed, or only because the deadline
+  // passed).
+  bool report_possible() const;
+
+  // The resident memory the process grew by since the analysis began (for critpath-analyze's
+  // figures); the seconds of the analysis so far.
+  static size_t resident_bytes();
+
+ private:
+  struct State;
+  void fail(const std::string& why);
+  void stall_if_chosen(const char* stage);
+  void order_passes();
+  bool unify_call_paths(const LocalProfile& profile);
+  void analyze_window(int window, bool last);
+  bool exchange(int window, bool last);
+  void correct_clocks();
+  void sync_windows();
+  void run_analyze_steps(int window, bool last);
+  void note_windows();
+  bool needs_present(const Pass* p);
+  std::vector<double> rank_stats() const;
+  void gather_rank_stats(ReportInput& in);
+  std::vector<std::string> gather_notes();
+  void describe_nodes(ReportInput& in);
+  void add_header_lines(ReportInput& in);
+  void add_notes(ReportInput& in, std::vector<std::string> notes);
+
+  LocationTrace& location_;
+  const Group& group_;
+  EngineSettings settings_;
+  AnalysisClock clock_;
+  Warn warn_;
+  std::unique_ptr<State> s_;
+  bool failed_ = false;
+};
+
+}  // namespace critpath::analyzer::engine
