@@ -384,8 +384,10 @@ size_t AnalysisEngine::resident_bytes() {
   return size_t(resident) * size_t(page > 0 ? page : 4096);
 }
 
-void AnalysisEngine::fail(const std::string& why) {
-  if (!why.empty()) warn_(why);
+// `what` failed: no report, or, when the deadline passed (every rank stops alike), a report
+// of what is there.
+void AnalysisEngine::fail(const std::string& what) {
+  warn_(watchdog_expired() ? "analysis incomplete: " + what + "; the report lacks what needed it" : what + "; no report");
   failed_ = true;
 }
 
@@ -424,7 +426,7 @@ void AnalysisEngine::choose_windows() {
   const RunInfo& run = location_.run;
   WindowChoice choice;
   if (choice.decide(group_, run, settings_) != Status::kOk)
-    return fail("the analysis's memory estimate could not be agreed; no report");
+    return fail("the analysis's memory estimate could not be agreed");
   if (choice.verdict() != WindowChoice::kWhole) {
     // One more decode: the MPI calls (for the estimate), the cut candidates, and the
     // call-path profile, unified at once when the run is cut, so that the windows' passes
@@ -434,11 +436,11 @@ void AnalysisEngine::choose_windows() {
     LocalProfile scan_profile = build_profile(*location_.chunks, *location_.definitions, &so);
     const WindowScan scan = scanner.finish(scan_profile.status);
     if (choice.confirm(group_, scan) != Status::kOk)
-      return fail("the analysis's memory estimate could not be agreed; no report");
+      return fail("the analysis's memory estimate could not be agreed");
     if (choice.verdict() == WindowChoice::kWindows) {
       s.window_why = choice.why();
       if (plan_windows(scan, group_, choice.target(), s.plan) != Status::kOk)
-        return fail("planning the analysis windows failed; no report");
+        return fail("planning the analysis windows failed");
       if (s.plan.cuts.empty()) s.window_why += "; it cannot be cut: " + s.plan.why_not;
       else if (!unify_call_paths(scan_profile)) return;
     }
@@ -524,6 +526,7 @@ void AnalysisEngine::decode() {
 void AnalysisEngine::analyze_window(int w, bool last) {
   if (last) stall_if_chosen("last_window");
   State& s = *s_;
+  ++s.sum.windows;
   if (!exchange(w, last)) return;
   if (settings_.clc && !s.windowed) correct_clocks();
   sync_windows();
@@ -534,7 +537,6 @@ void AnalysisEngine::analyze_window(int w, bool last) {
   s.sum.coll_bytes += s.cstats.bytes_sent;
   s.sum.dropped += s.cstats.dropped;
   s.sum.inconsistent_comms = std::max(s.sum.inconsistent_comms, s.cstats.inconsistent_comms);
-  ++s.sum.windows;
   run_analyze_steps(w, last);
   s.phases.sample();
 }
@@ -549,7 +551,7 @@ bool AnalysisEngine::exchange(int w, bool last) {
   double mn = t.init_call != kNoCall ? t.calls[t.init_call].exit : 0;
   if (group_.allreduce(mx, 2, ReduceOp::kMax) != Status::kOk ||
       group_.allreduce(&mn, 1, ReduceOp::kMin) != Status::kOk) {
-    fail("the replay exchange failed; no report");
+    fail("the replay exchange failed");
     return false;
   }
   if (w <= 0) {
@@ -563,7 +565,7 @@ bool AnalysisEngine::exchange(int w, bool last) {
   if (w <= 0) s.progress.report("exchange", 0.0);
   if (exchange_p2p(t, group_.comm(), s.match) != Status::kOk ||
       sync_collectives(t, *location_.definitions, group_.comm(), s.csync, s.cstats) != Status::kOk) {
-    fail("the replay exchange failed; no report");
+    fail("the replay exchange failed");
     return false;
   }
   return true;
@@ -656,12 +658,12 @@ bool AnalysisEngine::unify_call_paths(const LocalProfile& profile) {
   const Status us = unify_profile(profile, *location_.definitions, location_.run.conv, group_.comm(), s.global,
                                   &s.local_to_global);
   if (us != Status::kOk) {
-    fail(strf("call-path unification failed (%s); no report", to_string(us)));
+    fail(strf("call-path unification failed (%s)", to_string(us)));
     return false;
   }
   int n_callpaths = int(s.global.callpaths.size());  // rank 0 knows it
   if (group_.broadcast(&n_callpaths, 1) != Status::kOk) {
-    fail("call-path unification failed (the count of call paths); no report");
+    fail("call-path unification failed (the count of call paths)");
     return false;
   }
   s.n_callpaths = n_callpaths;
@@ -682,7 +684,7 @@ void AnalysisEngine::reduce() {
   // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
   double lo_hi[2] = {-s.to_global(run.init_enter_ticks), s.to_global(run.finalize_enter_ticks)};
   if (group_.allreduce(lo_hi, 2, ReduceOp::kMax) != Status::kOk)
-    return fail("analysis incomplete: the run's span could not be agreed; the report lacks the analyses");
+    return fail("the run's span could not be agreed");
   s.first_init_enter = -lo_hi[0];
   s.wall_time_s = lo_hi[1] + lo_hi[0];
   if (!s.unified_view) s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
@@ -889,8 +891,9 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
         "@ Logical clock   : %.0f violations before, %.0f passes, %.0f call times moved, max shift %.1f us",
         column_sum(rows, kStatClcViolationsBefore), column_max(rows, kStatClcPasses), column_sum(rows, kStatClcCorrected),
         column_max(rows, kStatClcMaxShift) * 1e6));
-  const double delay_bytes = in.extra_json["scalars"].value("delay_bytes", 0.0);
-  const double rma_bytes = in.extra_json["scalars"].value("rma_analysis_bytes", 0.0);
+  const nlohmann::json& scalars = in.extra_json["scalars"];  // null when no pass reduced
+  const double delay_bytes = scalars.is_object() ? scalars.value("delay_bytes", 0.0) : 0.0;
+  const double rma_bytes = scalars.is_object() ? scalars.value("rma_analysis_bytes", 0.0) : 0.0;
   in.header_lines.push_back(strf(
       "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
       "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
