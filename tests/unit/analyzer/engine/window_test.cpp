@@ -1,8 +1,8 @@
-// critpath — tests/unit/engine/window_test.cpp: cutting a run into analysis windows
-// (analyzer/engine/window.h) without MPI: the scan of a hand-written trace (which
-// MPI_COMM_WORLD collectives are candidates, what is in flight at each), the agreement on one
-// rank (Group::local) and the greedy choice of cuts; and the wait states added window by
-// window equal those of the whole timeline.
+// critpath — tests/unit/analyzer/engine/window_test.cpp: cutting a run into analysis windows
+// (analyzer/engine/window.h) without MPI: the scan of a hand-written trace (which MPI_COMM_WORLD
+// collectives are candidates, what is in flight at each), the agreement on one rank (Group::local)
+// and the greedy choice of cuts; and the wait states added window by window equal those of the
+// whole timeline.
 #include <catch2/catch.hpp>
 
 #include <vector>
