@@ -4,15 +4,16 @@
 #   ./test.sh                        MPICH build in ./build
 #   CRITPATH_MPI=openmpi ./test.sh   Open MPI build in ./build-openmpi
 #   ./test.sh --sanitize             ASan+UBSan build in ./build-asan (./build-openmpi-asan): the
-#                                    unit tests and the MPI tests of CRITPATH_SANITIZE_TEST_DIRS
-#                                    (tests/CMakeLists.txt); then, for MPICH, the threaded unit
-#                                    tests under TSan in ./build-tsan
+#                                    unit tests, the MPI tests of CRITPATH_SANITIZE_TEST_DIRS
+#                                    (tests/CMakeLists.txt) and the long fuzz runs; then, for
+#                                    MPICH, the threaded unit tests under TSan in ./build-tsan
 #
 # Steps: tools/install-deps.sh (apt only when a package is missing), cmake configure + build,
 # then ctest in three groups so MPI runs never compete with each other for the 2 cores:
 #   unit tests (label "unit")        in parallel (-j2)
 #   MPI tests (label "mpi")          one at a time: each already runs more ranks than cores
-#   everything else                  in parallel (-j2)
+#   everything else                  in parallel (-j2): the fuzz targets (MPICH only), 10 s each,
+#                                    60 s each with --sanitize (CRITPATH_FUZZ_SECONDS)
 # All groups run even when one fails; the exit status is non-zero when any test failed.
 set -euo pipefail
 
@@ -33,10 +34,10 @@ case "$mpi" in
   openmpi) build="build-openmpi" ;;
   *) echo "test.sh: CRITPATH_MPI must be mpich or openmpi, not '$mpi'" >&2; exit 2 ;;
 esac
-cmake_extra=()
+cmake_extra=(-DCRITPATH_FUZZ_SECONDS=10)
 if [ "$sanitize" -eq 1 ]; then
   build="$build-asan"
-  cmake_extra=(-DCRITPATH_SANITIZE=address)
+  cmake_extra=(-DCRITPATH_SANITIZE=address -DCRITPATH_FUZZ_SECONDS=60)
   # The MPI libraries are not instrumented and leak at exit by design: no leak checking. A
   # preloaded instrumented libcritpath.so comes before libasan in the load order: allowed.
   export ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0:halt_on_error=1:abort_on_error=0"
@@ -105,6 +106,7 @@ else
   run_ctest "unit tests (ASan+UBSan)" -L '^unit$' -j "$jobs"
   # A sanitizer build registers only a subset of the MPI tests (CRITPATH_SANITIZE_TEST_DIRS).
   run_ctest "MPI tests ($mpi, ASan+UBSan)" -L '^mpi$' -j 1
+  run_ctest "other tests" -LE '^(unit|mpi)$' -j "$jobs"
   if [ "$mpi" = mpich ]; then
     # TSan: the unit tests whose code runs threads (recorder, hooks, buffers, wrappers' tables,
     # the critical-path walk). Only the unit test program is built.

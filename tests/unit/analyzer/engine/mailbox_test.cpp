@@ -1,5 +1,5 @@
-// critpath — tests/unit/engine/mailbox_test.cpp: engine::Mailbox on a one-rank group (no MPI):
-// records to oneself come back as batches, in order, through next() and finish().
+// critpath — tests/unit/analyzer/engine/mailbox_test.cpp: engine::Mailbox on a one-rank group (no
+// MPI): records to oneself come back as batches, in order, through next() and finish().
 #include <catch2/catch.hpp>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// critpath — tests/unit/otf2/otf2_support_test.cpp: the OTF2 mapping of critpath's regions and
-// collectives (analyzer/otf2/otf2_support.h) and the import's skip note, without an archive.
+// critpath — tests/unit/analyzer/otf2/otf2_support_test.cpp: the OTF2 mapping of critpath's regions
+// and collectives (analyzer/otf2/otf2_support.h) and the import's skip note, without an archive.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,7 +1,7 @@
-// critpath — tests/unit/engine/rma_test.cpp: the one-sided wait states (analyzer/passes/rma)
-// on synthetic timelines of several ranks, without MPI: each rank's RmaSearch makes its notes,
-// the test routes them as the engine's alltoallv would, and the booked values are compared
-// with known answers — including each Late Post variant (blocking Win_start, blocking
+// critpath — tests/unit/analyzer/passes/rma/rma_test.cpp: the one-sided wait states
+// (analyzer/passes/rma) on synthetic timelines of several ranks, without MPI: each rank's RmaSearch
+// makes its notes, the test routes them as the engine's alltoallv would, and the booked values are
+// compared with known answers — including each Late Post variant (blocking Win_start, blocking
 // Win_complete, blocking RMA operation) that a real MPI library shows only one of.
 #include <catch2/catch.hpp>
 

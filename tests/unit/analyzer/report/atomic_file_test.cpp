@@ -1,5 +1,5 @@
-// critpath — tests/unit/engine/atomic_file_test.cpp: report files appear whole or not at all
-// (a full or unwritable output directory never leaves a zero-byte or half-written file).
+// critpath — tests/unit/analyzer/report/atomic_file_test.cpp: report files appear whole or not at
+// all (a full or unwritable output directory never leaves a zero-byte or half-written file).
 #include <catch2/catch.hpp>
 
 #include <sys/mount.h>

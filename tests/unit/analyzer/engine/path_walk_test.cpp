@@ -1,5 +1,5 @@
-// critpath — tests/unit/engine/path_walk_test.cpp: the critical-path walk by pointer jumping
-// (analyzer/engine/path_walk.h) against the sequential reference walk, on synthetic hop
+// critpath — tests/unit/analyzer/engine/path_walk_test.cpp: the critical-path walk by pointer
+// jumping (analyzer/engine/path_walk.h) against the sequential reference walk, on synthetic hop
 // records of a few "ranks" run as threads that exchange through shared memory.
 #include "analyzer/engine/path_walk.h"
 

@@ -1,6 +1,6 @@
-// critpath — tests/unit/engine/delay_test.cpp: the delay analysis's cost model on synthetic
-// inputs (no MPI): the delay vector, the backward propagation of costs, seed 001 Fig. 2, and
-// the galloping search of the synchronization index.
+// critpath — tests/unit/analyzer/passes/delay/delay_test.cpp: the delay analysis's cost model on
+// synthetic inputs (no MPI): the delay vector, the backward propagation of costs, seed 001 Fig. 2,
+// and the galloping search of the synchronization index.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
-// critpath — tests/unit/engine/wait_states_test.cpp: every wait-state pattern on synthetic
-// timelines, without MPI: the timeline, the matched remote times (what the engine's exchange
-// delivers) and the collective synchronization are written by hand with known answers.
+// critpath — tests/unit/analyzer/passes/wait_states/wait_states_test.cpp: every wait-state pattern
+// on synthetic timelines, without MPI: the timeline, the matched remote times (what the engine's
+// exchange delivers) and the collective synchronization are written by hand with known answers.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -1,8 +1,8 @@
-// critpath — tests/unit/engine/window_test.cpp: cutting a run into analysis windows
-// (analyzer/engine/window.h) without MPI: the scan of a hand-written trace (which
-// MPI_COMM_WORLD collectives are candidates, what is in flight at each), the agreement on one
-// rank (Group::local) and the greedy choice of cuts; and the wait states added window by
-// window equal those of the whole timeline.
+// critpath — tests/unit/analyzer/engine/window_test.cpp: cutting a run into analysis windows
+// (analyzer/engine/window.h) without MPI: the scan of a hand-written trace (which MPI_COMM_WORLD
+// collectives are candidates, what is in flight at each), the agreement on one rank (Group::local)
+// and the greedy choice of cuts; and the wait states added window by window equal those of the
+// whole timeline.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -13,9 +13,9 @@
 #include "analyzer/engine/window.h"
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "libtrace/buffer/chunk_store.h"
-#include "libtrace/buffer/codec.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
+#include "tests/unit/analyzer/synthetic_trace.h"
 
 using namespace critpath;
 using namespace critpath::analyzer;
@@ -30,40 +30,24 @@ constexpr uint32_t kBarrier = 980, kAllreduce = 981, kSend = 982, kRecv = 983, k
 defs::Definitions& test_defs() {
   static defs::Definitions* d = [] {
     auto* defs = new defs::Definitions;
-    auto mpi = [&](uint32_t id, const char* name, defs::MpiClass c, defs::MpiSync sync = defs::MpiSync::kNone) {
-      defs::MpiSemantics s;
-      s.cls = c;
-      s.sync = sync;
-      defs->regions.define_fixed(id, name, defs::RegionKind::kMpi, s);
-    };
-    mpi(kBarrier, "MPI_Barrier", defs::MpiClass::kCollective, defs::MpiSync::kBarrier);
-    mpi(kAllreduce, "MPI_Allreduce", defs::MpiClass::kCollective, defs::MpiSync::kNxN);
-    mpi(kBcast, "MPI_Bcast", defs::MpiClass::kCollective, defs::MpiSync::kOneToN);
-    mpi(kSend, "MPI_Send", defs::MpiClass::kP2p);
-    mpi(kRecv, "MPI_Recv", defs::MpiClass::kP2p);
-    mpi(kIrecv, "MPI_Irecv", defs::MpiClass::kP2p);
-    mpi(kWait, "MPI_Wait", defs::MpiClass::kP2p);
-    mpi(kPut, "MPI_Put", defs::MpiClass::kRma);
+    using C = defs::MpiClass;
+    using S = defs::MpiSync;
+    test::define_mpi(*defs, kBarrier, "MPI_Barrier", C::kCollective, S::kBarrier);
+    test::define_mpi(*defs, kAllreduce, "MPI_Allreduce", C::kCollective, S::kNxN);
+    test::define_mpi(*defs, kBcast, "MPI_Bcast", C::kCollective, S::kOneToN);
+    test::define_mpi(*defs, kSend, "MPI_Send", C::kP2p);
+    test::define_mpi(*defs, kRecv, "MPI_Recv", C::kP2p);
+    test::define_mpi(*defs, kIrecv, "MPI_Irecv", C::kP2p);
+    test::define_mpi(*defs, kWait, "MPI_Wait", C::kP2p);
+    test::define_mpi(*defs, kPut, "MPI_Put", C::kRma);
     defs->regions.define_fixed(kUser, "work", defs::RegionKind::kUser);
     return defs;
   }();
   return *d;
 }
 
-// A location's events written by hand, compressed into a store.
-struct Writer {
-  std::vector<Event> events;
-  uint64_t t = 1000;
-  Event& add(EventKind k, uint32_t region = 0) {
-    Event e;
-    e.kind = k;
-    e.time = t += 10;
-    e.region = region;
-    events.push_back(e);
-    return events.back();
-  }
-  void call(uint32_t region) { add(EventKind::kEnter, region); }
-  void end(uint32_t region) { add(EventKind::kExit, region); }
+// A location's events written by hand (test::TraceWriter), with the shapes this test uses.
+struct Writer : test::TraceWriter {
   void world_coll(uint32_t region, uint32_t comm = defs::kCommWorld, uint64_t bytes = 8) {
     call(region);
     add(EventKind::kCollBegin);
@@ -79,15 +63,6 @@ struct Writer {
     e.peer = 1;
     e.request = request;
     end(region);
-  }
-  void store(trace::ChunkStore& s, uint16_t location = 0) {
-    trace::ChunkCompressor comp(1);
-    std::vector<trace::Slot> slots(events.size() * trace::kMaxEventSlots + 1);
-    size_t pos = 0;
-    for (const Event& e : events) pos += trace::event_to_slots(e, slots.data() + pos);
-    std::vector<uint8_t> chunk;
-    REQUIRE(comp.compress(slots.data(), slots.data() + pos, location, 0, chunk) == Status::kOk);
-    REQUIRE(s.append(std::move(chunk)) == Status::kOk);
   }
 };
 

@@ -1,6 +1,6 @@
-// critpath — tests/unit/engine/whatif_test.cpp: the what-if simulator (analyzer/passes/whatif)
-// on a synthetic one-rank timeline (no MPI: engine::Group::local()): every lane's span by hand,
-// the hypothesis syntax, the lanes' encoding.
+// critpath — tests/unit/analyzer/passes/whatif/whatif_test.cpp: the what-if simulator
+// (analyzer/passes/whatif) on a synthetic one-rank timeline (no MPI: engine::Group::local()): every
+// lane's span by hand, the hypothesis syntax, the lanes' encoding.
 #include <catch2/catch.hpp>
 
 #include "analyzer/passes/whatif/whatif.h"
