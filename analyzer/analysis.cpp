@@ -12,7 +12,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/passes/pass.h"
-#include "analyzer/report/atomic_file.h"
+#include "analyzer/engine/atomic_file.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
 #include "analyzer/session/trace_archive.h"

@@ -16,6 +16,7 @@
 #include "analyzer/engine/clc.h"
 #include "analyzer/engine/clock_sync.h"
 #include "analyzer/engine/exchange.h"
+#include "analyzer/engine/global_time.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
@@ -309,7 +310,7 @@ struct AnalysisEngine::State {
   std::vector<Pass*> analyze_order, reduce_order, event_passes;
   std::vector<std::string> left_out;  // passes a windowed analysis leaves out
   Results results;
-  GlobalClock gclock;
+  std::optional<GlobalTime> gtime;
   std::function<double(uint64_t)> to_global;
   std::function<void(const std::string&)> pass_warn;
   std::optional<PassContext> ctx;
@@ -353,12 +354,8 @@ AnalysisEngine::AnalysisEngine(LocationTrace& location, const Group& group, cons
       s_(std::make_unique<State>(location.run, clock.wall0, clock.analysis0, clock.rss0)) {
   const RunInfo& run = location_.run;
   // One time base: this rank's offset to rank 0 at finalize, interpolated with MPI_Init's.
-  const bool correct = run.clock_linear && run.size > 1 && !run.all_on_one_host;
-  s_->gclock = GlobalClock(run.init_offset, run.fin_offset, correct && !run.same_host_as_root);
-  s_->to_global = [this](uint64_t ticks) {
-    const RunInfo& r = location_.run;
-    return s_->gclock.to_global_s(skewed_ns(r.skew, r.conv.to_ns(ticks))) + r.skew.event_jump_s;
-  };
+  s_->gtime.emplace(run);
+  s_->to_global = [this](uint64_t ticks) { return s_->gtime->seconds(ticks); };
   s_->pass_warn = [this](const std::string& w) { warn_(w); };
   s_->ctx.emplace(PassContext{run, *location_.definitions, s_->to_global, s_->results, s_->pass_warn});
   s_->owned = std::move(passes);
@@ -735,7 +732,7 @@ std::vector<double> AnalysisEngine::rank_stats() const {
   st[kStatReplayCollBytes] = double(s.sum.coll_bytes);
   st[kStatMessages] = double(s.sum.messages);
   st[kStatUnmatched] = double(s.sum.unmatched);
-  st[kStatClockError] = s.gclock.max_error_s();
+  st[kStatClockError] = s.gtime->max_error_s();
   st[kStatClcPasses] = double(s.clc.passes);
   st[kStatClcCorrected] = double(s.clc.corrected);
   st[kStatClcMaxShift] = s.clc.max_shift_s;

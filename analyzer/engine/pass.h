@@ -34,7 +34,7 @@
 #include "analyzer/engine/results.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/report/report.h"
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"

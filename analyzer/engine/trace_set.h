@@ -7,7 +7,7 @@
 //   chunks       the compressed events (docs/trace-format.md)
 //   definitions  what the ids in those events mean (regions, communicators, windows,
 //                counter names)
-//   run          the run facts and clock samples (analyzer/session/run_info.h)
+//   run          the run facts and clock samples (analyzer/engine/run_info.h)
 //   notes        the rank's report notes from before the analysis
 //
 // Who builds one:
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/defs/definitions.h"
 

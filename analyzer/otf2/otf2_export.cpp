@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "analyzer/otf2/otf2_support.h"
-#include "analyzer/session/global_time.h"
+#include "analyzer/engine/global_time.h"
 #include "libtrace/buffer/trace_reader.h"
 
 #ifndef CRITPATH_VERSION

@@ -15,7 +15,7 @@
 // Each traced rank writes its own locations (threads), then its definitions go to rank 0,
 // which unifies them and writes the global definitions; rank 0 sends every rank its
 // mapping tables (Score-P's unification, done the same way). Time stamps are picoseconds on
-// the analysis's time base (session/global_time.h): clock-corrected when correction ran, and
+// the analysis's time base (engine/global_time.h): clock-corrected when correction ran, and
 // the archive's CRITPATH::CLOCK_CORRECTION property says how.
 //
 //   in situ:            CRITPATH_KEEP_TRACE=otf2 (or both), from run_analysis()

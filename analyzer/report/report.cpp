@@ -1,7 +1,7 @@
 // critpath — analyzer/report/report.cpp: summary.txt, report.json and critpath.cfg.
 #include "analyzer/report/report.h"
 
-#include "analyzer/report/atomic_file.h"
+#include "analyzer/engine/atomic_file.h"
 
 #include <algorithm>
 #include <cinttypes>

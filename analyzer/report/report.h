@@ -12,7 +12,7 @@
 
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 
 namespace critpath::analyzer {
 

@@ -34,7 +34,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 
 namespace critpath::analyzer {
 

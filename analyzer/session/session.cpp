@@ -25,7 +25,7 @@
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/fault.h"
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 

@@ -23,7 +23,7 @@
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/report/report.h"
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 
 namespace critpath::analyzer::passes {
 

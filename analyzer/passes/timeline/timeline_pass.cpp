@@ -1,6 +1,6 @@
 // critpath — analyzer/passes/timeline/timeline_pass.cpp: timeline.json (CRITPATH_TIMELINE),
 // a pass with event handlers (engine/pass.h): during the engine's one forward traversal it
-// collects this rank's region slices (report/timeline_export.h's SliceRecorder, at most its
+// collects this rank's region slices (passes/timeline/timeline_export.h's SliceRecorder, at most its
 // share of CRITPATH_TIMELINE_MAX_EVENTS); at the end it adds the waiting intervals, the
 // messages and the critical path's track and rank 0 writes the file. Needs "wait_states" and
 // "critical_path" (the track comes from the report's critical-path section).
@@ -9,7 +9,7 @@
 
 #include "analyzer/passes/pass.h"
 #include "analyzer/passes/wait_states/wait_states.h"
-#include "analyzer/report/timeline_export.h"
+#include "analyzer/passes/timeline/timeline_export.h"
 
 namespace critpath::analyzer::passes {
 namespace {

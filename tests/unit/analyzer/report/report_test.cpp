@@ -10,7 +10,7 @@
 
 #include "analyzer/engine/profile.h"
 #include "analyzer/report/report.h"
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 
 using namespace critpath;
 using namespace critpath::analyzer;

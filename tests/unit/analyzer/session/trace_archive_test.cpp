@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/session/run_info.h"
+#include "analyzer/engine/run_info.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/defs/definitions.h"
 

@@ -1,4 +1,4 @@
-// critpath — tests/unit/analyzer/report/atomic_file_test.cpp: report files appear whole or not at
+// critpath — tests/unit/analyzer/engine/atomic_file_test.cpp: report files appear whole or not at
 // all (a full or unwritable output directory never leaves a zero-byte or half-written file).
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "analyzer/report/atomic_file.h"
+#include "analyzer/engine/atomic_file.h"
 
 using namespace critpath;
 

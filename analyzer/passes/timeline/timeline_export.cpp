@@ -1,7 +1,7 @@
-// critpath — analyzer/report/timeline_export.cpp (see timeline_export.h)
-#include "analyzer/report/timeline_export.h"
+// critpath — analyzer/passes/timeline/timeline_export.cpp (see timeline_export.h)
+#include "analyzer/passes/timeline/timeline_export.h"
 
-#include "analyzer/report/atomic_file.h"
+#include "analyzer/engine/atomic_file.h"
 
 #include <cmath>
 #include <cstdio>

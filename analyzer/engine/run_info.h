@@ -1,4 +1,4 @@
-// critpath — analyzer/session/run_info.h
+// critpath — analyzer/engine/run_info.h
 //
 // Facts about this run that the analysis and the reports need: who we are, where output
 // goes, which clock ticked, and when the run began and ended in that clock.

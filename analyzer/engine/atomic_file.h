@@ -1,4 +1,4 @@
-// critpath — analyzer/report/atomic_file.h: report files appear whole or not at all.
+// critpath — analyzer/engine/atomic_file.h: report files appear whole or not at all.
 //
 // A full filesystem or an unwritable directory must never leave a zero-byte or half-written
 // report.json next to a complete summary.txt: each file is written to `<path>.partial`

@@ -1,5 +1,5 @@
-// critpath — analyzer/report/atomic_file.cpp
-#include "analyzer/report/atomic_file.h"
+// critpath — analyzer/engine/atomic_file.cpp
+#include "analyzer/engine/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// critpath — analyzer/report/timeline_export.h
+// critpath — analyzer/passes/timeline/timeline_export.h
 //
 // timeline.json (CRITPATH_TIMELINE=1): the run as Chrome/Perfetto trace events (the JSON
 // "traceEvents" format that ui.perfetto.dev and chrome://tracing open):
