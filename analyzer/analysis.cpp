@@ -830,8 +830,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                     before, passes, corrected, shift * 1e6);
       in.header_lines.push_back(line);
     }
-    const double delay_bytes = in.extra_json["scalars"].value("delay_bytes", 0.0);
-    const double rma_bytes = in.extra_json["scalars"].value("rma_analysis_bytes", 0.0);
+    const double delay_bytes = in.scalars.number("delay_bytes");
+    const double rma_bytes = in.scalars.number("rma_analysis_bytes");
     std::snprintf(line, sizeof line,
                   "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per "
                   "message in all (collectives, one-sided notes and the delay analysis included), "
@@ -857,11 +857,11 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       }
     }
     // Window by window (engine/window.h): how, and what it left out.
-    in.extra_json["scalars"]["analysis_windowed"] = windowed;
-    in.extra_json["scalars"]["analysis_windows"] = sum.windows;
+    in.scalars.set("analysis_windowed", windowed);
+    in.scalars.set("analysis_windows", sum.windows);
     if (plan.candidates > 0 || windowed) {  // the run was scanned for cuts
-      in.extra_json["scalars"]["analysis_window_candidates"] = plan.candidates;
-      in.extra_json["scalars"]["analysis_window_cuts"] = plan.cuts.size();
+      in.scalars.set("analysis_window_candidates", plan.candidates);
+      in.scalars.set("analysis_window_cuts", plan.cuts.size());
     }
     if (windowed) {
       std::snprintf(line, sizeof line, "@ Analysis windows: %.0f, cut at %zu of %.0f collectives over all ranks; "
@@ -898,8 +898,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
       }
       size_t incomplete = 0;
       for (const std::string& n : notes) incomplete += n.find("analysis incomplete: ") != std::string::npos;
-      in.extra_json["scalars"]["analysis_complete"] = incomplete == 0;
-      in.extra_json["scalars"]["analysis_incomplete_notes"] = incomplete;
+      in.scalars.set("analysis_complete", incomplete == 0);
+      in.scalars.set("analysis_incomplete_notes", incomplete);
       if (incomplete > 0) {
         std::snprintf(line, sizeof line, "@ Completeness    : analysis incomplete: %zu note%s what is left "
                       "out (Notes)", incomplete, incomplete == 1 ? " says" : "s say");

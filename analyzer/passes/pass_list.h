@@ -2,7 +2,7 @@
 //
 // The explicit list of the analysis passes, in the order the engine runs them, with what each
 // declares: its name, the direction it traverses the timeline in, the passes whose results it
-// reads, and its metrics (engine/metric_store.h). Adding an analysis means one folder under
+// reads, its metrics and its scalars (engine/metric_store.h). Adding an analysis means one folder under
 // analyzer/passes/ and one row in pass_list.cpp.
 //
 // Needs no MPI: unit tests and the docs generator read the list.
@@ -21,13 +21,14 @@ struct PassInfo {
   Direction direction;
   std::vector<const char*> needs;  // names of earlier passes whose results it reads
   std::vector<engine::MetricDecl> metrics;
+  std::vector<engine::ScalarDecl> scalars;  // report.json `scalars` it sets
 };
 
 namespace passes {
 
 const std::vector<PassInfo>& pass_list();
 
-// Each pass folder's declarations (passes/<name>/<name>_metrics.cpp).
+// Each pass folder's metric declarations (passes/<name>/<name>_metrics.cpp).
 std::vector<engine::MetricDecl> profile_metric_decls();
 std::vector<engine::MetricDecl> wait_state_metric_decls();
 std::vector<engine::MetricDecl> critical_path_metric_decls();
@@ -36,6 +37,11 @@ std::vector<engine::MetricDecl> delay_metric_decls();
 std::vector<engine::MetricDecl> rma_pattern_decls();
 std::vector<engine::MetricDecl> rma_metric_decls();
 std::vector<engine::MetricDecl> whatif_metric_decls();
+// Their scalars (the same files).
+std::vector<engine::ScalarDecl> critical_path_scalar_decls();
+std::vector<engine::ScalarDecl> delay_scalar_decls();
+std::vector<engine::ScalarDecl> rma_scalar_decls();
+std::vector<engine::ScalarDecl> whatif_scalar_decls();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

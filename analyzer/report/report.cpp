@@ -501,49 +501,51 @@ nlohmann::json render_json(const ReportInput& in) {
 
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);
-  json s;
-  s["wall_time_s"] = in.wall_time_s;
-  s["events"] = events;
-  s["trace_compressed_bytes"] = cbytes;
-  s["trace_encoded_bytes"] = sum_stat(in, kStatEncodedBytes);
-  s["trace_bytes_per_event"] = events > 0 ? cbytes / events : 0.0;
-  s["trace_spilled_bytes"] = sum_stat(in, kStatSpilledBytes);
-  s["trace_chunks"] = sum_stat(in, kStatChunks);
-  s["trace_chunks_spilled"] = sum_stat(in, kStatChunksSpilled);
-  s["overhead_max_rank_s"] = max_stat(in, kStatOverheadSeconds);
-  s["compression_s"] = sum_stat(in, kStatCompressSeconds);
-  s["analysis_s"] = in.analysis_s;
-  s["finalize_wait_s"] = in.finalize_wait_s;
-  s["analysis_memory_peak_bytes"] = in.analysis_memory_peak_bytes;
-  s["analysis_memory_peak_rank"] = in.analysis_memory_peak_rank;
+  engine::Scalars s;
+  s.set("wall_time_s", in.wall_time_s);
+  s.set("events", events);
+  s.set("trace_compressed_bytes", cbytes);
+  s.set("trace_encoded_bytes", sum_stat(in, kStatEncodedBytes));
+  s.set("trace_bytes_per_event", events > 0 ? cbytes / events : 0.0);
+  s.set("trace_spilled_bytes", sum_stat(in, kStatSpilledBytes));
+  s.set("trace_chunks", sum_stat(in, kStatChunks));
+  s.set("trace_chunks_spilled", sum_stat(in, kStatChunksSpilled));
+  s.set("overhead_max_rank_s", max_stat(in, kStatOverheadSeconds));
+  s.set("compression_s", sum_stat(in, kStatCompressSeconds));
+  s.set("analysis_s", in.analysis_s);
+  s.set("finalize_wait_s", in.finalize_wait_s);
+  s.set("analysis_memory_peak_bytes", in.analysis_memory_peak_bytes);
+  s.set("analysis_memory_peak_rank", in.analysis_memory_peak_rank);
   {
     // Per event of the rank with the peak (its events: the rank stats' row).
     const size_t r = size_t(in.analysis_memory_peak_rank);
     const double ev = r < in.rank_stats.size() ? in.rank_stats[r][kStatEvents] : 0.0;
-    s["analysis_memory_bytes_per_event"] = ev > 0 ? in.analysis_memory_peak_bytes / ev : 0.0;
+    s.set("analysis_memory_bytes_per_event", ev > 0 ? in.analysis_memory_peak_bytes / ev : 0.0);
   }
   json phases = json::object();
   for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;
-  s["analysis_phases"] = std::move(phases);
-  s["analysis_pct_of_wall"] = in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0;
-  s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
-  s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);
-  s["partial_ranks"] = sum_stat(in, kStatPartial);
+  s.set("analysis_phases", std::move(phases));
+  s.set("analysis_pct_of_wall", in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
+  s.set("unmatched_exits", sum_stat(in, kStatUnmatchedExits));
+  s.set("unclosed_frames", sum_stat(in, kStatUnclosedFrames));
+  s.set("partial_ranks", sum_stat(in, kStatPartial));
   const double msgs = sum_stat(in, kStatMessages);
-  s["messages"] = msgs;
-  s["replay_bytes"] = sum_stat(in, kStatReplayBytes);
-  s["replay_bytes_per_message"] = msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0;
-  s["replay_collective_bytes"] = sum_stat(in, kStatReplayCollBytes);
-  s["unmatched_messages"] = sum_stat(in, kStatUnmatched);
-  s["collectives_left_out"] = sum_stat(in, kStatCollsDropped);
-  s["clock_violations_p2p"] = sum_stat(in, kStatP2pViolations);
-  s["clock_violations_collective"] = sum_stat(in, kStatCollViolations);
-  s["clock_max_error_s"] = max_stat(in, kStatClockError);
-  s["clc_passes"] = max_stat(in, kStatClcPasses);
-  s["clc_violations_before"] = sum_stat(in, kStatClcViolationsBefore);
-  s["clc_corrected_times"] = sum_stat(in, kStatClcCorrected);
-  s["clc_max_shift_s"] = max_stat(in, kStatClcMaxShift);
-  j["scalars"] = std::move(s);
+  s.set("messages", msgs);
+  s.set("replay_bytes", sum_stat(in, kStatReplayBytes));
+  s.set("replay_bytes_per_message", msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0);
+  s.set("replay_collective_bytes", sum_stat(in, kStatReplayCollBytes));
+  s.set("unmatched_messages", sum_stat(in, kStatUnmatched));
+  s.set("collectives_left_out", sum_stat(in, kStatCollsDropped));
+  s.set("clock_violations_p2p", sum_stat(in, kStatP2pViolations));
+  s.set("clock_violations_collective", sum_stat(in, kStatCollViolations));
+  s.set("clock_max_error_s", max_stat(in, kStatClockError));
+  s.set("clc_passes", max_stat(in, kStatClcPasses));
+  s.set("clc_violations_before", sum_stat(in, kStatClcViolationsBefore));
+  s.set("clc_corrected_times", sum_stat(in, kStatClcCorrected));
+  s.set("clc_max_shift_s", max_stat(in, kStatClcMaxShift));
+  // The report's own scalars, then the analyses' (engine::Scalars: declared ids only).
+  j["scalars"] = s.json();
+  j["scalars"].update(in.scalars.json());
 
   json ranks = json::array();
   for (size_t i = 0; i < in.rank_stats.size(); ++i) {
@@ -560,8 +562,8 @@ nlohmann::json render_json(const ReportInput& in) {
   }
   j["ranks"] = std::move(ranks);
   j["notes"] = in.notes;
-  // Analyses' JSON: new top-level keys are added; objects that exist ("run", "scalars") are
-  // extended key by key.
+  // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
+  // by key.
   for (const auto& [key, value] : in.extra_json.items()) {
     if (j.contains(key) && j[key].is_object() && value.is_object())
       j[key].update(value);

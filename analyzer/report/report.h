@@ -92,7 +92,10 @@ struct ReportInput {
   std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
   std::vector<ReportSection> sections;
-  nlohmann::json extra_json = nlohmann::json::object();  // merged into report.json's top level
+  engine::Scalars scalars;  // the passes' and the engine's; report.json adds its own (`scalars`)
+  // The analyses' other report.json objects ("critical_path", "whatif", ...), merged into its
+  // top level; "run" is extended key by key.
+  nlohmann::json extra_json = nlohmann::json::object();
 };
 
 // Writes summary.txt, report.json and critpath.cfg into run->output_dir.

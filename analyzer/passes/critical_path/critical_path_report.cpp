@@ -705,9 +705,9 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   cpj["headroom_by_rank_s"] = headroom_by_rank;
   cpj["work_by_rank_s"] = work_by_rank;
   rep.extra_json["critical_path"] = std::move(cpj);
-  rep.extra_json["scalars"]["critical_path_length_s"] = cp_len;
-  rep.extra_json["scalars"]["critical_path_hops"] = hops;
-  rep.extra_json["scalars"]["average_parallelism"] = avg_par;
+  rep.scalars.set("critical_path_length_s", cp_len);
+  rep.scalars.set("critical_path_hops", hops);
+  rep.scalars.set("average_parallelism", avg_par);
   rep.extra_json["run"]["partitions"] = std::move(parts);
   return Status::kOk;
 }

@@ -54,13 +54,13 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
   double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
   if (!group.is_root()) return Status::kOk;
-  in.extra_json["scalars"]["delay_analysed_s"] = sums[0];
-  in.extra_json["scalars"]["delay_remainder_s"] = sums[1];
-  in.extra_json["scalars"]["delay_bytes"] = sums[2];
-  in.extra_json["scalars"]["delay_wait_instances"] = sums[3];
-  in.extra_json["scalars"]["delay_propagation_batches"] = res.batches;
-  in.extra_json["scalars"]["delay_largest_batch"] = res.largest_batch;
-  in.extra_json["scalars"]["delay_distributed"] = res.distributed ? 1 : 0;
+  in.scalars.set("delay_analysed_s", sums[0]);
+  in.scalars.set("delay_remainder_s", sums[1]);
+  in.scalars.set("delay_bytes", sums[2]);
+  in.scalars.set("delay_wait_instances", sums[3]);
+  in.scalars.set("delay_propagation_batches", res.batches);
+  in.scalars.set("delay_largest_batch", res.largest_batch);
+  in.scalars.set("delay_distributed", res.distributed ? 1 : 0);
   if (res.largest_batch > kDelayGraphLimit) {
     char note[200];
     std::snprintf(note, sizeof note,

@@ -87,4 +87,12 @@ std::vector<engine::MetricDecl> rma_metric_decls() {
   return out;
 }
 
+std::vector<engine::ScalarDecl> rma_scalar_decls() {
+  return {
+      {"rma_epochs", "count", "PSCW access/exposure and passive-target epochs analysed."},
+      {"rma_analysis_bytes", "bytes",
+       "Payload of the one-sided notes and verdicts (see *One-sided communication*)."},
+  };
+}
+
 }  // namespace critpath::analyzer::passes

@@ -289,18 +289,18 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   pop += buf;
   rep.sections.push_back({"POP metrics (ideal network simulated in situ)", pop});
 
-  auto& sc = rep.extra_json["scalars"];
-  sc["whatif_identity_span_error_pct"] = span_err;
-  sc["whatif_identity_wait_error_pct"] = wait_err;
-  sc["whatif_lanes"] = lanes.size();
-  sc["whatif_messages"] = res.messages;
-  sc["whatif_bytes"] = res.bytes_sent;
-  sc["whatif_clamped_calls"] = res.clamped;
-  sc["whatif_gathered"] = res.gathered ? 1 : 0;
-  sc["whatif_analysis_s"] = res.seconds;  // an analysis time: volatile
-  sc["whatif_measured_wait_s"] = res.measured_wait;
-  sc["whatif_identity_wait_s"] = id_wait;
-  sc["whatif_identity_span_s"] = id_span;
+  engine::Scalars& sc = rep.scalars;
+  sc.set("whatif_identity_span_error_pct", span_err);
+  sc.set("whatif_identity_wait_error_pct", wait_err);
+  sc.set("whatif_lanes", lanes.size());
+  sc.set("whatif_messages", res.messages);
+  sc.set("whatif_bytes", res.bytes_sent);
+  sc.set("whatif_clamped_calls", res.clamped);
+  sc.set("whatif_gathered", res.gathered ? 1 : 0);
+  sc.set("whatif_analysis_s", res.seconds);  // an analysis time: volatile
+  sc.set("whatif_measured_wait_s", res.measured_wait);
+  sc.set("whatif_identity_wait_s", id_wait);
+  sc.set("whatif_identity_span_s", id_span);
   return Status::kOk;
 }
 
