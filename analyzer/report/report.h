@@ -57,16 +57,6 @@ enum RankStat : int {
   kStatCount
 };
 
-// One metric of report.json: id, unit, description and the profile column it reads.
-struct MetricDef {
-  const char* id;
-  const char* unit;
-  const char* description;
-  int column;
-};
-// The metric registry (docs/metrics.md documents each entry).
-const std::vector<MetricDef>& metric_registry();
-
 // A metric computed by an analysis pass, already reduced over ranks (rank 0).
 using ExtraMetric = engine::ReducedMetric;
 
