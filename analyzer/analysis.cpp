@@ -908,6 +908,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     }
     in.notes = std::move(notes);
     in.config_text = config::describe(cfg);
+    in.report_threshold_pct = std::atof(cfg.report_threshold.c_str());
+    in.write_html = cfg.html;
     phases.mark("report_input");
     in.analysis_phases = phases.take();
     in.analysis_s = double(clock::monotonic_ns() - analysis0) * 1e-9;

@@ -56,6 +56,14 @@ struct MetricDecl {
   const char* delay_family = nullptr;
 };
 
+// A wait-state pattern's declaration marked as a finding, costed by the delay analysis as
+// `delay_family` (nullptr: not costed).
+inline MetricDecl as_finding(MetricDecl d, const char* delay_family) {
+  d.finding = true;
+  d.delay_family = delay_family;
+  return d;
+}
+
 // The id of the hardware-counter metrics' declaration: report.json names each counter's
 // metric papi_<event> with <event> replaced (CRITPATH_PAPI_EVENTS).
 inline constexpr const char* kPapiMetricId = "papi_<event>";

@@ -13,7 +13,6 @@
 #include "analyzer/report/findings.h"
 #include "analyzer/report/hatchet.h"
 #include "analyzer/report/html.h"
-#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
 #ifndef CRITPATH_VERSION
@@ -638,7 +637,7 @@ Status write_reports(const ReportInput& in) {
   const std::string json_text =
       report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", json_text));
-  if (config::current().html)
+  if (in.write_html)
     CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/calltree.hatchet.json", render_hatchet(in).dump() + "\n"));

@@ -78,6 +78,9 @@ struct ReportInput {
   int analysis_memory_peak_rank = 0;
   std::vector<std::pair<std::string, double>> analysis_phases;  // rank 0's seconds per phase
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
+  // The settings the report follows (the report never reads the configuration itself).
+  double report_threshold_pct = 0.1;  // CRITPATH_REPORT_THRESHOLD: findings from max(it, 0.5) %
+  bool write_html = true;             // CRITPATH_HTML: also report.html
   std::vector<std::string> header_lines;  // extra "@ Key : value" lines
   std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
