@@ -104,33 +104,240 @@ std::string bar(double f, int width) {
   return std::string(size_t(n), '#') + (n == 0 && f > 0 ? "." : "");
 }
 
-}  // namespace
+// Rank 0: the reduced figures per global call path the report formats.
+struct CpFigures {
+  const GlobalProfile& global;
+  const std::vector<double>&cp_sum, &impact, &intra, &inter, &avg, &work_max, &cp_imb, &prof_imb;
+  double cp_len = 0, span = 0, avg_par = 0;
+  int P = 0;
+  uint64_t hops = 0;
+  std::string path_of(long g) const {
+    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
+  }
+};
 
-Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
-                             ReportInput& rep) {
-  const uint64_t t_begin = clock::monotonic_ns();
+// summary.txt's "Critical path" table (the call paths on the path, largest first) and its
+// rows for report.json (`cp_rows`, all of them).
+std::string table_section(const CpFigures& f, nlohmann::json& cp_rows) {
+  const std::vector<double>&cp_sum = f.cp_sum, &impact = f.impact, &intra = f.intra, &inter = f.inter,
+                       &avg = f.avg, &work_max = f.work_max, &cp_imb = f.cp_imb, &prof_imb = f.prof_imb;
+  const double cp_len = f.cp_len, span = f.span, avg_par = f.avg_par;
+  const int P = f.P;
+  const uint64_t hops = f.hops;
+  const size_t G = cp_sum.size();
+  auto path_of = [&](long g) { return f.path_of(g); };
+  std::vector<size_t> rows;
+  for (size_t g = 0; g < G; ++g)
+    if (cp_sum[g] > 0 || intra[g] + inter[g] > 0) rows.push_back(g);
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return cp_sum[x] > cp_sum[y]; });
+  // MPI_Init/Finalize carry start-up and shutdown skew, not the application's imbalance:
+  // never flagged.
+  auto lifecycle = [&](size_t g) {
+    const std::string p = path_of(long(g));
+    for (const char* r : {"/MPI_Init", "/MPI_Init_thread", "/MPI_Finalize"}) {
+      const size_t n = std::strlen(r);
+      if (p.size() >= n && p.compare(p.size() - n, n, r) == 0) return true;
+    }
+    return false;
+  };
+  auto dynamic_flag = [&](size_t g) {
+    return !lifecycle(g) && cp_imb[g] - prof_imb[g] > std::max({0.001, 0.05 * cp_sum[g], 0.005 * cp_len});
+  };
+  char buf[1024];
+  std::string body;
+  std::snprintf(buf, sizeof buf,
+                "Critical path %.6f s = wall time %.6f s (%.2f %%); %llu hops; average parallelism %.2f\n"
+                "CP: time on the critical path; Avg/Max: non-waiting time per rank (avg over all %d ranks);\n"
+                "CPImb = max(CP - Avg, 0); Imb%% = CPImb / CP; Impact = all ranks' own time + imbalance\n"
+                "costs (Intra: within the partition, Inter: partitions that never run it; allocation s).\n"
+                "Flag D: CPImb exceeds the profile imbalance (Max - Avg) noticeably: dynamic imbalance.\n",
+                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
+                avg_par, P);
+  body += buf;
+  std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
+                "CP", "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
+  body += buf;
+  double rest_cp = 0;
+  size_t rest_n = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const size_t g = rows[i];
+    const bool dyn = dynamic_flag(g);
+    cp_rows.push_back({{"path", path_of(long(g))},
+                       {"critical_path_s", cp_sum[g]},
+                       {"critical_path_pct", cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0},
+                       {"avg_s", avg[g]},
+                       {"max_s", work_max[g]},
+                       {"critical_path_imbalance_s", cp_imb[g]},
+                       {"imbalance_pct", cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0},
+                       {"profile_imbalance_s", prof_imb[g]},
+                       {"performance_impact_s", impact[g]},
+                       {"imbalance_cost_intra_s", intra[g]},
+                       {"imbalance_cost_inter_s", inter[g]},
+                       {"dynamic_imbalance", dyn}});
+    if (i >= kTableRows) {
+      rest_cp += cp_sum[g];
+      ++rest_n;
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "%-40s %11.6f %6.2f %11.6f %11.6f %11.6f %6.2f %11.6f %11.6f %11.6f %s\n",
+                  path_of(long(g)).c_str(), cp_sum[g], cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0, avg[g],
+                  work_max[g], cp_imb[g], cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0, impact[g],
+                  intra[g], inter[g], dyn ? "D" : "");
+    body += buf;
+  }
+  if (rest_n > 0) {
+    std::snprintf(buf, sizeof buf, "(%zu more call paths: %.6f s of critical path; all in report.json)\n",
+                  rest_n, rest_cp);
+    body += buf;
+  }
+  return body;
+}
+
+// summary.txt's "Parallelism" section: the average and the histogram of working ranks.
+std::string parallelism_section(double avg_par, double busy_total, double app_cp, double avg_par_span,
+                                bool exact, const std::vector<double>& histogram, int P) {
+  char buf[1024];
+  std::string hist;
+  std::snprintf(buf, sizeof buf,
+                "Average parallelism %.3f = non-waiting work %.6f s (all ranks) / critical path %.6f s,\n"
+                "both after the first MPI_Init exit (from the first MPI_Init entry: %.3f)\n"
+                "Fraction of that time during which k ranks do non-waiting work (%s):\n",
+                avg_par, busy_total, app_cp, avg_par_span, exact ? "exact" : "4096 bins");
+  hist += buf;
+  const int groups = P + 1 <= 33 ? P + 1 : 32;  // rows: one per k, or 32 ranges of k
+  for (int i = 0; i < groups; ++i) {
+    const int lo = int(int64_t(i) * (P + 1) / groups), hi = int(int64_t(i + 1) * (P + 1) / groups) - 1;
+    double f = 0;
+    for (int k = lo; k <= hi; ++k) f += histogram[size_t(k)];
+    std::string label = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+    std::snprintf(buf, sizeof buf, "%9s %7.4f %s\n", label.c_str(), f, bar(f, 50).c_str());
+    hist += buf;
+  }
+  return hist;
+
+}
+
+// Global call path of local node `node`; -1 when it has none.
+long global_id(const std::vector<int>& l2g, size_t G, int32_t node) {
+  if (node < 0 || size_t(node) >= l2g.size()) return -1;
+  const long g = l2g[size_t(node)];
+  return g >= 0 && size_t(g) < G ? g : -1;
+}
+
+// This rank's CP time and non-waiting work per global call path, and which it visited.
+struct LocalWork {
+  std::vector<double> cp, work;
+  std::vector<int> visited;
+  double work_total = 0;
+};
+
+LocalWork local_work(const CriticalPathInput& in, const CpLocal& acc, size_t G) {
   const RunInfo& run = *in.run;
   const LocalProfile& local = *in.local;
   const std::vector<int>& l2g = *in.local_to_global;
+  LocalWork lw;
+  lw.cp.assign(G, 0.0);
+  lw.work.assign(G, 0.0);
+  lw.visited.assign(G, 0);
+  std::vector<double>& cp = lw.cp;
+  std::vector<int>& visited = lw.visited;
+  std::vector<double> waits(G, 0.0), excl(G, 0.0);
+  for (size_t n = 0; n < local.nodes.size(); ++n) {
+    const long g = global_id(l2g, G, int32_t(n));
+    if (g < 0) continue;
+    if (n < acc.cp_node.size()) cp[size_t(g)] += acc.cp_node[n];
+    if (n < acc.wait_node.size()) waits[size_t(g)] += acc.wait_node[n];
+    excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
+    if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
+  }
+  for (size_t g = 0; g < G; ++g) {
+    lw.work[g] = std::max(excl[g] - waits[g], 0.0);
+    lw.work_total += lw.work[g];
+  }
+  return lw;
+}
+
+// Every rank's longest segments (at most kMaxSegments each) on rank 0: (begin, end, global
+// call path) triples per rank.
+struct GatheredSegments {
+  std::vector<double> all;
+  std::vector<int> counts, displs;
+};
+
+Status gather_segments(const std::vector<CpSegment>& segments, const std::vector<int>& l2g, size_t G,
+                       const engine::Group& group, GatheredSegments& out) {
+  std::vector<CpSegment> s = segments;
+  if (s.size() > kMaxSegments) {
+    std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
+                     [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+    s.resize(kMaxSegments);
+  }
+  std::vector<double> flat;
+  for (const CpSegment& x : s) {
+    flat.push_back(x.begin);
+    flat.push_back(x.end);
+    flat.push_back(double(global_id(l2g, G, x.node)));
+  }
+  return group.gather_to_root(flat.data(), flat.size(), out.all, out.counts, out.displs);
+}
+
+// report.json critical_path.segments: the longest segments of all ranks, by start time
+// (seconds since `origin`, the first MPI_Init entry).
+nlohmann::json segments_json(const GatheredSegments& in, const std::vector<double>& rc_all, int P, double origin,
+                             const CpFigures& f) {
+  const std::vector<double>& seg_all = in.all;
+  const std::vector<int>&seg_counts = in.counts, &seg_displs = in.displs;
+  nlohmann::json segs = nlohmann::json::array();
+  struct Seg {
+    double b, e;
+    long g;
+    int r;
+  };
+  std::vector<Seg> all_segs;
+  double segs_total = 0;
+  for (int r = 0; r < P; ++r) {
+    segs_total += rc_all[size_t(r) * kRcCols + kRcSegs];
+    for (int i = seg_displs[size_t(r)]; i + 2 < seg_displs[size_t(r)] + seg_counts[size_t(r)]; i += 3)
+      all_segs.push_back({seg_all[size_t(i)], seg_all[size_t(i) + 1], long(seg_all[size_t(i) + 2]), r});
+  }
+  if (all_segs.size() > kMaxSegments) {
+    std::nth_element(all_segs.begin(), all_segs.begin() + long(kMaxSegments), all_segs.end(),
+                     [](const Seg& x, const Seg& y) { return x.e - x.b > y.e - y.b; });
+    all_segs.resize(kMaxSegments);
+  }
+  std::sort(all_segs.begin(), all_segs.end(), [](const Seg& x, const Seg& y) { return x.b < y.b; });
+  for (const Seg& s : all_segs)
+    segs.push_back({{"rank", s.r}, {"begin_s", s.b - origin}, {"end_s", s.e - origin}, {"callpath", f.path_of(s.g)}});
+  return {{"total", segs_total},
+          {"kept", all_segs.size()},
+          {"truncated", double(all_segs.size()) < segs_total},
+          {"list", std::move(segs)}};
+}
+
+// The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
+// this rank's partition, and (rank 0) every rank's executable.
+struct Partitions {
+  std::vector<int> appnums, part_of;  // [rank]; part_of: 0..K-1 in the order of first ranks
+  std::string source;                 // "MPI_APPNUM" or "CRITPATH_PARTITIONS"
+  std::vector<std::string> exe_of;    // rank 0: [rank]
+  engine::Group group;
+  bool have_group = false;
+};
+
+// Collective over `group`.
+Status find_partitions(const CriticalPathInput& in, const engine::Group& group, Partitions& out) {
+  const RunInfo& run = *in.run;
   const int me = group.rank(), P = group.size();
-  const size_t G = size_t(std::max(in.n_callpaths, 0));
   Status status = Status::kOk;
   auto mpi_ok = [&](Status rc) {
     if (rc != Status::kOk) status = rc;
     return rc == Status::kOk;
   };
-  const RunBounds& b = acc.b;
-  const CpWalk& walk = acc.walk;
-  uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
-  mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
-  hops += walk.hops;
-  const double walk_s = acc.walk_s;
-
-  // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
-  std::vector<int> appnums;
-  mpi_ok(group.allgather(run.appnum, appnums));
-  std::vector<int> part_of = appnums;
-  std::string part_source = "MPI_APPNUM";
+  mpi_ok(group.allgather(run.appnum, out.appnums));
+  std::vector<int>& part_of = out.part_of;
+  part_of = out.appnums;
+  std::string& part_source = out.source;
+  part_source = "MPI_APPNUM";
   const std::string& spec = in.partitions;
   if (!spec.empty()) {
     std::string why;
@@ -148,10 +355,8 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   mpi_ok(group.broadcast(part_of.data(), part_of.size()));
   part_of = normalize(part_of);
   const int my_part = part_of[size_t(me)];
-  engine::Group part_group;
-  const bool have_part_group = mpi_ok(group.split(my_part, part_group));
+  out.have_group = mpi_ok(group.split(my_part, out.group));
   // Executable names, for the partitions' names.
-  std::vector<std::string> exe_of;
   {
     std::vector<char> all;
     std::vector<int> lens, displs;
@@ -159,30 +364,45 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
       status = Status::kMpiError;
     if (me == 0)
       for (int r = 0; r < P; ++r)
-        exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
+        out.exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
   }
+  return status;
+}
+
+
+}  // namespace
+
+Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
+                             ReportInput& rep) {
+  const uint64_t t_begin = clock::monotonic_ns();
+  const RunInfo& run = *in.run;
+  const std::vector<int>& l2g = *in.local_to_global;
+  const int me = group.rank(), P = group.size();
+  const size_t G = size_t(std::max(in.n_callpaths, 0));
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  const RunBounds& b = acc.b;
+  const CpWalk& walk = acc.walk;
+  uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
+  mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
+  hops += walk.hops;
+  const double walk_s = acc.walk_s;
+
+  // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
+  Partitions parts;
+  mpi_ok(find_partitions(in, group, parts));
+  const std::vector<int>& part_of = parts.part_of;
+  const bool have_part_group = parts.have_group;
+  engine::Group& part_group = parts.group;
 
   // --- 3. CP time and waiting time per global call path.
-  std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
-  std::vector<int> visited(G, 0);
-  auto gid = [&](int32_t node) -> long {
-    if (node < 0 || size_t(node) >= l2g.size()) return -1;
-    const long g = l2g[size_t(node)];
-    return g >= 0 && size_t(g) < G ? g : -1;
-  };
-  for (size_t n = 0; n < local.nodes.size(); ++n) {
-    const long g = gid(int32_t(n));
-    if (g < 0) continue;
-    if (n < acc.cp_node.size()) cp[size_t(g)] += acc.cp_node[n];
-    if (n < acc.wait_node.size()) waits[size_t(g)] += acc.wait_node[n];
-    excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
-    if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
-  }
-  double work_total = 0;
-  for (size_t g = 0; g < G; ++g) {
-    work[g] = std::max(excl[g] - waits[g], 0.0);
-    work_total += work[g];
-  }
+  const LocalWork lw = local_work(in, acc, G);
+  const std::vector<double>&cp = lw.cp, &work = lw.work;
+  const std::vector<int>& visited = lw.visited;
+  const double work_total = lw.work_total;
   const double seg_len = acc.seg_len;
 
   // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
@@ -239,30 +459,12 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
 
   // --- 6. Segments for the timeline export: the longest ones, size-capped.
-  std::vector<double> seg_flat, seg_all;
-  std::vector<int> seg_counts, seg_displs;
-  {
-    std::vector<CpSegment> s = walk.segments;
-    if (s.size() > kMaxSegments) {
-      std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
-                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
-      s.resize(kMaxSegments);
-    }
-    for (const CpSegment& x : s) {
-      seg_flat.push_back(x.begin);
-      seg_flat.push_back(x.end);
-      seg_flat.push_back(double(gid(x.node)));
-    }
-    if (group.gather_to_root(seg_flat.data(), seg_flat.size(), seg_all, seg_counts, seg_displs) != Status::kOk)
-      status = Status::kMpiError;
-  }
+  GatheredSegments segs_in;
+  if (gather_segments(walk.segments, l2g, G, group, segs_in) != Status::kOk) status = Status::kMpiError;
   if (me != 0 || status != Status::kOk) return status;
 
   // --- 7. Rank 0: metrics, sections, JSON.
   const GlobalProfile& global = *in.global;
-  auto path_of = [&](long g) -> std::string {
-    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
-  };
   const double span = t1 - b.first_init_enter;
   const double app_span = t1 - t0;
   if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
@@ -311,7 +513,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
 
   // Partitions.
-  nlohmann::json parts = nlohmann::json::array();
+  nlohmann::json part_rows = nlohmann::json::array();
   int n_parts = 0;
   for (int p : part_of) n_parts = std::max(n_parts, p + 1);
   for (int p = 0; p < n_parts; ++p) {
@@ -319,106 +521,32 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
     for (int r = 0; r < P; ++r)
       if (part_of[size_t(r)] == p) ranks.push_back(r);
     if (ranks.empty()) continue;
-    parts.push_back({{"name", exe_of.empty() ? run.executable : exe_of[size_t(ranks.front())]},
+    part_rows.push_back({{"name", parts.exe_of.empty() ? run.executable : parts.exe_of[size_t(ranks.front())]},
                      {"first_rank", ranks.front()},
                      {"ranks", int(ranks.size())},
                      {"rank_list", ranks},
-                     {"appnum", appnums[size_t(ranks.front())]}});
+                     {"appnum", parts.appnums[size_t(ranks.front())]}});
   }
 
-  // Summary: the table.
-  std::vector<size_t> rows;
-  for (size_t g = 0; g < G; ++g)
-    if (cp_sum[g] > 0 || intra[g] + inter[g] > 0) rows.push_back(g);
-  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return cp_sum[x] > cp_sum[y]; });
-  // MPI_Init/Finalize carry start-up and shutdown skew, not the application's imbalance:
-  // never flagged.
-  auto lifecycle = [&](size_t g) {
-    const std::string p = path_of(long(g));
-    for (const char* r : {"/MPI_Init", "/MPI_Init_thread", "/MPI_Finalize"}) {
-      const size_t n = std::strlen(r);
-      if (p.size() >= n && p.compare(p.size() - n, n, r) == 0) return true;
-    }
-    return false;
-  };
-  auto dynamic_flag = [&](size_t g) {
-    return !lifecycle(g) && cp_imb[g] - prof_imb[g] > std::max({0.001, 0.05 * cp_sum[g], 0.005 * cp_len});
-  };
-  char buf[1024];
-  std::string body;
-  std::snprintf(buf, sizeof buf,
-                "Critical path %.6f s = wall time %.6f s (%.2f %%); %llu hops; average parallelism %.2f\n"
-                "CP: time on the critical path; Avg/Max: non-waiting time per rank (avg over all %d ranks);\n"
-                "CPImb = max(CP - Avg, 0); Imb%% = CPImb / CP; Impact = all ranks' own time + imbalance\n"
-                "costs (Intra: within the partition, Inter: partitions that never run it; allocation s).\n"
-                "Flag D: CPImb exceeds the profile imbalance (Max - Avg) noticeably: dynamic imbalance.\n",
-                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
-                avg_par, P);
-  body += buf;
-  std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
-                "CP", "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
-  body += buf;
+  CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb};
+  f.cp_len = cp_len;
+  f.span = span;
+  f.P = P;
+  f.hops = hops;
+  f.avg_par = avg_par;
   nlohmann::json cp_rows = nlohmann::json::array();
-  double rest_cp = 0;
-  size_t rest_n = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const size_t g = rows[i];
-    const bool dyn = dynamic_flag(g);
-    cp_rows.push_back({{"path", path_of(long(g))},
-                       {"critical_path_s", cp_sum[g]},
-                       {"critical_path_pct", cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0},
-                       {"avg_s", avg[g]},
-                       {"max_s", work_max[g]},
-                       {"critical_path_imbalance_s", cp_imb[g]},
-                       {"imbalance_pct", cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0},
-                       {"profile_imbalance_s", prof_imb[g]},
-                       {"performance_impact_s", impact[g]},
-                       {"imbalance_cost_intra_s", intra[g]},
-                       {"imbalance_cost_inter_s", inter[g]},
-                       {"dynamic_imbalance", dyn}});
-    if (i >= kTableRows) {
-      rest_cp += cp_sum[g];
-      ++rest_n;
-      continue;
-    }
-    std::snprintf(buf, sizeof buf, "%-40s %11.6f %6.2f %11.6f %11.6f %11.6f %6.2f %11.6f %11.6f %11.6f %s\n",
-                  path_of(long(g)).c_str(), cp_sum[g], cp_len > 0 ? 100.0 * cp_sum[g] / cp_len : 0.0, avg[g],
-                  work_max[g], cp_imb[g], cp_sum[g] > 0 ? 100.0 * cp_imb[g] / cp_sum[g] : 0.0, impact[g],
-                  intra[g], inter[g], dyn ? "D" : "");
-    body += buf;
-  }
-  if (rest_n > 0) {
-    std::snprintf(buf, sizeof buf, "(%zu more call paths: %.6f s of critical path; all in report.json)\n",
-                  rest_n, rest_cp);
-    body += buf;
-  }
+  std::string body = table_section(f, cp_rows);
   std::string part_text;
-  for (const auto& pj : parts)
+  for (const auto& pj : part_rows)
     part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
                  rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
-  body += "Partitions (" + part_source + "): " + part_text + "\n";
+  body += "Partitions (" + parts.source + "): " + part_text + "\n";
   if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
   rep.sections.push_back({"Critical path (seconds)", body});
+  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)",
+                          parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
 
-  // Summary: the parallelism histogram.
-  std::string hist;
-  std::snprintf(buf, sizeof buf,
-                "Average parallelism %.3f = non-waiting work %.6f s (all ranks) / critical path %.6f s,\n"
-                "both after the first MPI_Init exit (from the first MPI_Init entry: %.3f)\n"
-                "Fraction of that time during which k ranks do non-waiting work (%s):\n",
-                avg_par, busy_total, app_cp, avg_par_span, exact ? "exact" : "4096 bins");
-  hist += buf;
-  const int groups = P + 1 <= 33 ? P + 1 : 32;  // rows: one per k, or 32 ranges of k
-  for (int i = 0; i < groups; ++i) {
-    const int lo = int(int64_t(i) * (P + 1) / groups), hi = int(int64_t(i + 1) * (P + 1) / groups) - 1;
-    double f = 0;
-    for (int k = lo; k <= hi; ++k) f += histogram[size_t(k)];
-    std::string label = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
-    std::snprintf(buf, sizeof buf, "%9s %7.4f %s\n", label.c_str(), f, bar(f, 50).c_str());
-    hist += buf;
-  }
-  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)", hist});
-
+  char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
                 "%.3f s analysis (walk %.3f s)",
@@ -428,27 +556,6 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
   // JSON.
-  nlohmann::json segs = nlohmann::json::array();
-  struct Seg {
-    double b, e;
-    long g;
-    int r;
-  };
-  std::vector<Seg> all_segs;
-  double segs_total = 0;
-  for (int r = 0; r < P; ++r) {
-    segs_total += rc_all[size_t(r) * kRcCols + kRcSegs];
-    for (int i = seg_displs[size_t(r)]; i + 2 < seg_displs[size_t(r)] + seg_counts[size_t(r)]; i += 3)
-      all_segs.push_back({seg_all[size_t(i)], seg_all[size_t(i) + 1], long(seg_all[size_t(i) + 2]), r});
-  }
-  if (all_segs.size() > kMaxSegments) {
-    std::nth_element(all_segs.begin(), all_segs.begin() + long(kMaxSegments), all_segs.end(),
-                     [](const Seg& x, const Seg& y) { return x.e - x.b > y.e - y.b; });
-    all_segs.resize(kMaxSegments);
-  }
-  std::sort(all_segs.begin(), all_segs.end(), [](const Seg& x, const Seg& y) { return x.b < y.b; });
-  for (const Seg& s : all_segs)
-    segs.push_back({{"rank", s.r}, {"begin_s", s.b - b.first_init_enter}, {"end_s", s.e - b.first_init_enter}, {"callpath", path_of(s.g)}});
   nlohmann::json cpj;
   cpj["length_s"] = cp_len;
   cpj["wall_time_s"] = span;
@@ -468,12 +575,9 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
                                   {"bins", exact ? 0 : kBins},
                                   {"fraction", histogram}};
-  cpj["partition_source"] = part_source;
+  cpj["partition_source"] = parts.source;
   cpj["callpaths"] = std::move(cp_rows);
-  cpj["segments"] = {{"total", segs_total},
-                     {"kept", all_segs.size()},
-                     {"truncated", double(all_segs.size()) < segs_total},
-                     {"list", std::move(segs)}};
+  cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
   std::vector<double> headroom_by_rank = rank_col(kRcHeadroom), work_by_rank = rank_col(kRcBusySpan);
   cpj["headroom_by_rank_s"] = headroom_by_rank;
   cpj["work_by_rank_s"] = work_by_rank;
@@ -481,7 +585,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   rep.scalars.set("critical_path_length_s", cp_len);
   rep.scalars.set("critical_path_hops", hops);
   rep.scalars.set("average_parallelism", avg_par);
-  rep.extra_json["run"]["partitions"] = std::move(parts);
+  rep.extra_json["run"]["partitions"] = std::move(part_rows);
   return Status::kOk;
 }
 
