@@ -217,6 +217,61 @@ std::string parallelism_section(double avg_par, double busy_total, double app_cp
 
 }
 
+// The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
+// this rank's partition, and (rank 0) every rank's executable.
+struct Partitions {
+  std::vector<int> appnums, part_of;  // [rank]; part_of: 0..K-1 in the order of first ranks
+  std::string source;                 // "MPI_APPNUM" or "CRITPATH_PARTITIONS"
+  std::vector<std::string> exe_of;    // rank 0: [rank]
+  engine::Group group;
+  bool have_group = false;
+};
+
+// Collective over `group`.
+Status find_partitions(const CriticalPathInput& in, const engine::Group& group, Partitions& out) {
+  const RunInfo& run = *in.run;
+  const int me = group.rank(), P = group.size();
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  mpi_ok(group.allgather(run.appnum, out.appnums));
+  std::vector<int>& part_of = out.part_of;
+  part_of = out.appnums;
+  std::string& part_source = out.source;
+  part_source = "MPI_APPNUM";
+  const std::string& spec = in.partitions;
+  if (!spec.empty()) {
+    std::string why;
+    std::vector<int> parsed;
+    if (parse_partitions(spec, P, parsed, why)) {
+      part_of = parsed;
+      part_source = "CRITPATH_PARTITIONS";
+    } else if (me == 0) {
+      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
+      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
+                why.c_str());
+    }
+  }
+  // Rank 0 decides (ranks of different executables may see different environments).
+  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
+  part_of = normalize(part_of);
+  const int my_part = part_of[size_t(me)];
+  out.have_group = mpi_ok(group.split(my_part, out.group));
+  // Executable names, for the partitions' names.
+  {
+    std::vector<char> all;
+    std::vector<int> lens, displs;
+    if (group.gather_to_root(run.executable.data(), run.executable.size(), all, lens, displs) != Status::kOk)
+      status = Status::kMpiError;
+    if (me == 0)
+      for (int r = 0; r < P; ++r)
+        out.exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
+  }
+  return status;
+}
+
 // Global call path of local node `node`; -1 when it has none.
 long global_id(const std::vector<int>& l2g, size_t G, int32_t node) {
   if (node < 0 || size_t(node) >= l2g.size()) return -1;
@@ -281,6 +336,70 @@ Status gather_segments(const std::vector<CpSegment>& segments, const std::vector
   return group.gather_to_root(flat.data(), flat.size(), out.all, out.counts, out.displs);
 }
 
+// Step 4, local: books this rank's critical_path, performance_impact and imbalance costs per
+// call path into `store`. `gcp`: every rank's CP time per call path; `occurs`: whether the
+// rank's partition visited it. Returns the headroom (CP length - own work).
+double book_costs(const LocalWork& lw, const std::vector<double>& gcp, const std::vector<int>& occurs,
+                  double cp_len, engine::MetricStore& store) {
+  const std::vector<double>&cp = lw.cp, &work = lw.work;
+  const size_t G = cp.size();
+  const double headroom = std::max(cp_len - lw.work_total, 0.0);
+  std::vector<double> excess(G, 0.0);
+  double excess_sum = 0;
+  for (size_t g = 0; g < G; ++g) {
+    excess[g] = std::max(gcp[g] - work[g], 0.0);
+    excess_sum += excess[g];
+  }
+  const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
+  const int m_cp = store.slot("critical_path"), m_impact = store.slot("performance_impact"),
+            m_intra = store.slot("imbalance_cost_intra"), m_inter = store.slot("imbalance_cost_inter");
+  for (size_t g = 0; g < G; ++g) {
+    const double cost = alpha * excess[g];
+    store.add(m_cp, long(g), cp[g]);
+    store.add(m_impact, long(g), work[g] + cost);
+    store.add(occurs[g] ? m_intra : m_inter, long(g), cost);
+  }
+  return headroom;
+}
+
+// critical_path_imbalance, derived on rank 0: by call path from the reduced sums; by rank
+// spread in proportion to each rank's critical_path share of the call path.
+engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric, const std::vector<double>& cp_imb,
+                                       int P) {
+  const std::vector<double>& cp_sum = cp_metric.by_callpath;
+  engine::ReducedMetric imb;
+  const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
+  imb.id = "critical_path_imbalance";
+  imb.unit = d != nullptr ? d->unit : "s";
+  imb.description = d != nullptr ? d->definition : "";
+  imb.by_callpath = cp_imb;
+  imb.by_rank.assign(size_t(P), 0.0);
+  for (const auto& [g, per_rank] : cp_metric.by_callpath_rank)
+    for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
+      imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
+  return imb;
+}
+
+// report.json run.partitions: one row per partition (its first rank's executable as name).
+nlohmann::json partition_rows(const Partitions& parts, const std::string& executable, int P) {
+  const std::vector<int>& part_of = parts.part_of;
+  nlohmann::json part_rows = nlohmann::json::array();
+  int n_parts = 0;
+  for (int p : part_of) n_parts = std::max(n_parts, p + 1);
+  for (int p = 0; p < n_parts; ++p) {
+    std::vector<int> ranks;
+    for (int r = 0; r < P; ++r)
+      if (part_of[size_t(r)] == p) ranks.push_back(r);
+    if (ranks.empty()) continue;
+    part_rows.push_back({{"name", parts.exe_of.empty() ? executable : parts.exe_of[size_t(ranks.front())]},
+                     {"first_rank", ranks.front()},
+                     {"ranks", int(ranks.size())},
+                     {"rank_list", ranks},
+                     {"appnum", parts.appnums[size_t(ranks.front())]}});
+  }
+  return part_rows;
+}
+
 // report.json critical_path.segments: the longest segments of all ranks, by start time
 // (seconds since `origin`, the first MPI_Init entry).
 nlohmann::json segments_json(const GatheredSegments& in, const std::vector<double>& rc_all, int P, double origin,
@@ -314,62 +433,6 @@ nlohmann::json segments_json(const GatheredSegments& in, const std::vector<doubl
           {"list", std::move(segs)}};
 }
 
-// The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
-// this rank's partition, and (rank 0) every rank's executable.
-struct Partitions {
-  std::vector<int> appnums, part_of;  // [rank]; part_of: 0..K-1 in the order of first ranks
-  std::string source;                 // "MPI_APPNUM" or "CRITPATH_PARTITIONS"
-  std::vector<std::string> exe_of;    // rank 0: [rank]
-  engine::Group group;
-  bool have_group = false;
-};
-
-// Collective over `group`.
-Status find_partitions(const CriticalPathInput& in, const engine::Group& group, Partitions& out) {
-  const RunInfo& run = *in.run;
-  const int me = group.rank(), P = group.size();
-  Status status = Status::kOk;
-  auto mpi_ok = [&](Status rc) {
-    if (rc != Status::kOk) status = rc;
-    return rc == Status::kOk;
-  };
-  mpi_ok(group.allgather(run.appnum, out.appnums));
-  std::vector<int>& part_of = out.part_of;
-  part_of = out.appnums;
-  std::string& part_source = out.source;
-  part_source = "MPI_APPNUM";
-  const std::string& spec = in.partitions;
-  if (!spec.empty()) {
-    std::string why;
-    std::vector<int> parsed;
-    if (parse_partitions(spec, P, parsed, why)) {
-      part_of = parsed;
-      part_source = "CRITPATH_PARTITIONS";
-    } else if (me == 0) {
-      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
-      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
-                why.c_str());
-    }
-  }
-  // Rank 0 decides (ranks of different executables may see different environments).
-  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
-  part_of = normalize(part_of);
-  const int my_part = part_of[size_t(me)];
-  out.have_group = mpi_ok(group.split(my_part, out.group));
-  // Executable names, for the partitions' names.
-  {
-    std::vector<char> all;
-    std::vector<int> lens, displs;
-    if (group.gather_to_root(run.executable.data(), run.executable.size(), all, lens, displs) != Status::kOk)
-      status = Status::kMpiError;
-    if (me == 0)
-      for (int r = 0; r < P; ++r)
-        out.exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
-  }
-  return status;
-}
-
-
 }  // namespace
 
 Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
@@ -394,7 +457,6 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
   Partitions parts;
   mpi_ok(find_partitions(in, group, parts));
-  const std::vector<int>& part_of = parts.part_of;
   const bool have_part_group = parts.have_group;
   engine::Group& part_group = parts.group;
 
@@ -417,25 +479,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
     occurs = visited;
     mpi_ok(part_group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
   }
-  const double headroom = std::max(cp_len - work_total, 0.0);
-  std::vector<double> excess(G, 0.0);
-  double excess_sum = 0;
-  for (size_t g = 0; g < G; ++g) {
-    excess[g] = std::max(gcp[g] - work[g], 0.0);
-    excess_sum += excess[g];
-  }
-  const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
   // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
   // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
   engine::MetricStore store{G};
-  const int m_cp = store.slot("critical_path"), m_impact = store.slot("performance_impact"),
-            m_intra = store.slot("imbalance_cost_intra"), m_inter = store.slot("imbalance_cost_inter");
-  for (size_t g = 0; g < G; ++g) {
-    const double cost = alpha * excess[g];
-    store.add(m_cp, long(g), cp[g]);
-    store.add(m_impact, long(g), work[g] + cost);
-    store.add(occurs[g] ? m_intra : m_inter, long(g), cost);
-  }
+  const double headroom = book_costs(lw, gcp, occurs, cp_len, store);
   std::vector<double> rc(kRcCols, 0.0), work_sum, work_max;  // the last two: root only
   rc[kRcWork] = work_total;
   rc[kRcHeadroom] = headroom;
@@ -478,18 +525,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   }
   // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
   // proportion to each rank's critical_path share of the call path.
-  engine::ReducedMetric imb;
-  {
-    const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
-    imb.id = "critical_path_imbalance";
-    imb.unit = d != nullptr ? d->unit : "s";
-    imb.description = d != nullptr ? d->definition : "";
-    imb.by_callpath = cp_imb;
-    imb.by_rank.assign(size_t(P), 0.0);
-    for (const auto& [g, per_rank] : reduced[0].by_callpath_rank)
-      for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
-        imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
-  }
+  engine::ReducedMetric imb = imbalance_metric(reduced[0], cp_imb, P);
   auto rank_col = [&](int col) {
     std::vector<double> v(static_cast<size_t>(P));
     for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
@@ -512,22 +548,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
   const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
 
-  // Partitions.
-  nlohmann::json part_rows = nlohmann::json::array();
-  int n_parts = 0;
-  for (int p : part_of) n_parts = std::max(n_parts, p + 1);
-  for (int p = 0; p < n_parts; ++p) {
-    std::vector<int> ranks;
-    for (int r = 0; r < P; ++r)
-      if (part_of[size_t(r)] == p) ranks.push_back(r);
-    if (ranks.empty()) continue;
-    part_rows.push_back({{"name", parts.exe_of.empty() ? run.executable : parts.exe_of[size_t(ranks.front())]},
-                     {"first_rank", ranks.front()},
-                     {"ranks", int(ranks.size())},
-                     {"rank_list", ranks},
-                     {"appnum", parts.appnums[size_t(ranks.front())]}});
-  }
-
+  nlohmann::json part_rows = partition_rows(parts, run.executable, P);
   CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb};
   f.cp_len = cp_len;
   f.span = span;
