@@ -109,12 +109,45 @@ struct CpFigures {
   const GlobalProfile& global;
   const std::vector<double>&cp_sum, &impact, &intra, &inter, &avg, &work_max, &cp_imb, &prof_imb;
   double cp_len = 0, span = 0, avg_par = 0;
+  double walk_s = 0, avg_par_span = 0, busy_total = 0, app_cp = 0;  // critical_path_json
   int P = 0;
   uint64_t hops = 0;
   std::string path_of(long g) const {
     return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
   }
 };
+
+// report.json critical_path: the path's figures and the parallelism histogram (the call
+// paths, segments and per-rank figures are added by the caller). Rank 0.
+nlohmann::json critical_path_json(const CpFigures& f, const CpLocal& acc, bool exact,
+                                  const std::vector<double>& histogram, const std::string& partition_source) {
+  const CpWalk& walk = acc.walk;
+  const RunBounds& b = acc.b;
+  const double cp_len = f.cp_len, span = f.span, walk_s = f.walk_s, avg_par = f.avg_par,
+               avg_par_span = f.avg_par_span, busy_total = f.busy_total, app_cp = f.app_cp;
+  const uint64_t hops = f.hops;
+  nlohmann::json cpj;
+  cpj["length_s"] = cp_len;
+  cpj["wall_time_s"] = span;
+  cpj["hops"] = hops;
+  cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
+  cpj["walk_s"] = walk_s;
+  cpj["walk_rounds"] = walk.rounds;
+  cpj["walk_levels"] = walk.levels;
+  cpj["walk_bytes_sent"] = walk.bytes_sent;
+  cpj["partial"] = walk.partial;
+  cpj["start_rank"] = b.last_finalize_rank;
+  cpj["end_rank"] = b.last_init_rank;
+  cpj["average_parallelism"] = avg_par;
+  cpj["average_parallelism_with_init"] = avg_par_span;
+  cpj["work_s"] = busy_total;
+  cpj["application_phase_s"] = app_cp;
+  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
+                                  {"bins", exact ? 0 : kBins},
+                                  {"fraction", histogram}};
+  cpj["partition_source"] = partition_source;
+  return cpj;
+}
 
 // summary.txt's "Critical path" table (the call paths on the path, largest first) and its
 // rows for report.json (`cp_rows`, all of them).
@@ -435,6 +468,54 @@ nlohmann::json segments_json(const GatheredSegments& in, const std::vector<doubl
 
 }  // namespace
 
+// Steps 4's collectives and their results (rank 0 holds the reduced ones).
+struct CpReduced {
+  double cp_len = 0;                          // every rank: the path's length
+  std::vector<engine::ReducedMetric> metrics;  // the store's four slots, in slot order
+  std::vector<double> work_sum, work_max;      // non-waiting work per call path over the ranks
+  std::vector<double> rc_all;                  // [rank][RankCol]
+};
+
+// Collective over `group`: sums every rank's CP time per call path and the path's length,
+// books the imbalance costs (book_costs) and reduces them with the per-rank totals.
+Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group& group, Partitions& parts,
+                    size_t G, CpReduced& out) {
+  const std::vector<double>&cp = lw.cp, &work = lw.work;
+  const std::vector<int>& visited = lw.visited;
+  const double work_total = lw.work_total;
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
+  std::vector<double> gcp = cp;
+  double& cp_len = out.cp_len;
+  cp_len = acc.seg_len;
+  std::vector<int> occurs(G, 0);
+  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
+  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
+  if (parts.have_group) {
+    occurs = visited;
+    mpi_ok(parts.group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
+  }
+  // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
+  // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
+  engine::MetricStore store{G};
+  const double headroom = book_costs(lw, gcp, occurs, cp_len, store);
+  std::vector<double> rc(kRcCols, 0.0);
+  rc[kRcWork] = work_total;
+  rc[kRcHeadroom] = headroom;
+  rc[kRcSegs] = double(acc.segments);
+  rc[kRcBusySpan] = acc.busy_span;
+  rc[kRcBusy] = acc.busy;
+  mpi_ok(store.reduce(group, out.metrics));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, out.work_sum));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, out.work_max));
+  mpi_ok(group.gather_rows(rc.data(), kRcCols, out.rc_all));
+  return status;
+}
+
 Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
                              ReportInput& rep) {
   const uint64_t t_begin = clock::monotonic_ns();
@@ -457,45 +538,18 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
   Partitions parts;
   mpi_ok(find_partitions(in, group, parts));
-  const bool have_part_group = parts.have_group;
-  engine::Group& part_group = parts.group;
 
   // --- 3. CP time and waiting time per global call path.
   const LocalWork lw = local_work(in, acc, G);
-  const std::vector<double>&cp = lw.cp, &work = lw.work;
-  const std::vector<int>& visited = lw.visited;
-  const double work_total = lw.work_total;
-  const double seg_len = acc.seg_len;
 
   // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
   //        where this rank did less than the critical path did (excess δ), scaled to h.
-  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
-  std::vector<double> gcp = cp;
-  double cp_len = seg_len;
-  std::vector<int> occurs(G, 0);
-  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
-  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
-  if (have_part_group) {
-    occurs = visited;
-    mpi_ok(part_group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
-  }
-  // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
-  // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
-  engine::MetricStore store{G};
-  const double headroom = book_costs(lw, gcp, occurs, cp_len, store);
-  std::vector<double> rc(kRcCols, 0.0), work_sum, work_max;  // the last two: root only
-  rc[kRcWork] = work_total;
-  rc[kRcHeadroom] = headroom;
-  rc[kRcSegs] = double(acc.segments);
-  rc[kRcBusySpan] = acc.busy_span;
-  rc[kRcBusy] = acc.busy;
+  CpReduced red;
+  mpi_ok(reduce_costs(lw, acc, group, parts, G, red));
+  const double cp_len = red.cp_len;
+  const std::vector<engine::ReducedMetric>& reduced = red.metrics;
+  const std::vector<double>&work_sum = red.work_sum, &work_max = red.work_max, &rc_all = red.rc_all;
   const double t0 = acc.t0, t1 = acc.t1;
-  std::vector<double> rc_all;
-  std::vector<engine::ReducedMetric> reduced;  // root: in slot order
-  mpi_ok(store.reduce(group, reduced));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, work_sum));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, work_max));
-  mpi_ok(group.gather_rows(rc.data(), kRcCols, rc_all));
 
   // --- 5. Parallelism (critical_path_window): rank 0's histogram, per window weighted by
   //        its length.
@@ -577,31 +631,15 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
   // JSON.
-  nlohmann::json cpj;
-  cpj["length_s"] = cp_len;
-  cpj["wall_time_s"] = span;
-  cpj["hops"] = hops;
-  cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
-  cpj["walk_s"] = walk_s;
-  cpj["walk_rounds"] = walk.rounds;
-  cpj["walk_levels"] = walk.levels;
-  cpj["walk_bytes_sent"] = walk.bytes_sent;
-  cpj["partial"] = walk.partial;
-  cpj["start_rank"] = b.last_finalize_rank;
-  cpj["end_rank"] = b.last_init_rank;
-  cpj["average_parallelism"] = avg_par;
-  cpj["average_parallelism_with_init"] = avg_par_span;
-  cpj["work_s"] = busy_total;
-  cpj["application_phase_s"] = app_cp;
-  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
-                                  {"bins", exact ? 0 : kBins},
-                                  {"fraction", histogram}};
-  cpj["partition_source"] = parts.source;
+  f.walk_s = walk_s;
+  f.avg_par_span = avg_par_span;
+  f.busy_total = busy_total;
+  f.app_cp = app_cp;
+  nlohmann::json cpj = critical_path_json(f, acc, exact, histogram, parts.source);
   cpj["callpaths"] = std::move(cp_rows);
   cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
-  std::vector<double> headroom_by_rank = rank_col(kRcHeadroom), work_by_rank = rank_col(kRcBusySpan);
-  cpj["headroom_by_rank_s"] = headroom_by_rank;
-  cpj["work_by_rank_s"] = work_by_rank;
+  cpj["headroom_by_rank_s"] = rank_col(kRcHeadroom);
+  cpj["work_by_rank_s"] = rank_col(kRcBusySpan);
   rep.extra_json["critical_path"] = std::move(cpj);
   rep.scalars.set("critical_path_length_s", cp_len);
   rep.scalars.set("critical_path_hops", hops);
