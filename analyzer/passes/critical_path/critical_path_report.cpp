@@ -468,7 +468,50 @@ nlohmann::json segments_json(const GatheredSegments& in, const std::vector<doubl
 
 }  // namespace
 
-// Steps 4's collectives and their results (rank 0 holds the reduced ones).
+// Rank 0: per call path the average non-waiting work over all ranks, the critical-path
+// imbalance max(CP - avg, 0) and the profile imbalance max(max - avg, 0).
+void derive_imbalance(const std::vector<double>& cp_sum, const std::vector<double>& work_sum,
+                      const std::vector<double>& work_max, int P, std::vector<double>& avg,
+                      std::vector<double>& cp_imb, std::vector<double>& prof_imb) {
+  const size_t G = cp_sum.size();
+  avg.assign(G, 0.0);
+  cp_imb.assign(G, 0.0);
+  prof_imb.assign(G, 0.0);
+  for (size_t g = 0; g < G; ++g) {
+    avg[g] = work_sum[g] / P;
+    cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
+    prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
+  }
+}
+
+// Column `col` (RankCol) of the gathered per-rank totals.
+std::vector<double> rank_column(const std::vector<double>& rc_all, int P, int col) {
+  std::vector<double> v(static_cast<size_t>(P));
+  for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
+  return v;
+}
+
+// The "Critical path" section's partitions line.
+std::string partitions_line(const nlohmann::json& part_rows, const std::string& source) {
+  std::string part_text;
+  for (const auto& pj : part_rows)
+    part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
+                 rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
+  return "Partitions (" + source + "): " + part_text + "\n";
+}
+
+// summary.txt's "@ Critical path" header line.
+std::string header_line(const CpFigures& f, bool gathered, double analysis_s, double walk_s) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
+                "%.3f s analysis (walk %.3f s)",
+                f.cp_len, f.span > 0 ? 100.0 * f.cp_len / f.span : 0.0, (unsigned long long)f.hops,
+                gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, walk_s);
+  return buf;
+}
+
+// Step 4's collectives and their results (rank 0 holds the reduced ones).
 struct CpReduced {
   double cp_len = 0;                          // every rank: the path's length
   std::vector<engine::ReducedMetric> metrics;  // the store's four slots, in slot order
@@ -571,30 +614,19 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
   const std::vector<double>&cp_sum = reduced[0].by_callpath, &impact = reduced[1].by_callpath,
                        &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
-  std::vector<double> cp_imb(G), prof_imb(G), avg(G);
-  for (size_t g = 0; g < G; ++g) {
-    avg[g] = work_sum[g] / P;
-    cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
-    prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
-  }
+  std::vector<double> cp_imb, prof_imb, avg;
+  derive_imbalance(cp_sum, work_sum, work_max, P, avg, cp_imb, prof_imb);
   // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
   // proportion to each rank's critical_path share of the call path.
   engine::ReducedMetric imb = imbalance_metric(reduced[0], cp_imb, P);
-  auto rank_col = [&](int col) {
-    std::vector<double> v(static_cast<size_t>(P));
-    for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
-    return v;
-  };
   // In the declarations' order: critical_path, critical_path_imbalance, then the others.
   rep.extra_metrics.push_back(reduced[0]);
   rep.extra_metrics.push_back(std::move(imb));
   for (size_t m = 1; m < reduced.size(); ++m) rep.extra_metrics.push_back(reduced[m]);
 
   double busy_total = 0, busy_span_total = 0;
-  for (int r = 0; r < P; ++r) {
-    busy_total += rc_all[size_t(r) * kRcCols + kRcBusy];
-    busy_span_total += rc_all[size_t(r) * kRcCols + kRcBusySpan];
-  }
+  for (double v : rank_column(rc_all, P, kRcBusy)) busy_total += v;
+  for (double v : rank_column(rc_all, P, kRcBusySpan)) busy_span_total += v;
   // The critical path's length within the application phase is the phase's length (the
   // path tiles the span).
   const double app_cp = std::min(app_span, cp_len);
@@ -611,23 +643,13 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   f.avg_par = avg_par;
   nlohmann::json cp_rows = nlohmann::json::array();
   std::string body = table_section(f, cp_rows);
-  std::string part_text;
-  for (const auto& pj : part_rows)
-    part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
-                 rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
-  body += "Partitions (" + parts.source + "): " + part_text + "\n";
+  body += partitions_line(part_rows, parts.source);
   if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
   rep.sections.push_back({"Critical path (seconds)", body});
   rep.sections.push_back({"Parallelism (ranks doing non-waiting work)",
                           parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
 
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
-                "%.3f s analysis (walk %.3f s)",
-                cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
-                walk.gathered ? "walked on rank 0" : "pointer jumping", avg_par, analysis_s, walk_s);
-  rep.header_lines.push_back(buf);
+  rep.header_lines.push_back(header_line(f, walk.gathered, analysis_s, walk_s));
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
   // JSON.
@@ -638,8 +660,8 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   nlohmann::json cpj = critical_path_json(f, acc, exact, histogram, parts.source);
   cpj["callpaths"] = std::move(cp_rows);
   cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
-  cpj["headroom_by_rank_s"] = rank_col(kRcHeadroom);
-  cpj["work_by_rank_s"] = rank_col(kRcBusySpan);
+  cpj["headroom_by_rank_s"] = rank_column(rc_all, P, kRcHeadroom);
+  cpj["work_by_rank_s"] = rank_column(rc_all, P, kRcBusySpan);
   rep.extra_json["critical_path"] = std::move(cpj);
   rep.scalars.set("critical_path_length_s", cp_len);
   rep.scalars.set("critical_path_hops", hops);
