@@ -226,6 +226,34 @@ std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResu
   return body;
 }
 
+// The "@ What-if" header line (how the replay ran, the model check) and the notes on clamped
+// calls and a model check that is off. Rank 0.
+void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, double wait_err, ReportInput& rep) {
+  const double span = res.measured_span, id_span = res.span[0], id_wait = res.wait[0];
+  char buf[512];
+  char how[128];
+  if (res.gathered)
+    std::snprintf(how, sizeof how, "gathered on rank 0: %.1f MB of replay programs, %llu dependencies",
+                  double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
+  else
+    std::snprintf(how, sizeof how, "distributed: %llu messages, %.1f B per message",
+                  (unsigned long long)res.messages,
+                  res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0);
+  std::snprintf(buf, sizeof buf,
+                "@ What-if         : %zu hypotheses in one replay (%s); model check: the unmodified "
+                "trace replays to the span within %.2f %% and the waiting time within %.2f %%",
+                lanes - 1, how, span_err, wait_err);
+  rep.header_lines.push_back(buf);
+  if (res.clamped > 0)
+    rep.notes.push_back("what-if: " + std::to_string(res.clamped) +
+                        " MPI calls ended before what they waited for began (clock errors): the "
+                        "replay delays them, and the model check shows by how much");
+  if (span_err > 2.0 || wait_err > 5.0)
+    rep.notes.push_back("what-if: the model check is off (span " + pct(std::fabs(id_span - span), span) +
+                        ", waiting time " + pct(std::fabs(id_wait - res.measured_wait), res.measured_wait) +
+                        "); its predictions are less reliable");
+}
+
 }  // namespace
 
 Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
@@ -259,27 +287,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   const double wait_err = res.measured_wait > 0 ? 100.0 * std::fabs(id_wait - res.measured_wait) / res.measured_wait
                           : 100.0 * std::fabs(id_wait) / std::max(span, 1e-9);
   char buf[512];
-  char how[128];
-  if (res.gathered)
-    std::snprintf(how, sizeof how, "gathered on rank 0: %.1f MB of replay programs, %llu dependencies",
-                  double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
-  else
-    std::snprintf(how, sizeof how, "distributed: %llu messages, %.1f B per message",
-                  (unsigned long long)res.messages,
-                  res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0);
-  std::snprintf(buf, sizeof buf,
-                "@ What-if         : %zu hypotheses in one replay (%s); model check: the unmodified "
-                "trace replays to the span within %.2f %% and the waiting time within %.2f %%",
-                lanes.size() - 1, how, span_err, wait_err);
-  rep.header_lines.push_back(buf);
-  if (res.clamped > 0)
-    rep.notes.push_back("what-if: " + std::to_string(res.clamped) +
-                        " MPI calls ended before what they waited for began (clock errors): the "
-                        "replay delays them, and the model check shows by how much");
-  if (span_err > 2.0 || wait_err > 5.0)
-    rep.notes.push_back("what-if: the model check is off (span " + pct(std::fabs(id_span - span), span) +
-                        ", waiting time " + pct(std::fabs(id_wait - res.measured_wait), res.measured_wait) +
-                        "); its predictions are less reliable");
+  model_check_lines(res, lanes.size(), span_err, wait_err, rep);
 
   // Predictions relative to the identity lane, so the model's own error cancels.
   auto predicted = [&](size_t l) { return span - (id_span - res.span[l]); };
