@@ -501,14 +501,24 @@ std::string partitions_line(const nlohmann::json& part_rows, const std::string& 
 }
 
 // summary.txt's "@ Critical path" header line.
-std::string header_line(const CpFigures& f, bool gathered, double analysis_s, double walk_s) {
+std::string header_line(const CpFigures& f, bool gathered, double analysis_s) {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
                 "%.3f s analysis (walk %.3f s)",
                 f.cp_len, f.span > 0 ? 100.0 * f.cp_len / f.span : 0.0, (unsigned long long)f.hops,
-                gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, walk_s);
+                gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, f.walk_s);
   return buf;
+}
+
+// Step 5, rank 0: the parallelism histogram of the whole run (critical_path_window's, per
+// window weighted by its length), P + 1 fractions.
+std::vector<double> parallelism_histogram(const CpLocal& acc, int me, int P) {
+  std::vector<double> histogram = acc.histogram;
+  if (acc.windows > 1 && acc.hist_len > 0)
+    for (double& f : histogram) f /= acc.hist_len;
+  if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
+  return histogram;
 }
 
 // Step 4's collectives and their results (rank 0 holds the reduced ones).
@@ -562,7 +572,6 @@ Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group
 Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
                              ReportInput& rep) {
   const uint64_t t_begin = clock::monotonic_ns();
-  const RunInfo& run = *in.run;
   const std::vector<int>& l2g = *in.local_to_global;
   const int me = group.rank(), P = group.size();
   const size_t G = size_t(std::max(in.n_callpaths, 0));
@@ -576,7 +585,6 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
   mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
   hops += walk.hops;
-  const double walk_s = acc.walk_s;
 
   // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
   Partitions parts;
@@ -597,10 +605,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   // --- 5. Parallelism (critical_path_window): rank 0's histogram, per window weighted by
   //        its length.
   const bool exact = acc.hist_exact;
-  std::vector<double> histogram = acc.histogram;
-  if (acc.windows > 1 && acc.hist_len > 0)
-    for (double& f : histogram) f /= acc.hist_len;
-  if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
+  const std::vector<double> histogram = parallelism_histogram(acc, me, P);
 
   // --- 6. Segments for the timeline export: the longest ones, size-capped.
   GatheredSegments segs_in;
@@ -634,13 +639,9 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
   const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
 
-  nlohmann::json part_rows = partition_rows(parts, run.executable, P);
-  CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb};
-  f.cp_len = cp_len;
-  f.span = span;
-  f.P = P;
-  f.hops = hops;
-  f.avg_par = avg_par;
+  nlohmann::json part_rows = partition_rows(parts, in.run->executable, P);
+  const CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb,
+                    cp_len, span, avg_par, acc.walk_s, avg_par_span, busy_total, app_cp, P, hops};
   nlohmann::json cp_rows = nlohmann::json::array();
   std::string body = table_section(f, cp_rows);
   body += partitions_line(part_rows, parts.source);
@@ -649,14 +650,10 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   rep.sections.push_back({"Parallelism (ranks doing non-waiting work)",
                           parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
 
-  rep.header_lines.push_back(header_line(f, walk.gathered, analysis_s, walk_s));
+  rep.header_lines.push_back(header_line(f, walk.gathered, analysis_s));
   if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
   // JSON.
-  f.walk_s = walk_s;
-  f.avg_par_span = avg_par_span;
-  f.busy_total = busy_total;
-  f.app_cp = app_cp;
   nlohmann::json cpj = critical_path_json(f, acc, exact, histogram, parts.source);
   cpj["callpaths"] = std::move(cp_rows);
   cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
