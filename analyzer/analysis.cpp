@@ -6,6 +6,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "analyzer/engine/analysis_engine.h"
@@ -85,6 +86,8 @@ engine::EngineSettings engine_settings(const config::Config& cfg) {
 void write_report(LocationTrace& location, ReportInput in, const config::Config& cfg) {
   const RunInfo& run = location.run;
   in.config_text = config::describe(cfg);
+  in.report_threshold_pct = std::atof(cfg.report_threshold.c_str());
+  in.write_html = cfg.html;
   location.run.analysis_seconds = in.analysis_s;
   const Status ws = write_reports(in);
   if (ws == Status::kOk)

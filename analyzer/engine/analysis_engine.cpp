@@ -888,9 +888,8 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
         "@ Logical clock   : %.0f violations before, %.0f passes, %.0f call times moved, max shift %.1f us",
         column_sum(rows, kStatClcViolationsBefore), column_max(rows, kStatClcPasses), column_sum(rows, kStatClcCorrected),
         column_max(rows, kStatClcMaxShift) * 1e6));
-  const nlohmann::json& scalars = in.extra_json["scalars"];  // null when no pass reduced
-  const double delay_bytes = scalars.is_object() ? scalars.value("delay_bytes", 0.0) : 0.0;
-  const double rma_bytes = scalars.is_object() ? scalars.value("rma_analysis_bytes", 0.0) : 0.0;
+  const double delay_bytes = in.scalars.number("delay_bytes");
+  const double rma_bytes = in.scalars.number("rma_analysis_bytes");
   in.header_lines.push_back(strf(
       "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
       "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
@@ -907,11 +906,11 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
                                    column_sum(rows, kStatMpiThreads), most, ranks_with_more, int(rows.size())));
   }
   // Window by window (engine/window.h): how, and what it left out.
-  in.extra_json["scalars"]["analysis_windowed"] = s.windowed;
-  in.extra_json["scalars"]["analysis_windows"] = s.sum.windows;
+  in.scalars.set("analysis_windowed", s.windowed);
+  in.scalars.set("analysis_windows", s.sum.windows);
   if (s.plan.candidates > 0 || s.windowed) {  // the run was scanned for cuts
-    in.extra_json["scalars"]["analysis_window_candidates"] = s.plan.candidates;
-    in.extra_json["scalars"]["analysis_window_cuts"] = s.plan.cuts.size();
+    in.scalars.set("analysis_window_candidates", s.plan.candidates);
+    in.scalars.set("analysis_window_cuts", s.plan.cuts.size());
   }
   if (s.windowed)
     in.header_lines.push_back(strf("@ Analysis windows: %.0f, cut at %zu of %.0f collectives over all ranks; at most "
@@ -937,8 +936,8 @@ void AnalysisEngine::add_notes(ReportInput& in, std::vector<std::string> notes) 
                          "written; a step that did not finish is named in its own note", settings_.timeout_s));
   size_t incomplete = 0;
   for (const std::string& n : notes) incomplete += n.find("analysis incomplete: ") != std::string::npos;
-  in.extra_json["scalars"]["analysis_complete"] = incomplete == 0;
-  in.extra_json["scalars"]["analysis_incomplete_notes"] = incomplete;
+  in.scalars.set("analysis_complete", incomplete == 0);
+  in.scalars.set("analysis_incomplete_notes", incomplete);
   if (incomplete > 0)
     in.header_lines.push_back(strf("@ Completeness    : analysis incomplete: %zu note%s what is left out (Notes)",
                                    incomplete, incomplete == 1 ? " says" : "s say"));

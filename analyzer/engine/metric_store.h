@@ -1,21 +1,30 @@
 // critpath — analyzer/engine/metric_store.h
 //
-// Metrics are declared once, by the pass that computes them, and everything else reads the
-// declaration: the reduction over ranks, report.json (`metrics.<id>`), summary.txt and the
-// generated table of docs/metrics.md (tests/unit/engine/metric_docs_test.cpp checks it).
+// Metrics and scalars are declared once, by the pass that computes them (the engine's and the
+// report's own scalars in engine_scalar_decls()), and everything else reads the declaration:
+// the reduction over ranks, report.json (`metrics.<id>`, `scalars.<id>`), summary.txt and the
+// generated tables of docs/metrics.md (tests/unit/engine/metric_store_test.cpp checks them).
+// One registry holds them all: the profile columns (MetricDecl::column), the hardware counters
+// (`papi_<event>`), the store's metrics and the scalars.
 //
-//   pass:    declares MetricDecl rows (id, unit, parent, definition)   passes/<x>/*_metrics.cpp
+//   pass:    declares MetricDecl and ScalarDecl rows                   passes/<x>/*_metrics.cpp
 //   pass:    books values per (metric, global call path) on its rank   MetricStore::add
+//            and sets its scalars (rank 0)                             Scalars::set
 //   engine:  reduces once: per call path over ranks, per-rank totals,  MetricStore::reduce
 //            per (call path, rank) where the declaration asks for it
-//   report:  formats the reduced metrics (ReducedMetric)               report/report.cpp
+//   report:  formats the reduced metrics (ReducedMetric), scalars      report/report.cpp
 //
-// This header and metric_store.cpp need no MPI except through engine::Group, so the store and
-// the declarations are unit-tested without MPI.
+// An id nobody declared is a programming error: the store and Scalars report it through
+// undeclared_id() (debug builds and the unit tests fail; release builds warn once and drop it).
+//
+// This header and metric_store.cpp need no MPI except through engine::Group, so the store, the
+// scalars and the declarations are unit-tested without MPI.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,14 +45,84 @@ struct MetricDecl {
   const char* definition;  // the exact definition (docs/metrics.md)
   Combine combine;         // over ranks, per call path
   bool rank_detail;        // also keep the value per (call path, rank)
+  // The profile column (engine/profile.h kCol*) report.json reads the metric from; -1: the
+  // metric store books it.
+  int column = -1;
+  // Wait-state patterns: named by summary.txt's findings (the waits of one kind that ranks
+  // suffer, not the completion time after them).
+  bool finding = false;
+  // Wait-state patterns the delay analysis costs: its family, whose causes are the metrics
+  // delay_<family>_short_term and delay_<family>_long_term; nullptr: not costed.
+  const char* delay_family = nullptr;
+};
+
+// A wait-state pattern's declaration marked as a finding, costed by the delay analysis as
+// `delay_family` (nullptr: not costed).
+inline MetricDecl as_finding(MetricDecl d, const char* delay_family) {
+  d.finding = true;
+  d.delay_family = delay_family;
+  return d;
+}
+
+// The id of the hardware-counter metrics' declaration: report.json names each counter's
+// metric papi_<event> with <event> replaced (CRITPATH_PAPI_EVENTS).
+inline constexpr const char* kPapiMetricId = "papi_<event>";
+
+// A figure of the whole run (report.json `scalars.<id>`): a number, a flag, a string or an
+// object of numbers. Set once, on rank 0 (engine::Scalars).
+struct ScalarDecl {
+  const char* id;          // stable snake_case key of report.json `scalars`
+  const char* unit;        // "s", "count", "bytes", "B", "%", "bool", "0/1", "rank"
+  const char* definition;  // the exact definition (docs/metrics.md)
 };
 
 // Every declared metric, in the order of the pass list (analyzer/passes/pass_list.cpp).
 const std::vector<MetricDecl>& metric_declarations();
 // The declaration of `id`; nullptr when no pass declares it.
 const MetricDecl* find_metric(const std::string& id);
-// docs/metrics.md's generated table, from the declarations (markdown, ends with a newline).
+// The engine's and the report's own scalars (run, trace, clocks, analysis; metric_store.cpp).
+const std::vector<ScalarDecl>& engine_scalar_decls();
+// Every declared scalar: the engine's, then the passes' in pass-list order.
+const std::vector<ScalarDecl>& scalar_declarations();
+// The declaration of scalar `id`; nullptr when nobody declares it.
+const ScalarDecl* find_scalar(const std::string& id);
+// docs/metrics.md's generated tables, from the declarations (markdown, ends with a newline).
 std::string render_metric_table();
+std::string render_scalar_table();
+
+// Called when code names an undeclared metric or scalar id (`kind`: "metric" or "scalar"); the
+// value is dropped. The default aborts in debug builds (CRITPATH_DEBUG_CHECKS, or no NDEBUG)
+// and warns once per id on stderr in release builds. Tests install a hook that fails them.
+using UndeclaredIdHook = void (*)(const char* kind, const std::string& id);
+// Installs `hook` (nullptr: the default); returns the previous one.
+UndeclaredIdHook set_undeclared_id_hook(UndeclaredIdHook hook);
+void undeclared_id(const char* kind, const std::string& id);
+
+// The scalars of one report (rank 0): typed values under declared ids, rendered as
+// report.json's `scalars` object. Setting an id again replaces its value.
+class Scalars {
+ public:
+  // Numbers keep their type: integers print as integers, doubles as doubles, bools as bools.
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  void set(const std::string& id, T v) {
+    put(id, nlohmann::json(v));
+  }
+  void set(const std::string& id, const std::string& v) { put(id, nlohmann::json(v)); }
+  void set(const std::string& id, const char* v) { put(id, nlohmann::json(v)); }
+  // An object of numbers (analysis_phases).
+  void set(const std::string& id, nlohmann::json v) { put(id, std::move(v)); }
+
+  // The number under `id`; `fallback` when unset or not a number.
+  double number(const std::string& id, double fallback = 0) const;
+  bool has(const std::string& id) const { return values_.contains(id); }
+  // report.json's `scalars` object.
+  const nlohmann::json& json() const { return values_; }
+
+ private:
+  void put(const std::string& id, nlohmann::json v);
+  nlohmann::json values_ = nlohmann::json::object();
+};
 
 // A metric reduced over the ranks: what the formatters read (root only).
 struct ReducedMetric {
@@ -61,7 +140,8 @@ class MetricStore {
   // `callpaths`: the number of global call paths (after unification).
   explicit MetricStore(size_t callpaths) : callpaths_(callpaths) {}
 
-  // The slot of `id` (declared, or kNoMetric). Declare-once: later calls return the same slot.
+  // The slot of `id`; an undeclared id is reported (undeclared_id) and gives kNoMetric.
+  // Declare-once: later calls return the same slot.
   int slot(const std::string& id);
   static constexpr int kNoMetric = -1;
 

@@ -2,7 +2,7 @@
 //
 // The explicit list of the analysis passes, with what each declares: its name, the passes whose
 // results it reads (engine/results.h: a pass publishes its results under keys named as the
-// pass), and its metrics (engine/metric_store.h). The engine reduces the passes in the list's
+// pass), its metrics and its scalars (engine/metric_store.h). The engine reduces the passes in the list's
 // order (the report's sections follow it) and analyses them in the order of their needs: a
 // pass after those it needs, which must run too; before reducing a pass it checks that the
 // results it needs are there. Adding an analysis means one folder under analyzer/passes/ and
@@ -21,6 +21,7 @@ struct PassInfo {
   const char* name;
   std::vector<const char*> needs;  // names of the passes whose results it reads
   std::vector<engine::MetricDecl> metrics;
+  std::vector<engine::ScalarDecl> scalars;  // report.json `scalars` it sets
 };
 
 namespace passes {
@@ -29,7 +30,7 @@ const std::vector<PassInfo>& pass_list();
 // The row of pass `name`; nullptr when none.
 const PassInfo* find_pass(const char* name);
 
-// Each pass folder's declarations (passes/<name>/<name>_metrics.cpp).
+// Each pass folder's metric declarations (passes/<name>/<name>_metrics.cpp).
 std::vector<engine::MetricDecl> profile_metric_decls();
 std::vector<engine::MetricDecl> wait_state_metric_decls();
 std::vector<engine::MetricDecl> critical_path_metric_decls();
@@ -38,6 +39,11 @@ std::vector<engine::MetricDecl> delay_metric_decls();
 std::vector<engine::MetricDecl> rma_pattern_decls();
 std::vector<engine::MetricDecl> rma_metric_decls();
 std::vector<engine::MetricDecl> whatif_metric_decls();
+// Their scalars (the same files).
+std::vector<engine::ScalarDecl> critical_path_scalar_decls();
+std::vector<engine::ScalarDecl> delay_scalar_decls();
+std::vector<engine::ScalarDecl> rma_scalar_decls();
+std::vector<engine::ScalarDecl> whatif_scalar_decls();
 
 }  // namespace passes
 }  // namespace critpath::analyzer

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "analyzer/engine/metric_store.h"
-#include "libtrace/config/config.h"
 
 namespace critpath::analyzer {
 namespace {
@@ -51,29 +50,14 @@ bool is_lifecycle(const std::string& path) {
   return ends("MPI_Init") || ends("MPI_Init_thread") || ends("MPI_Finalize");
 }
 
-struct Pattern {
-  const char* id;
-  const char* title;
-  const char* family;  // delay_<family>_*; nullptr: not costed by the delay analysis
-};
-constexpr Pattern kPatterns[] = {
-    {"late_sender", "Late Sender", "late_sender"},
-    {"late_receiver", "Late Receiver", "late_receiver"},
-    {"wait_barrier", "Wait at Barrier", "barrier"},
-    {"wait_nxn", "Wait at N x N", "nxn"},
-    {"late_broadcast", "Late Broadcast", "late_broadcast"},
-    {"early_reduce", "Early Reduce", "early_reduce"},
-    {"early_scan", "Early Scan", nullptr},
-    {"wait_finalize", "Wait at Finalize", nullptr},
-    {"rma_late_post", "Late Post", "rma"},
-    {"rma_early_transfer", "Early Transfer", "rma"},
-    {"rma_early_wait", "Early Wait", "rma"},
-    {"rma_wait_at_fence", "Wait at Fence", "rma"},
-    {"rma_wait_at_create", "Wait at Window Create", "rma"},
-    {"rma_wait_at_free", "Wait at Window Free", "rma"},
-    {"rma_lock_contention", "Lock Contention", "rma"},
-    {"rma_wait_for_progress", "Wait for Progress", "rma"},
-};
+// The wait-state patterns the findings name, in declaration order: the declarations marked
+// as findings (engine::as_finding, passes/wait_states and passes/rma *_metrics.cpp).
+std::vector<const engine::MetricDecl*> finding_patterns() {
+  std::vector<const engine::MetricDecl*> out;
+  for (const engine::MetricDecl& d : engine::metric_declarations())
+    if (d.finding) out.push_back(&d);
+  return out;
+}
 
 // The (call path, rank) causing most of a family's waits: short- and long-term cost.
 struct Cause {
@@ -108,22 +92,19 @@ bool is_wait_pattern(const std::string& id) {
          parent == "mpi_rma_sync" || parent == "mpi_rma_comm" || parent == "mpi_management";
 }
 
-}  // namespace
-
-std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
+// Wait states by call path from max(CRITPATH_REPORT_THRESHOLD, 0.5) % of the allocation on,
+// each with its cost (the sort key), the most affected rank and the causing rank.
+std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in) {
   std::vector<std::pair<double, std::string>> found;
   const double alloc = allocation(in);
   const int P = in.run->size;
   char buf[1024];
   const auto* cp = metric(in, "critical_path");
-  // Wait states from max(CRITPATH_REPORT_THRESHOLD, 0.5) % of the allocation on.
-  const double min_share =
-      std::max(0.005, std::atof(config::current().report_threshold.c_str()) / 100.0);
-  // Wait states by call path, with their causes.
-  for (const Pattern& pat : kPatterns) {
-    const auto* m = metric(in, pat.id);
+  const double min_share = std::max(0.005, in.report_threshold_pct / 100.0);
+  for (const engine::MetricDecl* pat : finding_patterns()) {
+    const auto* m = metric(in, pat->id);
     if (!m) continue;
-    const Cause cause = pat.family ? top_cause(in, pat.family) : Cause{};
+    const Cause cause = pat->delay_family ? top_cause(in, pat->delay_family) : Cause{};
     for (size_t g = 0; g < m->by_callpath.size(); ++g) {
       const double w = m->by_callpath[g];
       if (!(w > 0.001) || !(w > min_share * alloc)) continue;  // 1 ms and the threshold
@@ -131,7 +112,7 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
       const int worst = largest(rank_row(m, g), worst_v);
       std::string s;
       std::snprintf(buf, sizeof buf, "Ranks wait %.3f s (%.1f %% of allocation) in %s (%s)", w,
-                    alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat.title);
+                    alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat->title);
       s = buf;
       if (worst >= 0) {
         std::snprintf(buf, sizeof buf, ", rank %d the most (%.3f s)", worst, worst_v);
@@ -160,7 +141,7 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
             s += buf;
           }
         }
-      } else if (std::string(pat.id) == "wait_finalize") {
+      } else if (std::string(pat->id) == "wait_finalize") {
         const double* last = nullptr;
         int last_rank = -1;
         for (size_t r = 0; r < m->by_rank.size(); ++r)
@@ -176,83 +157,106 @@ std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
       found.push_back({w, s + "."});
     }
   }
+  return found;
+}
+
+// The critical path's largest call path (start-up and shutdown left out); "" when none.
+std::string critical_path_finding(const ReportInput& in) {
+  const auto* cp = metric(in, "critical_path");
+  if (!cp) return "";
+  char buf[1024];
+  double total = 0;
+  long best = -1;
+  for (size_t g = 0; g < cp->by_callpath.size(); ++g) {
+    total += cp->by_callpath[g];
+    if (is_lifecycle(path_of(in, g))) continue;
+    if (best < 0 || cp->by_callpath[g] > cp->by_callpath[size_t(best)]) best = long(g);
+  }
+  if (best >= 0 && total > 0 && cp->by_callpath[size_t(best)] > 0) {
+    const double v = cp->by_callpath[size_t(best)];
+    double most = 0;
+    const int r_most = largest(rank_row(cp, size_t(best)), most);
+    std::snprintf(buf, sizeof buf,
+                  "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
+                  100.0 * v / total, path_of(in, size_t(best)).c_str(), v);
+    std::string s = buf;
+    if (r_most >= 0) {
+      std::snprintf(buf, sizeof buf, ", most of it on rank %d (%.3f s)", r_most, most);
+      s += buf;
+    }
+    const auto* imb = metric(in, "critical_path_imbalance");
+    if (imb && at(imb->by_callpath, size_t(best)) > 0.001) {
+      std::snprintf(buf, sizeof buf, "; balancing it would shorten the path by up to %.3f s",
+                    at(imb->by_callpath, size_t(best)));
+      s += buf;
+    }
+    return s + ".";
+  }
+  return "";
+}
+
+// What the simulation predicts for the best balancing hypothesis (analyzer/passes/whatif); ""
+// when no hypothesis saves 1 %.
+std::string whatif_finding(const ReportInput& in) {
+  if (!in.extra_json.contains("whatif") || !in.extra_json["whatif"].is_array()) return "";
+  char buf[1024];
+  const nlohmann::json* best = nullptr;
+  for (const auto& e : in.extra_json["whatif"])
+    if (e.value("hypothesis", "").rfind("balance:", 0) == 0 && e.value("saving_pct", 0.0) >= 1.0 &&
+        (!best || e.value("saving_s", 0.0) > best->value("saving_s", 0.0)))
+      best = &e;
+  if (best) {
+    const std::string path = best->value("callpath", "");
+    std::snprintf(buf, sizeof buf,
+                  "Simulated: balancing %s over the ranks would save %.3f s (%.1f %% of the run)",
+                  path.c_str(), best->value("saving_s", 0.0), best->value("saving_pct", 0.0));
+    std::string s = buf;
+    const auto* lz = metric(in, "logical_zeroing");
+    const auto* sl = metric(in, "slack");
+    for (size_t g = 0; lz && sl && g < in.profile->callpaths.size(); ++g)
+      if (in.profile->callpaths[g].path == path && at(lz->by_callpath, g) > 0) {
+        std::snprintf(buf, sizeof buf, "; making it faster saves at least %.3f s (slack), %.3f s if "
+                      "it took no time", at(sl->by_callpath, g), at(lz->by_callpath, g));
+        s += buf;
+      }
+    return s + " (What if).";
+  }
+  return "";
+}
+
+// No functions or regions: the computation is one block in main; "" otherwise.
+std::string undivided_main_finding(const ReportInput& in) {
+  const double alloc = allocation(in);
+  char buf[1024];
+  bool divided = false;
+  for (const GlobalCallpath& c : in.profile->callpaths)
+    if (c.kind == defs::RegionKind::kFunction || c.kind == defs::RegionKind::kUser) divided = true;
+  const auto* comp = metric(in, "computation");
+  double comp_s = 0;
+  if (comp)
+    for (double v : comp->by_rank) comp_s += v;
+  if (!divided && alloc > 0 && comp_s > 0.1 * alloc) {
+    std::snprintf(buf, sizeof buf,
+                  "Computation (%.3f s, %.1f %% of allocation) is one undivided block in main: "
+                  "build with critpath-cc/-cxx/-f90 (compiler instrumentation) or mark regions "
+                  "with CRITPATH_REGION_BEGIN/END (include/critpath.h) to see where it goes.",
+                  comp_s, 100.0 * comp_s / alloc);
+    return buf;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
+  std::vector<std::pair<double, std::string>> found = wait_findings(in);
   std::sort(found.begin(), found.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out(in.lead_findings.begin(), in.lead_findings.end());
   for (const auto& [cost, text] : found)
     if (out.size() + 2 < max) out.push_back(text);
-  // The critical path's largest call path (start-up and shutdown left out).
-  if (cp) {
-    double total = 0;
-    long best = -1;
-    for (size_t g = 0; g < cp->by_callpath.size(); ++g) {
-      total += cp->by_callpath[g];
-      if (is_lifecycle(path_of(in, g))) continue;
-      if (best < 0 || cp->by_callpath[g] > cp->by_callpath[size_t(best)]) best = long(g);
-    }
-    if (best >= 0 && total > 0 && cp->by_callpath[size_t(best)] > 0) {
-      const double v = cp->by_callpath[size_t(best)];
-      double most = 0;
-      const int r_most = largest(rank_row(cp, size_t(best)), most);
-      std::snprintf(buf, sizeof buf,
-                    "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
-                    100.0 * v / total, path_of(in, size_t(best)).c_str(), v);
-      std::string s = buf;
-      if (r_most >= 0) {
-        std::snprintf(buf, sizeof buf, ", most of it on rank %d (%.3f s)", r_most, most);
-        s += buf;
-      }
-      const auto* imb = metric(in, "critical_path_imbalance");
-      if (imb && at(imb->by_callpath, size_t(best)) > 0.001) {
-        std::snprintf(buf, sizeof buf, "; balancing it would shorten the path by up to %.3f s",
-                      at(imb->by_callpath, size_t(best)));
-        s += buf;
-      }
-      out.push_back(s + ".");
-    }
-  }
-  // What the simulation predicts for the best balancing hypothesis (analyzer/passes/whatif).
-  if (in.extra_json.contains("whatif") && in.extra_json["whatif"].is_array()) {
-    const nlohmann::json* best = nullptr;
-    for (const auto& e : in.extra_json["whatif"])
-      if (e.value("hypothesis", "").rfind("balance:", 0) == 0 && e.value("saving_pct", 0.0) >= 1.0 &&
-          (!best || e.value("saving_s", 0.0) > best->value("saving_s", 0.0)))
-        best = &e;
-    if (best) {
-      const std::string path = best->value("callpath", "");
-      std::snprintf(buf, sizeof buf,
-                    "Simulated: balancing %s over the ranks would save %.3f s (%.1f %% of the run)",
-                    path.c_str(), best->value("saving_s", 0.0), best->value("saving_pct", 0.0));
-      std::string s = buf;
-      const auto* lz = metric(in, "logical_zeroing");
-      const auto* sl = metric(in, "slack");
-      for (size_t g = 0; lz && sl && g < in.profile->callpaths.size(); ++g)
-        if (in.profile->callpaths[g].path == path && at(lz->by_callpath, g) > 0) {
-          std::snprintf(buf, sizeof buf, "; making it faster saves at least %.3f s (slack), %.3f s if "
-                        "it took no time", at(sl->by_callpath, g), at(lz->by_callpath, g));
-          s += buf;
-        }
-      out.push_back(s + " (What if).");
-    }
-  }
-  // No functions or regions: the computation is one block in main.
-  {
-    bool divided = false;
-    for (const GlobalCallpath& c : in.profile->callpaths)
-      if (c.kind == defs::RegionKind::kFunction || c.kind == defs::RegionKind::kUser) divided = true;
-    const auto* comp = metric(in, "computation");
-    double comp_s = 0;
-    if (comp)
-      for (double v : comp->by_rank) comp_s += v;
-    if (!divided && alloc > 0 && comp_s > 0.1 * alloc) {
-      std::snprintf(buf, sizeof buf,
-                    "Computation (%.3f s, %.1f %% of allocation) is one undivided block in main: "
-                    "build with critpath-cc/-cxx/-f90 (compiler instrumentation) or mark regions "
-                    "with CRITPATH_REGION_BEGIN/END (include/critpath.h) to see where it goes.",
-                    comp_s, 100.0 * comp_s / alloc);
-      out.push_back(buf);
-    }
-  }
+  for (const std::string& s : {critical_path_finding(in), whatif_finding(in), undivided_main_finding(in)})
+    if (!s.empty()) out.push_back(s);
   if (out.empty()) out.push_back("No wait state reaches 0.5 % of the allocation.");
   if (out.size() > max) out.resize(max);
   return out;

@@ -13,7 +13,6 @@
 #include "analyzer/report/findings.h"
 #include "analyzer/report/hatchet.h"
 #include "analyzer/report/html.h"
-#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
 #ifndef CRITPATH_VERSION
@@ -21,25 +20,6 @@
 #endif
 
 namespace critpath::analyzer {
-
-const std::vector<MetricDef>& metric_registry() {
-  // The profile columns report.json shows as metrics; definitions and units from the profile
-  // pass's declarations (analyzer/passes/profile/profile_metrics.cpp).
-  static const std::vector<MetricDef> kMetrics = [] {
-    const std::pair<const char*, int> columns[] = {{"time", kColExclusive},
-                                                   {"visits", kColVisits},
-                                                   {"mpi_time", kColMpi},
-                                                   {"bytes_sent", kColBytesSent},
-                                                   {"bytes_received", kColBytesReceived}};
-    std::vector<MetricDef> out;
-    for (const auto& [id, column] : columns) {
-      const engine::MetricDecl* d = engine::find_metric(id);
-      out.push_back({id, d ? d->unit : "", d ? d->definition : "", column});
-    }
-    return out;
-  }();
-  return kMetrics;
-}
 
 namespace {
 
@@ -199,45 +179,50 @@ std::vector<size_t> depth_first_order(const GlobalProfile& p, std::vector<int>& 
   return order;
 }
 
-std::string render_summary(const ReportInput& in) {
-  const RunInfo& run = *in.run;
-  const GlobalProfile& p = *in.profile;
-  std::string o;
+// Appends printf-formatted text to `o`.
+template <class... Args>
+void appendf(std::string& o, const char* fmt, Args... args) {
   char buf[1024];
-  auto line = [&](const char* fmt, auto... args) {
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    o += buf;
-  };
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  o += buf;
+}
+
+// summary.txt's header: the "@ Key : value" lines.
+void summary_header(const ReportInput& in, const InstrumentationSummary& instr, std::string& o) {
+  const RunInfo& run = *in.run;
   std::string cmd = run.executable;
   for (const auto& a : run.args) cmd += " " + a;
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);
-  line("@ critpath %s - MPI performance summary\n", CRITPATH_VERSION);
+  appendf(o, "@ critpath %s - MPI performance summary\n", CRITPATH_VERSION);
   // The layout's version: bumped when sections or columns change (docs/report.md).
-  line("@ Format          : critpath-summary/2\n");
-  line("@ Command         : %s\n", cmd.c_str());
-  line("@ Ranks           : %d\n", run.size);
-  line("@ MPI library     : %s\n", run.mpi_library.c_str());
-  line("@ Start (UTC)     : %s\n", run.start_utc.c_str());
-  line("@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n", in.wall_time_s);
-  line("@ Timer           : %s\n", run.timer_why.c_str());
-  line("@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
-       human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
-       human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
-  line("@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
-       max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
-  line("@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
-       "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
-       in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
-       in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(), in.analysis_memory_peak_rank);
-  line("@ Output          : %s\n", run.output_dir.c_str());
-  const InstrumentationSummary instr = instrumentation_of(in);
-  line("@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
+  appendf(o, "@ Format          : critpath-summary/2\n");
+  appendf(o, "@ Command         : %s\n", cmd.c_str());
+  appendf(o, "@ Ranks           : %d\n", run.size);
+  appendf(o, "@ MPI library     : %s\n", run.mpi_library.c_str());
+  appendf(o, "@ Start (UTC)     : %s\n", run.start_utc.c_str());
+  appendf(o, "@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n", in.wall_time_s);
+  appendf(o, "@ Timer           : %s\n", run.timer_why.c_str());
+  appendf(o, "@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
+             human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
+             human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
+  appendf(o, "@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
+             max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
+  appendf(o, "@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
+             "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
+             in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
+             in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(), in.analysis_memory_peak_rank);
+  appendf(o, "@ Output          : %s\n", run.output_dir.c_str());
+  appendf(o, "@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
   for (const std::string& h : in.header_lines) o += h + "\n";
-  line("@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
+  appendf(o, "@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
   o += "\n";
+}
 
-  // What to look at first: the costliest waits with the ranks that cause them.
+// What to look at first: the findings, and where the allocation's time goes.
+void summary_findings(const ReportInput& in, std::string& o) {
+  char buf[16];
+  // The costliest waits with the ranks that cause them.
   o += section("Findings");
   int k = 0;
   for (const std::string& f : build_findings(in)) {
@@ -248,82 +233,94 @@ std::string render_summary(const ReportInput& in) {
   o += section("Where the time goes");
   o += where_time_goes(in);
   o += "\n";
+}
 
+void summary_mpi_per_rank(const GlobalProfile& p, std::string& o) {
   o += section("MPI time per rank (seconds)");
-  line("%6s %14s %14s %8s\n", "Rank", "AppTime", "MPITime", "MPI%");
+  appendf(o, "%6s %14s %14s %8s\n", "Rank", "AppTime", "MPITime", "MPI%");
   double app_sum = 0, mpi_sum = 0;
   for (size_t r = 0; r < p.by_rank.size(); ++r) {
     const double app = p.by_rank[r][kColInclusive], mpi = p.by_rank[r][kColMpi];
     app_sum += app;
     mpi_sum += mpi;
-    line("%6zu %14.6f %14.6f %8.2f\n", r, app, mpi, app > 0 ? 100.0 * mpi / app : 0.0);
+    appendf(o, "%6zu %14.6f %14.6f %8.2f\n", r, app, mpi, app > 0 ? 100.0 * mpi / app : 0.0);
   }
-  line("%6s %14.6f %14.6f %8.2f\n", "*", app_sum, mpi_sum, app_sum > 0 ? 100.0 * mpi_sum / app_sum : 0.0);
+  appendf(o, "%6s %14.6f %14.6f %8.2f\n", "*", app_sum, mpi_sum, app_sum > 0 ? 100.0 * mpi_sum / app_sum : 0.0);
   o += "\n";
+}
 
+// The call-path profile and the message volume, in depth-first `order`.
+void summary_callpath_tables(const GlobalProfile& p, const std::vector<size_t>& order,
+                             const std::vector<int>& depth, std::string& o) {
   o += section("Call-path profile (seconds; min/avg/max over the ranks that visit)");
-  line("%-40s %5s %12s %10s %10s %10s %10s %10s %10s %7s\n", "Call path", "Ranks", "Visits",
-       "Incl.min", "Incl.avg", "Incl.max", "Excl.min", "Excl.avg", "Excl.max", "MPI%");
-  std::vector<int> depth;
-  const std::vector<size_t> order = depth_first_order(p, depth);
+  appendf(o, "%-40s %5s %12s %10s %10s %10s %10s %10s %10s %7s\n", "Call path", "Ranks", "Visits",
+             "Incl.min", "Incl.avg", "Incl.max", "Excl.min", "Excl.avg", "Excl.max", "MPI%");
   const std::vector<double> mpi = subtree_mpi(p);
   for (size_t i : order) {
     const GlobalCallpath& c = p.callpaths[i];
     std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
     const double n = c.ranks > 0 ? double(c.ranks) : 1.0;
-    line("%-40s %5d %12.0f %10.6f %10.6f %10.6f %10.6f %10.6f %10.6f %7.2f\n", label.c_str(), c.ranks,
-         c.sum[kColVisits], c.min[kColInclusive], c.sum[kColInclusive] / n, c.max[kColInclusive],
-         c.min[kColExclusive], c.sum[kColExclusive] / n, c.max[kColExclusive],
-         c.sum[kColInclusive] > 0 ? 100.0 * mpi[i] / c.sum[kColInclusive] : 0.0);
+    appendf(o, "%-40s %5d %12.0f %10.6f %10.6f %10.6f %10.6f %10.6f %10.6f %7.2f\n", label.c_str(), c.ranks,
+               c.sum[kColVisits], c.min[kColInclusive], c.sum[kColInclusive] / n, c.max[kColInclusive],
+               c.min[kColExclusive], c.sum[kColExclusive] / n, c.max[kColExclusive],
+               c.sum[kColInclusive] > 0 ? 100.0 * mpi[i] / c.sum[kColInclusive] : 0.0);
   }
   o += "\n";
 
   o += section("Message volume per call path (bytes, summed over ranks)");
-  line("%-40s %16s %16s\n", "Call path", "Sent", "Received");
+  appendf(o, "%-40s %16s %16s\n", "Call path", "Sent", "Received");
   for (size_t i : order) {
     const GlobalCallpath& c = p.callpaths[i];
     if (c.sum[kColBytesSent] == 0 && c.sum[kColBytesReceived] == 0) continue;
     std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
-    line("%-40s %16.0f %16.0f\n", label.c_str(), c.sum[kColBytesSent], c.sum[kColBytesReceived]);
+    appendf(o, "%-40s %16.0f %16.0f\n", label.c_str(), c.sum[kColBytesSent], c.sum[kColBytesReceived]);
   }
   o += "\n";
+}
 
-  if (!p.counter_names.empty()) {
-    o += section("Hardware counters per call path (summed over ranks; inclusive / exclusive)");
-    std::string head = "Call path                               ";
-    for (const auto& n : p.counter_names) {
-      std::snprintf(buf, sizeof buf, " %20s %20s", (n + ".incl").c_str(), (n + ".excl").c_str());
-      head += buf;
-    }
-    o += head + "\n";
-    for (size_t i : order) {
-      const GlobalCallpath& c = p.callpaths[i];
-      std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
-      std::snprintf(buf, sizeof buf, "%-40s", label.c_str());
-      std::string row = buf;
-      for (size_t k = 0; k < p.counter_names.size(); ++k) {
-        std::snprintf(buf, sizeof buf, " %20.0f %20.0f",
-                      k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0,
-                      k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0);
-        row += buf;
-      }
-      o += row + "\n";
-    }
-    line("%-40s", "Per rank (total)");
-    o += "\n";
-    for (size_t r = 0; r < p.counters_by_rank.size(); ++r) {
-      std::snprintf(buf, sizeof buf, "%-40zu", r);
-      std::string row = buf;
-      for (double v : p.counters_by_rank[r]) {
-        std::snprintf(buf, sizeof buf, " %20.0f", v);
-        row += buf;
-      }
-      o += row + "\n";
-    }
-    o += "\n";
+// The hardware counters per call path and per rank (CRITPATH_PAPI_EVENTS).
+void summary_counters(const GlobalProfile& p, const std::vector<size_t>& order,
+                      const std::vector<int>& depth, std::string& o) {
+  char buf[1024];
+  if (p.counter_names.empty()) return;
+  o += section("Hardware counters per call path (summed over ranks; inclusive / exclusive)");
+  std::string head = "Call path                               ";
+  for (const auto& n : p.counter_names) {
+    std::snprintf(buf, sizeof buf, " %20s %20s", (n + ".incl").c_str(), (n + ".excl").c_str());
+    head += buf;
   }
+  o += head + "\n";
+  for (size_t i : order) {
+    const GlobalCallpath& c = p.callpaths[i];
+    std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
+    std::snprintf(buf, sizeof buf, "%-40s", label.c_str());
+    std::string row = buf;
+    for (size_t k = 0; k < p.counter_names.size(); ++k) {
+      std::snprintf(buf, sizeof buf, " %20.0f %20.0f",
+                    k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0,
+                    k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0);
+      row += buf;
+    }
+    o += row + "\n";
+  }
+  appendf(o, "%-40s", "Per rank (total)");
+  o += "\n";
+  for (size_t r = 0; r < p.counters_by_rank.size(); ++r) {
+    std::snprintf(buf, sizeof buf, "%-40zu", r);
+    std::string row = buf;
+    for (double v : p.counters_by_rank[r]) {
+      std::snprintf(buf, sizeof buf, " %20.0f", v);
+      row += buf;
+    }
+    o += row + "\n";
+  }
+  o += "\n";
+}
 
-  const std::vector<AutoFiltered> af = auto_filtered_regions(p);
+// The regions the automatic filter dropped, with how to leave them out at build time.
+void summary_auto_filtered(const ReportInput& in, const InstrumentationSummary& instr, std::string& o) {
+  const RunInfo& run = *in.run;
+  const std::vector<AutoFiltered> af = auto_filtered_regions(*in.profile);
   if (!af.empty()) {
     const std::string filter = run.output_dir + "/suggested-filter.txt";
     o += section("Auto-filtered regions");
@@ -347,12 +344,25 @@ std::string render_summary(const ReportInput& in) {
            "CRITPATH_AUTOFILTER_NS): later calls run XRay's nop sleds and are not counted; their time is\n"
            "their callers' own time. To leave them unpatched from the start, run with\n"
            "    CRITPATH_FILTER=" + filter + "\n";
-    line("%-60s %14s %14s\n", "Region", "Visits", "Mean (ns)");
+    appendf(o, "%-60s %14s %14s\n", "Region", "Visits", "Mean (ns)");
     for (const AutoFiltered& a : af)
-      line("%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits, a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
+      appendf(o, "%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits, a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
     o += "\n";
   }
+}
 
+std::string render_summary(const ReportInput& in) {
+  const GlobalProfile& p = *in.profile;
+  const InstrumentationSummary instr = instrumentation_of(in);
+  std::string o;
+  summary_header(in, instr, o);
+  summary_findings(in, o);
+  summary_mpi_per_rank(p, o);
+  std::vector<int> depth;
+  const std::vector<size_t> order = depth_first_order(p, depth);
+  summary_callpath_tables(p, order, depth, o);
+  summary_counters(p, order, depth, o);
+  summary_auto_filtered(in, instr, o);
   for (const ReportSection& sec : in.sections) {
     o += section(sec.title);
     o += sec.body;
@@ -369,12 +379,11 @@ std::string render_summary(const ReportInput& in) {
   return o;
 }
 
-nlohmann::json render_json(const ReportInput& in) {
-  using nlohmann::json;
+using nlohmann::json;
+
+// report.json `run`: the command, the ranks, the MPI library, the timer.
+json render_run(const ReportInput& in) {
   const RunInfo& run = *in.run;
-  const GlobalProfile& p = *in.profile;
-  json j;
-  j["schema"] = "critpath-report/1";
   json r;
   r["executable"] = run.executable;
   r["args"] = run.args;
@@ -387,8 +396,12 @@ nlohmann::json render_json(const ReportInput& in) {
   r["timer"] = clock::to_string(run.timer);
   r["thread_level"] = run.thread_level;
   r["output_dir"] = run.output_dir;
-  j["run"] = r;
+  return r;
+}
 
+// report.json `callpaths`: the unified call tree, parents first, with their time statistics
+// and hardware counters.
+json render_callpaths(const GlobalProfile& p) {
   json cps = json::array();
   for (size_t i = 0; i < p.callpaths.size(); ++i) {
     const GlobalCallpath& c = p.callpaths[i];
@@ -418,13 +431,16 @@ nlohmann::json render_json(const ReportInput& in) {
     if (c.auto_filtered) e["auto_filtered"] = true;
     cps.push_back(std::move(e));
   }
-  j["callpaths"] = std::move(cps);
+  return cps;
+}
 
-  json metrics = json::object();
-  for (const MetricDef& m : metric_registry()) {
+// The metrics declared with a profile column (MetricDecl::column): values from the profile.
+void render_profile_metrics(const GlobalProfile& p, json& metrics) {
+  for (const engine::MetricDecl& m : engine::metric_declarations()) {
+    if (m.column < 0) continue;
     json mj;
     mj["unit"] = m.unit;
-    mj["description"] = m.description;
+    mj["description"] = m.definition;
     json by_cp = json::object();
     double total = 0;
     for (const GlobalCallpath& c : p.callpaths) {
@@ -438,13 +454,20 @@ nlohmann::json render_json(const ReportInput& in) {
     mj["by_rank"] = std::move(by_rank);
     metrics[m.id] = std::move(mj);
   }
-  // papi_<event>: by_callpath = exclusive values summed over ranks (like "time"),
-  // by_callpath_inclusive, by_rank = the rank's total.
-  for (size_t k = 0; k < p.counter_names.size(); ++k) {
+}
+
+// papi_<event>: by_callpath = exclusive values summed over ranks (like "time"),
+// by_callpath_inclusive, by_rank = the rank's total.
+void render_papi_metrics(const GlobalProfile& p, json& metrics) {
+  const engine::MetricDecl* decl = engine::find_metric(engine::kPapiMetricId);
+  const std::string event = "<event>";
+  for (size_t k = 0; decl && k < p.counter_names.size(); ++k) {
     json mj;
-    mj["unit"] = "count";
-    mj["description"] = "Hardware counter " + p.counter_names[k] +
-                        " (CRITPATH_PAPI_EVENTS): exclusive value per call path, summed over ranks";
+    mj["unit"] = decl->unit;
+    std::string description = decl->definition;
+    const size_t at = description.find(event);
+    if (at != std::string::npos) description.replace(at, event.size(), p.counter_names[k]);
+    mj["description"] = description;
     json by_cp = json::object(), by_cp_incl = json::object();
     double total = 0;
     for (const GlobalCallpath& c : p.callpaths) {
@@ -459,8 +482,13 @@ nlohmann::json render_json(const ReportInput& in) {
     mj["by_callpath"] = std::move(by_cp);
     mj["by_callpath_inclusive"] = std::move(by_cp_incl);
     mj["by_rank"] = std::move(by_rank);
-    metrics["papi_" + p.counter_names[k]] = std::move(mj);
+    metrics[std::string("papi_") + p.counter_names[k]] = std::move(mj);
   }
+}
+
+// The metrics the passes booked in the store, reduced over the ranks.
+void render_store_metrics(const ReportInput& in, json& metrics) {
+  const GlobalProfile& p = *in.profile;
   for (const ExtraMetric& m : in.extra_metrics) {
     json mj;
     mj["unit"] = m.unit;
@@ -482,9 +510,63 @@ nlohmann::json render_json(const ReportInput& in) {
     }
     metrics[m.id] = std::move(mj);
   }
-  j["metrics"] = std::move(metrics);
+}
+
+// report.json `scalars`: the report's own (from the per-rank statistics), then the analyses'.
+json render_scalars(const ReportInput& in) {
+  const double events = sum_stat(in, kStatEvents);
+  const double cbytes = sum_stat(in, kStatCompressedBytes);
+  engine::Scalars s;
+  s.set("wall_time_s", in.wall_time_s);
+  s.set("events", events);
+  s.set("trace_compressed_bytes", cbytes);
+  s.set("trace_encoded_bytes", sum_stat(in, kStatEncodedBytes));
+  s.set("trace_bytes_per_event", events > 0 ? cbytes / events : 0.0);
+  s.set("trace_spilled_bytes", sum_stat(in, kStatSpilledBytes));
+  s.set("trace_chunks", sum_stat(in, kStatChunks));
+  s.set("trace_chunks_spilled", sum_stat(in, kStatChunksSpilled));
+  s.set("overhead_max_rank_s", max_stat(in, kStatOverheadSeconds));
+  s.set("compression_s", sum_stat(in, kStatCompressSeconds));
+  s.set("analysis_s", in.analysis_s);
+  s.set("finalize_wait_s", in.finalize_wait_s);
+  s.set("analysis_memory_peak_bytes", in.analysis_memory_peak_bytes);
+  s.set("analysis_memory_peak_rank", in.analysis_memory_peak_rank);
+  {
+    // Per event of the rank with the peak (its events: the rank stats' row).
+    const size_t r = size_t(in.analysis_memory_peak_rank);
+    const double ev = r < in.rank_stats.size() ? in.rank_stats[r][kStatEvents] : 0.0;
+    s.set("analysis_memory_bytes_per_event", ev > 0 ? in.analysis_memory_peak_bytes / ev : 0.0);
+  }
+  json phases = json::object();
+  for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;
+  s.set("analysis_phases", std::move(phases));
+  s.set("analysis_pct_of_wall", in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
+  s.set("unmatched_exits", sum_stat(in, kStatUnmatchedExits));
+  s.set("unclosed_frames", sum_stat(in, kStatUnclosedFrames));
+  s.set("partial_ranks", sum_stat(in, kStatPartial));
+  const double msgs = sum_stat(in, kStatMessages);
+  s.set("messages", msgs);
+  s.set("replay_bytes", sum_stat(in, kStatReplayBytes));
+  s.set("replay_bytes_per_message", msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0);
+  s.set("replay_collective_bytes", sum_stat(in, kStatReplayCollBytes));
+  s.set("unmatched_messages", sum_stat(in, kStatUnmatched));
+  s.set("collectives_left_out", sum_stat(in, kStatCollsDropped));
+  s.set("clock_violations_p2p", sum_stat(in, kStatP2pViolations));
+  s.set("clock_violations_collective", sum_stat(in, kStatCollViolations));
+  s.set("clock_max_error_s", max_stat(in, kStatClockError));
+  s.set("clc_passes", max_stat(in, kStatClcPasses));
+  s.set("clc_violations_before", sum_stat(in, kStatClcViolationsBefore));
+  s.set("clc_corrected_times", sum_stat(in, kStatClcCorrected));
+  s.set("clc_max_shift_s", max_stat(in, kStatClcMaxShift));
+  json out = s.json();  // engine::Scalars: declared ids only
+  out.update(in.scalars.json());
+  return out;
+}
+
+// report.json `instrumentation` and `auto_filtered`.
+void render_instrumentation(const ReportInput& in, json& j) {
   json afj = json::array();
-  for (const AutoFiltered& a : auto_filtered_regions(p))
+  for (const AutoFiltered& a : auto_filtered_regions(*in.profile))
     afj.push_back({{"region", a.region},
                    {"visits", a.visits},
                    {"inclusive_s", a.inclusive_s},
@@ -498,53 +580,10 @@ nlohmann::json render_json(const ReportInput& in) {
                           {"filtered", instr.filtered},
                           {"auto_filtered", instr.auto_filtered},
                           {"sites_patched_out", instr.sites_patched_out}};
+}
 
-  const double events = sum_stat(in, kStatEvents);
-  const double cbytes = sum_stat(in, kStatCompressedBytes);
-  json s;
-  s["wall_time_s"] = in.wall_time_s;
-  s["events"] = events;
-  s["trace_compressed_bytes"] = cbytes;
-  s["trace_encoded_bytes"] = sum_stat(in, kStatEncodedBytes);
-  s["trace_bytes_per_event"] = events > 0 ? cbytes / events : 0.0;
-  s["trace_spilled_bytes"] = sum_stat(in, kStatSpilledBytes);
-  s["trace_chunks"] = sum_stat(in, kStatChunks);
-  s["trace_chunks_spilled"] = sum_stat(in, kStatChunksSpilled);
-  s["overhead_max_rank_s"] = max_stat(in, kStatOverheadSeconds);
-  s["compression_s"] = sum_stat(in, kStatCompressSeconds);
-  s["analysis_s"] = in.analysis_s;
-  s["finalize_wait_s"] = in.finalize_wait_s;
-  s["analysis_memory_peak_bytes"] = in.analysis_memory_peak_bytes;
-  s["analysis_memory_peak_rank"] = in.analysis_memory_peak_rank;
-  {
-    // Per event of the rank with the peak (its events: the rank stats' row).
-    const size_t r = size_t(in.analysis_memory_peak_rank);
-    const double ev = r < in.rank_stats.size() ? in.rank_stats[r][kStatEvents] : 0.0;
-    s["analysis_memory_bytes_per_event"] = ev > 0 ? in.analysis_memory_peak_bytes / ev : 0.0;
-  }
-  json phases = json::object();
-  for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;
-  s["analysis_phases"] = std::move(phases);
-  s["analysis_pct_of_wall"] = in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0;
-  s["unmatched_exits"] = sum_stat(in, kStatUnmatchedExits);
-  s["unclosed_frames"] = sum_stat(in, kStatUnclosedFrames);
-  s["partial_ranks"] = sum_stat(in, kStatPartial);
-  const double msgs = sum_stat(in, kStatMessages);
-  s["messages"] = msgs;
-  s["replay_bytes"] = sum_stat(in, kStatReplayBytes);
-  s["replay_bytes_per_message"] = msgs > 0 ? sum_stat(in, kStatReplayBytes) / msgs : 0.0;
-  s["replay_collective_bytes"] = sum_stat(in, kStatReplayCollBytes);
-  s["unmatched_messages"] = sum_stat(in, kStatUnmatched);
-  s["collectives_left_out"] = sum_stat(in, kStatCollsDropped);
-  s["clock_violations_p2p"] = sum_stat(in, kStatP2pViolations);
-  s["clock_violations_collective"] = sum_stat(in, kStatCollViolations);
-  s["clock_max_error_s"] = max_stat(in, kStatClockError);
-  s["clc_passes"] = max_stat(in, kStatClcPasses);
-  s["clc_violations_before"] = sum_stat(in, kStatClcViolationsBefore);
-  s["clc_corrected_times"] = sum_stat(in, kStatClcCorrected);
-  s["clc_max_shift_s"] = max_stat(in, kStatClcMaxShift);
-  j["scalars"] = std::move(s);
-
+// report.json `ranks`: the measurement statistics of each rank.
+json render_ranks(const ReportInput& in) {
   json ranks = json::array();
   for (size_t i = 0; i < in.rank_stats.size(); ++i) {
     const auto& row = in.rank_stats[i];
@@ -558,10 +597,25 @@ nlohmann::json render_json(const ReportInput& in) {
                      {"overhead_s", row[kStatOverheadSeconds]},
                      {"partial", row[kStatPartial] != 0}});
   }
-  j["ranks"] = std::move(ranks);
+  return ranks;
+}
+
+nlohmann::json render_json(const ReportInput& in) {
+  json j;
+  j["schema"] = "critpath-report/1";
+  j["run"] = render_run(in);
+  j["callpaths"] = render_callpaths(*in.profile);
+  json metrics = json::object();
+  render_profile_metrics(*in.profile, metrics);
+  render_papi_metrics(*in.profile, metrics);
+  render_store_metrics(in, metrics);
+  j["metrics"] = std::move(metrics);
+  render_instrumentation(in, j);
+  j["scalars"] = render_scalars(in);
+  j["ranks"] = render_ranks(in);
   j["notes"] = in.notes;
-  // Analyses' JSON: new top-level keys are added; objects that exist ("run", "scalars") are
-  // extended key by key.
+  // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
+  // by key.
   for (const auto& [key, value] : in.extra_json.items()) {
     if (j.contains(key) && j[key].is_object() && value.is_object())
       j[key].update(value);
@@ -583,7 +637,7 @@ Status write_reports(const ReportInput& in) {
   const std::string json_text =
       report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", json_text));
-  if (config::current().html)
+  if (in.write_html)
     CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/calltree.hatchet.json", render_hatchet(in).dump() + "\n"));

@@ -57,16 +57,6 @@ enum RankStat : int {
   kStatCount
 };
 
-// One metric of report.json: id, unit, description and the profile column it reads.
-struct MetricDef {
-  const char* id;
-  const char* unit;
-  const char* description;
-  int column;
-};
-// The metric registry (docs/metrics.md documents each entry).
-const std::vector<MetricDef>& metric_registry();
-
 // A metric computed by an analysis pass, already reduced over ranks (rank 0).
 using ExtraMetric = engine::ReducedMetric;
 
@@ -88,11 +78,17 @@ struct ReportInput {
   int analysis_memory_peak_rank = 0;
   std::vector<std::pair<std::string, double>> analysis_phases;  // rank 0's seconds per phase
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
+  // The settings the report follows (the report never reads the configuration itself).
+  double report_threshold_pct = 0.1;  // CRITPATH_REPORT_THRESHOLD: findings from max(it, 0.5) %
+  bool write_html = true;             // CRITPATH_HTML: also report.html
   std::vector<std::string> header_lines;  // extra "@ Key : value" lines
   std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
   std::vector<ReportSection> sections;
-  nlohmann::json extra_json = nlohmann::json::object();  // merged into report.json's top level
+  engine::Scalars scalars;  // the passes' and the engine's; report.json adds its own (`scalars`)
+  // The analyses' other report.json objects ("critical_path", "whatif", ...), merged into its
+  // top level; "run" is extended key by key.
+  nlohmann::json extra_json = nlohmann::json::object();
 };
 
 // Writes summary.txt, report.json and critpath.cfg into run->output_dir.

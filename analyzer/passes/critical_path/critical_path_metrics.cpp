@@ -32,4 +32,14 @@ std::vector<engine::MetricDecl> critical_path_metric_decls() {
   };
 }
 
+std::vector<engine::ScalarDecl> critical_path_scalar_decls() {
+  return {
+      {"critical_path_length_s", "s", "Σ segment lengths of the critical path (= `run.wall_time_s`)."},
+      {"critical_path_hops", "count", "Ownership transfers along the critical path."},
+      {"average_parallelism", "count",
+       "The non-waiting work of all ranks in the application phase (their measured spans minus "
+       "their waiting intervals, clipped to the phase) / the phase's length (see *Critical path*)."},
+  };
+}
+
 }  // namespace critpath::analyzer::passes

@@ -19,9 +19,6 @@ namespace {
 
 using engine::kNoCall;
 
-constexpr size_t kMaxSegments = 10000;       // segments kept for report.json (longest first)
-constexpr uint64_t kExactIntervals = 65536;  // busy intervals (all ranks) merged exactly
-constexpr int kBins = 4096;                  // otherwise: bins over the span
 constexpr size_t kTableRows = 40;            // rows of the summary table
 
 // Per-rank totals gathered to rank 0 (the metrics' per-rank sums come from the store).
@@ -102,458 +99,66 @@ std::string rank_ranges(const std::vector<int>& ranks) {
   return s;
 }
 
-// Fractions of [t0, t1] during which exactly k ranks work, from all ranks' busy intervals.
-std::vector<double> sweep_histogram(const std::vector<double>& iv, int P, double t0, double t1) {
-  std::vector<std::pair<double, int>> ev;
-  ev.reserve(iv.size());
-  for (size_t i = 0; i + 1 < iv.size(); i += 2) {
-    const double a = std::max(iv[i], t0), z = std::min(iv[i + 1], t1);
-    if (!(z > a)) continue;
-    ev.push_back({a, +1});
-    ev.push_back({z, -1});
-  }
-  std::sort(ev.begin(), ev.end());
-  std::vector<double> h(size_t(P) + 1, 0.0);
-  int k = 0;
-  double at = t0;
-  for (const auto& [t, d] : ev) {
-    if (t > at) h[size_t(std::clamp(k, 0, P))] += t - at;
-    at = std::max(at, t);
-    k += d;
-  }
-  if (t1 > at) h[size_t(std::clamp(k, 0, P))] += t1 - at;
-  const double span = t1 - t0;
-  if (span > 0)
-    for (double& v : h) v /= span;
-  return h;
-}
-
 std::string bar(double f, int width) {
   const int n = int(std::lround(std::clamp(f, 0.0, 1.0) * width));
   return std::string(size_t(n), '#') + (n == 0 && f > 0 ? "." : "");
 }
 
-}  // namespace
+// Rank 0: the reduced figures per global call path the report formats.
+struct CpFigures {
+  const GlobalProfile& global;
+  const std::vector<double>&cp_sum, &impact, &intra, &inter, &avg, &work_max, &cp_imb, &prof_imb;
+  double cp_len = 0, span = 0, avg_par = 0;
+  double walk_s = 0, avg_par_span = 0, busy_total = 0, app_cp = 0;  // critical_path_json
+  int P = 0;
+  uint64_t hops = 0;
+  std::string path_of(long g) const {
+    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
+  }
+};
 
-Status critical_path_window(const CpWindowInput& in, const engine::Group& group, CpLocal& acc) {
-  const uint64_t t_begin = clock::monotonic_ns();
-  const RunInfo& run = *in.run;
-  const engine::Timeline& t = *in.timeline;
-  const int me = group.rank(), P = group.size();
-  Status status = Status::kOk;
-  auto mpi_ok = [&](Status rc) {
-    if (rc != Status::kOk) status = rc;
-    return rc == Status::kOk;
-  };
-
-  // --- 1. Run bounds (in the first window: they come from MPI_Init and MPI_Finalize) and the
-  //        walk, from the window's end (the run's: the last MPI_Finalize entry; a cut's: its
-  //        last arrival) back to its beginning (the first MPI_Init entry; the previous cut's
-  //        last arrival).
-  if (in.first) {
-    acc.my_init = in.to_global(run.init_enter_ticks);
-    acc.my_fin = in.to_global(run.finalize_enter_ticks);
-    std::pair<double, int> loc[2] = {{acc.my_fin, me}, {acc.my_init, me}};
-    const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : acc.my_init;
-    double neg[2] = {-acc.my_init, -my_init_exit};
-    mpi_ok(group.allreduce_maxloc(loc, 2));
-    mpi_ok(group.allreduce(neg, 2, engine::ReduceOp::kMax));
-    RunBounds& b = acc.b;
-    b.last_finalize_enter = loc[0].first;
-    b.last_finalize_rank = loc[0].second;
-    b.last_init_enter = loc[1].first;
-    b.last_init_rank = loc[1].second;
-    b.first_init_enter = -neg[0];
-    b.first_init_exit = -neg[1];
-    // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
-    // ranks run MPI's start-up together) to the last MPI_Finalize entry.
-    acc.t0 = std::max(b.first_init_exit, b.first_init_enter);
-    acc.t1 = b.last_finalize_enter;
-    acc.prev_cut_time = b.first_init_enter;
-    acc.prev_exit = acc.my_init;
-  }
-  uint64_t nrec = in.waits->records.size() + 1;
-  mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum));
-  if (status != Status::kOk) return status;
-  RunBounds wb = acc.b;
-  wb.max_hops = nrec + uint64_t(P) + 2;
-  wb.first_init_enter = acc.prev_cut_time;
-  if (!in.last) {
-    wb.last_finalize_rank = in.cut_rank;
-    wb.last_finalize_enter = in.cut_time;
-    if (in.cut_rank < 0 || in.cut_rank >= P) {  // the cut's instance was not synchronized
-      wb.last_finalize_rank = 0;                 // (not on a consistent trace): no path here
-      wb.last_finalize_enter = acc.prev_cut_time;
-      acc.walk.partial = true;
-    }
-  }
-  const std::vector<WaitRecord> records = cp_records(t, *in.waits, acc.b);
-  CpWalk walk;
-  const uint64_t t_walk = clock::monotonic_ns();
-  const Status ws = walk_critical_path(t, records, wb, group, in.walk_mode, walk);
-  acc.walk_s += double(clock::monotonic_ns() - t_walk) * 1e-9;
-  if (ws != Status::kOk) status = ws;
-  acc.walk.hops += walk.hops;
-  acc.walk.partial = acc.walk.partial || walk.partial;
-  acc.walk.gathered = acc.windows == 0 ? walk.gathered : acc.walk.gathered && walk.gathered;
-  acc.walk.levels = std::max(acc.walk.levels, walk.levels);
-  acc.walk.rounds += walk.rounds;
-  acc.walk.bytes_sent += walk.bytes_sent;
-  // The whole run's walk hops at C_{k-1} from the rank that owns the path after it to L_{k-1}:
-  // here that path began at T_{k-1} on its owner.
-  if (!in.first && me != acc.prev_cut_rank)
-    for (const CpSegment& s : walk.segments)
-      if (s.begin == wb.first_init_enter) {
-        ++acc.hop_adjust;
-        break;
-      }
-
-  // --- 2. The clip: CP time per local node (from the gap profile), and the waiting time per
-  //        node. Before the window's first event: MPI_Init's node, or the cut's.
-  const int32_t init_node =
-      in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0) : acc.prev_node;
-  const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, in.nodes, init_node);
-  if (acc.cp_node.size() < cp_node.size()) acc.cp_node.resize(cp_node.size(), 0.0);
-  for (size_t n = 0; n < cp_node.size(); ++n) acc.cp_node[n] += cp_node[n];
-  if (acc.wait_node.size() < in.nodes) acc.wait_node.resize(in.nodes, 0.0);
-  for (const WaitRecord& r : records) {
-    const engine::CallRecord& c = t.calls[r.call];
-    if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) continue;
-    acc.wait_node[size_t(c.node)] +=
-        std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
-  }
-  for (const CpSegment& s : walk.segments) acc.seg_len += s.end - s.begin;
-  acc.segments += walk.segments.size();
-  if (in.first && in.last) {
-    acc.walk.segments = std::move(walk.segments);
-  } else {  // window by window: the longest ones only (the report keeps no more)
-    acc.walk.segments.insert(acc.walk.segments.end(), walk.segments.begin(), walk.segments.end());
-    if (acc.walk.segments.size() > kMaxSegments) {
-      std::nth_element(acc.walk.segments.begin(), acc.walk.segments.begin() + long(kMaxSegments),
-                       acc.walk.segments.end(),
-                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
-      acc.walk.segments.resize(kMaxSegments);
-    }
-  }
-
-  // --- 3. Busy intervals: the rank's span in this window, [its exit of C_{k-1} (or its
-  //        MPI_Init entry), its exit of C_k (or its MPI_Finalize entry)], minus its waits.
-  const double lo = in.first ? acc.my_init : acc.prev_exit;
-  const double hi = in.last ? acc.my_fin : (t.calls.empty() ? lo : t.calls.back().exit);
-  const double t0 = acc.t0;
-  std::vector<std::pair<double, double>> busy = std::move(acc.carry);  // past T_{k-1}
-  acc.carry.clear();
-  for (const auto& [a, z] : busy_intervals(t, records, lo, hi)) {
-    acc.busy_span += z - a;
-    if (z > t0) {
-      acc.busy += z - std::max(a, t0);
-      busy.push_back({std::max(a, t0), z});
-    }
-  }
-  // The window's share of the application phase is [T_{k-1}, T_k]: what lies past T_k (a
-  // rank's time in C_k after the last arrival) belongs to the next window's.
-  const bool cut_ok = in.last || (in.cut_rank >= 0 && in.cut_rank < P);
-  const double r0 = in.first ? t0 : acc.prev_cut_time, r1 = in.last ? acc.t1 : cut_ok ? in.cut_time : r0;
-  if (!in.last) {
-    std::vector<std::pair<double, double>> kept;
-    for (const auto& [a, z] : busy) {
-      if (z > r1) {
-        acc.carry.push_back({std::max(a, r1), z});
-        if (r1 > a) kept.push_back({a, r1});
-      } else {
-        kept.push_back({a, z});
-      }
-    }
-    busy = std::move(kept);
-  }
-
-  // --- 4. Parallelism over [r0, r1]: busy intervals of all ranks, merged exactly when few,
-  //        else binned.
-  uint64_t n_busy_all = busy.size();
-  mpi_ok(group.allreduce(&n_busy_all, 1, engine::ReduceOp::kSum));
-  const bool exact = n_busy_all <= kExactIntervals;
-  std::vector<double> histogram;  // rank 0: fraction of [r0, r1] per k = 0..P
-  if (exact) {
-    std::vector<double> mine, all;
-    std::vector<int> counts, displs;
-    for (const auto& [a, z] : busy) {
-      mine.push_back(a);
-      mine.push_back(z);
-    }
-    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) status = Status::kMpiError;
-    if (me == 0) histogram = sweep_histogram(all, P, r0, r1);
-  } else {
-    // Each rank's busy fraction per bin; summed, a bin's total s is split between
-    // floor(s) and floor(s)+1 ranks so that the mean stays exact.
-    std::vector<double> bins(kBins, 0.0), bins_sum;
-    const double width = (r1 - r0) / kBins;
-    if (width > 0)
-      for (const auto& [a0, z0] : busy) {
-        const double a = std::max(a0, r0), z = std::min(z0, r1);
-        if (!(z > a)) continue;
-        int i = std::clamp(int((a - r0) / width), 0, kBins - 1);
-        for (; i < kBins; ++i) {
-          const double blo = r0 + i * width, bhi = blo + width;
-          if (blo >= z) break;
-          bins[size_t(i)] += (std::min(z, bhi) - std::max(a, blo)) / width;
-        }
-      }
-    mpi_ok(group.reduce_to_root(bins.data(), bins.size(), engine::ReduceOp::kSum, bins_sum));
-    if (me == 0) {
-      histogram.assign(size_t(P) + 1, 0.0);
-      for (double s : bins_sum) {
-        s = std::clamp(s, 0.0, double(P));
-        const int k = std::min(int(s), P);
-        const double f = s - k;
-        histogram[size_t(k)] += (1 - f) / kBins;
-        if (k < P) histogram[size_t(k) + 1] += f / kBins;
-      }
-    }
-  }
-  acc.hist_exact = acc.hist_exact && exact;
-  if (me == 0) {
-    if (in.first && in.last) {
-      acc.histogram = std::move(histogram);
-      acc.hist_len = r1 - r0;
-    } else if (r1 > r0 && histogram.size() == size_t(P) + 1) {
-      acc.histogram.resize(size_t(P) + 1, 0.0);
-      for (size_t k = 0; k < histogram.size(); ++k) acc.histogram[k] += histogram[k] * (r1 - r0);
-      acc.hist_len += r1 - r0;
-    }
-  }
-
-  if (!in.last && in.cut_rank >= 0 && in.cut_rank < P) {
-    acc.prev_cut_time = in.cut_time;
-    acc.prev_cut_rank = in.cut_rank;
-  }
-  acc.prev_exit = hi;
-  if (!t.calls.empty()) acc.prev_node = t.calls.back().node;
-  ++acc.windows;
-  acc.analysis_s += double(clock::monotonic_ns() - t_begin) * 1e-9;
-  return status;
+// report.json critical_path: the path's figures and the parallelism histogram (the call
+// paths, segments and per-rank figures are added by the caller). Rank 0.
+nlohmann::json critical_path_json(const CpFigures& f, const CpLocal& acc, bool exact,
+                                  const std::vector<double>& histogram, const std::string& partition_source) {
+  const CpWalk& walk = acc.walk;
+  const RunBounds& b = acc.b;
+  const double cp_len = f.cp_len, span = f.span, walk_s = f.walk_s, avg_par = f.avg_par,
+               avg_par_span = f.avg_par_span, busy_total = f.busy_total, app_cp = f.app_cp;
+  const uint64_t hops = f.hops;
+  nlohmann::json cpj;
+  cpj["length_s"] = cp_len;
+  cpj["wall_time_s"] = span;
+  cpj["hops"] = hops;
+  cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
+  cpj["walk_s"] = walk_s;
+  cpj["walk_rounds"] = walk.rounds;
+  cpj["walk_levels"] = walk.levels;
+  cpj["walk_bytes_sent"] = walk.bytes_sent;
+  cpj["partial"] = walk.partial;
+  cpj["start_rank"] = b.last_finalize_rank;
+  cpj["end_rank"] = b.last_init_rank;
+  cpj["average_parallelism"] = avg_par;
+  cpj["average_parallelism_with_init"] = avg_par_span;
+  cpj["work_s"] = busy_total;
+  cpj["application_phase_s"] = app_cp;
+  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
+                                  {"bins", exact ? 0 : kBins},
+                                  {"fraction", histogram}};
+  cpj["partition_source"] = partition_source;
+  return cpj;
 }
 
-Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
-                             ReportInput& rep) {
-  const uint64_t t_begin = clock::monotonic_ns();
-  const RunInfo& run = *in.run;
-  const LocalProfile& local = *in.local;
-  const std::vector<int>& l2g = *in.local_to_global;
-  const int me = group.rank(), P = group.size();
-  const size_t G = size_t(std::max(in.n_callpaths, 0));
-  Status status = Status::kOk;
-  auto mpi_ok = [&](Status rc) {
-    if (rc != Status::kOk) status = rc;
-    return rc == Status::kOk;
-  };
-  const RunBounds& b = acc.b;
-  const CpWalk& walk = acc.walk;
-  uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
-  mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
-  hops += walk.hops;
-  const double walk_s = acc.walk_s;
-
-  // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
-  std::vector<int> appnums;
-  mpi_ok(group.allgather(run.appnum, appnums));
-  std::vector<int> part_of = appnums;
-  std::string part_source = "MPI_APPNUM";
-  const std::string& spec = in.partitions;
-  if (!spec.empty()) {
-    std::string why;
-    std::vector<int> parsed;
-    if (parse_partitions(spec, P, parsed, why)) {
-      part_of = parsed;
-      part_source = "CRITPATH_PARTITIONS";
-    } else if (me == 0) {
-      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
-      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
-                why.c_str());
-    }
-  }
-  // Rank 0 decides (ranks of different executables may see different environments).
-  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
-  part_of = normalize(part_of);
-  const int my_part = part_of[size_t(me)];
-  engine::Group part_group;
-  const bool have_part_group = mpi_ok(group.split(my_part, part_group));
-  // Executable names, for the partitions' names.
-  std::vector<std::string> exe_of;
-  {
-    std::vector<char> all;
-    std::vector<int> lens, displs;
-    if (group.gather_to_root(run.executable.data(), run.executable.size(), all, lens, displs) != Status::kOk)
-      status = Status::kMpiError;
-    if (me == 0)
-      for (int r = 0; r < P; ++r)
-        exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
-  }
-
-  // --- 3. CP time and waiting time per global call path.
-  std::vector<double> cp(G, 0.0), work(G, 0.0), waits(G, 0.0), excl(G, 0.0);
-  std::vector<int> visited(G, 0);
-  auto gid = [&](int32_t node) -> long {
-    if (node < 0 || size_t(node) >= l2g.size()) return -1;
-    const long g = l2g[size_t(node)];
-    return g >= 0 && size_t(g) < G ? g : -1;
-  };
-  for (size_t n = 0; n < local.nodes.size(); ++n) {
-    const long g = gid(int32_t(n));
-    if (g < 0) continue;
-    if (n < acc.cp_node.size()) cp[size_t(g)] += acc.cp_node[n];
-    if (n < acc.wait_node.size()) waits[size_t(g)] += acc.wait_node[n];
-    excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
-    if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
-  }
-  double work_total = 0;
-  for (size_t g = 0; g < G; ++g) {
-    work[g] = std::max(excl[g] - waits[g], 0.0);
-    work_total += work[g];
-  }
-  const double seg_len = acc.seg_len;
-
-  // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
-  //        where this rank did less than the critical path did (excess δ), scaled to h.
-  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
-  std::vector<double> gcp = cp;
-  double cp_len = seg_len;
-  std::vector<int> occurs(G, 0);
-  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
-  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
-  if (have_part_group) {
-    occurs = visited;
-    mpi_ok(part_group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
-  }
-  const double headroom = std::max(cp_len - work_total, 0.0);
-  std::vector<double> excess(G, 0.0);
-  double excess_sum = 0;
-  for (size_t g = 0; g < G; ++g) {
-    excess[g] = std::max(gcp[g] - work[g], 0.0);
-    excess_sum += excess[g];
-  }
-  const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
-  // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
-  // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
-  engine::MetricStore store{G};
-  const int m_cp = store.slot("critical_path"), m_impact = store.slot("performance_impact"),
-            m_intra = store.slot("imbalance_cost_intra"), m_inter = store.slot("imbalance_cost_inter");
-  for (size_t g = 0; g < G; ++g) {
-    const double cost = alpha * excess[g];
-    store.add(m_cp, long(g), cp[g]);
-    store.add(m_impact, long(g), work[g] + cost);
-    store.add(occurs[g] ? m_intra : m_inter, long(g), cost);
-  }
-  std::vector<double> rc(kRcCols, 0.0), work_sum, work_max;  // the last two: root only
-  rc[kRcWork] = work_total;
-  rc[kRcHeadroom] = headroom;
-  rc[kRcSegs] = double(acc.segments);
-  rc[kRcBusySpan] = acc.busy_span;
-  rc[kRcBusy] = acc.busy;
-  const double t0 = acc.t0, t1 = acc.t1;
-  std::vector<double> rc_all;
-  std::vector<engine::ReducedMetric> reduced;  // root: in slot order
-  mpi_ok(store.reduce(group, reduced));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, work_sum));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, work_max));
-  mpi_ok(group.gather_rows(rc.data(), kRcCols, rc_all));
-
-  // --- 5. Parallelism (critical_path_window): rank 0's histogram, per window weighted by
-  //        its length.
-  const bool exact = acc.hist_exact;
-  std::vector<double> histogram = acc.histogram;
-  if (acc.windows > 1 && acc.hist_len > 0)
-    for (double& f : histogram) f /= acc.hist_len;
-  if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
-
-  // --- 6. Segments for the timeline export: the longest ones, size-capped.
-  std::vector<double> seg_flat, seg_all;
-  std::vector<int> seg_counts, seg_displs;
-  {
-    std::vector<CpSegment> s = walk.segments;
-    if (s.size() > kMaxSegments) {
-      std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
-                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
-      s.resize(kMaxSegments);
-    }
-    for (const CpSegment& x : s) {
-      seg_flat.push_back(x.begin);
-      seg_flat.push_back(x.end);
-      seg_flat.push_back(double(gid(x.node)));
-    }
-    if (group.gather_to_root(seg_flat.data(), seg_flat.size(), seg_all, seg_counts, seg_displs) != Status::kOk)
-      status = Status::kMpiError;
-  }
-  if (me != 0 || status != Status::kOk) return status;
-
-  // --- 7. Rank 0: metrics, sections, JSON.
-  const GlobalProfile& global = *in.global;
-  auto path_of = [&](long g) -> std::string {
-    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "-";
-  };
-  const double span = t1 - b.first_init_enter;
-  const double app_span = t1 - t0;
-  if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
-  const std::vector<double>&cp_sum = reduced[0].by_callpath, &impact = reduced[1].by_callpath,
-                       &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
-  std::vector<double> cp_imb(G), prof_imb(G), avg(G);
-  for (size_t g = 0; g < G; ++g) {
-    avg[g] = work_sum[g] / P;
-    cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
-    prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
-  }
-  // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
-  // proportion to each rank's critical_path share of the call path.
-  engine::ReducedMetric imb;
-  {
-    const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
-    imb.id = "critical_path_imbalance";
-    imb.unit = d != nullptr ? d->unit : "s";
-    imb.description = d != nullptr ? d->definition : "";
-    imb.by_callpath = cp_imb;
-    imb.by_rank.assign(size_t(P), 0.0);
-    for (const auto& [g, per_rank] : reduced[0].by_callpath_rank)
-      for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
-        imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
-  }
-  auto rank_col = [&](int col) {
-    std::vector<double> v(static_cast<size_t>(P));
-    for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
-    return v;
-  };
-  // In the declarations' order: critical_path, critical_path_imbalance, then the others.
-  rep.extra_metrics.push_back(reduced[0]);
-  rep.extra_metrics.push_back(std::move(imb));
-  for (size_t m = 1; m < reduced.size(); ++m) rep.extra_metrics.push_back(reduced[m]);
-
-  double busy_total = 0, busy_span_total = 0;
-  for (int r = 0; r < P; ++r) {
-    busy_total += rc_all[size_t(r) * kRcCols + kRcBusy];
-    busy_span_total += rc_all[size_t(r) * kRcCols + kRcBusySpan];
-  }
-  // The critical path's length within the application phase is the phase's length (the
-  // path tiles the span).
-  const double app_cp = std::min(app_span, cp_len);
-  const double avg_par = app_cp > 0 ? busy_total / app_cp : 0.0;
-  const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
-  const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
-
-  // Partitions.
-  nlohmann::json parts = nlohmann::json::array();
-  int n_parts = 0;
-  for (int p : part_of) n_parts = std::max(n_parts, p + 1);
-  for (int p = 0; p < n_parts; ++p) {
-    std::vector<int> ranks;
-    for (int r = 0; r < P; ++r)
-      if (part_of[size_t(r)] == p) ranks.push_back(r);
-    if (ranks.empty()) continue;
-    parts.push_back({{"name", exe_of.empty() ? run.executable : exe_of[size_t(ranks.front())]},
-                     {"first_rank", ranks.front()},
-                     {"ranks", int(ranks.size())},
-                     {"rank_list", ranks},
-                     {"appnum", appnums[size_t(ranks.front())]}});
-  }
-
-  // Summary: the table.
+// summary.txt's "Critical path" table (the call paths on the path, largest first) and its
+// rows for report.json (`cp_rows`, all of them).
+std::string table_section(const CpFigures& f, nlohmann::json& cp_rows) {
+  const std::vector<double>&cp_sum = f.cp_sum, &impact = f.impact, &intra = f.intra, &inter = f.inter,
+                       &avg = f.avg, &work_max = f.work_max, &cp_imb = f.cp_imb, &prof_imb = f.prof_imb;
+  const double cp_len = f.cp_len, span = f.span, avg_par = f.avg_par;
+  const int P = f.P;
+  const uint64_t hops = f.hops;
+  const size_t G = cp_sum.size();
+  auto path_of = [&](long g) { return f.path_of(g); };
   std::vector<size_t> rows;
   for (size_t g = 0; g < G; ++g)
     if (cp_sum[g] > 0 || intra[g] + inter[g] > 0) rows.push_back(g);
@@ -585,7 +190,6 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
                 "CP", "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
   body += buf;
-  nlohmann::json cp_rows = nlohmann::json::array();
   double rest_cp = 0;
   size_t rest_n = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -619,15 +223,13 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
                   rest_n, rest_cp);
     body += buf;
   }
-  std::string part_text;
-  for (const auto& pj : parts)
-    part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
-                 rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
-  body += "Partitions (" + part_source + "): " + part_text + "\n";
-  if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
-  rep.sections.push_back({"Critical path (seconds)", body});
+  return body;
+}
 
-  // Summary: the parallelism histogram.
+// summary.txt's "Parallelism" section: the average and the histogram of working ranks.
+std::string parallelism_section(double avg_par, double busy_total, double app_cp, double avg_par_span,
+                                bool exact, const std::vector<double>& histogram, int P) {
+  char buf[1024];
   std::string hist;
   std::snprintf(buf, sizeof buf,
                 "Average parallelism %.3f = non-waiting work %.6f s (all ranks) / critical path %.6f s,\n"
@@ -644,17 +246,199 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
     std::snprintf(buf, sizeof buf, "%9s %7.4f %s\n", label.c_str(), f, bar(f, 50).c_str());
     hist += buf;
   }
-  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)", hist});
+  return hist;
 
-  std::snprintf(buf, sizeof buf,
-                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
-                "%.3f s analysis (walk %.3f s)",
-                cp_len, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
-                walk.gathered ? "walked on rank 0" : "pointer jumping", avg_par, analysis_s, walk_s);
-  rep.header_lines.push_back(buf);
-  if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
+}
 
-  // JSON.
+// The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
+// this rank's partition, and (rank 0) every rank's executable.
+struct Partitions {
+  std::vector<int> appnums, part_of;  // [rank]; part_of: 0..K-1 in the order of first ranks
+  std::string source;                 // "MPI_APPNUM" or "CRITPATH_PARTITIONS"
+  std::vector<std::string> exe_of;    // rank 0: [rank]
+  engine::Group group;
+  bool have_group = false;
+};
+
+// Collective over `group`.
+Status find_partitions(const CriticalPathInput& in, const engine::Group& group, Partitions& out) {
+  const RunInfo& run = *in.run;
+  const int me = group.rank(), P = group.size();
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  mpi_ok(group.allgather(run.appnum, out.appnums));
+  std::vector<int>& part_of = out.part_of;
+  part_of = out.appnums;
+  std::string& part_source = out.source;
+  part_source = "MPI_APPNUM";
+  const std::string& spec = in.partitions;
+  if (!spec.empty()) {
+    std::string why;
+    std::vector<int> parsed;
+    if (parse_partitions(spec, P, parsed, why)) {
+      part_of = parsed;
+      part_source = "CRITPATH_PARTITIONS";
+    } else if (me == 0) {
+      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
+      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
+                why.c_str());
+    }
+  }
+  // Rank 0 decides (ranks of different executables may see different environments).
+  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
+  part_of = normalize(part_of);
+  const int my_part = part_of[size_t(me)];
+  out.have_group = mpi_ok(group.split(my_part, out.group));
+  // Executable names, for the partitions' names.
+  {
+    std::vector<char> all;
+    std::vector<int> lens, displs;
+    if (group.gather_to_root(run.executable.data(), run.executable.size(), all, lens, displs) != Status::kOk)
+      status = Status::kMpiError;
+    if (me == 0)
+      for (int r = 0; r < P; ++r)
+        out.exe_of.emplace_back(all.data() + displs[size_t(r)], size_t(lens[size_t(r)]));
+  }
+  return status;
+}
+
+// Global call path of local node `node`; -1 when it has none.
+long global_id(const std::vector<int>& l2g, size_t G, int32_t node) {
+  if (node < 0 || size_t(node) >= l2g.size()) return -1;
+  const long g = l2g[size_t(node)];
+  return g >= 0 && size_t(g) < G ? g : -1;
+}
+
+// This rank's CP time and non-waiting work per global call path, and which it visited.
+struct LocalWork {
+  std::vector<double> cp, work;
+  std::vector<int> visited;
+  double work_total = 0;
+};
+
+LocalWork local_work(const CriticalPathInput& in, const CpLocal& acc, size_t G) {
+  const RunInfo& run = *in.run;
+  const LocalProfile& local = *in.local;
+  const std::vector<int>& l2g = *in.local_to_global;
+  LocalWork lw;
+  lw.cp.assign(G, 0.0);
+  lw.work.assign(G, 0.0);
+  lw.visited.assign(G, 0);
+  std::vector<double>& cp = lw.cp;
+  std::vector<int>& visited = lw.visited;
+  std::vector<double> waits(G, 0.0), excl(G, 0.0);
+  for (size_t n = 0; n < local.nodes.size(); ++n) {
+    const long g = global_id(l2g, G, int32_t(n));
+    if (g < 0) continue;
+    if (n < acc.cp_node.size()) cp[size_t(g)] += acc.cp_node[n];
+    if (n < acc.wait_node.size()) waits[size_t(g)] += acc.wait_node[n];
+    excl[size_t(g)] += run.conv.ticks_to_seconds(local.nodes[n].exclusive_ticks);
+    if (local.nodes[n].visits > 0) visited[size_t(g)] = 1;
+  }
+  for (size_t g = 0; g < G; ++g) {
+    lw.work[g] = std::max(excl[g] - waits[g], 0.0);
+    lw.work_total += lw.work[g];
+  }
+  return lw;
+}
+
+// Every rank's longest segments (at most kMaxSegments each) on rank 0: (begin, end, global
+// call path) triples per rank.
+struct GatheredSegments {
+  std::vector<double> all;
+  std::vector<int> counts, displs;
+};
+
+Status gather_segments(const std::vector<CpSegment>& segments, const std::vector<int>& l2g, size_t G,
+                       const engine::Group& group, GatheredSegments& out) {
+  std::vector<CpSegment> s = segments;
+  if (s.size() > kMaxSegments) {
+    std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
+                     [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+    s.resize(kMaxSegments);
+  }
+  std::vector<double> flat;
+  for (const CpSegment& x : s) {
+    flat.push_back(x.begin);
+    flat.push_back(x.end);
+    flat.push_back(double(global_id(l2g, G, x.node)));
+  }
+  return group.gather_to_root(flat.data(), flat.size(), out.all, out.counts, out.displs);
+}
+
+// Step 4, local: books this rank's critical_path, performance_impact and imbalance costs per
+// call path into `store`. `gcp`: every rank's CP time per call path; `occurs`: whether the
+// rank's partition visited it. Returns the headroom (CP length - own work).
+double book_costs(const LocalWork& lw, const std::vector<double>& gcp, const std::vector<int>& occurs,
+                  double cp_len, engine::MetricStore& store) {
+  const std::vector<double>&cp = lw.cp, &work = lw.work;
+  const size_t G = cp.size();
+  const double headroom = std::max(cp_len - lw.work_total, 0.0);
+  std::vector<double> excess(G, 0.0);
+  double excess_sum = 0;
+  for (size_t g = 0; g < G; ++g) {
+    excess[g] = std::max(gcp[g] - work[g], 0.0);
+    excess_sum += excess[g];
+  }
+  const double alpha = excess_sum > 0 ? headroom / excess_sum : 0.0;
+  const int m_cp = store.slot("critical_path"), m_impact = store.slot("performance_impact"),
+            m_intra = store.slot("imbalance_cost_intra"), m_inter = store.slot("imbalance_cost_inter");
+  for (size_t g = 0; g < G; ++g) {
+    const double cost = alpha * excess[g];
+    store.add(m_cp, long(g), cp[g]);
+    store.add(m_impact, long(g), work[g] + cost);
+    store.add(occurs[g] ? m_intra : m_inter, long(g), cost);
+  }
+  return headroom;
+}
+
+// critical_path_imbalance, derived on rank 0: by call path from the reduced sums; by rank
+// spread in proportion to each rank's critical_path share of the call path.
+engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric, const std::vector<double>& cp_imb,
+                                       int P) {
+  const std::vector<double>& cp_sum = cp_metric.by_callpath;
+  engine::ReducedMetric imb;
+  const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
+  imb.id = "critical_path_imbalance";
+  imb.unit = d != nullptr ? d->unit : "s";
+  imb.description = d != nullptr ? d->definition : "";
+  imb.by_callpath = cp_imb;
+  imb.by_rank.assign(size_t(P), 0.0);
+  for (const auto& [g, per_rank] : cp_metric.by_callpath_rank)
+    for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
+      imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
+  return imb;
+}
+
+// report.json run.partitions: one row per partition (its first rank's executable as name).
+nlohmann::json partition_rows(const Partitions& parts, const std::string& executable, int P) {
+  const std::vector<int>& part_of = parts.part_of;
+  nlohmann::json part_rows = nlohmann::json::array();
+  int n_parts = 0;
+  for (int p : part_of) n_parts = std::max(n_parts, p + 1);
+  for (int p = 0; p < n_parts; ++p) {
+    std::vector<int> ranks;
+    for (int r = 0; r < P; ++r)
+      if (part_of[size_t(r)] == p) ranks.push_back(r);
+    if (ranks.empty()) continue;
+    part_rows.push_back({{"name", parts.exe_of.empty() ? executable : parts.exe_of[size_t(ranks.front())]},
+                     {"first_rank", ranks.front()},
+                     {"ranks", int(ranks.size())},
+                     {"rank_list", ranks},
+                     {"appnum", parts.appnums[size_t(ranks.front())]}});
+  }
+  return part_rows;
+}
+
+// report.json critical_path.segments: the longest segments of all ranks, by start time
+// (seconds since `origin`, the first MPI_Init entry).
+nlohmann::json segments_json(const GatheredSegments& in, const std::vector<double>& rc_all, int P, double origin,
+                             const CpFigures& f) {
+  const std::vector<double>& seg_all = in.all;
+  const std::vector<int>&seg_counts = in.counts, &seg_displs = in.displs;
   nlohmann::json segs = nlohmann::json::array();
   struct Seg {
     double b, e;
@@ -675,40 +459,211 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   }
   std::sort(all_segs.begin(), all_segs.end(), [](const Seg& x, const Seg& y) { return x.b < y.b; });
   for (const Seg& s : all_segs)
-    segs.push_back({{"rank", s.r}, {"begin_s", s.b - b.first_init_enter}, {"end_s", s.e - b.first_init_enter}, {"callpath", path_of(s.g)}});
-  nlohmann::json cpj;
-  cpj["length_s"] = cp_len;
-  cpj["wall_time_s"] = span;
-  cpj["hops"] = hops;
-  cpj["walk_mode"] = walk.gathered ? "gather" : "jump";
-  cpj["walk_s"] = walk_s;
-  cpj["walk_rounds"] = walk.rounds;
-  cpj["walk_levels"] = walk.levels;
-  cpj["walk_bytes_sent"] = walk.bytes_sent;
-  cpj["partial"] = walk.partial;
-  cpj["start_rank"] = b.last_finalize_rank;
-  cpj["end_rank"] = b.last_init_rank;
-  cpj["average_parallelism"] = avg_par;
-  cpj["average_parallelism_with_init"] = avg_par_span;
-  cpj["work_s"] = busy_total;
-  cpj["application_phase_s"] = app_cp;
-  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
-                                  {"bins", exact ? 0 : kBins},
-                                  {"fraction", histogram}};
-  cpj["partition_source"] = part_source;
+    segs.push_back({{"rank", s.r}, {"begin_s", s.b - origin}, {"end_s", s.e - origin}, {"callpath", f.path_of(s.g)}});
+  return {{"total", segs_total},
+          {"kept", all_segs.size()},
+          {"truncated", double(all_segs.size()) < segs_total},
+          {"list", std::move(segs)}};
+}
+
+}  // namespace
+
+// Rank 0: per call path the average non-waiting work over all ranks, the critical-path
+// imbalance max(CP - avg, 0) and the profile imbalance max(max - avg, 0).
+void derive_imbalance(const std::vector<double>& cp_sum, const std::vector<double>& work_sum,
+                      const std::vector<double>& work_max, int P, std::vector<double>& avg,
+                      std::vector<double>& cp_imb, std::vector<double>& prof_imb) {
+  const size_t G = cp_sum.size();
+  avg.assign(G, 0.0);
+  cp_imb.assign(G, 0.0);
+  prof_imb.assign(G, 0.0);
+  for (size_t g = 0; g < G; ++g) {
+    avg[g] = work_sum[g] / P;
+    cp_imb[g] = std::max(cp_sum[g] - avg[g], 0.0);
+    prof_imb[g] = std::max(work_max[g] - avg[g], 0.0);
+  }
+}
+
+// Column `col` (RankCol) of the gathered per-rank totals.
+std::vector<double> rank_column(const std::vector<double>& rc_all, int P, int col) {
+  std::vector<double> v(static_cast<size_t>(P));
+  for (int r = 0; r < P; ++r) v[size_t(r)] = rc_all[size_t(r) * kRcCols + size_t(col)];
+  return v;
+}
+
+// The "Critical path" section's partitions line.
+std::string partitions_line(const nlohmann::json& part_rows, const std::string& source) {
+  std::string part_text;
+  for (const auto& pj : part_rows)
+    part_text += (part_text.empty() ? "" : ", ") + pj["name"].get<std::string>() + " [" +
+                 rank_ranges(pj["rank_list"].get<std::vector<int>>()) + "]";
+  return "Partitions (" + source + "): " + part_text + "\n";
+}
+
+// summary.txt's "@ Critical path" header line.
+std::string header_line(const CpFigures& f, bool gathered, double analysis_s) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
+                "%.3f s analysis (walk %.3f s)",
+                f.cp_len, f.span > 0 ? 100.0 * f.cp_len / f.span : 0.0, (unsigned long long)f.hops,
+                gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, f.walk_s);
+  return buf;
+}
+
+// Step 5, rank 0: the parallelism histogram of the whole run (critical_path_window's, per
+// window weighted by its length), P + 1 fractions.
+std::vector<double> parallelism_histogram(const CpLocal& acc, int me, int P) {
+  std::vector<double> histogram = acc.histogram;
+  if (acc.windows > 1 && acc.hist_len > 0)
+    for (double& f : histogram) f /= acc.hist_len;
+  if (me == 0 && histogram.size() != size_t(P) + 1) histogram.assign(size_t(P) + 1, 0.0);
+  return histogram;
+}
+
+// Step 4's collectives and their results (rank 0 holds the reduced ones).
+struct CpReduced {
+  double cp_len = 0;                          // every rank: the path's length
+  std::vector<engine::ReducedMetric> metrics;  // the store's four slots, in slot order
+  std::vector<double> work_sum, work_max;      // non-waiting work per call path over the ranks
+  std::vector<double> rc_all;                  // [rank][RankCol]
+};
+
+// Collective over `group`: sums every rank's CP time per call path and the path's length,
+// books the imbalance costs (book_costs) and reduces them with the per-rank totals.
+Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group& group, Partitions& parts,
+                    size_t G, CpReduced& out) {
+  const std::vector<double>&cp = lw.cp, &work = lw.work;
+  const std::vector<int>& visited = lw.visited;
+  const double work_total = lw.work_total;
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
+  std::vector<double> gcp = cp;
+  double& cp_len = out.cp_len;
+  cp_len = acc.seg_len;
+  std::vector<int> occurs(G, 0);
+  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
+  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
+  if (parts.have_group) {
+    occurs = visited;
+    mpi_ok(parts.group.allreduce(occurs.data(), G, engine::ReduceOp::kMax));
+  }
+  // The pass's metrics (critical_path_metrics.cpp) booked per call path into the store, which
+  // reduces them once; critical_path_imbalance is derived on the root from the reduced ones.
+  engine::MetricStore store{G};
+  const double headroom = book_costs(lw, gcp, occurs, cp_len, store);
+  std::vector<double> rc(kRcCols, 0.0);
+  rc[kRcWork] = work_total;
+  rc[kRcHeadroom] = headroom;
+  rc[kRcSegs] = double(acc.segments);
+  rc[kRcBusySpan] = acc.busy_span;
+  rc[kRcBusy] = acc.busy;
+  mpi_ok(store.reduce(group, out.metrics));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, out.work_sum));
+  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, out.work_max));
+  mpi_ok(group.gather_rows(rc.data(), kRcCols, out.rc_all));
+  return status;
+}
+
+Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, const engine::Group& group,
+                             ReportInput& rep) {
+  const uint64_t t_begin = clock::monotonic_ns();
+  const std::vector<int>& l2g = *in.local_to_global;
+  const int me = group.rank(), P = group.size();
+  const size_t G = size_t(std::max(in.n_callpaths, 0));
+  Status status = Status::kOk;
+  auto mpi_ok = [&](Status rc) {
+    if (rc != Status::kOk) status = rc;
+    return rc == Status::kOk;
+  };
+  const RunBounds& b = acc.b;
+  const CpWalk& walk = acc.walk;
+  uint64_t hops = acc.hop_adjust;  // the hops at the cuts, summed over the ranks, plus the walks'
+  mpi_ok(group.allreduce(&hops, 1, engine::ReduceOp::kSum));
+  hops += walk.hops;
+
+  // --- 2. Partitions: MPI_APPNUM, or CRITPATH_PARTITIONS.
+  Partitions parts;
+  mpi_ok(find_partitions(in, group, parts));
+
+  // --- 3. CP time and waiting time per global call path.
+  const LocalWork lw = local_work(in, acc, G);
+
+  // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
+  //        where this rank did less than the critical path did (excess δ), scaled to h.
+  CpReduced red;
+  mpi_ok(reduce_costs(lw, acc, group, parts, G, red));
+  const double cp_len = red.cp_len;
+  const std::vector<engine::ReducedMetric>& reduced = red.metrics;
+  const std::vector<double>&work_sum = red.work_sum, &work_max = red.work_max, &rc_all = red.rc_all;
+  const double t0 = acc.t0, t1 = acc.t1;
+
+  // --- 5. Parallelism (critical_path_window): rank 0's histogram, per window weighted by
+  //        its length.
+  const bool exact = acc.hist_exact;
+  const std::vector<double> histogram = parallelism_histogram(acc, me, P);
+
+  // --- 6. Segments for the timeline export: the longest ones, size-capped.
+  GatheredSegments segs_in;
+  if (gather_segments(walk.segments, l2g, G, group, segs_in) != Status::kOk) status = Status::kMpiError;
+  if (me != 0 || status != Status::kOk) return status;
+
+  // --- 7. Rank 0: metrics, sections, JSON.
+  const GlobalProfile& global = *in.global;
+  const double span = t1 - b.first_init_enter;
+  const double app_span = t1 - t0;
+  if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
+  const std::vector<double>&cp_sum = reduced[0].by_callpath, &impact = reduced[1].by_callpath,
+                       &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
+  std::vector<double> cp_imb, prof_imb, avg;
+  derive_imbalance(cp_sum, work_sum, work_max, P, avg, cp_imb, prof_imb);
+  // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
+  // proportion to each rank's critical_path share of the call path.
+  engine::ReducedMetric imb = imbalance_metric(reduced[0], cp_imb, P);
+  // In the declarations' order: critical_path, critical_path_imbalance, then the others.
+  rep.extra_metrics.push_back(reduced[0]);
+  rep.extra_metrics.push_back(std::move(imb));
+  for (size_t m = 1; m < reduced.size(); ++m) rep.extra_metrics.push_back(reduced[m]);
+
+  double busy_total = 0, busy_span_total = 0;
+  for (double v : rank_column(rc_all, P, kRcBusy)) busy_total += v;
+  for (double v : rank_column(rc_all, P, kRcBusySpan)) busy_span_total += v;
+  // The critical path's length within the application phase is the phase's length (the
+  // path tiles the span).
+  const double app_cp = std::min(app_span, cp_len);
+  const double avg_par = app_cp > 0 ? busy_total / app_cp : 0.0;
+  const double avg_par_span = cp_len > 0 ? busy_span_total / cp_len : 0.0;
+  const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
+
+  nlohmann::json part_rows = partition_rows(parts, in.run->executable, P);
+  const CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb,
+                    cp_len, span, avg_par, acc.walk_s, avg_par_span, busy_total, app_cp, P, hops};
+  nlohmann::json cp_rows = nlohmann::json::array();
+  std::string body = table_section(f, cp_rows);
+  body += partitions_line(part_rows, parts.source);
+  if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
+  rep.sections.push_back({"Critical path (seconds)", body});
+  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)",
+                          parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
+
+  rep.header_lines.push_back(header_line(f, walk.gathered, analysis_s));
+  if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
+
+  // JSON.
+  nlohmann::json cpj = critical_path_json(f, acc, exact, histogram, parts.source);
   cpj["callpaths"] = std::move(cp_rows);
-  cpj["segments"] = {{"total", segs_total},
-                     {"kept", all_segs.size()},
-                     {"truncated", double(all_segs.size()) < segs_total},
-                     {"list", std::move(segs)}};
-  std::vector<double> headroom_by_rank = rank_col(kRcHeadroom), work_by_rank = rank_col(kRcBusySpan);
-  cpj["headroom_by_rank_s"] = headroom_by_rank;
-  cpj["work_by_rank_s"] = work_by_rank;
+  cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
+  cpj["headroom_by_rank_s"] = rank_column(rc_all, P, kRcHeadroom);
+  cpj["work_by_rank_s"] = rank_column(rc_all, P, kRcBusySpan);
   rep.extra_json["critical_path"] = std::move(cpj);
-  rep.extra_json["scalars"]["critical_path_length_s"] = cp_len;
-  rep.extra_json["scalars"]["critical_path_hops"] = hops;
-  rep.extra_json["scalars"]["average_parallelism"] = avg_par;
-  rep.extra_json["run"]["partitions"] = std::move(parts);
+  rep.scalars.set("critical_path_length_s", cp_len);
+  rep.scalars.set("critical_path_hops", hops);
+  rep.scalars.set("average_parallelism", avg_par);
+  rep.extra_json["run"]["partitions"] = std::move(part_rows);
   return Status::kOk;
 }
 

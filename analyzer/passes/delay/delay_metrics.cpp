@@ -73,4 +73,27 @@ std::vector<engine::MetricDecl> delay_metric_decls() {
   };
 }
 
+std::vector<engine::ScalarDecl> delay_scalar_decls() {
+  return {
+      {"delay_analysed_s", "s", "The waiting time the delay analysis costed (see *Delay analysis*), all ranks."},
+      {"delay_remainder_s", "s",
+       "The part of it the cost model left unexplained: `delay_analysed_s` = short-term + "
+       "long-term cost + this."},
+      {"delay_wait_instances", "count", "Wait instances costed, all ranks."},
+      {"delay_bytes", "bytes",
+       "Payload the delay analysis exchanged (time vectors to the causers, replies, the "
+       "propagation graph to rank 0 or the distributed propagation's records)."},
+      {"delay_propagation_batches", "count",
+       "Rounds of the backward propagation on rank 0: batches of whole phases between global "
+       "synchronizations, at most 2^22 wait instances each unless one phase holds more."},
+      {"delay_largest_batch", "count",
+       "Wait instances of the largest batch: rank 0 holds ~60 B per instance of one batch at a time."},
+      {"delay_distributed", "0/1",
+       "1 when the propagation ran as a distributed backward replay over the ranks (the smallest "
+       "batch rank 0 could take, whole phases, would have held more than 2^24 wait instances, or "
+       "`CRITPATH_DEBUG_DELAY_REPLAY=distributed`); then `delay_propagation_batches` and "
+       "`delay_largest_batch` are 0."},
+  };
+}
+
 }  // namespace critpath::analyzer::passes

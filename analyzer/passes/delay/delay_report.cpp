@@ -45,48 +45,12 @@ std::string grid(const char* title, const defs::CommDef& c, const std::vector<do
   return o;
 }
 
-}  // namespace
-
-Status report_delay(const DelayResult& res, const engine::MetricStore& store,
-                    const engine::Group& group, const defs::Definitions& definitions,
-                    const GlobalProfile& global, ReportInput& in) {
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
-  double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
-  if (!group.is_root()) return Status::kOk;
-  in.extra_json["scalars"]["delay_analysed_s"] = sums[0];
-  in.extra_json["scalars"]["delay_remainder_s"] = sums[1];
-  in.extra_json["scalars"]["delay_bytes"] = sums[2];
-  in.extra_json["scalars"]["delay_wait_instances"] = sums[3];
-  in.extra_json["scalars"]["delay_propagation_batches"] = res.batches;
-  in.extra_json["scalars"]["delay_largest_batch"] = res.largest_batch;
-  in.extra_json["scalars"]["delay_distributed"] = res.distributed ? 1 : 0;
-  if (res.largest_batch > kDelayGraphLimit) {
-    char note[200];
-    std::snprintf(note, sizeof note,
-                  "delay analysis: one phase between global synchronizations holds %llu wait "
-                  "instances (more than %llu): rank 0 held them at once (~60 B each)",
-                  static_cast<unsigned long long>(res.largest_batch),
-                  static_cast<unsigned long long>(kDelayGraphLimit));
-    in.notes.push_back(note);
-  }
-  const engine::ReducedMetric* st = find(in, "delay_cost_short_term");
-  const engine::ReducedMetric* lt = find(in, "delay_cost_long_term");
-  if (!st || !lt) return Status::kOk;
-  double st_total = 0, lt_total = 0;
-  for (double v : st->by_rank) st_total += v;
-  for (double v : lt->by_rank) lt_total += v;
-
+// The ten call paths whose delays cost most, with the rank that delayed most there.
+std::string delaying_callpaths(const engine::ReducedMetric& st_m, const engine::ReducedMetric& lt_m,
+                               const GlobalProfile& global) {
+  const engine::ReducedMetric *st = &st_m, *lt = &lt_m;
   std::string o;
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "Waiting time analysed %.6f s = short-term cost %.6f s + long-term cost %.6f s + "
-                "unexplained %.6f s\n",
-                sums[0], st_total, lt_total, sums[1]);
-  o += buf;
-  o += "Short-term: the waits a delay caused directly; long-term: the waits those waits caused "
-       "in turn.\n";
-  // Top delaying call paths.
   std::vector<size_t> order;
   const size_t G = std::max(st->by_callpath.size(), lt->by_callpath.size());
   for (size_t g = 0; g < G; ++g)
@@ -128,7 +92,14 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
     o += buf;
   }
   if (order.empty()) o += "  (no delay caused any analysed wait state)\n";
-  // Top delaying ranks.
+  return o;
+}
+
+// The ten ranks whose delays cost most.
+std::string delaying_ranks(const engine::ReducedMetric& st_m, const engine::ReducedMetric& lt_m) {
+  const engine::ReducedMetric *st = &st_m, *lt = &lt_m;
+  std::string o;
+  char buf[512];
   std::vector<size_t> ranks;
   for (size_t r = 0; r < st->by_rank.size(); ++r)
     if (at(st->by_rank, r) + at(lt->by_rank, r) > 0) ranks.push_back(r);
@@ -145,9 +116,18 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
       o += buf;
     }
   }
+  return o;
+}
+
+// Maps over the Cartesian topologies (at most four): waiting time, short- and long-term
+// delay cost per rank; each topology also goes to report.json `topologies`.
+std::string topology_maps(const defs::Definitions& definitions, const engine::ReducedMetric* wd,
+                          const engine::ReducedMetric* wi, const engine::ReducedMetric& st_m,
+                          const engine::ReducedMetric& lt_m, nlohmann::json& extra_json) {
+  const engine::ReducedMetric *st = &st_m, *lt = &lt_m;
+  std::string o;
+  char buf[512];
   // Maps over the Cartesian topologies (seed 001 Fig. 5 in text).
-  const engine::ReducedMetric* wd = find(in, "wait_direct");
-  const engine::ReducedMetric* wi = find(in, "wait_indirect");
   std::vector<double> waiting;
   if (wd && wi)
     for (size_t r = 0; r < std::max(wd->by_rank.size(), wi->by_rank.size()); ++r)
@@ -165,12 +145,60 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
     std::snprintf(buf, sizeof buf, "Cartesian topology %s (%s, %zu ranks):\n", dims.c_str(),
                   c.created_by.c_str(), c.members.size());
     o += buf;
-    in.extra_json["topologies"].push_back(
+    extra_json["topologies"].push_back(
         {{"created_by", c.created_by}, {"dims", c.dims}, {"members", c.members}});
     o += grid("waiting time", c, waiting);
     o += grid("short-term delay cost", c, st->by_rank);
     o += grid("long-term delay cost", c, lt->by_rank);
   }
+  return o;
+}
+
+}  // namespace
+
+
+Status report_delay(const DelayResult& res, const engine::MetricStore& store,
+                    const engine::Group& group, const defs::Definitions& definitions,
+                    const GlobalProfile& global, ReportInput& in) {
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+  double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
+  if (!group.is_root()) return Status::kOk;
+  in.scalars.set("delay_analysed_s", sums[0]);
+  in.scalars.set("delay_remainder_s", sums[1]);
+  in.scalars.set("delay_bytes", sums[2]);
+  in.scalars.set("delay_wait_instances", sums[3]);
+  in.scalars.set("delay_propagation_batches", res.batches);
+  in.scalars.set("delay_largest_batch", res.largest_batch);
+  in.scalars.set("delay_distributed", res.distributed ? 1 : 0);
+  if (res.largest_batch > kDelayGraphLimit) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "delay analysis: one phase between global synchronizations holds %llu wait "
+                  "instances (more than %llu): rank 0 held them at once (~60 B each)",
+                  static_cast<unsigned long long>(res.largest_batch),
+                  static_cast<unsigned long long>(kDelayGraphLimit));
+    in.notes.push_back(note);
+  }
+  const engine::ReducedMetric* st = find(in, "delay_cost_short_term");
+  const engine::ReducedMetric* lt = find(in, "delay_cost_long_term");
+  if (!st || !lt) return Status::kOk;
+  double st_total = 0, lt_total = 0;
+  for (double v : st->by_rank) st_total += v;
+  for (double v : lt->by_rank) lt_total += v;
+
+  std::string o;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Waiting time analysed %.6f s = short-term cost %.6f s + long-term cost %.6f s + "
+                "unexplained %.6f s\n",
+                sums[0], st_total, lt_total, sums[1]);
+  o += buf;
+  o += "Short-term: the waits a delay caused directly; long-term: the waits those waits caused "
+       "in turn.\n";
+  o += delaying_callpaths(*st, *lt, global);
+  o += delaying_ranks(*st, *lt);
+  o += topology_maps(definitions, find(in, "wait_direct"), find(in, "wait_indirect"), *st, *lt, in.extra_json);
   in.sections.push_back({"Root causes of waiting time", o});
   return Status::kOk;
 }

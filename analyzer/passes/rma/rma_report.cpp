@@ -21,8 +21,8 @@ Status report_rma(const RmaResult& res, const std::vector<int>& l2g, int n_callp
   CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 5, engine::ReduceOp::kSum));
   if (!group.is_root()) return Status::kOk;
-  in.extra_json["scalars"]["rma_epochs"] = sums[3];
-  in.extra_json["scalars"]["rma_analysis_bytes"] = sums[4];
+  in.scalars.set("rma_epochs", sums[3]);
+  in.scalars.set("rma_analysis_bytes", sums[4]);
   if (sums[0] + sums[1] + sums[2] + sums[3] > 0) {
     char line[256];
     std::snprintf(line, sizeof line,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
@@ -39,18 +40,10 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-}  // namespace
-
-Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
-                          const defs::Definitions& definitions, const clock::TickConverter& conv,
-                          const std::vector<int>& l2g, int n_callpaths,
-                          const engine::Group& group, const GlobalProfile& global,
-                          double wall_time_s, double threshold_pct, ReportInput& in) {
-  const int size = group.size();
-  const size_t G = size_t(n_callpaths);
-
-  // The patterns and the MPI time hierarchy per global call path, into the metric store.
-  engine::MetricStore store(G);
+// The patterns and the MPI time hierarchy per global call path, into `store`.
+void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const defs::Definitions& definitions,
+                       const clock::TickConverter& conv, const std::vector<int>& l2g, engine::MetricStore& store) {
+  const size_t G = store.callpaths();
   int slot[int(kPatternCount) + int(kHierCount)];
   for (int p = 0; p < kPatternCount; ++p) slot[p] = store.slot(pattern_def(p).id);
   for (int h = 0; h < kHierCount; ++h) slot[kPatternCount + h] = store.slot(kHierId[h]);
@@ -75,10 +68,10 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     if (h == kMpiRma)
       store.add(slot[int(kPatternCount) + int(def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g, excl);
   }
-  const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+}
 
-  // Statistics: one fixed block per pattern.
+// This rank's statistics of every pattern, one fixed block each (kBlock).
+std::vector<double> stat_blocks(const WaitStates& ws, const std::vector<int>& l2g) {
   std::vector<double> blocks(size_t(kPatternCount) * kBlock, 0.0);
   for (int p = 0; p < kPatternCount; ++p) {
     const PatternStats& st = ws.stats[size_t(p)];
@@ -97,21 +90,14 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
     b[5 + 3 * kWorstInstances] = double(st.sample.size());
     std::copy(st.sample.begin(), st.sample.end(), b + 6 + 3 * kWorstInstances);
   }
-  std::vector<double> all_blocks;
-  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(blocks.data(), blocks.size(), all_blocks));
-  if (!group.is_root()) return Status::kOk;
-  const ReducedMetric* metric = &in.extra_metrics[base];
-  std::vector<double> htot(kHierCount, 0.0);
-  for (int h = 0; h < kHierCount; ++h)
-    for (size_t g = 0; g < G; ++g) htot[size_t(h)] += metric[kPatternCount + h].by_callpath[g];
+  return blocks;
+}
 
-  const double alloc = wall_time_s * double(size);
-  auto path_of = [&](int g) -> std::string {
-    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "?";
-  };
+// "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.
+// `metric`: the reduced patterns, in WaitPattern order.
+void waits_section(const ReducedMetric* metric, size_t G, double alloc, double threshold_pct, const std::function<std::string(int)>& path_of,
+                   ReportInput& in) {
   char buf[512];
-
-  // --- "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.
   std::string body;
   std::snprintf(buf, sizeof buf, "%-28s %12s %9s  %-40s %s\n", "Pattern", "Seconds", "%Alloc",
                 "Top call path (seconds)", "Most affected rank (seconds)");
@@ -153,7 +139,11 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   }
   in.sections.push_back({"Wait states (seconds; % of allocation = ranks x wall time)", body});
 
-  // --- Time hierarchy.
+}
+
+// "Time hierarchy": time, computation, the classes of MPI time (`htot`, all ranks).
+void hierarchy_section(const std::vector<double>& htot, const GlobalProfile& global, ReportInput& in) {
+  char buf[512];
   std::string hier;
   double time_total = 0;
   for (const auto& cp : global.callpaths) time_total += cp.sum[kColExclusive];
@@ -177,7 +167,12 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   }
   in.sections.push_back({"Time hierarchy (seconds, all ranks)", hier});
 
-  // --- Statistics (trace.stat-like).
+}
+
+// Statistics (trace.stat-like) over every rank's blocks: summary.txt's sections and report.json
+// `wait_state_stats`.
+void statistics_sections(const std::vector<double>& all_blocks, int size, const std::function<std::string(int)>& path_of, ReportInput& in) {
+  char buf[512];
   nlohmann::json stats = nlohmann::json::object();
   std::string st_text;
   std::snprintf(buf, sizeof buf, "%-28s %10s %12s %12s %12s %12s %12s\n", "Pattern", "Count", "Mean",
@@ -231,6 +226,41 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   in.sections.push_back({"Wait-state statistics (seconds per instance)", st_text});
   if (!worst_text.empty()) in.sections.push_back({"Worst wait-state instances (5 per pattern)", worst_text});
   in.extra_json["wait_state_stats"] = std::move(stats);
+}
+
+}  // namespace
+
+
+Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
+                          const defs::Definitions& definitions, const clock::TickConverter& conv,
+                          const std::vector<int>& l2g, int n_callpaths,
+                          const engine::Group& group, const GlobalProfile& global,
+                          double wall_time_s, double threshold_pct, ReportInput& in) {
+  const int size = group.size();
+  const size_t G = size_t(n_callpaths);
+
+  // The patterns and the MPI time hierarchy per global call path, into the metric store.
+  engine::MetricStore store(G);
+  book_wait_metrics(ws, local, definitions, conv, l2g, store);
+  const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+
+  // Statistics: one fixed block per pattern.
+  const std::vector<double> blocks = stat_blocks(ws, l2g);
+  std::vector<double> all_blocks;
+  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(blocks.data(), blocks.size(), all_blocks));
+  if (!group.is_root()) return Status::kOk;
+  const ReducedMetric* metric = &in.extra_metrics[base];
+  std::vector<double> htot(kHierCount, 0.0);
+  for (int h = 0; h < kHierCount; ++h)
+    for (size_t g = 0; g < G; ++g) htot[size_t(h)] += metric[kPatternCount + h].by_callpath[g];
+
+  const auto path_of = [&](int g) -> std::string {
+    return g >= 0 && size_t(g) < global.callpaths.size() ? global.callpaths[size_t(g)].path : "?";
+  };
+  waits_section(metric, G, wall_time_s * double(size), threshold_pct, path_of, in);
+  hierarchy_section(htot, global, in);
+  statistics_sections(all_blocks, size, path_of, in);
   return Status::kOk;
 }
 

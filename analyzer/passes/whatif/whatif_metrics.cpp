@@ -22,4 +22,29 @@ std::vector<engine::MetricDecl> whatif_metric_decls() {
   };
 }
 
+std::vector<engine::ScalarDecl> whatif_scalar_decls() {
+  return {
+      {"whatif_identity_span_error_pct", "%",
+       "The what-if model check: |span′₀ − span| / span of the identity lane (see *What-if simulation*)."},
+      {"whatif_identity_wait_error_pct", "%",
+       "The what-if model check: |waiting′₀ − waiting| / waiting of the identity lane."},
+      {"whatif_identity_span_s", "s", "The identity lane's span."},
+      {"whatif_identity_wait_s", "s", "The identity lane's waiting time."},
+      {"whatif_measured_wait_s", "s",
+       "The measured waiting time by the model's definition (Σ max(0, ready − enter))."},
+      {"whatif_clamped_calls", "count",
+       "Calls that ended before what they waited for began (clock errors): their replay drifts; "
+       "the bounds slack ≤ logical zeroing ≤ critical path are checked only when 0."},
+      {"whatif_lanes", "count", "Lanes of the replay (identity, ideal network, hypotheses)."},
+      {"whatif_messages", "count",
+       "Messages of the replay, all ranks (gathered replay: the sim-time entries told and the "
+       "replay programs gathered on rank 0)."},
+      {"whatif_bytes", "bytes", "Payload of the replay's messages, all ranks."},
+      {"whatif_analysis_s", "s",
+       "The replay's time on the slowest rank, compiling the programs included (an analysis time)."},
+      {"whatif_gathered", "0/1",
+       "1 when the replay ran gathered on rank 0, 0 when distributed (*What-if simulation*, The replay)."},
+  };
+}
+
 }  // namespace critpath::analyzer::passes

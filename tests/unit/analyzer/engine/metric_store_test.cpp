@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <set>
 #include <sstream>
 #include <string>
@@ -14,6 +15,20 @@
 
 using namespace critpath;
 using namespace critpath::analyzer;
+
+namespace {
+
+// In the unit tests an undeclared metric or scalar id fails the test that names it: the hook
+// throws, and Catch2 reports the exception as a failure of the running test case.
+struct UndeclaredId : std::logic_error {
+  using std::logic_error::logic_error;
+};
+[[noreturn]] void fail_on_undeclared(const char* kind, const std::string& id) {
+  throw UndeclaredId(std::string("undeclared ") + kind + " id " + id);
+}
+const engine::UndeclaredIdHook kDefaultHook = engine::set_undeclared_id_hook(fail_on_undeclared);
+
+}  // namespace
 
 TEST_CASE("every metric is declared once, with a definition and a declared parent", "[engine]") {
   std::set<std::string> ids;
@@ -29,6 +44,52 @@ TEST_CASE("every metric is declared once, with a definition and a declared paren
   CHECK(engine::find_metric("no_such_metric") == nullptr);
 }
 
+TEST_CASE("every scalar is declared once, with a unit and a definition", "[engine]") {
+  std::set<std::string> ids;
+  for (const engine::ScalarDecl& d : engine::scalar_declarations()) {
+    INFO("scalar " << d.id);
+    CHECK(ids.insert(d.id).second);
+    CHECK(engine::find_metric(d.id) == nullptr);  // one namespace of ids for both
+    CHECK(std::string(d.definition).size() > 10);
+    CHECK(std::string(d.unit).size() > 0);
+  }
+  CHECK(ids.count("delay_bytes") == 1);
+  CHECK(ids.count("analysis_windowed") == 1);
+  CHECK(engine::find_scalar("no_such_scalar") == nullptr);
+}
+
+TEST_CASE("scalars keep their type and render as report.json's scalars", "[engine]") {
+  engine::Scalars s;
+  s.set("delay_bytes", 12.5);
+  s.set("analysis_windows", size_t(3));
+  s.set("analysis_windowed", false);
+  s.set("analysis_phases", nlohmann::json{{"delay_s", 0.25}});
+  s.set("analysis_windows", 4);  // again: replaces
+  CHECK(s.number("delay_bytes") == 12.5);
+  CHECK(s.number("rma_analysis_bytes", -1) == -1);  // declared, unset
+  CHECK(s.json().dump() ==
+        R"({"analysis_phases":{"delay_s":0.25},"analysis_windowed":false,"analysis_windows":4,"delay_bytes":12.5})");
+}
+
+TEST_CASE("an undeclared metric or scalar id fails", "[engine]") {
+  engine::Scalars s;
+  engine::MetricStore store(2);
+  CHECK_THROWS_AS(s.set("no_such_scalar", 1.0), UndeclaredId);
+  CHECK_THROWS_AS(s.number("no_such_scalar"), UndeclaredId);
+  CHECK_THROWS_AS(store.slot("no_such_metric"), UndeclaredId);
+  // With a hook that only counts (as the release builds' warning does), the id is dropped.
+  static int reported = 0;
+  reported = 0;
+  const engine::UndeclaredIdHook previous =
+      engine::set_undeclared_id_hook([](const char*, const std::string&) { ++reported; });
+  s.set("no_such_scalar", 1.0);
+  CHECK(store.slot("no_such_metric") == engine::MetricStore::kNoMetric);
+  engine::set_undeclared_id_hook(previous);
+  CHECK(reported == 2);
+  CHECK(s.json().empty());
+  CHECK(kDefaultHook != nullptr);
+}
+
 TEST_CASE("the store reduces on a one-rank group without MPI", "[engine]") {
   const engine::Group group = engine::Group::local();
   REQUIRE(group.size() == 1);
@@ -37,7 +98,6 @@ TEST_CASE("the store reduces on a one-rank group without MPI", "[engine]") {
   REQUIRE(ls >= 0);
   REQUIRE(t >= 0);
   CHECK(store.slot("late_sender") == ls);  // declare-once
-  CHECK(store.slot("undeclared") == engine::MetricStore::kNoMetric);
   store.add(ls, 2, 0.25);
   store.add(ls, 2, 0.5);
   store.add(t, 0, 1.0);
@@ -80,11 +140,10 @@ TEST_CASE("a one-rank group's collectives are local copies", "[engine]") {
   CHECK(sub.size() == 1);
 }
 
-// docs/metrics.md holds the table between two markers; CRITPATH_UPDATE_DOCS=1 rewrites it.
-TEST_CASE("docs/metrics.md's metric tables are generated from the declarations", "[engine]") {
+// docs/metrics.md holds each generated table between two markers; CRITPATH_UPDATE_DOCS=1
+// rewrites it.
+static void check_generated_docs(const std::string& begin, const std::string& end, const std::string& wanted) {
   const std::string path = std::string(CRITPATH_SOURCE_DIR) + "/docs/metrics.md";
-  const std::string begin = "<!-- BEGIN GENERATED METRIC TABLES: analyzer/passes/*/*_metrics.cpp -->\n";
-  const std::string end = "<!-- END GENERATED METRIC TABLES -->";
   std::ifstream in(path);
   REQUIRE(in.good());
   std::stringstream ss;
@@ -94,7 +153,6 @@ TEST_CASE("docs/metrics.md's metric tables are generated from the declarations",
   REQUIRE(a != std::string::npos);
   REQUIRE(b != std::string::npos);
   const std::string current = doc.substr(a + begin.size(), b - a - begin.size());
-  const std::string wanted = engine::render_metric_table() + "\n";
   if (current != wanted && std::getenv("CRITPATH_UPDATE_DOCS") != nullptr) {
     doc.replace(a + begin.size(), b - a - begin.size(), wanted);
     std::ofstream(path) << doc;
@@ -103,4 +161,14 @@ TEST_CASE("docs/metrics.md's metric tables are generated from the declarations",
   }
   INFO("docs/metrics.md is stale: run CRITPATH_UPDATE_DOCS=1 build/tests/critpath_unit_tests '[engine]'");
   CHECK(current == wanted);
+}
+
+TEST_CASE("docs/metrics.md's metric tables are generated from the declarations", "[engine]") {
+  check_generated_docs("<!-- BEGIN GENERATED METRIC TABLES: analyzer/passes/*/*_metrics.cpp -->\n",
+                       "<!-- END GENERATED METRIC TABLES -->", engine::render_metric_table() + "\n");
+}
+
+TEST_CASE("docs/metrics.md's scalar table is generated from the declarations", "[engine]") {
+  check_generated_docs("<!-- BEGIN GENERATED SCALAR TABLE: engine/metric_store.cpp, passes/*/*_metrics.cpp -->\n",
+                       "<!-- END GENERATED SCALAR TABLE -->", engine::render_scalar_table() + "\n");
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analyzer/engine/metric_store.h"
 #include "analyzer/report/findings.h"
 
 using namespace critpath;
@@ -77,4 +78,28 @@ TEST_CASE("findings say when the computation is one undivided main", "[report]")
   bool hint = false;
   for (const std::string& s : f) hint |= s.find("one undivided block in main") != std::string::npos;
   CHECK(hint);
+}
+
+TEST_CASE("the findings' wait states and their delay families are declared", "[report]") {
+  std::vector<std::string> findings;
+  for (const engine::MetricDecl& d : engine::metric_declarations()) {
+    if (!d.finding) {
+      CHECK(d.delay_family == nullptr);
+      continue;
+    }
+    INFO("pattern " << d.id);
+    findings.push_back(d.id);
+    CHECK(std::string(d.title).size() > 0);
+    if (d.delay_family) {
+      CHECK(engine::find_metric(std::string("delay_") + d.delay_family + "_short_term") != nullptr);
+      CHECK(engine::find_metric(std::string("delay_") + d.delay_family + "_long_term") != nullptr);
+    }
+  }
+  // The top-level wait states of each MPI class, in declaration order; completions are not named.
+  const std::vector<std::string> expected = {
+      "late_sender",         "late_receiver",      "wait_barrier",         "wait_nxn",
+      "late_broadcast",      "early_reduce",       "early_scan",           "wait_finalize",
+      "rma_late_post",       "rma_early_transfer", "rma_early_wait",       "rma_wait_at_fence",
+      "rma_wait_at_create",  "rma_wait_at_free",   "rma_lock_contention",  "rma_wait_for_progress"};
+  CHECK(findings == expected);
 }
