@@ -55,27 +55,18 @@ Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& o
   return Status::kOk;
 }
 
-}  // namespace
+// Per peer, record indices grouped by (comm, tag), the groups in key order.
+using PeerGroups = std::vector<std::map<GroupKey, std::vector<uint32_t>>>;
 
-Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
-  const int P = world.size();
-  constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
-  out.send_enter.assign(t.recvs.size(), kNaN);
-  out.send_group.assign(t.recvs.size(), UINT32_MAX);
-  out.send_pos.assign(t.recvs.size(), UINT32_MAX);
-  out.recv_post_enter.assign(t.sends.size(), kNaN);
-  out.group.assign(t.sends.size(), UINT32_MAX);
-  out.pos.assign(t.sends.size(), UINT32_MAX);
-  out.sends_to.assign(static_cast<size_t>(P), {});
-  out.recvs_from.assign(static_cast<size_t>(P), {});
-
-  // Sender side: sends per destination, grouped by (comm, tag) in that order, in send order.
-  std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_dst(static_cast<size_t>(P));
+// Sender side: sends per destination, grouped by (comm, tag) in that order, in send order;
+// per destination [comm u32][tag i32][n u32] and n x [send enter f64] per group, into `fwd`.
+PeerGroups pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<std::vector<char>>& fwd) {
+  PeerGroups by_dst(static_cast<size_t>(P));
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const SendRecord& s = t.sends[i];
     if (s.peer >= 0 && s.peer < P) by_dst[size_t(s.peer)][{s.comm, s.tag}].push_back(i);
   }
-  std::vector<std::vector<char>> fwd(static_cast<size_t>(P));
+  fwd.assign(static_cast<size_t>(P), {});
   for (int d = 0; d < P; ++d) {
     uint32_t g = 0;
     for (const auto& [key, idx] : by_dst[size_t(d)]) {
@@ -92,15 +83,17 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
       ++g;
     }
   }
-  std::vector<char> in;
-  std::vector<int> rcounts, rdispls;
-  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
-  fwd.clear();
+  return by_dst;
+}
 
-  // Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
-  // message of a group matches the k-th receive; the reply is the posting call's entry
-  // relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
-  std::vector<std::map<GroupKey, std::vector<uint32_t>>> by_src(static_cast<size_t>(P));
+// Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
+// message of a group matches the k-th receive; the reply is the posting call's entry
+// relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
+// The replies per source into `bwd`.
+void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const std::vector<int>& rcounts,
+                 const std::vector<int>& rdispls, P2pMatch& out, std::vector<std::vector<char>>& bwd) {
+  constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
+  PeerGroups by_src(static_cast<size_t>(P));
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const RecvRecord& r = t.recvs[i];
     if (r.peer >= 0 && r.peer < P) by_src[size_t(r.peer)][{r.comm, r.tag}].push_back(i);
@@ -111,7 +104,7 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
         return t.recvs[a].post_seq < t.recvs[b].post_seq;
       });
   uint64_t matched_recvs = 0;
-  std::vector<std::vector<char>> bwd(static_cast<size_t>(P));
+  bwd.assign(static_cast<size_t>(P), {});
   for (int s = 0; s < P; ++s) {
     const char* p = in.data() + rdispls[size_t(s)];
     const char* end = p + rcounts[size_t(s)];
@@ -143,9 +136,11 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
     }
   }
   out.unmatched_recvs = t.recvs.size() - matched_recvs;
-  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, bwd, in, rcounts, rdispls, out.bytes_sent));
+}
 
-  // Sender side again: replies come back in the order the sends went out.
+// Sender side again: replies come back in the order the sends went out.
+void read_replies(const Timeline& t, int P, const std::vector<char>& in, const std::vector<int>& rcounts,
+                  const std::vector<int>& rdispls, const PeerGroups& by_dst, P2pMatch& out) {
   uint64_t matched_sends = 0;
   for (int d = 0; d < P; ++d) {
     const char* p = in.data() + rdispls[size_t(d)];
@@ -161,6 +156,30 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
       }
   }
   out.unmatched_sends = t.sends.size() - matched_sends;
+}
+
+}  // namespace
+
+Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
+  const int P = world.size();
+  out.send_enter.assign(t.recvs.size(), kNaN);
+  out.send_group.assign(t.recvs.size(), UINT32_MAX);
+  out.send_pos.assign(t.recvs.size(), UINT32_MAX);
+  out.recv_post_enter.assign(t.sends.size(), kNaN);
+  out.group.assign(t.sends.size(), UINT32_MAX);
+  out.pos.assign(t.sends.size(), UINT32_MAX);
+  out.sends_to.assign(static_cast<size_t>(P), {});
+  out.recvs_from.assign(static_cast<size_t>(P), {});
+
+  std::vector<std::vector<char>> fwd, bwd;
+  const PeerGroups by_dst = pack_sends(t, P, out, fwd);
+  std::vector<char> in;
+  std::vector<int> rcounts, rdispls;
+  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
+  fwd.clear();
+  match_recvs(t, P, in, rcounts, rdispls, out, bwd);
+  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, bwd, in, rcounts, rdispls, out.bytes_sent));
+  read_replies(t, P, in, rcounts, rdispls, by_dst, out);
   return Status::kOk;
 }
 

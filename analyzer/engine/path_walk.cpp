@@ -126,284 +126,353 @@ const T* as(const std::vector<unsigned char>& v) {
   return reinterpret_cast<const T*>(v.data());
 }
 
-}  // namespace
+// The pointer-jumping walk's state on one rank: per item (records 0..n-1, the start n) the
+// segment its arrival yields and its successor, J_k per level, the records on the path.
+class JumpWalk {
+ public:
+  JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out)
+      : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
+        have_start_(me_ == start.rank), seg_rank_(n_ + 1, -1), seg_begin_(n_ + 1, 0), seg_end_(n_ + 1, 0),
+        passes_(n_ + 1, 0), broken_(n_ + 1, 0), ended_(n_ + 1, 0), J_(1, std::vector<uint64_t>(n_, kEnd)),
+        marked_(n_, 0) {}
 
-Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out) {
-  const int me = ex.rank(), P = ex.size();
-  const size_t n = mine.size();
-  out = PathWalkResult{};
-  out.method = PathWalkMethod::kJump;
-  if (n > kIdxMask || P >= (1 << (64 - kIdxBits)) - 1) return Status::kInvalidArgument;
+  Status find_successors(uint64_t& N);
+  Status double_pointers(uint64_t N);
+  Status mark_path();
+  Status send_segments();
 
-  // Per item (records 0..n-1, the start n): the segment its arrival yields, and its successor.
-  const size_t items = n + 1;
-  const bool have_start = me == start.rank;
-  std::vector<int32_t> seg_rank(items, -1);
-  std::vector<double> seg_begin(items, 0), seg_end(items, 0);
-  std::vector<uint32_t> passes(items, 0);
-  std::vector<uint8_t> broken(items, 0);
-  std::vector<uint8_t> ended(items, 0);  // its successor is the path's beginning (J_0 = end)
-  std::vector<std::vector<uint64_t>> J(1, std::vector<uint64_t>(n, kEnd));
-  std::vector<uint8_t> marked(n, 0);
-  std::vector<uint32_t> marked_list;
-
-  std::vector<unsigned char> recv;
-  std::vector<int> recv_counts;
-  Buckets bk;
-  auto a2a = [&](const void* send, const std::vector<int>& counts, size_t elem, bool known = false) {
-    ++out.rounds;
-    for (int c : counts) out.bytes_sent += uint64_t(c) * elem;
-    return ex.alltoallv(send, counts, elem, recv, recv_counts, known);
-  };
-  auto asum = [&](uint64_t* v, int k) {
-    ++out.rounds;
-    return ex.allreduce_sum(v, k);
-  };
-  auto amin = [&](double* v, int k) {
-    ++out.rounds;
-    return ex.allreduce_min(v, k);
-  };
-
-  // --- 1. Successors: every record (and the start) arrives on its cause's rank.
+ private:
+  // An arrival still to resolve: item `item` arrives on rank q at t.
   struct Pending {
     uint32_t item;
     int32_t q;
     double t;
   };
+
+  Status a2a(const void* send, const std::vector<int>& counts, size_t elem, bool known = false) {
+    ++out_.rounds;
+    for (int c : counts) out_.bytes_sent += uint64_t(c) * elem;
+    return ex_.alltoallv(send, counts, elem, recv_, recv_counts_, known);
+  }
+  Status asum(uint64_t* v, int k) {
+    ++out_.rounds;
+    return ex_.allreduce_sum(v, k);
+  }
+  Status amin(double* v, int k) {
+    ++out_.rounds;
+    return ex_.allreduce_min(v, k);
+  }
+  // Items received by the last a2a.
+  size_t received() const {
+    size_t nin = 0;
+    for (int c : recv_counts_) nin += size_t(c);
+    return nin;
+  }
+  static uint64_t active_count(const std::vector<uint64_t>& j) {
+    uint64_t a = 0;
+    for (uint64_t y : j) a += y != kEnd;
+    return a;
+  }
+  std::vector<Pending> first_arrivals();
+  Status resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order);
+  void answer_queries(std::vector<Reply>& rep);
+  void take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order);
+  void break_cycle(std::vector<Pending>& pending);
+  Status jump_once();
+  Status close_cycle();
+
+  const std::vector<HopRec>& mine_;
+  const PathStart& start_;
+  PathExchange& ex_;
+  PathWalkResult& out_;
+  const int me_, P_;
+  const size_t n_;
+  const bool have_start_;
+  std::vector<int32_t> seg_rank_;
+  std::vector<double> seg_begin_, seg_end_;
+  std::vector<uint32_t> passes_;
+  std::vector<uint8_t> broken_;
+  std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
+  std::vector<std::vector<uint64_t>> J_;
+  std::vector<uint8_t> marked_;
+  std::vector<uint32_t> marked_list_;
+  std::vector<unsigned char> recv_;
+  std::vector<int> recv_counts_;
+  Buckets bk_;
+};
+
+// --- 1. Successors: every record (and the start) arrives on its cause's rank.
+std::vector<JumpWalk::Pending> JumpWalk::first_arrivals() {
   std::vector<Pending> pending;
-  pending.reserve(items);
-  for (size_t i = 0; i < n; ++i) {
-    const HopRec& r = mine[i];
-    seg_rank[i] = r.cause_rank;
-    seg_end[i] = next_time(r);
-    if (r.cause_rank < 0 || r.cause_rank >= P) {
-      broken[i] = ended[i] = 1;  // hop_records() never makes one
-      seg_rank[i] = me;
-      seg_begin[i] = seg_end[i] = start.first;
+  pending.reserve(n_ + 1);
+  for (size_t i = 0; i < n_; ++i) {
+    const HopRec& r = mine_[i];
+    seg_rank_[i] = r.cause_rank;
+    seg_end_[i] = next_time(r);
+    if (r.cause_rank < 0 || r.cause_rank >= P_) {
+      broken_[i] = ended_[i] = 1;  // hop_records() never makes one
+      seg_rank_[i] = me_;
+      seg_begin_[i] = seg_end_[i] = start_.first;
       continue;
     }
     pending.push_back({uint32_t(i), r.cause_rank, next_time(r)});
   }
-  if (have_start) pending.push_back({uint32_t(n), int32_t(me), start.time});
-  uint64_t N = 0;  // hop records of all ranks
+  if (have_start_) pending.push_back({uint32_t(n_), int32_t(me_), start_.time});
+  return pending;
+}
+
+// Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
+Status JumpWalk::find_successors(uint64_t& N) {
+  std::vector<Pending> pending = first_arrivals();
+  std::vector<uint32_t> order;  // position in pending, destination by destination
+  for (int round = 0;; ++round) {
+    CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(pending, order));
+    take_replies(pending, order);
+    if (round + 1 >= kPassRounds) break_cycle(pending);
+    uint64_t red[2] = {pending.size(), round == 0 ? uint64_t(n_) : 0};
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 2));
+    if (round == 0) N = red[1];
+    if (red[0] == 0) break;
+  }
+  return Status::kOk;
+}
+
+// One round: each pending arrival asks its rank; the replies land in recv_, in `order`.
+Status JumpWalk::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
+  bk_.reset(P_);
+  for (const Pending& p : pending) ++bk_.counts[size_t(p.q)];
+  bk_.finish();
+  std::vector<Query> q(pending.size());
+  order.resize(pending.size());
   {
-    std::vector<Query> q;
-    std::vector<Reply> rep;
-    std::vector<uint32_t> order;  // position in pending, destination by destination
-    for (int round = 0;; ++round) {
-      bk.reset(P);
-      for (const Pending& p : pending) ++bk.counts[size_t(p.q)];
-      bk.finish();
-      q.resize(pending.size());
-      order.resize(pending.size());
-      {
-        std::vector<int> fill = bk.offsets;
-        for (size_t k = 0; k < pending.size(); ++k) {
-          const int pos = fill[size_t(pending[k].q)]++;
-          q[size_t(pos)] = {pending[k].t, pending[k].item == n ? 1u : 0u, 0};
-          order[size_t(pos)] = uint32_t(k);
-        }
-      }
-      CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), bk.counts, sizeof(Query)));
-      const Query* in = as<Query>(recv);
-      size_t nin = 0;
-      for (int c : recv_counts) nin += size_t(c);
-      rep.resize(nin);
-      for (size_t k = 0; k < nin; ++k) {
-        const Arrival a = arrive(mine.data(), n, in[k].t);
-        Reply& r = rep[k];
-        r = Reply{};
-        r.kind = a.kind;
-        if (a.kind == Arrival::kFound) {
-          r.id = gid(me, a.index);
-          r.time = a.begin;
-          if (in[k].is_start && !marked[a.index]) {  // the path's first record
-            marked[a.index] = 1;
-            marked_list.push_back(uint32_t(a.index));
-          }
-        } else if (a.kind == Arrival::kPass) {
-          r.next_rank = a.next_rank;
-          r.time = a.next_time;
-        }
-      }
-      std::vector<int> counts_back = recv_counts;
-      recv_counts = bk.counts;  // the replies come back as the queries went
-      CRITPATH_FORWARD_IF_ERROR(a2a(rep.data(), counts_back, sizeof(Reply), true));
-      const Reply* back = as<Reply>(recv);
-      std::vector<Pending> still;
-      for (size_t pos = 0; pos < order.size(); ++pos) {
-        Pending p = pending[order[pos]];
-        const Reply& r = back[pos];
-        const size_t it = p.item;
-        seg_rank[it] = p.q;
-        seg_end[it] = p.t;
-        if (r.kind == Arrival::kFound) {
-          seg_begin[it] = r.time;
-          if (it < n) J[0][it] = r.id;
-        } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P) {
-          ++passes[it];
-          p.q = r.next_rank;
-          p.t = r.time;
-          still.push_back(p);
-        } else {  // the path began on p.q (or an invalid rank: broken)
-          seg_begin[it] = start.first;
-          ended[it] = 1;
-          if (r.kind == Arrival::kPass) broken[it] = 1;
-        }
-      }
-      pending.swap(still);
-      if (round + 1 >= kPassRounds) {  // passed on and on: a cycle of inconsistent waits
-        for (const Pending& p : pending) {
-          broken[p.item] = ended[p.item] = 1;
-          seg_rank[p.item] = p.q;
-          seg_end[p.item] = p.t;
-          seg_begin[p.item] = start.first;
-        }
-        pending.clear();
-      }
-      uint64_t red[2] = {pending.size(), round == 0 ? uint64_t(n) : 0};
-      CRITPATH_FORWARD_IF_ERROR(asum(red, 2));
-      if (round == 0) N = red[1];
-      if (red[0] == 0) break;
+    std::vector<int> fill = bk_.offsets;
+    for (size_t k = 0; k < pending.size(); ++k) {
+      const int pos = fill[size_t(pending[k].q)]++;
+      q[size_t(pos)] = {pending[k].t, pending[k].item == n_ ? 1u : 0u, 0};
+      order[size_t(pos)] = uint32_t(k);
     }
   }
+  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), bk_.counts, sizeof(Query)));
+  std::vector<Reply> rep;
+  answer_queries(rep);
+  std::vector<int> counts_back = recv_counts_;
+  recv_counts_ = bk_.counts;  // the replies come back as the queries went
+  return a2a(rep.data(), counts_back, sizeof(Reply), true);
+}
 
-  // --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
+// Where each query received arrives among this rank's records.
+void JumpWalk::answer_queries(std::vector<Reply>& rep) {
+  const Query* in = as<Query>(recv_);
+  const size_t nin = received();
+  rep.resize(nin);
+  for (size_t k = 0; k < nin; ++k) {
+    const Arrival a = arrive(mine_.data(), n_, in[k].t);
+    Reply& r = rep[k];
+    r = Reply{};
+    r.kind = a.kind;
+    if (a.kind == Arrival::kFound) {
+      r.id = gid(me_, a.index);
+      r.time = a.begin;
+      if (in[k].is_start && !marked_[a.index]) {  // the path's first record
+        marked_[a.index] = 1;
+        marked_list_.push_back(uint32_t(a.index));
+      }
+    } else if (a.kind == Arrival::kPass) {
+      r.next_rank = a.next_rank;
+      r.time = a.next_time;
+    }
+  }
+}
+
+// The replies: found (the segment and J_0), passed on (pending again), or the path began.
+void JumpWalk::take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order) {
+  const Reply* back = as<Reply>(recv_);
+  std::vector<Pending> still;
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    Pending p = pending[order[pos]];
+    const Reply& r = back[pos];
+    const size_t it = p.item;
+    seg_rank_[it] = p.q;
+    seg_end_[it] = p.t;
+    if (r.kind == Arrival::kFound) {
+      seg_begin_[it] = r.time;
+      if (it < n_) J_[0][it] = r.id;
+    } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P_) {
+      ++passes_[it];
+      p.q = r.next_rank;
+      p.t = r.time;
+      still.push_back(p);
+    } else {  // the path began on p.q (or an invalid rank: broken)
+      seg_begin_[it] = start_.first;
+      ended_[it] = 1;
+      if (r.kind == Arrival::kPass) broken_[it] = 1;
+    }
+  }
+  pending.swap(still);
+}
+
+// Passed on and on: a cycle of inconsistent waits.
+void JumpWalk::break_cycle(std::vector<Pending>& pending) {
+  for (const Pending& p : pending) {
+    broken_[p.item] = ended_[p.item] = 1;
+    seg_rank_[p.item] = p.q;
+    seg_end_[p.item] = p.t;
+    seg_begin_[p.item] = start_.first;
+  }
+  pending.clear();
+}
+
+// --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
+Status JumpWalk::double_pointers(uint64_t N) {
   uint32_t K_max = 0;
   while (K_max < 63 && (uint64_t(1) << K_max) < N + 2) ++K_max;
-  auto active_count = [&](const std::vector<uint64_t>& j) {
-    uint64_t a = 0;
-    for (uint64_t y : j) a += y != kEnd;
-    return a;
-  };
-  uint64_t active = active_count(J[0]);
+  uint64_t active = active_count(J_[0]);
   CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   uint32_t L = 0;  // levels the marking uses: J_0 .. J_{L-1}; every chain has <= 2^L records
+  while (active > 0 && L < K_max) {
+    ++L;
+    if (L == K_max) break;  // 2^K_max > N: any longer chain is a cycle
+    CRITPATH_FORWARD_IF_ERROR(jump_once());
+    active = active_count(J_.back());
+    CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
+  }
+  out_.levels = L;
+  return Status::kOk;
+}
+
+// J_{k+1}(x) = J_k(J_k(x)): asks each J_k(x)'s owner for its J_k.
+Status JumpWalk::jump_once() {
+  const std::vector<uint64_t>& Jk = J_.back();
+  bk_.reset(P_);
+  for (uint64_t y : Jk)
+    if (y != kEnd) ++bk_.counts[size_t(owner_of(y))];
+  bk_.finish();
+  size_t nreq = 0;
+  for (int c : bk_.counts) nreq += size_t(c);
+  std::vector<uint64_t> req(nreq);
+  std::vector<uint32_t> origin(nreq);
   {
-    std::vector<uint64_t> req;
-    std::vector<uint32_t> origin;
-    std::vector<uint64_t> ans;
-    while (active > 0 && L < K_max) {
-      ++L;
-      if (L == K_max) break;  // 2^K_max > N: any longer chain is a cycle
-      const std::vector<uint64_t>& Jk = J.back();
-      bk.reset(P);
-      for (uint64_t y : Jk)
-        if (y != kEnd) ++bk.counts[size_t(owner_of(y))];
-      bk.finish();
-      size_t nreq = 0;
-      for (int c : bk.counts) nreq += size_t(c);
-      req.resize(nreq);
-      origin.resize(nreq);
-      {
-        std::vector<int> fill = bk.offsets;
-        for (size_t x = 0; x < n; ++x) {
-          const uint64_t y = Jk[x];
-          if (y == kEnd) continue;
-          const int pos = fill[size_t(owner_of(y))]++;
-          req[size_t(pos)] = index_of(y);
-          origin[size_t(pos)] = uint32_t(x);
-        }
+    std::vector<int> fill = bk_.offsets;
+    for (size_t x = 0; x < n_; ++x) {
+      const uint64_t y = Jk[x];
+      if (y == kEnd) continue;
+      const int pos = fill[size_t(owner_of(y))]++;
+      req[size_t(pos)] = index_of(y);
+      origin[size_t(pos)] = uint32_t(x);
+    }
+  }
+  CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(uint64_t)));
+  const uint64_t* in = as<uint64_t>(recv_);
+  const size_t nin = received();
+  std::vector<uint64_t> ans(nin);
+  for (size_t k = 0; k < nin; ++k) ans[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
+  std::vector<int> counts_back = recv_counts_;
+  recv_counts_ = bk_.counts;
+  CRITPATH_FORWARD_IF_ERROR(a2a(ans.data(), counts_back, sizeof(uint64_t), true));
+  const uint64_t* back = as<uint64_t>(recv_);
+  std::vector<uint64_t> next(n_, kEnd);
+  for (size_t pos = 0; pos < nreq; ++pos) next[origin[pos]] = back[pos];
+  J_.push_back(std::move(next));
+  return Status::kOk;
+}
+
+// --- 3. Marking, top-down: x at level k+1 marks J_k(x).
+Status JumpWalk::mark_path() {
+  std::vector<uint64_t> req;
+  for (uint32_t k = out_.levels; k-- > 0;) {
+    const std::vector<uint64_t>& Jk = J_[k];
+    bk_.reset(P_);
+    for (uint32_t x : marked_list_)
+      if (Jk[x] != kEnd) ++bk_.counts[size_t(owner_of(Jk[x]))];
+    bk_.finish();
+    size_t nreq = 0;
+    for (int c : bk_.counts) nreq += size_t(c);
+    req.resize(nreq);
+    std::vector<int> fill = bk_.offsets;
+    for (uint32_t x : marked_list_)
+      if (Jk[x] != kEnd) req[size_t(fill[size_t(owner_of(Jk[x]))]++)] = index_of(Jk[x]);
+    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(uint64_t)));
+    const uint64_t* in = as<uint64_t>(recv_);
+    const size_t nin = received();
+    for (size_t i = 0; i < nin; ++i)
+      if (in[i] < n_ && !marked_[in[i]]) {
+        marked_[in[i]] = 1;
+        marked_list_.push_back(uint32_t(in[i]));
       }
-      CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk.counts, sizeof(uint64_t)));
-      const uint64_t* in = as<uint64_t>(recv);
-      size_t nin = 0;
-      for (int c : recv_counts) nin += size_t(c);
-      ans.resize(nin);
-      for (size_t k = 0; k < nin; ++k) ans[k] = in[k] < n ? Jk[in[k]] : kEnd;
-      std::vector<int> counts_back = recv_counts;
-      recv_counts = bk.counts;
-      CRITPATH_FORWARD_IF_ERROR(a2a(ans.data(), counts_back, sizeof(uint64_t), true));
-      const uint64_t* back = as<uint64_t>(recv);
-      std::vector<uint64_t> next(n, kEnd);
-      for (size_t pos = 0; pos < nreq; ++pos) next[origin[pos]] = back[pos];
-      J.push_back(std::move(next));
-      active = active_count(J.back());
-      CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
-    }
   }
-  out.levels = L;
+  J_.clear();
+  J_.shrink_to_fit();
+  return Status::kOk;
+}
 
-  // --- 3. Marking, top-down: x at level k+1 marks J_k(x).
-  {
-    std::vector<uint64_t> req;
-    for (uint32_t k = L; k-- > 0;) {
-      const std::vector<uint64_t>& Jk = J[k];
-      bk.reset(P);
-      for (uint32_t x : marked_list)
-        if (Jk[x] != kEnd) ++bk.counts[size_t(owner_of(Jk[x]))];
-      bk.finish();
-      size_t nreq = 0;
-      for (int c : bk.counts) nreq += size_t(c);
-      req.resize(nreq);
-      std::vector<int> fill = bk.offsets;
-      for (uint32_t x : marked_list)
-        if (Jk[x] != kEnd) req[size_t(fill[size_t(owner_of(Jk[x]))]++)] = index_of(Jk[x]);
-      CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk.counts, sizeof(uint64_t)));
-      const uint64_t* in = as<uint64_t>(recv);
-      size_t nin = 0;
-      for (int c : recv_counts) nin += size_t(c);
-      for (size_t i = 0; i < nin; ++i)
-        if (in[i] < n && !marked[in[i]]) {
-          marked[in[i]] = 1;
-          marked_list.push_back(uint32_t(in[i]));
-        }
-    }
-  }
-  J.clear();
-  J.shrink_to_fit();
-
-  // --- 4. Segments to their ranks; hops, ended chains, broken ends on the path.
+// --- 4. Segments to their ranks; hops, ended chains, broken ends on the path.
+Status JumpWalk::send_segments() {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   std::vector<PathSegment> segs;
   std::vector<int32_t> dest;
   auto add = [&](size_t it) {
-    if (ended[it]) red[broken[it] ? 2 : 1] += 1;
-    segs.push_back({seg_begin[it], std::max(seg_end[it], seg_begin[it])});
-    dest.push_back(seg_rank[it]);
+    if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
+    segs.push_back({seg_begin_[it], std::max(seg_end_[it], seg_begin_[it])});
+    dest.push_back(seg_rank_[it]);
   };
-  for (uint32_t x : marked_list) {
-    red[0] += 1 + passes[x];  // the record's own hop, and the arrivals passed on after it
+  for (uint32_t x : marked_list_) {
+    red[0] += 1 + passes_[x];  // the record's own hop, and the arrivals passed on after it
     add(x);
   }
-  if (have_start) {
-    red[0] += passes[n];  // the start is no hop, arrivals passed on from it are
-    add(n);
+  if (have_start_) {
+    red[0] += passes_[n_];  // the start is no hop, arrivals passed on from it are
+    add(n_);
   }
   {
-    bk.reset(P);
-    for (int32_t d : dest) ++bk.counts[size_t(d)];
-    bk.finish();
+    bk_.reset(P_);
+    for (int32_t d : dest) ++bk_.counts[size_t(d)];
+    bk_.finish();
     std::vector<PathSegment> send(segs.size());
-    std::vector<int> fill = bk.offsets;
+    std::vector<int> fill = bk_.offsets;
     for (size_t i = 0; i < segs.size(); ++i) send[size_t(fill[size_t(dest[i])]++)] = segs[i];
-    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), bk.counts, sizeof(PathSegment)));
-    const PathSegment* in = as<PathSegment>(recv);
-    size_t nin = 0;
-    for (int c : recv_counts) nin += size_t(c);
-    out.segments.assign(in, in + nin);
+    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), bk_.counts, sizeof(PathSegment)));
+    const PathSegment* in = as<PathSegment>(recv_);
+    out_.segments.assign(in, in + received());
   }
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
-  out.hops = red[0];
-  out.partial = red[2] > 0 || red[1] == 0;
-  if (red[1] == 0 && red[2] == 0) {
-    // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest
-    // back to `first`, as the sequential walk's cut does.
-    double lo = std::numeric_limits<double>::infinity();
-    for (const PathSegment& s : out.segments) lo = std::min<double>(lo, s.begin);
-    double v[1] = {lo};
-    CRITPATH_FORWARD_IF_ERROR(amin(v, 1));
-    double who[1] = {lo == v[0] && std::isfinite(lo) ? double(me) : std::numeric_limits<double>::infinity()};
-    CRITPATH_FORWARD_IF_ERROR(amin(who, 1));
-    if (who[0] == double(me) && v[0] > start.first) out.segments.push_back({start.first, v[0]});
-  }
-  out.segments.erase(std::remove_if(out.segments.begin(), out.segments.end(),
-                                    [](const PathSegment& s) { return !(s.end > s.begin); }),
-                     out.segments.end());
-  std::sort(out.segments.begin(), out.segments.end(),
+  out_.hops = red[0];
+  out_.partial = red[2] > 0 || red[1] == 0;
+  if (red[1] == 0 && red[2] == 0) CRITPATH_FORWARD_IF_ERROR(close_cycle());
+  out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
+                                     [](const PathSegment& s) { return !(s.end > s.begin); }),
+                      out_.segments.end());
+  std::sort(out_.segments.begin(), out_.segments.end(),
             [](const PathSegment& a, const PathSegment& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
   return Status::kOk;
+}
+
+// A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest
+// back to `first`, as the sequential walk's cut does.
+Status JumpWalk::close_cycle() {
+  double lo = std::numeric_limits<double>::infinity();
+  for (const PathSegment& s : out_.segments) lo = std::min<double>(lo, s.begin);
+  double v[1] = {lo};
+  CRITPATH_FORWARD_IF_ERROR(amin(v, 1));
+  double who[1] = {lo == v[0] && std::isfinite(lo) ? double(me_) : std::numeric_limits<double>::infinity()};
+  CRITPATH_FORWARD_IF_ERROR(amin(who, 1));
+  if (who[0] == double(me_) && v[0] > start_.first) out_.segments.push_back({start_.first, v[0]});
+  return Status::kOk;
+}
+
+}  // namespace
+
+Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
+                 PathWalkResult& out) {
+  const int P = ex.size();
+  out = PathWalkResult{};
+  out.method = PathWalkMethod::kJump;
+  if (mine.size() > kIdxMask || P >= (1 << (64 - kIdxBits)) - 1) return Status::kInvalidArgument;
+  JumpWalk walk(mine, start, ex, out);
+  uint64_t N = 0;  // hop records of all ranks
+  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N));
+  CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N));
+  CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
+  return walk.send_segments();
 }
 
 // ---- MPI ---------------------------------------------------------------------------------

@@ -497,14 +497,8 @@ uint32_t get_u32(const char* p) {
   return v;
 }
 
-}  // namespace
-
-Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
-                     const clock::TickConverter& conv, const engine::Comm& comm,
-                     GlobalProfile& out, std::vector<int>* local_to_global) {
-  const int rank = comm.rank(), size = comm.size();
-
-  // 1. Each rank's call tree to rank 0: [parent u32][kind u32][name\0] per node.
+// 1. A rank's call tree for rank 0: [parent u32][kind u32][name\0] per node.
+std::vector<char> serialize_tree(const LocalProfile& local, const defs::Definitions& definitions) {
   std::vector<char> mine;
   for (const CallNode& n : local.nodes) {
     const defs::RegionDef def = definitions.regions.get(n.region);
@@ -514,71 +508,75 @@ Status unify_profile(const LocalProfile& local, const defs::Definitions& definit
     mine.insert(mine.end(), def.name.begin(), def.name.end());
     mine.push_back('\0');
   }
-  std::vector<char> all;
-  std::vector<int> lens, displs;
-  CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
+  return mine;
+}
 
-  // 2. Rank 0 assigns global ids by (global parent, name); each rank gets its local->global map.
-  std::vector<int> map_counts, map_displs, all_maps;
-  if (rank == 0) {
-    std::map<std::pair<int32_t, std::string>, int32_t> ids;
-    map_counts.resize(size_t(size));
-    map_displs.resize(size_t(size));
-    for (int r = 0; r < size; ++r) {
-      const char* p = all.data() + displs[size_t(r)];
-      const char* end = p + lens[size_t(r)];
-      std::vector<int32_t> rank_l2g;
-      map_displs[size_t(r)] = int(all_maps.size());
-      while (end - p > 8) {  // a node: 8 header bytes and a NUL-terminated name
-        const int32_t parent_local = int32_t(get_u32(p));
-        const uint32_t kind_word = get_u32(p + 4);
-        const auto kind = defs::RegionKind(kind_word & 0xff);
-        const bool auto_filtered = (kind_word & 0x100u) != 0;
-        std::string name(p + 8);
-        p += 8 + name.size() + 1;
-        const int32_t gparent =
-            parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
-                ? -1
-                : rank_l2g[size_t(parent_local)];
-        auto key = std::make_pair(gparent, name);
-        auto it = ids.find(key);
-        int32_t gid;
-        if (it == ids.end()) {
-          gid = int32_t(out.callpaths.size());
-          GlobalCallpath cp;
-          cp.region = name;
-          cp.kind = kind;
-          cp.parent = gparent;
-          cp.path = gparent < 0 ? name : out.callpaths[size_t(gparent)].path + "/" + name;
-          for (int c = 0; c < kColCount; ++c) {
-            cp.min[c] = std::numeric_limits<double>::infinity();
-            cp.max[c] = 0;
-          }
-          out.callpaths.push_back(std::move(cp));
-          ids.emplace(std::move(key), gid);
-        } else {
-          gid = it->second;
+// 2. Rank 0 assigns global ids by (global parent, name), new call paths appended to
+//    out.callpaths; per rank its local->global map, rank after rank in `all_maps`.
+void assign_callpath_ids(const std::vector<char>& all, const std::vector<int>& lens,
+                         const std::vector<int>& displs, int size, GlobalProfile& out,
+                         std::vector<int>& map_counts, std::vector<int>& map_displs, std::vector<int>& all_maps) {
+  std::map<std::pair<int32_t, std::string>, int32_t> ids;
+  map_counts.resize(size_t(size));
+  map_displs.resize(size_t(size));
+  for (int r = 0; r < size; ++r) {
+    const char* p = all.data() + displs[size_t(r)];
+    const char* end = p + lens[size_t(r)];
+    std::vector<int32_t> rank_l2g;
+    map_displs[size_t(r)] = int(all_maps.size());
+    while (end - p > 8) {  // a node: 8 header bytes and a NUL-terminated name
+      const int32_t parent_local = int32_t(get_u32(p));
+      const uint32_t kind_word = get_u32(p + 4);
+      const auto kind = defs::RegionKind(kind_word & 0xff);
+      const bool auto_filtered = (kind_word & 0x100u) != 0;
+      std::string name(p + 8);
+      p += 8 + name.size() + 1;
+      const int32_t gparent =
+          parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
+              ? -1
+              : rank_l2g[size_t(parent_local)];
+      auto key = std::make_pair(gparent, name);
+      auto it = ids.find(key);
+      int32_t gid;
+      if (it == ids.end()) {
+        gid = int32_t(out.callpaths.size());
+        GlobalCallpath cp;
+        cp.region = name;
+        cp.kind = kind;
+        cp.parent = gparent;
+        cp.path = gparent < 0 ? name : out.callpaths[size_t(gparent)].path + "/" + name;
+        for (int c = 0; c < kColCount; ++c) {
+          cp.min[c] = std::numeric_limits<double>::infinity();
+          cp.max[c] = 0;
         }
-        if (auto_filtered) out.callpaths[size_t(gid)].auto_filtered = true;
-        rank_l2g.push_back(gid);
-        all_maps.push_back(gid);
+        out.callpaths.push_back(std::move(cp));
+        ids.emplace(std::move(key), gid);
+      } else {
+        gid = it->second;
       }
-      map_counts[size_t(r)] = int(rank_l2g.size());
+      if (auto_filtered) out.callpaths[size_t(gid)].auto_filtered = true;
+      rank_l2g.push_back(gid);
+      all_maps.push_back(gid);
     }
+    map_counts[size_t(r)] = int(rank_l2g.size());
   }
-  int ncallpaths = int(out.callpaths.size());
-  CRITPATH_FORWARD_IF_ERROR(comm.bcast(&ncallpaths, sizeof ncallpaths, 0));
-  std::vector<int> my_map(local.nodes.size());
-  {
-    std::vector<unsigned char> got;
-    CRITPATH_FORWARD_IF_ERROR(comm.scatterv(all_maps.data(), map_counts, sizeof(int), 0, got));
-    if (got.size() != my_map.size() * sizeof(int)) return Status::kMpiError;
-    if (!got.empty()) std::memcpy(my_map.data(), got.data(), got.size());
-  }
-  if (local_to_global) *local_to_global = my_map;
+}
 
-  // 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
-  const size_t G = size_t(ncallpaths), C = kColCount;
+// What rank 0 gets from the reductions of steps 3 and 4 (empty elsewhere).
+struct ProfileSums {
+  std::vector<double> sum, min, max, present;  // G x C, G x C, G x C, G
+  std::vector<double> totals;                  // per rank, C
+  int K = 0;                                   // counters every rank carries
+  std::vector<double> counters;                // G x (K inclusive, K exclusive)
+  std::vector<double> counter_totals;          // per rank, K
+};
+
+// 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
+Status reduce_columns(const LocalProfile& local, const defs::Definitions& definitions,
+                      const clock::TickConverter& conv, const engine::Comm& comm,
+                      const std::vector<int>& my_map, size_t G, ProfileSums& sums) {
+  const size_t C = kColCount;
+  const bool root = comm.rank() == 0;
   std::vector<double> val(G * C, 0.0), vmin(G * C), vmax(G * C), present(G, 0.0);
   for (size_t i = 0; i < local.nodes.size(); ++i) {
     const CallNode& n = local.nodes[i];
@@ -604,66 +602,107 @@ Status unify_profile(const LocalProfile& local, const defs::Definitions& definit
   // A rank's inclusive total is its root's inclusive time (= its measured span).
   if (!local.nodes.empty()) totals[kColInclusive] = conv.ticks_to_seconds(local.nodes[0].inclusive_ticks);
 
-  std::vector<double> rsum(rank == 0 ? G * C : 0), rmin(rank == 0 ? G * C : 0),
-      rmax(rank == 0 ? G * C : 0), rpresent(rank == 0 ? G : 0);
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(val.data(), rsum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmin.data(), rmin.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmax.data(), rmax.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(present.data(), rpresent.data(), int(G), MPI_DOUBLE, MPI_SUM, 0));
-  std::vector<double> all_totals;
-  {
-    std::vector<int> counts, displs;
-    CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(totals.data(), int(C), comm, all_totals, counts, displs));
-  }
+  sums.sum.resize(root ? G * C : 0);
+  sums.min.resize(root ? G * C : 0);
+  sums.max.resize(root ? G * C : 0);
+  sums.present.resize(root ? G : 0);
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(val.data(), sums.sum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmin.data(), sums.min.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmax.data(), sums.max.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0));
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(present.data(), sums.present.data(), int(G), MPI_DOUBLE, MPI_SUM, 0));
+  std::vector<int> counts, displs;
+  return engine::gather_to_root(totals.data(), int(C), comm, sums.totals, counts, displs);
+}
 
-  // 4. Hardware counters: per call path inclusive/exclusive sums over ranks, per-rank totals.
-  //    Every rank must carry the same counters; the smallest count wins.
+// 4. Hardware counters: per call path inclusive/exclusive sums over ranks, per-rank totals.
+//    Every rank must carry the same counters; the smallest count wins.
+Status reduce_counters(const LocalProfile& local, const engine::Comm& comm, const std::vector<int>& my_map,
+                       size_t G, ProfileSums& sums) {
   int K = int(local.counters);
   CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&K, 1, MPI_INT, MPI_MIN));
-  std::vector<double> csum(rank == 0 ? G * 2 * size_t(K) : 0), ctotals_all;
-  if (K > 0) {
-    const size_t KK = size_t(K);
-    std::vector<double> cval(G * 2 * KK, 0.0), ctot(KK, 0.0);
-    for (size_t i = 0; i < local.nodes.size(); ++i) {
-      const CallNode& n = local.nodes[i];
-      double* v = &cval[size_t(my_map[i]) * 2 * KK];
-      for (size_t k = 0; k < KK; ++k) {
-        v[k] += n.counter_inclusive[k];
-        v[KK + k] += n.counter_exclusive[k];
-        ctot[k] += n.counter_exclusive[k];
-      }
+  sums.K = K;
+  sums.counters.resize(comm.rank() == 0 ? G * 2 * size_t(K) : 0);
+  if (K <= 0) return Status::kOk;
+  const size_t KK = size_t(K);
+  std::vector<double> cval(G * 2 * KK, 0.0), ctot(KK, 0.0);
+  for (size_t i = 0; i < local.nodes.size(); ++i) {
+    const CallNode& n = local.nodes[i];
+    double* v = &cval[size_t(my_map[i]) * 2 * KK];
+    for (size_t k = 0; k < KK; ++k) {
+      v[k] += n.counter_inclusive[k];
+      v[KK + k] += n.counter_exclusive[k];
+      ctot[k] += n.counter_exclusive[k];
     }
-    CRITPATH_FORWARD_IF_ERROR(comm.reduce(cval.data(), csum.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
-    std::vector<int> counts, displs;
-    CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(ctot.data(), K, comm, ctotals_all, counts, displs));
   }
+  CRITPATH_FORWARD_IF_ERROR(comm.reduce(cval.data(), sums.counters.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
+  std::vector<int> counts, displs;
+  return engine::gather_to_root(ctot.data(), K, comm, sums.counter_totals, counts, displs);
+}
 
-  if (rank == 0) {
-    if (K > 0) {
-      const size_t KK = size_t(K);
-      out.counter_names = definitions.counter_names();
-      out.counter_names.resize(KK);
-      for (size_t g = 0; g < G; ++g) {
-        out.callpaths[g].counter_inclusive.assign(&csum[g * 2 * KK], &csum[g * 2 * KK] + KK);
-        out.callpaths[g].counter_exclusive.assign(&csum[g * 2 * KK + KK], &csum[g * 2 * KK] + 2 * KK);
-      }
-      out.counters_by_rank.assign(size_t(size), std::vector<double>(KK));
-      for (int r = 0; r < size; ++r)
-        for (size_t k = 0; k < KK; ++k) out.counters_by_rank[size_t(r)][k] = ctotals_all[size_t(r) * KK + k];
-    }
+// Rank 0: the reduced figures into `out`.
+void fill_global(const ProfileSums& sums, const defs::Definitions& definitions, int size, size_t G,
+                 GlobalProfile& out) {
+  const size_t C = kColCount;
+  if (sums.K > 0) {
+    const size_t KK = size_t(sums.K);
+    const std::vector<double>& csum = sums.counters;
+    out.counter_names = definitions.counter_names();
+    out.counter_names.resize(KK);
     for (size_t g = 0; g < G; ++g) {
-      GlobalCallpath& cp = out.callpaths[g];
-      cp.ranks = int(rpresent[g] + 0.5);
-      for (size_t c = 0; c < C; ++c) {
-        cp.sum[c] = rsum[g * C + c];
-        cp.min[c] = cp.ranks > 0 ? rmin[g * C + c] : 0.0;
-        cp.max[c] = rmax[g * C + c];
-      }
+      out.callpaths[g].counter_inclusive.assign(&csum[g * 2 * KK], &csum[g * 2 * KK] + KK);
+      out.callpaths[g].counter_exclusive.assign(&csum[g * 2 * KK + KK], &csum[g * 2 * KK] + 2 * KK);
     }
-    out.by_rank.assign(size_t(size), std::vector<double>(C));
+    out.counters_by_rank.assign(size_t(size), std::vector<double>(KK));
     for (int r = 0; r < size; ++r)
-      for (size_t c = 0; c < C; ++c) out.by_rank[size_t(r)][c] = all_totals[size_t(r) * C + c];
+      for (size_t k = 0; k < KK; ++k) out.counters_by_rank[size_t(r)][k] = sums.counter_totals[size_t(r) * KK + k];
   }
+  for (size_t g = 0; g < G; ++g) {
+    GlobalCallpath& cp = out.callpaths[g];
+    cp.ranks = int(sums.present[g] + 0.5);
+    for (size_t c = 0; c < C; ++c) {
+      cp.sum[c] = sums.sum[g * C + c];
+      cp.min[c] = cp.ranks > 0 ? sums.min[g * C + c] : 0.0;
+      cp.max[c] = sums.max[g * C + c];
+    }
+  }
+  out.by_rank.assign(size_t(size), std::vector<double>(C));
+  for (int r = 0; r < size; ++r)
+    for (size_t c = 0; c < C; ++c) out.by_rank[size_t(r)][c] = sums.totals[size_t(r) * C + c];
+}
+
+}  // namespace
+
+Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
+                     const clock::TickConverter& conv, const engine::Comm& comm,
+                     GlobalProfile& out, std::vector<int>* local_to_global) {
+  const int rank = comm.rank(), size = comm.size();
+
+  // 1. Each rank's call tree to rank 0.
+  const std::vector<char> mine = serialize_tree(local, definitions);
+  std::vector<char> all;
+  std::vector<int> lens, displs;
+  CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
+
+  // 2. Rank 0 assigns global ids; each rank gets its local->global map.
+  std::vector<int> map_counts, map_displs, all_maps;
+  if (rank == 0) assign_callpath_ids(all, lens, displs, size, out, map_counts, map_displs, all_maps);
+  int ncallpaths = int(out.callpaths.size());
+  CRITPATH_FORWARD_IF_ERROR(comm.bcast(&ncallpaths, sizeof ncallpaths, 0));
+  std::vector<int> my_map(local.nodes.size());
+  {
+    std::vector<unsigned char> got;
+    CRITPATH_FORWARD_IF_ERROR(comm.scatterv(all_maps.data(), map_counts, sizeof(int), 0, got));
+    if (got.size() != my_map.size() * sizeof(int)) return Status::kMpiError;
+    if (!got.empty()) std::memcpy(my_map.data(), got.data(), got.size());
+  }
+  if (local_to_global) *local_to_global = my_map;
+
+  // 3, 4. The columns and the hardware counters, reduced to rank 0.
+  const size_t G = size_t(ncallpaths);
+  ProfileSums sums;
+  CRITPATH_FORWARD_IF_ERROR(reduce_columns(local, definitions, conv, comm, my_map, G, sums));
+  CRITPATH_FORWARD_IF_ERROR(reduce_counters(local, comm, my_map, G, sums));
+  if (rank == 0) fill_global(sums, definitions, size, G, out);
   return Status::kOk;
 }
 

@@ -89,46 +89,15 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   const uint32_t cur = open_.empty() ? kNoCall : open_.back();
   switch (e.kind) {
     case K::kEnter:
-      if (is_mpi(e.region)) {
-        CallRecord c;
-        c.enter = c.exit = to_global_(e.time);
-        c.node = node;
-        c.region = e.region;
-        c.location = location_;
-        if (gaps_on_) close_gap();
-        if (!location_has_mpi_) {
-          location_has_mpi_ = true;
-          ++t_.mpi_locations;
-        }
-        t_.calls.push_back(c);
-        open_.push_back(uint32_t(t_.calls.size() - 1));
-      }
+      if (is_mpi(e.region)) open_call(e, node);
       break;
     case K::kExit:
-      if (!open_.empty() && t_.calls[open_.back()].region == e.region) {
-        const uint32_t idx = open_.back();
-        t_.calls[idx].exit = to_global_(e.time);
-        const defs::MpiLifecycle life = defs_.regions.mpi(e.region).lifecycle;
-        if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
-        if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
-        open_.pop_back();
-      }
+      if (!open_.empty() && t_.calls[open_.back()].region == e.region) close_call(e);
       break;
     case K::kSend:
-    case K::kIsend: {
-      SendRecord s;
-      s.peer = world_rank(e.comm, e.peer);
-      s.comm = e.comm;
-      s.tag = e.tag;
-      s.call = cur;
-      s.complete_call = e.kind == K::kSend ? cur : kNoCall;
-      s.bytes = e.bytes;
-      if (s.peer >= 0) {
-        t_.sends.push_back(s);
-        if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
-      }
+    case K::kIsend:
+      add_send(e, cur);
       break;
-    }
     case K::kIsendComplete: {
       auto it = isend_by_req_.find(e.request);
       if (it != isend_by_req_.end()) {
@@ -151,48 +120,18 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
     case K::kIrecvRequest:
       irecv_post_[e.request] = {cur, post_seq_++};
       break;
-    case K::kIrecv: {
-      RecvRecord r;
-      r.peer = world_rank(e.comm, e.peer);
-      r.comm = e.comm;
-      r.tag = e.tag;
-      r.complete_call = cur;
-      r.bytes = e.bytes;
-      auto it = irecv_post_.find(e.request);
-      if (it != irecv_post_.end()) {
-        r.post_call = it->second.first;
-        r.post_seq = it->second.second;
-        irecv_post_.erase(it);
-      } else {
-        r.post_call = cur;
-        r.post_seq = post_seq_++;
-      }
-      if (r.peer >= 0) t_.recvs.push_back(r);
+    case K::kIrecv:
+      add_irecv(e, cur);
       break;
-    }
     case K::kRequestCancel:
       irecv_post_.erase(e.request);
       isend_by_req_.erase(e.request);
       icoll_by_req_.erase(e.request);
       break;
     case K::kCollEnd:
-    case K::kIcollPost: {
-      CollRecord c;
-      c.comm = e.comm;
-      c.op = e.region;
-      auto k = coll_kind_.find(e.region);
-      if (k == coll_kind_.end())
-        k = coll_kind_.emplace(e.region, coll_kind(defs_.regions.mpi(e.region).sync)).first;
-      c.kind = k->second;
-      c.root = e.root;
-      c.call = cur;
-      c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;
-      c.sent = e.bytes;
-      c.received = e.bytes_received;
-      t_.colls.push_back(c);
-      if (e.kind == K::kIcollPost) icoll_by_req_[e.request] = uint32_t(t_.colls.size() - 1);
+    case K::kIcollPost:
+      add_coll(e, cur);
       break;
-    }
     case K::kIcollComplete: {
       auto it = icoll_by_req_.find(e.request);
       if (it != icoll_by_req_.end()) {
@@ -206,6 +145,82 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       break;
   }
   prev_node_ = node;  // active after this event: the next gap_tick books to it
+}
+
+void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
+  CallRecord c;
+  c.enter = c.exit = to_global_(e.time);
+  c.node = node;
+  c.region = e.region;
+  c.location = location_;
+  if (gaps_on_) close_gap();
+  if (!location_has_mpi_) {
+    location_has_mpi_ = true;
+    ++t_.mpi_locations;
+  }
+  t_.calls.push_back(c);
+  open_.push_back(uint32_t(t_.calls.size() - 1));
+}
+
+void TimelineBuilder::close_call(const trace::Event& e) {
+  const uint32_t idx = open_.back();
+  t_.calls[idx].exit = to_global_(e.time);
+  const defs::MpiLifecycle life = defs_.regions.mpi(e.region).lifecycle;
+  if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
+  if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
+  open_.pop_back();
+}
+
+void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
+  using K = trace::EventKind;
+  SendRecord s;
+  s.peer = world_rank(e.comm, e.peer);
+  s.comm = e.comm;
+  s.tag = e.tag;
+  s.call = cur;
+  s.complete_call = e.kind == K::kSend ? cur : kNoCall;
+  s.bytes = e.bytes;
+  if (s.peer >= 0) {
+    t_.sends.push_back(s);
+    if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
+  }
+}
+
+void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
+  RecvRecord r;
+  r.peer = world_rank(e.comm, e.peer);
+  r.comm = e.comm;
+  r.tag = e.tag;
+  r.complete_call = cur;
+  r.bytes = e.bytes;
+  auto it = irecv_post_.find(e.request);
+  if (it != irecv_post_.end()) {
+    r.post_call = it->second.first;
+    r.post_seq = it->second.second;
+    irecv_post_.erase(it);
+  } else {
+    r.post_call = cur;
+    r.post_seq = post_seq_++;
+  }
+  if (r.peer >= 0) t_.recvs.push_back(r);
+}
+
+void TimelineBuilder::add_coll(const trace::Event& e, uint32_t cur) {
+  using K = trace::EventKind;
+  CollRecord c;
+  c.comm = e.comm;
+  c.op = e.region;
+  auto k = coll_kind_.find(e.region);
+  if (k == coll_kind_.end())
+    k = coll_kind_.emplace(e.region, coll_kind(defs_.regions.mpi(e.region).sync)).first;
+  c.kind = k->second;
+  c.root = e.root;
+  c.call = cur;
+  c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;
+  c.sent = e.bytes;
+  c.received = e.bytes_received;
+  t_.colls.push_back(c);
+  if (e.kind == K::kIcollPost) icoll_by_req_[e.request] = uint32_t(t_.colls.size() - 1);
 }
 
 void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {

@@ -175,6 +175,12 @@ class TimelineBuilder {
   std::vector<uint8_t> mpi_flat_;                // region -> 0 unknown, 1 not MPI, 2 MPI
   std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
+  // on_event's steps; `cur`: the open MPI call (kNoCall: none).
+  void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER
+  void close_call(const trace::Event& e);               // the EXIT of the open call
+  void add_send(const trace::Event& e, uint32_t cur);
+  void add_irecv(const trace::Event& e, uint32_t cur);
+  void add_coll(const trace::Event& e, uint32_t cur);  // a collective or its nonblocking post
   void on_rma(const trace::Event& e, uint32_t cur);
   uint64_t post_seq_ = 0;
   int32_t me_ = 0;

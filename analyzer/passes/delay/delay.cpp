@@ -223,129 +223,98 @@ void interval_vector(const engine::Timeline& t, const std::vector<double>& wait_
 
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
 // wait-state pass books: per call the largest late-sender / late-receiver wait).
-std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
-  const engine::Timeline& t = *in.timeline;
-  const engine::P2pMatch& m = *in.match;
-  const defs::Definitions& defs = *in.definitions;
-  std::vector<Inst> out;
-  std::vector<uint8_t> has_ls(t.calls.size(), 0);
-  std::vector<int8_t> test_region;  // region id -> 1 a test call, 0 not, -1 not yet known
-  auto test_call = [&](uint32_t call) {
-    const uint32_t region = t.calls[call].region;
-    if (region >= test_region.size()) test_region.resize(size_t(region) + 1, -1);
-    if (test_region[region] < 0) test_region[region] = is_test_call(defs.regions, region) ? 1 : 0;
-    return test_region[region] == 1;
-  };
-  auto keep = [&](const Inst& v) {
-    if (v.causer < 0 || v.causer == in.my_rank || t.calls[v.call].location != 0) {
-      elsewhere += v.amount;  // not costed: a remainder
-      return;
-    }
-    out.push_back(v);
-  };
+class InstanceCollector {
+ public:
+  InstanceCollector(const DelayInput& in, double& elsewhere)
+      : in_(in), t_(*in.timeline), m_(*in.match), elsewhere_(elsewhere), has_ls_(t_.calls.size(), 0) {}
+
   // Late sender: receives are in completion order; per call the largest wait.
-  Inst group;
-  auto close = [&] {
-    if (group.call != kNoCall && group.amount > 0) {
-      has_ls[group.call] = 1;
-      keep(group);
+  void add_late_senders() {
+    Inst group;
+    auto close = [&] {
+      if (group.call != kNoCall && group.amount > 0) {
+        has_ls_[group.call] = 1;
+        keep(group);
+      }
+      group = Inst{};
+    };
+    for (uint32_t i = 0; i < t_.recvs.size(); ++i) {
+      const engine::RecvRecord& r = t_.recvs[i];
+      const double ts = m_.send_enter[i];
+      if (std::isnan(ts) || r.complete_call == kNoCall || m_.send_group[i] == UINT32_MAX) continue;
+      if (r.complete_call != group.call) close();
+      if (test_call(r.complete_call)) continue;
+      const engine::CallRecord& c = t_.calls[r.complete_call];
+      const double idle = std::min(ts, c.exit) - c.enter;
+      if (idle > 0 && idle > group.amount) {
+        group.call = r.complete_call;
+        group.amount = idle;
+        group.cause_time = ts;
+        group.causer = r.peer;
+        group.family = kDelayLateSender;
+        group.cause_kind = kCauseSend;
+        group.cause_a = m_.send_group[i];  // the message, as the sender names it
+        group.cause_b = m_.send_pos[i];
+      }
     }
-    group = Inst{};
-  };
-  for (uint32_t i = 0; i < t.recvs.size(); ++i) {
-    const engine::RecvRecord& r = t.recvs[i];
-    const double ts = m.send_enter[i];
-    if (std::isnan(ts) || r.complete_call == kNoCall || m.send_group[i] == UINT32_MAX) continue;
-    if (r.complete_call != group.call) close();
-    if (test_call(r.complete_call)) continue;
-    const engine::CallRecord& c = t.calls[r.complete_call];
-    const double idle = std::min(ts, c.exit) - c.enter;
-    if (idle > 0 && idle > group.amount) {
-      group.call = r.complete_call;
-      group.amount = idle;
-      group.cause_time = ts;
-      group.causer = r.peer;
-      group.family = kDelayLateSender;
-      group.cause_kind = kCauseSend;
-      group.cause_a = m.send_group[i];  // the message, as the sender names it
-      group.cause_b = m.send_pos[i];
-    }
+    close();
   }
-  close();
+
   // Late receiver: per call the largest (the first of equals); calls with a late-sender wait
-  // are skipped.
-  std::vector<Inst> lr;
-  for (uint32_t i = 0; i < t.sends.size(); ++i) {
-    const engine::SendRecord& s = t.sends[i];
-    const double tp = m.recv_post_enter[i];
-    if (std::isnan(tp) || s.complete_call == kNoCall || m.group[i] == UINT32_MAX) continue;
-    const engine::CallRecord& c = t.calls[s.complete_call];
-    const double idle = tp - c.enter;
-    if (c.exit <= tp || !(idle > 0)) continue;
-    Inst v;
-    v.call = s.complete_call;
-    v.amount = idle;
-    v.cause_time = tp;
-    v.causer = s.peer;
-    v.family = kDelayLateReceiver;
-    v.cause_kind = kCauseRecv;
-    v.cause_a = m.group[i];  // this send's (group, position): the receiver resolves it
-    v.cause_b = m.pos[i];
-    lr.push_back(v);
-  }
-  std::stable_sort(lr.begin(), lr.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
-  for (size_t i = 0; i < lr.size();) {
-    size_t best = i, j = i;
-    for (; j < lr.size() && lr[j].call == lr[i].call; ++j)
-      if (lr[j].amount > lr[best].amount) best = j;
-    if (!has_ls[lr[best].call]) keep(lr[best]);
-    i = j;
-  }
-  // Collectives: the latecomer (or root, or last sender) causes the others' waits.
-  std::unordered_map<uint32_t, uint32_t> ordinal;  // comm -> instances seen
-  const auto& cs = *in.csync;
-  for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
-    const engine::CollRecord& c = t.colls[i];
-    const uint32_t nth = ordinal[c.comm]++;
-    const engine::CollSync& s = cs[i];
-    if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
-    if (!engine::synchronizes(c.kind, s)) continue;
-    const engine::CallRecord& wc = t.calls[c.complete_call];
-    Inst v;
-    v.call = c.complete_call;
-    v.cause_kind = kCauseColl;
-    v.cause_a = c.comm;
-    v.cause_b = nth;
-    switch (c.kind) {
-      case CollKind::kBarrier:
-      case CollKind::kNxN:
-        v.amount = std::min(s.latest_begin, wc.exit) - wc.enter;
-        v.cause_time = s.latest_begin;
-        v.causer = s.latest_rank;
-        v.family = c.kind == CollKind::kBarrier ? kDelayBarrier : kDelayNxN;
-        break;
-      case CollKind::kOneToN:
-        if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) continue;
-        v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
-        v.cause_time = s.root_begin;
-        v.causer = world_rank_of(defs.comms, c.comm, c.root, in.my_rank);
-        v.family = kDelayLateBroadcast;
-        break;
-      case CollKind::kNToOne:
-        if (s.my_comm_rank != c.root || s.latest_sender_rank < 0) continue;
-        v.amount = std::min(s.latest_sender_begin, wc.exit) - wc.enter;
-        v.cause_time = s.latest_sender_begin;
-        v.causer = s.latest_sender_rank;
-        v.family = kDelayEarlyReduce;
-        break;
-      default:
-        continue;
+  // are skipped. After add_late_senders.
+  void add_late_receivers() {
+    std::vector<Inst> lr;
+    for (uint32_t i = 0; i < t_.sends.size(); ++i) {
+      const engine::SendRecord& s = t_.sends[i];
+      const double tp = m_.recv_post_enter[i];
+      if (std::isnan(tp) || s.complete_call == kNoCall || m_.group[i] == UINT32_MAX) continue;
+      const engine::CallRecord& c = t_.calls[s.complete_call];
+      const double idle = tp - c.enter;
+      if (c.exit <= tp || !(idle > 0)) continue;
+      Inst v;
+      v.call = s.complete_call;
+      v.amount = idle;
+      v.cause_time = tp;
+      v.causer = s.peer;
+      v.family = kDelayLateReceiver;
+      v.cause_kind = kCauseRecv;
+      v.cause_a = m_.group[i];  // this send's (group, position): the receiver resolves it
+      v.cause_b = m_.pos[i];
+      lr.push_back(v);
     }
-    if (v.amount > 0) keep(v);
+    std::stable_sort(lr.begin(), lr.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+    for (size_t i = 0; i < lr.size();) {
+      size_t best = i, j = i;
+      for (; j < lr.size() && lr[j].call == lr[i].call; ++j)
+        if (lr[j].amount > lr[best].amount) best = j;
+      if (!has_ls_[lr[best].call]) keep(lr[best]);
+      i = j;
+    }
   }
+
+  // Collectives: the latecomer (or root, or last sender) causes the others' waits.
+  void add_collectives() {
+    std::unordered_map<uint32_t, uint32_t> ordinal;  // comm -> instances seen
+    const auto& cs = *in_.csync;
+    for (uint32_t i = 0; i < t_.colls.size() && i < cs.size(); ++i) {
+      const engine::CollRecord& c = t_.colls[i];
+      const uint32_t nth = ordinal[c.comm]++;
+      const engine::CollSync& s = cs[i];
+      if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
+      if (!engine::synchronizes(c.kind, s)) continue;
+      Inst v;
+      v.call = c.complete_call;
+      v.cause_kind = kCauseColl;
+      v.cause_a = c.comm;
+      v.cause_b = nth;
+      if (collective_cause(c, s, v) && v.amount > 0) keep(v);
+    }
+  }
+
   // One-sided: every booked wait of a top-level pattern, with its cause as the RMA pass found it.
-  if (in.rma)
-    for (const RmaWait& w : *in.rma) {
+  void add_rma() {
+    if (!in_.rma) return;
+    for (const RmaWait& w : *in_.rma) {
       Inst v;
       v.call = w.call;
       v.amount = w.amount;
@@ -357,8 +326,75 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
       v.cause_b = w.nth;
       if (v.amount > 0) keep(v);
     }
-  std::stable_sort(out.begin(), out.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
-  return out;
+  }
+
+  // The instances kept, by call.
+  std::vector<Inst> take() {
+    std::stable_sort(out_.begin(), out_.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+    return std::move(out_);
+  }
+
+ private:
+  bool test_call(uint32_t call) {
+    const uint32_t region = t_.calls[call].region;
+    if (region >= test_region_.size()) test_region_.resize(size_t(region) + 1, -1);
+    if (test_region_[region] < 0) test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
+    return test_region_[region] == 1;
+  }
+  void keep(const Inst& v) {
+    if (v.causer < 0 || v.causer == in_.my_rank || t_.calls[v.call].location != 0) {
+      elsewhere_ += v.amount;  // not costed: a remainder
+      return;
+    }
+    out_.push_back(v);
+  }
+  // The amount, cause and family of the wait in collective `c` (synchronizing, at least two
+  // ranks) into `v`; false when this rank did not wait for anyone there.
+  bool collective_cause(const engine::CollRecord& c, const engine::CollSync& s, Inst& v) const {
+    const engine::CallRecord& wc = t_.calls[c.complete_call];
+    switch (c.kind) {
+      case CollKind::kBarrier:
+      case CollKind::kNxN:
+        v.amount = std::min(s.latest_begin, wc.exit) - wc.enter;
+        v.cause_time = s.latest_begin;
+        v.causer = s.latest_rank;
+        v.family = c.kind == CollKind::kBarrier ? kDelayBarrier : kDelayNxN;
+        return true;
+      case CollKind::kOneToN:
+        if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) return false;
+        v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
+        v.cause_time = s.root_begin;
+        v.causer = world_rank_of(in_.definitions->comms, c.comm, c.root, in_.my_rank);
+        v.family = kDelayLateBroadcast;
+        return true;
+      case CollKind::kNToOne:
+        if (s.my_comm_rank != c.root || s.latest_sender_rank < 0) return false;
+        v.amount = std::min(s.latest_sender_begin, wc.exit) - wc.enter;
+        v.cause_time = s.latest_sender_begin;
+        v.causer = s.latest_sender_rank;
+        v.family = kDelayEarlyReduce;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  const DelayInput& in_;
+  const engine::Timeline& t_;
+  const engine::P2pMatch& m_;
+  double& elsewhere_;
+  std::vector<Inst> out_;
+  std::vector<uint8_t> has_ls_;      // per call: a late-sender wait was kept
+  std::vector<int8_t> test_region_;  // region id -> 1 a test call, 0 not, -1 not yet known
+};
+
+std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
+  InstanceCollector collect(in, elsewhere);
+  collect.add_late_senders();
+  collect.add_late_receivers();
+  collect.add_collectives();
+  collect.add_rma();
+  return collect.take();
 }
 
 // What C keeps of each wait it caused, for the long-term cost once r_v is known.
@@ -574,88 +610,133 @@ class DistributedPropagation {
 
 }  // namespace
 
-Status compute_delay(const DelayInput& in, const engine::Group& group, engine::MetricStore& store,
-                     DelayResult& out) {
-  const engine::Timeline& t = *in.timeline;
-  const std::vector<int>& l2g = *in.local_to_global;
-  const int P = group.size();
-  out = DelayResult{};
+namespace {
 
-  int st_slot[kDelayFamilies], lt_slot[kDelayFamilies];
+// The metric slots the delay analysis books to.
+struct DelaySlots {
+  int short_term[kDelayFamilies], long_term[kDelayFamilies];
+  int short_total, long_total;
+  int direct, indirect, propagating, terminal;
+};
+
+DelaySlots delay_slots(engine::MetricStore& store) {
+  DelaySlots s;
   static const char* kFamily[kDelayFamilies] = {"late_sender", "late_receiver", "barrier",
                                                 "nxn", "late_broadcast", "early_reduce", "rma"};
   for (int f = 0; f < kDelayFamilies; ++f) {
-    st_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_short_term");
-    lt_slot[f] = store.slot(std::string("delay_") + kFamily[f] + "_long_term");
+    s.short_term[f] = store.slot(std::string("delay_") + kFamily[f] + "_short_term");
+    s.long_term[f] = store.slot(std::string("delay_") + kFamily[f] + "_long_term");
   }
-  const int st_total = store.slot("delay_cost_short_term");
-  const int lt_total = store.slot("delay_cost_long_term");
-  const int s_direct = store.slot("wait_direct"), s_indirect = store.slot("wait_indirect");
-  const int s_prop = store.slot("wait_propagating"), s_term = store.slot("wait_terminal");
-  auto gid_of_call = [&](uint32_t call) -> long {
+  s.short_total = store.slot("delay_cost_short_term");
+  s.long_total = store.slot("delay_cost_long_term");
+  s.direct = store.slot("wait_direct");
+  s.indirect = store.slot("wait_indirect");
+  s.propagating = store.slot("wait_propagating");
+  s.terminal = store.slot("wait_terminal");
+  return s;
+}
+
+// What the steps of compute_delay share.
+struct DelayState {
+  DelayState(const DelayInput& in, int P)
+      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P), narrow_ids(in.n_callpaths <= 65535),
+        sync(t, *in.csync, *in.definitions, in.my_rank) {}
+
+  const DelayInput& in;
+  const engine::Timeline& t;
+  const std::vector<int>& l2g;
+  const int P;
+  const bool narrow_ids;  // call paths travel as u16 (else u32)
+  SyncIndex sync;
+  // Step 1.
+  std::vector<Inst> inst;
+  std::vector<double> wait_of;        // per call: the waiting time inside it
+  std::vector<uint32_t> inst_before;  // inst_before[k]: the instances of calls before call k
+  std::vector<uint32_t> gsync;        // the global synchronizations (phase boundaries), ascending
+  // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
+  Vec raw, tw, tc;
+  std::vector<std::vector<uint32_t>> sent_to;  // per causer: the instances, replies come in this order
+  // Step 3.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
+  std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
+  std::vector<double> base, prop;                   // per instance
+  std::vector<double> indirect;                     // per instance: the causer's reply
+  std::vector<Caused> caused;
+  std::vector<std::pair<uint32_t, double>> dflat;   // delay vectors
+  std::vector<std::pair<uint32_t, double>> edges;   // (u, a_u / D) per caused
+  std::vector<uint32_t> edge_begin;                 // per caused, into edges
+  uint64_t expected_r = 0;  // the distributed propagation: the r_v records this rank will get
+  // Step 4.
+  std::vector<double> r_caused;  // r_v of each wait this rank caused
+
+  uint32_t phase_of(uint32_t call) const {
+    return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
+  }
+  long gid_of_call(uint32_t call) const {
     const int32_t node = t.calls[call].node;
     return node >= 0 && size_t(node) < l2g.size() ? long(l2g[size_t(node)]) : -1;
-  };
+  }
+};
 
-  // --- 1. Instances; the waiting time inside each call (to exclude from time vectors).
+// --- 1. Instances; the waiting time inside each call (to exclude from time vectors).
+void find_instances(DelayState& s, DelayResult& out) {
+  const engine::Timeline& t = s.t;
   double elsewhere = 0;
-  const std::vector<Inst> inst = wait_instances(in, elsewhere);
+  s.inst = wait_instances(s.in, elsewhere);
+  const std::vector<Inst>& inst = s.inst;
   out.instances = inst.size();
   out.remainder_s += elsewhere;
   out.analysed_s += elsewhere;
   for (const Inst& v : inst) out.analysed_s += v.amount;
-  std::vector<double> wait_of(t.calls.size(), 0.0);
-  for (const WaitRecord& r : in.waits->records) {
+  s.wait_of.assign(t.calls.size(), 0.0);
+  for (const WaitRecord& r : s.in.waits->records) {
     const engine::CallRecord& c = t.calls[r.call];
-    wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
-    wait_of[r.call] = std::min(wait_of[r.call], c.exit - c.enter);
+    s.wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+    s.wait_of[r.call] = std::min(s.wait_of[r.call], c.exit - c.enter);
   }
-  // inst_before[k]: the instances of calls before call k (inst is sorted by call).
-  std::vector<uint32_t> inst_before(t.calls.size() + 1, 0);
+  // inst is sorted by call.
+  s.inst_before.assign(t.calls.size() + 1, 0);
   for (size_t k = 0, j = 0; k <= t.calls.size(); ++k) {
     while (j < inst.size() && inst[j].call < k) ++j;
-    inst_before[k] = uint32_t(j);
+    s.inst_before[k] = uint32_t(j);
   }
-  SyncIndex sync(t, *in.csync, *in.definitions, in.my_rank);
   // The global synchronizations (barrier / N x N over all ranks that moves data): phase
   // boundaries.
-  std::vector<uint32_t> gsync;
-  for (uint32_t i = 0; i < t.colls.size() && i < in.csync->size(); ++i) {
+  for (uint32_t i = 0; i < t.colls.size() && i < s.in.csync->size(); ++i) {
     const engine::CollRecord& c = t.colls[i];
-    const engine::CollSync& cs = (*in.csync)[i];
-    if (cs.valid && cs.comm_size == P && c.complete_call != kNoCall &&
+    const engine::CollSync& cs = (*s.in.csync)[i];
+    if (cs.valid && cs.comm_size == s.P && c.complete_call != kNoCall &&
         t.calls[c.complete_call].location == 0 &&
         (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN) && engine::synchronizes(c.kind, cs))
-      gsync.push_back(c.complete_call);
+      s.gsync.push_back(c.complete_call);
   }
-  std::sort(gsync.begin(), gsync.end());
-  auto phase_of = [&](uint32_t call) {
-    return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
-  };
+  std::sort(s.gsync.begin(), s.gsync.end());
+}
 
-  // --- 2. W -> C: [kind u8][n u8][a u32][b u32][v_ref u32][amount f32], then
-  //        n x ([call path u16, or u32 beyond 65535 call paths][seconds f32]); (a, b) = the
-  //        message as P2pMatch names it, or (communicator, instance) of a collective. Single
-  //        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
-  //        payload per message is what the analysis budget counts.
-  const bool narrow_ids = in.n_callpaths <= 65535;
+// --- 2. W -> C: [kind u8][n u8][a u32][b u32][v_ref u32][amount f32], then
+//        n x ([call path u16, or u32 beyond 65535 call paths][seconds f32]); (a, b) = the
+//        message as P2pMatch names it, or (communicator, instance) of a collective. Single
+//        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
+//        payload per message is what the analysis budget counts.
+void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vector<int>& counts,
+                       DelayResult& out) {
+  const std::vector<Inst>& inst = s.inst;
+  Vec& tw = s.tw;
   // Instances by causer (stable): the buffer comes out contiguous per destination.
   std::vector<uint32_t> by_causer(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
   std::stable_sort(by_causer.begin(), by_causer.end(),
                    [&](uint32_t x, uint32_t y) { return inst[x].causer < inst[y].causer; });
-  std::vector<int> counts(static_cast<size_t>(P), 0), rcounts;
-  std::vector<unsigned char> flat, recv;
+  counts.assign(static_cast<size_t>(s.P), 0);
   flat.reserve(inst.size() * 64);
-  Vec raw, tw, tc;
-  std::vector<std::vector<uint32_t>> sent_to(static_cast<size_t>(P));  // replies come in this order
+  s.sent_to.resize(static_cast<size_t>(s.P));
   for (uint32_t j : by_causer) {
     const Inst& v = inst[j];
-    if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
+    if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
       continue;
     }
-    interval_vector(t, wait_of, l2g, sync.before(v.causer, v.call), v.call, raw, tw);
+    interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
     // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
     // spurious differences of at most that size).
     tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }),
@@ -674,213 +755,334 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     put<uint32_t>(flat, j);
     put<float>(flat, float(v.amount));
     for (const auto& [g, sec] : tw) {
-      if (narrow_ids) put<uint16_t>(flat, uint16_t(g));
+      if (s.narrow_ids) put<uint16_t>(flat, uint16_t(g));
       else put<uint32_t>(flat, g);
       put<float>(flat, float(sec));
     }
     counts[size_t(v.causer)] += int(flat.size() - at);
-    sent_to[size_t(v.causer)].push_back(j);
+    s.sent_to[size_t(v.causer)].push_back(j);
   }
   out.bytes_sent += flat.size();
-  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+}
 
-  // --- 3. At C, per wait it caused.
-  std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
-  for (uint32_t i = 0; i < t.colls.size(); ++i) coll_by_comm[t.colls[i].comm].push_back(i);
-  std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
-  for (const engine::CollRecord& c : t.win_colls) wcoll_by_win[c.comm].push_back(c.call);
-  std::vector<double> base(inst.size(), 0.0), prop(inst.size(), 0.0);
-  std::vector<Caused> caused;
-  std::vector<std::pair<uint32_t, double>> dflat;              // delay vectors
-  std::vector<std::pair<uint32_t, double>> edges;              // (u, a_u / D) per caused
-  std::vector<uint32_t> edge_begin;                            // per caused, into edges
-  std::vector<unsigned char> back;  // C -> W replies, contiguous per W (recv is per source)
-  std::vector<int> back_counts(static_cast<size_t>(P), 0);
-  uint64_t expected_r = 0;
+// Step 3: the causing call here of a wait of rank `w` that names its cause (kind, a, b), and
+// the family (what kind of wait it caused); kNoCall / kDelayFamilies when not found.
+void find_cause(const DelayState& s, int w, uint8_t kind, uint32_t a, uint32_t b, uint32_t& e, int& family) {
+  const engine::Timeline& t = s.t;
+  e = kNoCall;
+  family = kDelayFamilies;
+  if (kind == kCauseSend) {
+    const uint32_t si = s.in.match->send_of(w, a, b);
+    if (si < t.sends.size()) e = t.sends[si].call;
+    family = kDelayLateSender;
+  } else if (kind == kCauseRecv) {
+    const uint32_t ri = s.in.match->recv_of(w, a, b);
+    if (ri < t.recvs.size()) e = t.recvs[ri].post_call;
+    family = kDelayLateReceiver;
+  } else if (kind == kCauseColl) {
+    auto it = s.coll_by_comm.find(a);
+    if (it != s.coll_by_comm.end() && b < it->second.size()) {
+      const engine::CollRecord& c = t.colls[it->second[b]];
+      e = c.call;
+      family = c.kind == CollKind::kBarrier  ? kDelayBarrier
+               : c.kind == CollKind::kNxN    ? kDelayNxN
+               : c.kind == CollKind::kOneToN ? kDelayLateBroadcast
+               : c.kind == CollKind::kNToOne ? kDelayEarlyReduce
+                                             : kDelayFamilies;
+    }
+  } else if (kind == kCauseCall) {
+    e = a;
+    family = kDelayRma;
+  } else if (kind == kCauseWinColl) {
+    auto it = s.wcoll_by_win.find(a);
+    if (it != s.wcoll_by_win.end() && b < it->second.size()) e = it->second[b];
+    family = kDelayRma;
+  }
+}
+
+// Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
+// vector since their previous synchronization, d, D, scale; the short-term cost; the local
+// part of the propagated costs. Returns the indirect share to reply.
+double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
+                        uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
+  const engine::Timeline& t = s.t;
+  const std::vector<Inst>& inst = s.inst;
+  const uint32_t from = s.sync.before(w, e);
+  interval_vector(t, s.wait_of, s.l2g, from, e, s.raw, s.tc);
+  const uint32_t d_begin = uint32_t(s.dflat.size());
+  const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
+  // C's own waits strictly inside (from, e).
+  const uint32_t lo = from == kNone ? 0 : from + 1;
+  const auto u0 = inst.begin() + s.inst_before[std::min<size_t>(lo, t.calls.size())];
+  const auto u1 = inst.begin() + s.inst_before[e];
+  double sum_w = 0;
+  for (auto u = u0; u != u1; ++u) sum_w += u->amount;
+  const double D = sum_d + sum_w;
+  const double scale = D > 0 ? std::min(1.0, amount / D) : 0.0;
+  for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
+    store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
+    store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
+  }
+  out.remainder_s += amount - scale * D;
+  s.edge_begin.push_back(uint32_t(s.edges.size()));
+  for (auto u = u0; u != u1; ++u) {
+    const uint32_t ui = uint32_t(u - inst.begin());
+    s.base[ui] += scale * u->amount;
+    s.prop[ui] = std::max(s.prop[ui], scale * u->amount);
+    s.edges.push_back({ui, u->amount / D});
+  }
+  // The batch of the propagation: this rank's phase at the causing call (the same as
+  // the wait's unless the message crossed a global synchronization; then its cost
+  // goes to the remainder).
+  s.caused.push_back({int32_t(w), v_ref, s.phase_of(e), uint8_t(family), D, d_begin,
+                      uint32_t(s.dflat.size()), t.calls[e].enter});
+  return scale * sum_w;
+}
+
+// --- 3. At C, per wait it caused (`recv`, `rcounts` from step 2): its cost, and the reply to W
+//        of the indirect share, into `back` (contiguous per W, as recv is per source).
+Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
+                         const std::vector<unsigned char>& recv, const std::vector<int>& rcounts,
+                         std::vector<unsigned char>& back, std::vector<int>& back_counts, DelayResult& out) {
+  const engine::Timeline& t = s.t;
+  for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
+  for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
+  s.base.assign(s.inst.size(), 0.0);
+  s.prop.assign(s.inst.size(), 0.0);
+  back_counts.assign(static_cast<size_t>(s.P), 0);
   back.reserve(recv.size() / 4);
-  {
-    const unsigned char* p = recv.data();
-    for (int w = 0; w < P; ++w) {
-      const unsigned char* end = p + rcounts[size_t(w)];
-      while (p < end) {
-        uint8_t kind = 0, n = 0;
-        uint32_t a = 0, b = 0, v_ref = 0;
-        float amount_f = 0;
-        const size_t entry = narrow_ids ? 6 : 8;
-        if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) || !get(p, end, b) ||
-            !get(p, end, v_ref) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * entry)
-          return Status::kCorrupt;
-        const double amount = amount_f;
-        tw.resize(n);
-        for (uint32_t k = 0; k < n; ++k) {
-          float sec = 0;
-          if (narrow_ids) {
-            uint16_t g16 = 0;
-            get(p, end, g16);
-            tw[k].first = g16;
-          } else {
-            get(p, end, tw[k].first);
-          }
-          get(p, end, sec);
-          tw[k].second = sec;
-        }
-        // The causing call here.
-        // The causing call here, and the family (what kind of wait it caused).
-        uint32_t e = kNoCall;
-        int family = kDelayFamilies;
-        if (kind == kCauseSend) {
-          const uint32_t si = in.match->send_of(w, a, b);
-          if (si < t.sends.size()) e = t.sends[si].call;
-          family = kDelayLateSender;
-        } else if (kind == kCauseRecv) {
-          const uint32_t ri = in.match->recv_of(w, a, b);
-          if (ri < t.recvs.size()) e = t.recvs[ri].post_call;
-          family = kDelayLateReceiver;
-        } else if (kind == kCauseColl) {
-          auto it = coll_by_comm.find(a);
-          if (it != coll_by_comm.end() && b < it->second.size()) {
-            const engine::CollRecord& c = t.colls[it->second[b]];
-            e = c.call;
-            family = c.kind == CollKind::kBarrier  ? kDelayBarrier
-                     : c.kind == CollKind::kNxN    ? kDelayNxN
-                     : c.kind == CollKind::kOneToN ? kDelayLateBroadcast
-                     : c.kind == CollKind::kNToOne ? kDelayEarlyReduce
-                                                   : kDelayFamilies;
-          }
-        } else if (kind == kCauseCall) {
-          e = a;
-          family = kDelayRma;
-        } else if (kind == kCauseWinColl) {
-          auto it = wcoll_by_win.find(a);
-          if (it != wcoll_by_win.end() && b < it->second.size()) e = it->second[b];
-          family = kDelayRma;
-        }
-        ++expected_r;  // the distributed propagation: W tells r_v for each wait it sent
-        double indirect = 0;
-        if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies) {
-          out.remainder_s += amount;  // the cause is not on this rank's main thread
+  Vec& tw = s.tw;
+  const unsigned char* p = recv.data();
+  for (int w = 0; w < s.P; ++w) {
+    const unsigned char* end = p + rcounts[size_t(w)];
+    while (p < end) {
+      uint8_t kind = 0, n = 0;
+      uint32_t a = 0, b = 0, v_ref = 0;
+      float amount_f = 0;
+      const size_t entry = s.narrow_ids ? 6 : 8;
+      if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) || !get(p, end, b) ||
+          !get(p, end, v_ref) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * entry)
+        return Status::kCorrupt;
+      const double amount = amount_f;
+      tw.resize(n);
+      for (uint32_t k = 0; k < n; ++k) {
+        float sec = 0;
+        if (s.narrow_ids) {
+          uint16_t g16 = 0;
+          get(p, end, g16);
+          tw[k].first = g16;
         } else {
-          const uint32_t from = sync.before(w, e);
-          interval_vector(t, wait_of, l2g, from, e, raw, tc);
-          const uint32_t d_begin = uint32_t(dflat.size());
-          const double sum_d = delay_vector(tc, tw, dflat);
-          // C's own waits strictly inside (from, e).
-          const uint32_t lo = from == kNone ? 0 : from + 1;
-          const auto u0 = inst.begin() + inst_before[std::min<size_t>(lo, t.calls.size())];
-          const auto u1 = inst.begin() + inst_before[e];
-          double sum_w = 0;
-          for (auto u = u0; u != u1; ++u) sum_w += u->amount;
-          const double D = sum_d + sum_w;
-          const double scale = D > 0 ? std::min(1.0, amount / D) : 0.0;
-          for (uint32_t x = d_begin; x < dflat.size(); ++x) {
-            store.add(st_slot[family], dflat[x].first, scale * dflat[x].second);
-            store.add(st_total, dflat[x].first, scale * dflat[x].second);
-          }
-          out.remainder_s += amount - scale * D;
-          edge_begin.push_back(uint32_t(edges.size()));
-          for (auto u = u0; u != u1; ++u) {
-            const uint32_t ui = uint32_t(u - inst.begin());
-            base[ui] += scale * u->amount;
-            prop[ui] = std::max(prop[ui], scale * u->amount);
-            edges.push_back({ui, u->amount / D});
-          }
-          indirect = scale * sum_w;
-          // The batch of the propagation: this rank's phase at the causing call (the same as
-          // the wait's unless the message crossed a global synchronization; then its cost
-          // goes to the remainder).
-          caused.push_back({int32_t(w), v_ref, phase_of(e), uint8_t(family), D, d_begin,
-                            uint32_t(dflat.size()), t.calls[e].enter});
+          get(p, end, tw[k].first);
         }
-        put<float>(back, float(indirect));
-        back_counts[size_t(w)] += 4;
+        get(p, end, sec);
+        tw[k].second = sec;
       }
+      uint32_t e = kNoCall;
+      int family = kDelayFamilies;
+      find_cause(s, w, kind, a, b, e, family);
+      ++s.expected_r;  // the distributed propagation: W tells r_v for each wait it sent
+      double indirect = 0;
+      if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies)
+        out.remainder_s += amount;  // the cause is not on this rank's main thread
+      else
+        indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
+      put<float>(back, float(indirect));
+      back_counts[size_t(w)] += 4;
     }
   }
-  edge_begin.push_back(uint32_t(edges.size()));
+  s.edge_begin.push_back(uint32_t(s.edges.size()));
+  return Status::kOk;
+}
 
-  out.bytes_sent += back.size();
-  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
-  back = std::vector<unsigned char>();
-  // The replies of each causer, in the order this rank sent it the waits.
-  std::vector<double> indirect(inst.size(), 0.0);
-  {
-    const unsigned char* p = recv.data();
-    for (int c = 0; c < P; ++c) {
-      const unsigned char* end = p + rcounts[size_t(c)];
-      for (uint32_t j : sent_to[size_t(c)]) {
-        float x = 0;
-        if (!get(p, end, x)) return Status::kCorrupt;
-        indirect[j] = x;
-      }
-      p = end;
+// The replies of each causer, in the order this rank sent it the waits.
+Status read_indirect_shares(DelayState& s, const std::vector<unsigned char>& recv, const std::vector<int>& rcounts) {
+  s.indirect.assign(s.inst.size(), 0.0);
+  const unsigned char* p = recv.data();
+  for (int c = 0; c < s.P; ++c) {
+    const unsigned char* end = p + rcounts[size_t(c)];
+    for (uint32_t j : s.sent_to[size_t(c)]) {
+      float x = 0;
+      if (!get(p, end, x)) return Status::kCorrupt;
+      s.indirect[j] = x;
     }
+    p = end;
   }
+  return Status::kOk;
+}
 
-  // --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
-  //        whose interval holds u of r_v * a_u / D_v, in reverse topological order.
-  //        Phases: global synchronizations (barrier / N x N over all ranks) cut the graph, as
-  //        no interval reaches back past one: costs flow only to the same or an earlier
-  //        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
-  //        kDelayGraphLimit instances (a larger single phase is one batch), and keeps only the
-  //        costs that cross into earlier batches: its memory is one batch, not the run.
-  uint64_t total = inst.size();
+// Step 4's batches: phases grouped into at most 4096 buckets, the same on every rank.
+struct DelayBuckets {
+  std::vector<uint32_t> of_inst, of_caused;  // per instance / caused record
+  std::vector<uint64_t> size;                // instances per bucket, over all ranks
+};
+
+Status count_buckets(DelayState& s, const engine::Group& group, DelayBuckets& bk, DelayResult& out) {
+  uint64_t total = s.inst.size();
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&total, 1, engine::ReduceOp::kSum));
   out.graph_instances = total;
-  std::vector<uint32_t> bucket_of_inst(inst.size()), bucket_of_caused(caused.size());
-  uint64_t n_buckets = 1;
-  {
-    uint64_t q = gsync.size() + 1;  // phases
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce(&q, 1, engine::ReduceOp::kMax));
-    n_buckets = std::min<uint64_t>(q, 4096);
-    auto bucket = [&](uint32_t phase) { return uint32_t(uint64_t(phase) * n_buckets / q); };
-    for (size_t j = 0; j < inst.size(); ++j) bucket_of_inst[j] = bucket(phase_of(inst[j].call));
-    for (size_t j = 0; j < caused.size(); ++j) bucket_of_caused[j] = bucket(caused[j].phase);
+  bk.of_inst.resize(s.inst.size());
+  bk.of_caused.resize(s.caused.size());
+  uint64_t q = s.gsync.size() + 1;  // phases
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&q, 1, engine::ReduceOp::kMax));
+  const uint64_t n_buckets = std::min<uint64_t>(q, 4096);
+  auto bucket = [&](uint32_t phase) { return uint32_t(uint64_t(phase) * n_buckets / q); };
+  for (size_t j = 0; j < s.inst.size(); ++j) bk.of_inst[j] = bucket(s.phase_of(s.inst[j].call));
+  for (size_t j = 0; j < s.caused.size(); ++j) bk.of_caused[j] = bucket(s.caused[j].phase);
+  bk.size.assign(n_buckets, 0);
+  for (uint32_t b : bk.of_inst) ++bk.size[b];
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(bk.size.data(), bk.size.size(), engine::ReduceOp::kSum));
+  return Status::kOk;
+}
+
+uint64_t wait_key(uint64_t rank, uint32_t ref) { return (rank << 32) | ref; }
+
+// A batch's part from this rank, buckets [lo, hi): [n_inst u32][n_caused u32],
+// n_inst x [ref u32][base f32], then per caused record [w i32][v_ref u32][n u32] and
+// n x [u u32][coef f32]. `my_caused`: the batch's caused records, in sending order.
+void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64_t hi,
+                std::vector<unsigned char>& mine, std::vector<uint32_t>& my_caused) {
+  auto in_batch = [&](uint32_t b) { return b >= lo && b < hi; };
+  // Only waits that receive cost (the u's of some edge, base > 0): a wait nobody's interval
+  // holds has r = 0, and the root treats a missing node so.
+  uint32_t n_mine = 0;
+  for (uint32_t j = 0; j < s.inst.size(); ++j) n_mine += in_batch(bk.of_inst[j]) && s.base[j] > 0 ? 1 : 0;
+  for (uint32_t j = 0; j < s.caused.size(); ++j)
+    if (in_batch(bk.of_caused[j])) my_caused.push_back(j);
+  put<uint32_t>(mine, n_mine);
+  put<uint32_t>(mine, uint32_t(my_caused.size()));
+  for (uint32_t j = 0; j < s.inst.size(); ++j)
+    if (in_batch(bk.of_inst[j]) && s.base[j] > 0) {
+      put<uint32_t>(mine, j);
+      put<float>(mine, float(s.base[j]));
+    }
+  for (uint32_t j : my_caused) {
+    put<int32_t>(mine, s.caused[j].w_rank);
+    put<uint32_t>(mine, s.caused[j].v_ref);
+    put<uint32_t>(mine, s.edge_begin[j + 1] - s.edge_begin[j]);
+    for (uint32_t x = s.edge_begin[j]; x < s.edge_begin[j + 1]; ++x) {
+      put<uint32_t>(mine, s.edges[x].first);
+      put<float>(mine, float(s.edges[x].second));
+    }
   }
-  std::vector<uint64_t> per_bucket(n_buckets, 0);
-  for (uint32_t bk : bucket_of_inst) ++per_bucket[bk];
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(per_bucket.data(), per_bucket.size(), engine::ReduceOp::kSum));
-  std::vector<double> r_caused(caused.size(), 0.0);  // r_v of each wait this rank caused
-  out.distributed = in.replay == DelayReplay::kDistributed ||
-                    (in.replay == DelayReplay::kAuto &&
-                     *std::max_element(per_bucket.begin(), per_bucket.end()) > kDelayGatherMax);
-  if (out.distributed) {
-    DistributedPropagation dp{inst, base, caused, edge_begin, edges, P};
-    CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, expected_r, r_caused, out));
+}
+
+// Rank 0's graph of one batch: a node per wait that receives cost, an edge list per caused
+// record.
+struct BatchGraph {
+  explicit BatchGraph(int P) : refs(static_cast<size_t>(P)), first_node(static_cast<size_t>(P), 0) {}
+  // (rank, instance) -> node, dense per rank: each rank's instances arrive ascending,
+  // nodes in that order.
+  std::vector<std::vector<uint32_t>> refs;
+  std::vector<uint64_t> first_node;
+  std::vector<double> r;
+  std::vector<uint64_t> v_of, e_begin{0};
+  std::vector<std::pair<uint64_t, double>> e_list;
+  std::vector<std::tuple<uint64_t, uint64_t, double>> cross;  // (v node, u key, coef)
+  std::vector<uint32_t> indeg;
+
+  uint64_t node_of(uint32_t rk, uint32_t ref) const {
+    if (rk >= refs.size() || ref >= refs[rk].size()) return UINT64_MAX;
+    const uint32_t i = refs[rk][ref];
+    return i == UINT32_MAX ? UINT64_MAX : first_node[rk] + i;
   }
-  std::unordered_map<uint64_t, double> pending;      // root: costs into earlier batches
-  auto key = [](uint64_t rank, uint32_t ref) { return (rank << 32) | ref; };
-  for (uint64_t hi = out.distributed ? 0 : n_buckets; hi > 0;) {
-    uint64_t lo = hi - 1, n_batch = per_bucket[lo];
-    while (lo > 0 && n_batch + per_bucket[lo - 1] <= in.batch_limit) n_batch += per_bucket[--lo];
-    ++out.batches;
-    out.largest_batch = std::max(out.largest_batch, n_batch);
-    auto in_batch = [&](uint32_t bk) { return bk >= lo && bk < hi; };
-    // [n_inst u32][n_caused u32], n_inst x [ref u32][base f32], then per caused record
-    // [w i32][v_ref u32][n u32] and n x [u u32][coef f32].
-    std::vector<unsigned char> mine;
-    std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
-    // Only waits that receive cost (the u's of some edge, base > 0): a wait nobody's interval
-    // holds has r = 0, and the root treats a missing node so.
-    uint32_t n_mine = 0;
-    for (uint32_t j = 0; j < inst.size(); ++j) n_mine += in_batch(bucket_of_inst[j]) && base[j] > 0 ? 1 : 0;
-    for (uint32_t j = 0; j < caused.size(); ++j)
-      if (in_batch(bucket_of_caused[j])) my_caused.push_back(j);
-    put<uint32_t>(mine, n_mine);
-    put<uint32_t>(mine, uint32_t(my_caused.size()));
-    for (uint32_t j = 0; j < inst.size(); ++j)
-      if (in_batch(bucket_of_inst[j]) && base[j] > 0) {
-        put<uint32_t>(mine, j);
-        put<float>(mine, float(base[j]));
+};
+
+// The root reads every rank's part of a batch (pack_batch) into `g`: the nodes first (their
+// base plus the cost `pending` carried from later batches), then the edges between them
+// (edges to waits of earlier batches go to g.cross). `r_counts`: caused records per rank.
+Status read_batch(BatchGraph& g, int P, const std::vector<unsigned char>& all, const std::vector<int>& lens,
+                  const std::vector<int>& displs, std::unordered_map<uint64_t, double>& pending,
+                  std::vector<int>& r_counts) {
+  r_counts.assign(static_cast<size_t>(P), 0);
+  for (int pass = 0; pass < 2; ++pass)  // nodes first, then the edges between them
+    for (int rk = 0; rk < P; ++rk) {
+      const unsigned char* p = all.data() + displs[size_t(rk)];
+      const unsigned char* end = p + lens[size_t(rk)];
+      uint32_t n = 0, nc = 0;
+      if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
+      if (pass == 0) g.first_node[size_t(rk)] = g.r.size();
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t ref = 0;
+        float b0 = 0;
+        if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
+        if (pass != 0) continue;
+        std::vector<uint32_t>& idx = g.refs[size_t(rk)];
+        if (ref >= idx.size()) idx.resize(size_t(ref) + 1, UINT32_MAX);
+        idx[ref] = uint32_t(g.r.size() - g.first_node[size_t(rk)]);
+        double carried = 0;
+        if (!pending.empty()) {
+          auto it = pending.find(wait_key(uint64_t(rk), ref));
+          if (it != pending.end()) {
+            carried = it->second;
+            pending.erase(it);
+          }
+        }
+        g.r.push_back(b0 + carried);
       }
-    for (uint32_t j : my_caused) {
-      put<int32_t>(mine, caused[j].w_rank);
-      put<uint32_t>(mine, caused[j].v_ref);
-      put<uint32_t>(mine, edge_begin[j + 1] - edge_begin[j]);
-      for (uint32_t x = edge_begin[j]; x < edge_begin[j + 1]; ++x) {
-        put<uint32_t>(mine, edges[x].first);
-        put<float>(mine, float(edges[x].second));
+      if (pass == 0) continue;
+      r_counts[size_t(rk)] = int(nc);
+      for (uint32_t j = 0; j < nc; ++j) {
+        int32_t w = 0;
+        uint32_t v_ref = 0, ne = 0;
+        if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
+        const uint64_t v = g.node_of(uint32_t(w), v_ref);
+        g.v_of.push_back(v);
+        for (uint32_t x = 0; x < ne; ++x) {
+          uint32_t u = 0;
+          float coef = 0;
+          if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
+          if (v == UINT64_MAX) continue;
+          const uint64_t un = g.node_of(uint32_t(rk), u);
+          if (un == UINT64_MAX) {
+            g.cross.emplace_back(v, wait_key(uint64_t(rk), u), coef);
+          } else {
+            if (g.indeg.size() < g.r.size()) g.indeg.resize(g.r.size(), 0);
+            g.e_list.push_back({un, coef});
+            ++g.indeg[un];
+          }
+        }
+        g.e_begin.push_back(g.e_list.size());
       }
     }
+  return Status::kOk;
+}
+
+// The root solves a batch's graph: r_v per caused record, rank after rank, into `r_all`; the
+// costs that cross into earlier batches into `pending`.
+void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, std::vector<double>& r_all,
+                 DelayResult& out) {
+  g.indeg.resize(g.r.size(), 0);
+  std::vector<uint8_t> handled(g.r.size(), 0);
+  for (uint64_t v : g.v_of)
+    if (v != UINT64_MAX) handled[v] = 1;
+  std::vector<uint8_t> done;
+  propagate_costs(g.r, g.v_of, g.e_begin, g.e_list, g.indeg, done);
+  // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there, as does
+  // the cost of a wait nobody costed.
+  for (size_t x = 0; x < g.r.size(); ++x)
+    if (!done[x] || !handled[x]) out.remainder_s += g.r[x];
+  for (const auto& [v, u, coef] : g.cross)
+    if (done[v]) pending[u] += coef * g.r[v];
+  for (uint64_t v : g.v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : g.r[v]);
+}
+
+// --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
+//        whose interval holds u of r_v * a_u / D_v, in reverse topological order.
+//        Phases: global synchronizations (barrier / N x N over all ranks) cut the graph, as
+//        no interval reaches back past one: costs flow only to the same or an earlier
+//        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
+//        kDelayGraphLimit instances (a larger single phase is one batch), and keeps only the
+//        costs that cross into earlier batches: its memory is one batch, not the run.
+Status propagate_gathered(DelayState& s, const engine::Group& group, const DelayBuckets& bk, DelayResult& out) {
+  std::unordered_map<uint64_t, double> pending;  // root: costs into earlier batches
+  for (uint64_t hi = out.distributed ? 0 : bk.size.size(); hi > 0;) {
+    uint64_t lo = hi - 1, n_batch = bk.size[lo];
+    while (lo > 0 && n_batch + bk.size[lo - 1] <= s.in.batch_limit) n_batch += bk.size[--lo];
+    ++out.batches;
+    out.largest_batch = std::max(out.largest_batch, n_batch);
+    std::vector<unsigned char> mine;
+    std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
+    pack_batch(s, bk, lo, hi, mine, my_caused);
     out.bytes_sent += mine.size();
     std::vector<unsigned char> all;
     std::vector<int> lens, displs;
@@ -889,118 +1091,86 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
     std::vector<double> r_all;  // root: r_v per caused record, rank after rank
     std::vector<int> r_counts;
     if (group.is_root()) {
-      // (rank, instance) -> node, dense per rank: each rank's instances arrive ascending,
-      // nodes in that order.
-      std::vector<std::vector<uint32_t>> refs(static_cast<size_t>(P));
-      std::vector<uint64_t> first_node(static_cast<size_t>(P), 0);
-      auto node_of = [&](uint32_t rk, uint32_t ref) -> uint64_t {
-        if (rk >= uint32_t(P) || ref >= refs[rk].size()) return UINT64_MAX;
-        const uint32_t i = refs[rk][ref];
-        return i == UINT32_MAX ? UINT64_MAX : first_node[rk] + i;
-      };
-      std::vector<double> r;
-      std::vector<uint8_t> handled;
-      std::vector<uint64_t> v_of, e_begin{0};
-      std::vector<std::pair<uint64_t, double>> e_list;
-      std::vector<std::tuple<uint64_t, uint64_t, double>> cross;  // (v node, u key, coef)
-      std::vector<uint32_t> indeg;
-      r_counts.assign(static_cast<size_t>(P), 0);
-      for (int pass = 0; pass < 2; ++pass)  // nodes first, then the edges between them
-        for (int rk = 0; rk < P; ++rk) {
-          const unsigned char* p = all.data() + displs[size_t(rk)];
-          const unsigned char* end = p + lens[size_t(rk)];
-          uint32_t n = 0, nc = 0;
-          if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
-          if (pass == 0) first_node[size_t(rk)] = r.size();
-          for (uint32_t i = 0; i < n; ++i) {
-            uint32_t ref = 0;
-            float b0 = 0;
-            if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
-            if (pass != 0) continue;
-            std::vector<uint32_t>& idx = refs[size_t(rk)];
-            if (ref >= idx.size()) idx.resize(size_t(ref) + 1, UINT32_MAX);
-            idx[ref] = uint32_t(r.size() - first_node[size_t(rk)]);
-            double carried = 0;
-            if (!pending.empty()) {
-              auto it = pending.find(key(uint64_t(rk), ref));
-              if (it != pending.end()) {
-                carried = it->second;
-                pending.erase(it);
-              }
-            }
-            r.push_back(b0 + carried);
-          }
-          if (pass == 0) continue;
-          r_counts[size_t(rk)] = int(nc);
-          for (uint32_t j = 0; j < nc; ++j) {
-            int32_t w = 0;
-            uint32_t v_ref = 0, ne = 0;
-            if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
-            const uint64_t v = node_of(uint32_t(w), v_ref);
-            v_of.push_back(v);
-            for (uint32_t x = 0; x < ne; ++x) {
-              uint32_t u = 0;
-              float coef = 0;
-              if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
-              if (v == UINT64_MAX) continue;
-              const uint64_t un = node_of(uint32_t(rk), u);
-              if (un == UINT64_MAX) {
-                cross.emplace_back(v, key(uint64_t(rk), u), coef);
-              } else {
-                if (indeg.size() < r.size()) indeg.resize(r.size(), 0);
-                e_list.push_back({un, coef});
-                ++indeg[un];
-              }
-            }
-            e_begin.push_back(e_list.size());
-          }
-        }
-      indeg.resize(r.size(), 0);
-      handled.assign(r.size(), 0);
-      for (uint64_t v : v_of)
-        if (v != UINT64_MAX) handled[v] = 1;
-      std::vector<uint8_t> done;
-      propagate_costs(r, v_of, e_begin, e_list, indeg, done);
-      // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there, as does
-      // the cost of a wait nobody costed.
-      for (size_t x = 0; x < r.size(); ++x)
-        if (!done[x] || !handled[x]) out.remainder_s += r[x];
-      for (const auto& [v, u, coef] : cross)
-        if (done[v]) pending[u] += coef * r[v];
-      for (uint64_t v : v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : r[v]);
+      BatchGraph g(s.P);
+      CRITPATH_FORWARD_IF_ERROR(read_batch(g, s.P, all, lens, displs, pending, r_counts));
+      solve_batch(g, pending, r_all, out);
     }
     std::vector<double> r_mine;
     CRITPATH_FORWARD_IF_ERROR(group.scatter_from_root(r_all, r_counts, r_mine));
     if (r_mine.size() != my_caused.size()) return Status::kCorrupt;
-    for (size_t i = 0; i < my_caused.size(); ++i) r_caused[my_caused[i]] = r_mine[i];
+    for (size_t i = 0; i < my_caused.size(); ++i) s.r_caused[my_caused[i]] = r_mine[i];
     hi = lo;
   }
   for (const auto& [k, cost] : pending) out.remainder_s += cost;  // reached no later batch
+  return Status::kOk;
+}
 
-  // --- 5. Long-term costs at C; the waiting side's classification at W.
-  for (size_t j = 0; j < caused.size(); ++j) {
-    const Caused& c = caused[j];
-    const double rv = r_caused[j];
+// --- 5. Long-term costs at C; the waiting side's classification at W.
+void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store, DelayResult& out) {
+  for (size_t j = 0; j < s.caused.size(); ++j) {
+    const Caused& c = s.caused[j];
+    const double rv = s.r_caused[j];
     if (!(rv > 0)) continue;
     if (!(c.D > 0)) {
       out.remainder_s += rv;
       continue;
     }
     for (uint32_t x = c.d_begin; x < c.d_end; ++x) {
-      const double v = rv * dflat[x].second / c.D;
-      store.add(lt_slot[c.family], dflat[x].first, v);
-      store.add(lt_total, dflat[x].first, v);
+      const double v = rv * s.dflat[x].second / c.D;
+      store.add(slot.long_term[c.family], s.dflat[x].first, v);
+      store.add(slot.long_total, s.dflat[x].first, v);
     }
   }
-  for (size_t j = 0; j < inst.size(); ++j) {
-    const long g = gid_of_call(inst[j].call);
-    const double a = inst[j].amount;
-    const double ind = std::min(indirect[j], a), pr = std::min(prop[j], a);
-    store.add(s_indirect, g, ind);
-    store.add(s_direct, g, a - ind);
-    store.add(s_prop, g, pr);
-    store.add(s_term, g, a - pr);
+}
+
+void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store) {
+  for (size_t j = 0; j < s.inst.size(); ++j) {
+    const long g = s.gid_of_call(s.inst[j].call);
+    const double a = s.inst[j].amount;
+    const double ind = std::min(s.indirect[j], a), pr = std::min(s.prop[j], a);
+    store.add(slot.indirect, g, ind);
+    store.add(slot.direct, g, a - ind);
+    store.add(slot.propagating, g, pr);
+    store.add(slot.terminal, g, a - pr);
   }
+}
+
+}  // namespace
+
+Status compute_delay(const DelayInput& in, const engine::Group& group, engine::MetricStore& store,
+                     DelayResult& out) {
+  const int P = group.size();
+  out = DelayResult{};
+  const DelaySlots slot = delay_slots(store);
+  DelayState s(in, P);
+  find_instances(s, out);
+
+  std::vector<unsigned char> flat, recv;
+  std::vector<int> counts, rcounts;
+  pack_wait_vectors(s, flat, counts, out);
+  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+
+  std::vector<unsigned char> back;
+  std::vector<int> back_counts;
+  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, rcounts, back, back_counts, out));
+  out.bytes_sent += back.size();
+  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
+  back = std::vector<unsigned char>();
+  CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv, rcounts));
+
+  DelayBuckets bk;
+  CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
+  s.r_caused.assign(s.caused.size(), 0.0);
+  out.distributed = in.replay == DelayReplay::kDistributed ||
+                    (in.replay == DelayReplay::kAuto && *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax);
+  if (out.distributed) {
+    DistributedPropagation dp{s.inst, s.base, s.caused, s.edge_begin, s.edges, P};
+    CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, s.expected_r, s.r_caused, out));
+  }
+  CRITPATH_FORWARD_IF_ERROR(propagate_gathered(s, group, bk, out));
+
+  book_long_term(s, slot, store, out);
+  classify_waits(s, slot, store);
   return Status::kOk;
 }
 

@@ -37,6 +37,14 @@ RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordin
   return n;
 }
 
+// What WinState::count counts per partner: epochs of each kind.
+enum { kCountStart = 0, kCountPost = 1, kCountLock = 2 };
+
+// Whether the ascending `sorted` holds `win`.
+bool holds(const std::vector<uint32_t>& sorted, uint32_t win) {
+  return std::binary_search(sorted.begin(), sorted.end(), win);
+}
+
 }  // namespace
 
 // Per window, the epochs open while scanning the rank's records.
@@ -94,55 +102,16 @@ void RmaSearch::scan() {
     if (definitions_.windows.find(win, d)) s.members = d.members;
     return s;
   };
-  enum { kCountStart = 0, kCountPost = 1, kCountLock = 2 };
-  // The passive epoch towards `target` open in `s` (created in a lock_all epoch on first use).
-  auto passive_of = [&](WinState& s, uint32_t win, int32_t target) -> Passive* {
-    auto it = s.locked.find(target);
-    if (it != s.locked.end()) return &passive_[it->second];
-    if (!s.lock_all || target < 0) return nullptr;
-    Passive p;
-    p.win = win;
-    p.target = target;
-    p.lock = 2;  // lock_all: a shared lock on every target
-    p.ordinal = s.count[{target, kCountLock}]++;
-    if (s.lock_all_call != kNoCall) p.calls.push_back(s.lock_all_call);
-    passive_.push_back(std::move(p));
-    s.locked[target] = passive_.size() - 1;
-    return &passive_.back();
-  };
-  auto add_call = [](Passive& p, uint32_t call) {
-    if (p.calls.empty() || p.calls.back() != call) p.calls.push_back(call);
-  };
-
   for (size_t i = 0; i < t_.rma.size();) {
     // The records of one call.
     size_t j = i;
     while (j < t_.rma.size() && t_.rma[j].call == t_.rma[i].call) ++j;
     const RmaRecord& r0 = t_.rma[i];
-    const uint32_t call = r0.call;
-    const CallRecord& c = t_.calls[call];
     const uint32_t win = r0.win;
     WinState& s = state(win);
     switch (r0.kind) {
       case MpiRma::kComm:
-        for (size_t k = i; k < j; ++k) {
-          const RmaRecord& r = t_.rma[k];
-          const int32_t target = s.world(r.peer);
-          if (c.node >= 0) {
-            if (size_t(c.node) >= bytes_.size()) bytes_.resize(size_t(c.node) + 1, {0, 0, 0});
-            bytes_[size_t(c.node)][r.op == RmaRecord::kPut ? 0 : r.op == RmaRecord::kGet ? 1 : 2] +=
-                double(r.bytes);
-          }
-          if (target < 0 || (k > i && t_.rma[k - 1].peer == r.peer)) continue;  // one per call
-          if (s.access >= 0) {
-            access_[size_t(s.access)].ops.push_back({call, target});
-          } else if (Passive* p = passive_of(s, win, target)) {
-            add_call(*p, call);
-          } else if (s.fences > 0) {
-            auto& last = s.fence_last[target];
-            if (c.exit > last.exit) last = {c.exit, c.enter, call};
-          }
-        }
+        scan_transfers(s, i, j);
         break;
       case MpiRma::kFence: {
         // Close fence epoch s.fences: tell each target when the last operation towards it ended.
@@ -152,103 +121,21 @@ void RmaSearch::scan() {
         ++s.fences;
         break;
       }
-      case MpiRma::kStart: {
-        Access a;
-        a.win = win;
-        a.start = call;
-        for (size_t k = i; k < j; ++k) {
-          const int32_t target = s.world(t_.rma[k].peer);
-          if (target >= 0) a.targets.push_back({target, s.count[{target, kCountStart}]++});
-        }
-        access_.push_back(std::move(a));
-        s.access = int64_t(access_.size() - 1);
-        break;
-      }
-      case MpiRma::kComplete: {
-        if (s.access < 0) break;
-        Access& a = access_[size_t(s.access)];
-        a.complete = call;
-        s.access = -1;
-        ++epochs_;
-        for (const auto& [target, ordinal] : a.targets) {
-          double last_op = t_.calls[a.start].exit;
-          for (const auto& [op, to] : a.ops)
-            if (to == target) last_op = std::max(last_op, t_.calls[op].exit);
-          out_.push_back(make_note(RmaNote::kComplete, target, win, ordinal, call, c.enter, last_op));
-        }
-        break;
-      }
-      case MpiRma::kPost: {
-        Exposure e;
-        e.win = win;
-        e.post = call;
-        for (size_t k = i; k < j; ++k) {
-          const int32_t origin = s.world(t_.rma[k].peer);
-          if (origin < 0) continue;
-          const uint32_t ordinal = s.count[{origin, kCountPost}]++;
-          e.origins.push_back({origin, ordinal});
-          out_.push_back(make_note(RmaNote::kPost, origin, win, ordinal, call, c.enter));
-        }
-        exposure_.push_back(std::move(e));
-        s.exposures.push_back(exposure_.size() - 1);
-        break;
-      }
+      case MpiRma::kStart:
+      case MpiRma::kComplete:
+      case MpiRma::kPost:
       case MpiRma::kWait:
-      case MpiRma::kTest: {
-        if (s.exposures.empty()) break;
-        Exposure& e = exposure_[s.exposures.front()];
-        s.exposures.erase(s.exposures.begin());
-        e.close = call;
-        e.blocking = r0.kind == MpiRma::kWait;
-        ++epochs_;
+      case MpiRma::kTest:
+        scan_pscw(s, i, j);
         break;
-      }
-      case MpiRma::kLock: {
-        const int32_t target = s.world(r0.peer);
-        if (target < 0) break;
-        Passive p;
-        p.win = win;
-        p.target = target;
-        p.lock = r0.lock == 1 ? 1 : 2;
-        p.ordinal = s.count[{target, kCountLock}]++;
-        p.calls.push_back(call);
-        passive_.push_back(std::move(p));
-        s.locked[target] = passive_.size() - 1;
-        break;
-      }
+      case MpiRma::kLock:
       case MpiRma::kLockAll:
-        s.lock_all = true;
-        s.lock_all_call = call;
-        break;
-      case MpiRma::kFlush: {
-        if (Passive* p = passive_of(s, win, s.world(r0.peer))) add_call(*p, call);
-        break;
-      }
+      case MpiRma::kFlush:
       case MpiRma::kFlushAll:
-        for (auto& [target, at] : s.locked) add_call(passive_[at], call);
+      case MpiRma::kUnlock:
+      case MpiRma::kUnlockAll:
+        scan_passive(s, i);
         break;
-      case MpiRma::kUnlock: {
-        auto it = s.locked.find(s.world(r0.peer));
-        if (it == s.locked.end()) break;
-        Passive& p = passive_[it->second];
-        add_call(p, call);
-        passive_at_[{win, p.target, p.ordinal}] = it->second;
-        close_passive(p);
-        s.locked.erase(it);
-        break;
-      }
-      case MpiRma::kUnlockAll: {
-        for (auto& [target, at] : s.locked) {
-          Passive& p = passive_[at];
-          add_call(p, call);
-          passive_at_[{win, p.target, p.ordinal}] = at;
-          close_passive(p);
-        }
-        s.locked.clear();
-        s.lock_all = false;
-        s.lock_all_call = kNoCall;
-        break;
-      }
       case MpiRma::kFree:
         s.fences = 0;
         s.fence_last.clear();
@@ -259,6 +146,167 @@ void RmaSearch::scan() {
         break;
     }
     i = j;
+  }
+}
+
+RmaSearch::Passive* RmaSearch::passive_of(WinState& s, uint32_t win, int32_t target) {
+  auto it = s.locked.find(target);
+  if (it != s.locked.end()) return &passive_[it->second];
+  if (!s.lock_all || target < 0) return nullptr;
+  Passive p;
+  p.win = win;
+  p.target = target;
+  p.lock = 2;  // lock_all: a shared lock on every target
+  p.ordinal = s.count[{target, kCountLock}]++;
+  if (s.lock_all_call != kNoCall) p.calls.push_back(s.lock_all_call);
+  passive_.push_back(std::move(p));
+  s.locked[target] = passive_.size() - 1;
+  return &passive_.back();
+}
+
+void RmaSearch::add_call(Passive& p, uint32_t call) {
+  if (p.calls.empty() || p.calls.back() != call) p.calls.push_back(call);
+}
+
+void RmaSearch::scan_transfers(WinState& s, size_t i, size_t j) {
+  const uint32_t call = t_.rma[i].call;
+  const CallRecord& c = t_.calls[call];
+  const uint32_t win = t_.rma[i].win;
+  for (size_t k = i; k < j; ++k) {
+    const RmaRecord& r = t_.rma[k];
+    const int32_t target = s.world(r.peer);
+    if (c.node >= 0) {
+      if (size_t(c.node) >= bytes_.size()) bytes_.resize(size_t(c.node) + 1, {0, 0, 0});
+      bytes_[size_t(c.node)][r.op == RmaRecord::kPut ? 0 : r.op == RmaRecord::kGet ? 1 : 2] +=
+          double(r.bytes);
+    }
+    if (target < 0 || (k > i && t_.rma[k - 1].peer == r.peer)) continue;  // one per call
+    if (s.access >= 0) {
+      access_[size_t(s.access)].ops.push_back({call, target});
+    } else if (Passive* p = passive_of(s, win, target)) {
+      add_call(*p, call);
+    } else if (s.fences > 0) {
+      auto& last = s.fence_last[target];
+      if (c.exit > last.exit) last = {c.exit, c.enter, call};
+    }
+  }
+}
+
+void RmaSearch::scan_pscw(WinState& s, size_t i, size_t j) {
+  const RmaRecord& r0 = t_.rma[i];
+  const uint32_t call = r0.call;
+  const CallRecord& c = t_.calls[call];
+  const uint32_t win = r0.win;
+  switch (r0.kind) {
+    case MpiRma::kStart: {
+      Access a;
+      a.win = win;
+      a.start = call;
+      for (size_t k = i; k < j; ++k) {
+        const int32_t target = s.world(t_.rma[k].peer);
+        if (target >= 0) a.targets.push_back({target, s.count[{target, kCountStart}]++});
+      }
+      access_.push_back(std::move(a));
+      s.access = int64_t(access_.size() - 1);
+      break;
+    }
+    case MpiRma::kComplete: {
+      if (s.access < 0) break;
+      Access& a = access_[size_t(s.access)];
+      a.complete = call;
+      s.access = -1;
+      ++epochs_;
+      for (const auto& [target, ordinal] : a.targets) {
+        double last_op = t_.calls[a.start].exit;
+        for (const auto& [op, to] : a.ops)
+          if (to == target) last_op = std::max(last_op, t_.calls[op].exit);
+        out_.push_back(make_note(RmaNote::kComplete, target, win, ordinal, call, c.enter, last_op));
+      }
+      break;
+    }
+    case MpiRma::kPost: {
+      Exposure e;
+      e.win = win;
+      e.post = call;
+      for (size_t k = i; k < j; ++k) {
+        const int32_t origin = s.world(t_.rma[k].peer);
+        if (origin < 0) continue;
+        const uint32_t ordinal = s.count[{origin, kCountPost}]++;
+        e.origins.push_back({origin, ordinal});
+        out_.push_back(make_note(RmaNote::kPost, origin, win, ordinal, call, c.enter));
+      }
+      exposure_.push_back(std::move(e));
+      s.exposures.push_back(exposure_.size() - 1);
+      break;
+    }
+    case MpiRma::kWait:
+    case MpiRma::kTest: {
+      if (s.exposures.empty()) break;
+      Exposure& e = exposure_[s.exposures.front()];
+      s.exposures.erase(s.exposures.begin());
+      e.close = call;
+      e.blocking = r0.kind == MpiRma::kWait;
+      ++epochs_;
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void RmaSearch::scan_passive(WinState& s, size_t i) {
+  const RmaRecord& r0 = t_.rma[i];
+  const uint32_t call = r0.call;
+  const uint32_t win = r0.win;
+  switch (r0.kind) {
+    case MpiRma::kLock: {
+      const int32_t target = s.world(r0.peer);
+      if (target < 0) break;
+      Passive p;
+      p.win = win;
+      p.target = target;
+      p.lock = r0.lock == 1 ? 1 : 2;
+      p.ordinal = s.count[{target, kCountLock}]++;
+      p.calls.push_back(call);
+      passive_.push_back(std::move(p));
+      s.locked[target] = passive_.size() - 1;
+      break;
+    }
+    case MpiRma::kLockAll:
+      s.lock_all = true;
+      s.lock_all_call = call;
+      break;
+    case MpiRma::kFlush: {
+      if (Passive* p = passive_of(s, win, s.world(r0.peer))) add_call(*p, call);
+      break;
+    }
+    case MpiRma::kFlushAll:
+      for (auto& [target, at] : s.locked) add_call(passive_[at], call);
+      break;
+    case MpiRma::kUnlock: {
+      auto it = s.locked.find(s.world(r0.peer));
+      if (it == s.locked.end()) break;
+      Passive& p = passive_[it->second];
+      add_call(p, call);
+      passive_at_[{win, p.target, p.ordinal}] = it->second;
+      close_passive(p);
+      s.locked.erase(it);
+      break;
+    }
+    case MpiRma::kUnlockAll: {
+      for (auto& [target, at] : s.locked) {
+        Passive& p = passive_[at];
+        add_call(p, call);
+        passive_at_[{win, p.target, p.ordinal}] = at;
+        close_passive(p);
+      }
+      s.locked.clear();
+      s.lock_all = false;
+      s.lock_all_call = kNoCall;
+      break;
+    }
+    default:
+      break;
   }
 }
 
@@ -371,10 +419,16 @@ void RmaSearch::receive_replies(const std::vector<RmaNote>& notes) {
 }
 
 void RmaSearch::book(WaitStates& w) {
-  auto skipped = [&](uint32_t win) { return std::binary_search(skipped_.begin(), skipped_.end(), win); };
-  // --- PSCW access epochs (origin): Late Post, Early Transfer.
+  book_access_epochs();
+  book_exposure_epochs();
+  book_window_collectives();
+  write_wait_states(w);
+}
+
+// --- PSCW access epochs (origin): Late Post, Early Transfer.
+void RmaSearch::book_access_epochs() {
   for (const Access& a : access_) {
-    if (a.complete == kNoCall || skipped(a.win)) continue;
+    if (a.complete == kNoCall || holds(skipped_, a.win)) continue;
     double latest = -1;
     int32_t latest_rank = -1;
     uint32_t latest_call = kNoCall;
@@ -411,9 +465,12 @@ void RmaSearch::book(WaitStates& w) {
       }
     }
   }
-  // --- PSCW exposure epochs (target): Early Wait, Late Complete.
+}
+
+// --- PSCW exposure epochs (target): Early Wait, Late Complete.
+void RmaSearch::book_exposure_epochs() {
   for (const Exposure& e : exposure_) {
-    if (e.close == kNoCall || skipped(e.win)) continue;
+    if (e.close == kNoCall || holds(skipped_, e.win)) continue;
     double latest = -1, last_op = -1;
     int32_t latest_rank = -1;
     uint32_t latest_call = kNoCall;
@@ -438,13 +495,16 @@ void RmaSearch::book(WaitStates& w) {
     add(kRmaEarlyWait, e.close, end - wc.enter, latest_rank, latest, latest_call);
     add(kRmaLateComplete, e.close, end - std::max(last_op, wc.enter), -1, 0);
   }
-  // --- Window collectives: creation, fences (with Early Fence), free.
+}
+
+// --- Window collectives: creation, fences (with Early Fence), free.
+void RmaSearch::book_window_collectives() {
   std::map<uint32_t, uint32_t> fence_no;  // window -> fences seen
   std::map<uint32_t, uint32_t> coll_no;   // window -> window collectives seen (creation, fences, free)
   for (size_t i = 0; i < t_.win_colls.size() && i < wsync_.size(); ++i) {
     const engine::CollRecord& c = t_.win_colls[i];
     const engine::CollSync& s = wsync_[i];
-    if (skipped(c.comm)) continue;
+    if (holds(skipped_, c.comm)) continue;
     const uint32_t nth = coll_no[c.comm]++;
     const CallRecord& cr = t_.calls[c.call];
     const MpiRma role = definitions_.regions.mpi(c.op).rma;  // creation, fence or free
@@ -480,7 +540,10 @@ void RmaSearch::book(WaitStates& w) {
     else
       add(kRmaWaitAtFence, c.call, early, early_rank, early_time, early_call);
   }
-  // Into the wait states: values per node, statistics, and wait records (one per call).
+}
+
+// Into the wait states: values per node, statistics, and wait records (one per call).
+void RmaSearch::write_wait_states(WaitStates& w) const {
   for (const Booking& b : bookings_) {
     const int32_t node = t_.calls[b.call].node;
     if (node >= 0 && size_t(node) < w.by_node.size()) w.by_node[size_t(node)][size_t(b.pattern)] += b.value;

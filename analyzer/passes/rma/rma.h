@@ -127,7 +127,20 @@ class RmaSearch {
   struct WinState;
 
   void scan();  // the epochs and outgoing notes, from t_.rma
+  // scan()'s steps for the records [i, j) of one call on the window of `s`: transfers, PSCW
+  // epochs (start, complete, post, wait / test), passive target (lock .. unlock, flushes).
+  void scan_transfers(WinState& s, size_t i, size_t j);
+  void scan_pscw(WinState& s, size_t i, size_t j);
+  void scan_passive(WinState& s, size_t i);
+  // The passive epoch towards `target` open in `s` (created in a lock_all epoch on first use).
+  Passive* passive_of(WinState& s, uint32_t win, int32_t target);
+  static void add_call(Passive& p, uint32_t call);  // `call` concerns the epoch (once)
   void close_passive(Passive& p);
+  // book()'s steps.
+  void book_access_epochs();
+  void book_exposure_epochs();
+  void book_window_collectives();
+  void write_wait_states(WaitStates& w) const;
   // Books `v` of `pattern` at `call`, caused by `cause` at `cause_time` through its call
   // `cause_call` (window collectives: through instance `nth` of window `win`).
   void add(int pattern, uint32_t call, double v, int32_t cause, double cause_time,

@@ -133,23 +133,13 @@ class RecordBook {
   std::vector<WaitRecord> recs_;
 };
 
-}  // namespace
-
-WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
-                               const std::vector<engine::CollSync>& cs, const RunSync& run,
-                               const defs::Definitions& definitions, size_t nodes,
-                               int32_t my_rank) {
-  WaitStates w;
-  add_wait_states(w, t, m, cs, run, definitions, nodes, my_rank);
-  return w;
-}
-
-void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2pMatch& m,
-                     const std::vector<engine::CollSync>& cs, const RunSync& run,
-                     const defs::Definitions& definitions, size_t nodes, int32_t my_rank) {
-  if (w.by_node.size() < nodes) w.by_node.resize(nodes, {});
-  Ctx ctx{t, w, my_rank};
-  RecordBook rb(t);
+// --- Late sender (+ wrong order). Receives are in completion order, so the receives a
+// call completes are consecutive; in a call completing several receives only the largest
+// wait counts (Scalasca's Waitall/any/some rule), booked once at that call. Marks the calls
+// holding a late-sender wait in `ls_calls`.
+void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, const defs::Definitions& definitions,
+                       std::vector<uint8_t>& ls_calls) {
+  const engine::Timeline& t = ctx.t;
   std::unordered_map<uint32_t, bool> test_regions;  // region -> is an MPI_Test* call
   auto is_test = [&](uint32_t call) {
     const uint32_t region = t.calls[call].region;
@@ -158,10 +148,6 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
       it = test_regions.emplace(region, is_test_call(definitions.regions, region)).first;
     return it->second;
   };
-
-  // --- Late sender (+ wrong order). Receives are in completion order, so the receives a
-  // call completes are consecutive; in a call completing several receives only the largest
-  // wait counts (Scalasca's Waitall/any/some rule), booked once at that call.
   struct LsInstance {
     double send_enter;
     int32_t source;
@@ -172,7 +158,6 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
   // An upper bound of their send_enter: receives whose message was sent after it (the usual
   // case, messages in send order) skip the scan for wrong-order instances.
   double recent_max = -std::numeric_limits<double>::infinity();
-  std::vector<uint8_t> ls_calls(t.calls.size(), 0);  // calls holding a late-sender wait
   LsInstance group{0, -1, 0, kNoCall};  // the largest wait of the current call
   auto close_group = [&] {
     if (group.call == kNoCall) return;
@@ -190,7 +175,7 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
     if (std::isnan(ts) || r.complete_call == kNoCall) continue;
     if (r.complete_call != group.call) close_group();
     const engine::CallRecord& c = t.calls[r.complete_call];
-    if (c.exit < ts) ++w.p2p_clock_violations;
+    if (c.exit < ts) ++ctx.w.p2p_clock_violations;
     // Wrong order: an earlier late-sender instance whose message was sent after this one's.
     if (recent_max > ts) {
       recent_max = -std::numeric_limits<double>::infinity();
@@ -212,10 +197,13 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
     if (idle > 0 && idle > group.idle) group = {ts, r.peer, idle, r.complete_call};
   }
   close_group();
+}
 
-  // --- Late receiver: the sender's completion call waited for the receive to be posted
-  // (Scalasca's condition: the call ended after the post). Per call only the largest wait;
-  // a call that already holds a late-sender wait is skipped (no double counting).
+// --- Late receiver: the sender's completion call waited for the receive to be posted
+// (Scalasca's condition: the call ended after the post). Per call only the largest wait;
+// a call that already holds a late-sender wait is skipped (no double counting).
+void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, const std::vector<uint8_t>& ls_calls) {
+  const engine::Timeline& t = ctx.t;
   std::map<uint32_t, double> lr;  // ordered: reports must be reproducible
   std::map<uint32_t, std::pair<int32_t, double>> lr_cause;  // call -> (receiver, post enter)
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
@@ -235,8 +223,13 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
       ctx.book(kLateReceiver, call, idle);
       rb.pre(call, t.calls[call].enter + idle, lr_cause[call].first, lr_cause[call].second);
     }
+}
 
-  // --- Collectives.
+// --- Collectives.
+void book_collectives(Ctx& ctx, RecordBook& rb, const std::vector<engine::CollSync>& cs,
+                      const defs::Definitions& definitions) {
+  const engine::Timeline& t = ctx.t;
+  WaitStates& w = ctx.w;
   for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
     const engine::CollRecord& c = t.colls[i];
     const engine::CollSync& s = cs[i];
@@ -263,7 +256,7 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
         if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0) {
           ctx.book(kLateBroadcast, c.complete_call, std::min(s.root_begin, end) - wait_enter);
           rb.pre(c.complete_call, std::min(s.root_begin, end),
-                 world_rank_of(definitions.comms, c.comm, c.root, my_rank), s.root_begin);
+                 world_rank_of(definitions.comms, c.comm, c.root, ctx.rank), s.root_begin);
         }
         break;
       case CollKind::kNToOne:
@@ -285,8 +278,11 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
         break;
     }
   }
+}
 
-  // --- MPI_Init / MPI_Finalize.
+// --- MPI_Init / MPI_Finalize.
+void book_init_finalize(Ctx& ctx, RecordBook& rb, const RunSync& run) {
+  const engine::Timeline& t = ctx.t;
   if (t.init_call != kNoCall) {
     const engine::CallRecord& c = t.calls[t.init_call];
     ctx.book(kInitCompletion, t.init_call,
@@ -295,6 +291,30 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
   }
   if (t.finalize_call != kNoCall)
     ctx.book(kWaitFinalize, t.finalize_call, run.latest_finalize_enter - t.calls[t.finalize_call].enter);
+}
+
+}  // namespace
+
+WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
+                               const std::vector<engine::CollSync>& cs, const RunSync& run,
+                               const defs::Definitions& definitions, size_t nodes,
+                               int32_t my_rank) {
+  WaitStates w;
+  add_wait_states(w, t, m, cs, run, definitions, nodes, my_rank);
+  return w;
+}
+
+void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2pMatch& m,
+                     const std::vector<engine::CollSync>& cs, const RunSync& run,
+                     const defs::Definitions& definitions, size_t nodes, int32_t my_rank) {
+  if (w.by_node.size() < nodes) w.by_node.resize(nodes, {});
+  Ctx ctx{t, w, my_rank};
+  RecordBook rb(t);
+  std::vector<uint8_t> ls_calls(t.calls.size(), 0);  // calls holding a late-sender wait
+  book_late_senders(ctx, rb, m, definitions, ls_calls);
+  book_late_receivers(ctx, rb, m, ls_calls);
+  book_collectives(ctx, rb, cs, definitions);
+  book_init_finalize(ctx, rb, run);
   w.records = rb.finish();
 }
 

@@ -414,74 +414,28 @@ class Executor {
           std::fill(ready_.begin(), ready_.end(), kNone);
           break;
         }
-        case kOpEnterGap: {
-          float gap = 0;
-          uint8_t k = 0;
-          if (!raw(gap) || !byte(k)) return Status::kCorrupt;
-          std::fill(v_.begin(), v_.end(), double(gap));
-          for (uint8_t i = 0; i < k; ++i) {
-            uint8_t l = 0;
-            float d = 0;
-            if (!byte(l) || !raw(d) || l >= V_) return Status::kCorrupt;
-            v_[l] += double(d);
-          }
-          for (size_t l = 0; l < V_; ++l) enter_[l] = cur_[l] + std::max(0.0, v_[l]);
-          std::fill(ready_.begin(), ready_.end(), kNone);
+        case kOpEnterGap:
+          CRITPATH_FORWARD_IF_ERROR(enter_gap());
           break;
-        }
-        case kOpTell: {
-          uint8_t reg = 0;
-          uint64_t dest = 0, type = 0, a = 0, b = 0;
-          if (!byte(reg) || reg > kRegAcc || !var(dest) || !var(type) || !var(a) || !var(b))
-            return Status::kCorrupt;
-          const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
-          CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data()));
+        case kOpTell:
+          CRITPATH_FORWARD_IF_ERROR(tell(io));
           break;
-        }
-        case kOpTellAt: {
-          uint64_t dest = 0, type = 0, a = 0, b = 0;
-          double t = 0;
-          if (!var(dest) || !var(type) || !var(a) || !var(b) || !raw(t)) return Status::kCorrupt;
-          std::fill(v_.begin(), v_.end(), t);
-          CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), v_.data()));
+        case kOpTellAt:
+          CRITPATH_FORWARD_IF_ERROR(tell_at(io));
           break;
-        }
-        case kOpNeed: {
-          if (clock::monotonic_ns() >= deadline_ns) {
-            p_ = at;
-            late = true;
-            return Status::kOk;
-          }
-          uint8_t reg = 0;
-          uint64_t src = 0, type = 0, a = 0, b = 0;
-          if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
-            return Status::kCorrupt;
-          bool got = false;
-          CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(src), uint32_t(type), uint32_t(a), uint32_t(b), v_.data(), got));
-          if (!got) {
-            p_ = at;  // resumes here
-            blocked = true;
-            return Status::kOk;
-          }
-          ++needs_;
-          take(reg == kRegReady ? ready_ : acc_, v_);
+        case kOpNeed:
+          CRITPATH_FORWARD_IF_ERROR(need(io, at, deadline_ns, blocked, late));
+          if (blocked || late) return Status::kOk;
           break;
-        }
         case kOpSave: {
           uint64_t slot = 0;
           if (!var(slot)) return Status::kCorrupt;
           saved_[slot] = enter_;
           break;
         }
-        case kOpTakeSaved: {
-          uint64_t slot = 0;
-          if (!var(slot)) return Status::kCorrupt;
-          auto it = saved_.find(slot);
-          if (it == saved_.end()) return Status::kCorrupt;
-          take(ready_, it->second);
-          saved_.erase(it);
+        case kOpTakeSaved:
+          CRITPATH_FORWARD_IF_ERROR(take_saved());
           break;
-        }
         case kOpTakeEnter:
           take(ready_, enter_);
           break;
@@ -500,21 +454,9 @@ class Executor {
           std::fill(cur_.begin(), cur_.end(), t);
           break;
         }
-        case kOpExit: {
-          uint8_t flags = 0;
-          float own_f = 0, after_f = 0;
-          if (!byte(flags) || !raw(own_f)) return Status::kCorrupt;
-          const bool has_dep = flags & kExitDep, waited = flags & kExitWaited;
-          if (has_dep && !waited && !raw(after_f)) return Status::kCorrupt;
-          const double own = own_f, after = after_f;
-          for (size_t l = 0; l < V_; ++l) {
-            if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
-            if (ideal_[l]) cur_[l] = std::max(enter_[l], ready_[l]);
-            else if (waited || !has_dep) cur_[l] = std::max(enter_[l], ready_[l]) + own;
-            else cur_[l] = std::max(enter_[l] + own, ready_[l] + after);
-          }
+        case kOpExit:
+          CRITPATH_FORWARD_IF_ERROR(exit_call());
           break;
-        }
         case kOpEnd: {
           uint8_t reg = 0;
           if (!byte(reg)) return Status::kCorrupt;
@@ -530,6 +472,84 @@ class Executor {
   }
 
  private:
+  // The operations of run() with operands, each after its op byte.
+  Status enter_gap() {
+    float gap = 0;
+    uint8_t k = 0;
+    if (!raw(gap) || !byte(k)) return Status::kCorrupt;
+    std::fill(v_.begin(), v_.end(), double(gap));
+    for (uint8_t i = 0; i < k; ++i) {
+      uint8_t l = 0;
+      float d = 0;
+      if (!byte(l) || !raw(d) || l >= V_) return Status::kCorrupt;
+      v_[l] += double(d);
+    }
+    for (size_t l = 0; l < V_; ++l) enter_[l] = cur_[l] + std::max(0.0, v_[l]);
+    std::fill(ready_.begin(), ready_.end(), kNone);
+    return Status::kOk;
+  }
+  Status tell(ReplayIo& io) {
+    uint8_t reg = 0;
+    uint64_t dest = 0, type = 0, a = 0, b = 0;
+    if (!byte(reg) || reg > kRegAcc || !var(dest) || !var(type) || !var(a) || !var(b))
+      return Status::kCorrupt;
+    const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
+    return io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data());
+  }
+  Status tell_at(ReplayIo& io) {
+    uint64_t dest = 0, type = 0, a = 0, b = 0;
+    double t = 0;
+    if (!var(dest) || !var(type) || !var(a) || !var(b) || !raw(t)) return Status::kCorrupt;
+    std::fill(v_.begin(), v_.end(), t);
+    return io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), v_.data());
+  }
+  // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
+  // deadline passed (`late`).
+  Status need(ReplayIo& io, const unsigned char* at, uint64_t deadline_ns, bool& blocked, bool& late) {
+    if (clock::monotonic_ns() >= deadline_ns) {
+      p_ = at;
+      late = true;
+      return Status::kOk;
+    }
+    uint8_t reg = 0;
+    uint64_t src = 0, type = 0, a = 0, b = 0;
+    if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
+      return Status::kCorrupt;
+    bool got = false;
+    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(src), uint32_t(type), uint32_t(a), uint32_t(b), v_.data(), got));
+    if (!got) {
+      p_ = at;  // resumes here
+      blocked = true;
+      return Status::kOk;
+    }
+    ++needs_;
+    take(reg == kRegReady ? ready_ : acc_, v_);
+    return Status::kOk;
+  }
+  Status take_saved() {
+    uint64_t slot = 0;
+    if (!var(slot)) return Status::kCorrupt;
+    auto it = saved_.find(slot);
+    if (it == saved_.end()) return Status::kCorrupt;
+    take(ready_, it->second);
+    saved_.erase(it);
+    return Status::kOk;
+  }
+  Status exit_call() {
+    uint8_t flags = 0;
+    float own_f = 0, after_f = 0;
+    if (!byte(flags) || !raw(own_f)) return Status::kCorrupt;
+    const bool has_dep = flags & kExitDep, waited = flags & kExitWaited;
+    if (has_dep && !waited && !raw(after_f)) return Status::kCorrupt;
+    const double own = own_f, after = after_f;
+    for (size_t l = 0; l < V_; ++l) {
+      if (ready_[l] > kNone) wait_[l] += std::max(0.0, ready_[l] - enter_[l]);
+      if (ideal_[l]) cur_[l] = std::max(enter_[l], ready_[l]);
+      else if (waited || !has_dep) cur_[l] = std::max(enter_[l], ready_[l]) + own;
+      else cur_[l] = std::max(enter_[l] + own, ready_[l] + after);
+    }
+    return Status::kOk;
+  }
   void take(std::vector<double>& reg, const std::vector<double>& x) {
     for (size_t l = 0; l < V_; ++l) reg[l] = std::max(reg[l], x[l]);
   }
