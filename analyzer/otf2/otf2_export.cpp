@@ -33,10 +33,7 @@
 #include "analyzer/otf2/otf2_support.h"
 #include "analyzer/session/global_time.h"
 #include "libtrace/buffer/trace_reader.h"
-
-#ifndef CRITPATH_VERSION
-#define CRITPATH_VERSION "0.1.0"
-#endif
+#include "critpath_version.h"
 
 namespace critpath::analyzer::otf2 {
 namespace {
