@@ -45,6 +45,18 @@ size_t extent_of(MPI_Datatype type) {
   return size_t(extent);
 }
 
+// displs[i] = counts[0] + ... + counts[i - 1]; returns the sum of all counts (the callers
+// refuse a sum past INT32_MAX: MPI counts are ints).
+long prefix_sums(const std::vector<int>& counts, std::vector<int>& displs) {
+  displs.assign(counts.size(), 0);
+  long total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    displs[i] = int(total);
+    total += counts[i];
+  }
+  return total;
+}
+
 // Creations of sub-communicators that are collective over their members only
 // (create_group): the members hosted here meet in this process-wide table.
 struct Registry {
@@ -208,6 +220,34 @@ Status Comm::native(MPI_Comm comm, Comm& out) {
   return adopt(MPI_SUCCESS, dup, out);
 }
 
+Status Comm::borrow(MPI_Comm comm, Comm& out) {
+  if (comm == MPI_COMM_NULL) return Status::kInvalidArgument;
+  Comm c;
+  if (PMPI_Comm_rank(comm, &c.rank_) != MPI_SUCCESS || PMPI_Comm_size(comm, &c.size_) != MPI_SUCCESS)
+    return Status::kMpiError;
+  c.mpi_ = comm;
+  c.borrowed_ = true;
+  out = std::move(c);
+  return Status::kOk;
+}
+
+bool Comm::app_number(int& out) const {
+  if (mpi_ == MPI_COMM_NULL) return false;
+  int* appnum = nullptr;
+  int flag = 0;
+  if (PMPI_Comm_get_attr(mpi_, MPI_APPNUM, &appnum, &flag) != MPI_SUCCESS || !flag || !appnum) return false;
+  out = *appnum;
+  return true;
+}
+
+Status Comm::library_version(std::string& out) {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  if (PMPI_Get_library_version(buf, &len) != MPI_SUCCESS) return Status::kMpiError;
+  out.assign(buf, size_t(len));
+  return Status::kOk;
+}
+
 Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
   int P = 1, me = 0;
   PMPI_Comm_size(procs, &P);
@@ -238,14 +278,16 @@ Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
 
 Comm& Comm::operator=(Comm&& o) noexcept {
   if (this != &o) {
-    if (mpi_ != MPI_COMM_NULL) PMPI_Comm_free(&mpi_);
+    if (mpi_ != MPI_COMM_NULL && !borrowed_) PMPI_Comm_free(&mpi_);
     mpi_ = o.mpi_;
+    borrowed_ = o.borrowed_;
     hosted_ = std::move(o.hosted_);
     local_ = o.local_;
     rank_ = o.rank_;
     size_ = o.size_;
     posts_ = std::move(o.posts_);
     o.mpi_ = MPI_COMM_NULL;
+    o.borrowed_ = false;
     o.hosted_.reset();
     o.rank_ = 0;
     o.size_ = 1;
@@ -254,7 +296,7 @@ Comm& Comm::operator=(Comm&& o) noexcept {
 }
 
 Comm::~Comm() {
-  if (mpi_ != MPI_COMM_NULL) PMPI_Comm_free(&mpi_);
+  if (mpi_ != MPI_COMM_NULL && !borrowed_) PMPI_Comm_free(&mpi_);
 }
 
 // ---- new communicators ----------------------------------------------------------------
@@ -508,6 +550,35 @@ Status Comm::allgather(const void* mine, size_t bytes, void* all) const {
   return Status::kOk;
 }
 
+Status Comm::allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<unsigned char>& all) const {
+  const auto* p = static_cast<const unsigned char*>(mine);
+  all.clear();
+  if (mpi_ == MPI_COMM_NULL) {
+    Blobs out(static_cast<size_t>(size_), std::vector<unsigned char>(p, p + size_t(n) * elem_bytes)), in;
+    if (hosted_) {
+      CRITPATH_FORWARD_IF_ERROR(exchange(out, in));
+    } else {
+      in = std::move(out);
+    }
+    for (const auto& b : in) all.insert(all.end(), b.begin(), b.end());
+    return Status::kOk;
+  }
+  std::vector<int> counts(static_cast<size_t>(size_), 0), displs;
+  const int bytes = n * int(elem_bytes);
+  if (complete_nonblocking([&](MPI_Request* q) {
+        return PMPI_Iallgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, mpi_, q);
+      }) != Status::kOk)
+    return Status::kMpiError;
+  const long total = prefix_sums(counts, displs);
+  if (total > INT32_MAX) return Status::kInvalidArgument;
+  all.resize(size_t(total));
+  static unsigned char dummy[64];
+  return complete_nonblocking([&](MPI_Request* q) {
+    return PMPI_Iallgatherv(bytes ? mine : dummy, bytes, MPI_BYTE, all.empty() ? dummy : all.data(),
+                            counts.data(), displs.data(), MPI_BYTE, mpi_, q);
+  });
+}
+
 Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
                        std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
                        bool recv_counts_known) const {
@@ -706,11 +777,7 @@ Status Comm::exchange(const Blobs& out, Blobs& in) const {
       if (alltoallv_p2p(scounts.data(), ones.data(), at.data(), rcounts.data(), ones.data(), at.data(),
                         MPI_INT, sizeof(int), h.procs) != Status::kOk)
         return Status::kMpiError;
-      long total = 0;
-      for (size_t q = 0; q < rcounts.size(); ++q) {
-        rdispls[q] = int(total);
-        total += rcounts[q];
-      }
+      const long total = prefix_sums(rcounts, rdispls);
       if (total > INT32_MAX) return Status::kInvalidArgument;
       got.resize(size_t(total));
       static unsigned char dummy[64];

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "libtrace/runtime/status.h"
@@ -42,6 +43,12 @@ class Comm {
   Comm() = default;
   // A private duplicate of `comm` with MPI_ERRORS_RETURN: one location per process.
   static Status native(MPI_Comm comm, Comm& out);
+  // `comm` itself, one location per process, for code that must use the communicator it was
+  // given (the session's exchanges inside MPI_Init on MPI_COMM_WORLD, critpath-analyze's own
+  // world): never duplicated nor freed here, its error handler left as the application set it
+  // (a failing operation then aborts if that handler says so; otherwise it returns kMpiError).
+  // Collectives only: post() and receive() would meet the application's messages.
+  static Status borrow(MPI_Comm comm, Comm& out);
   // `n_locations` locations over the processes of `procs` (collective over `procs`), in
   // contiguous blocks (locations_of). `mine` receives one communicator per location this
   // process hosts, in location order; each is to be used by one thread only. Requires
@@ -59,6 +66,16 @@ class Comm {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_local() const { return mpi_ == MPI_COMM_NULL && !hosted_; }
+  // The MPI communicator of a native or borrowed Comm (MPI_COMM_NULL otherwise), for engine
+  // code that makes its own calls on it (clock_sync.h's ping-pongs).
+  MPI_Comm native_handle() const { return mpi_; }
+
+  // The MPI environment, local calls. MPI_APPNUM (which command of an MPMD launch this
+  // process runs, an attribute of MPI_COMM_WORLD) of a native or borrowed communicator:
+  // false when unset. The MPI library's version text (MPI_Get_library_version), as the
+  // library gives it.
+  bool app_number(int& out) const;
+  static Status library_version(std::string& out);
 
   // New communicators. dup and split are collective over this one; create_group over
   // `members` (ranks of this communicator, in the new rank order) only, with a `tag` that
@@ -76,6 +93,8 @@ class Comm {
   Status bcast(void* buf, size_t bytes, int root) const;
   // Every rank's `bytes`, rank after rank, into `all` (size() * bytes) on every rank.
   Status allgather(const void* mine, size_t bytes, void* all) const;
+  // Every rank's `n` elements of `elem_bytes`, rank after rank, into `all` on every rank.
+  Status allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<unsigned char>& all) const;
   // Elements of `elem_bytes`: send_counts[d] to rank d, contiguous in rank order; `recv`
   // receives every rank's elements in rank order and recv_counts[s] their number (computed
   // here unless recv_counts_known). At most 2^31 - 1 elements per rank and call.
@@ -116,7 +135,8 @@ class Comm {
   // Delivered sends leave the queue; with `all`, waits for every one (up to `timeout_s`).
   Status reap(bool all, double timeout_s) const;
 
-  MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned
+  MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned unless borrowed
+  bool borrowed_ = false;            // mpi_ is the caller's (borrow)
   std::shared_ptr<HostedComm> hosted_;  // hosted mode: shared by this process's members
   int local_ = 0;                    // hosted: index among this process's members
   int rank_ = 0;

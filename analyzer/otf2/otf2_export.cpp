@@ -33,10 +33,7 @@
 #include "analyzer/otf2/otf2_support.h"
 #include "analyzer/engine/global_time.h"
 #include "libtrace/buffer/trace_reader.h"
-
-#ifndef CRITPATH_VERSION
-#define CRITPATH_VERSION "0.1.0"
-#endif
+#include "critpath_version.h"
 
 namespace critpath::analyzer::otf2 {
 namespace {
@@ -587,145 +584,17 @@ class Unifier {
 
   // Writes traces.def: the strings (which come first in the file), then the rest.
   OTF2_ErrorCode write(OTF2_GlobalDefWriter* w) {
-    const OTF2_StringRef machine = string("Linux");
-    const OTF2_StringRef machine_class = string("machine"), node_class = string("node");
-    std::map<std::string, uint32_t> nodes;
-    for (const std::string& h : host_of_) nodes.emplace(h.empty() ? "unknown" : h, 0);
-    uint32_t next_node = 1;
-    for (auto& [h, id] : nodes) {
-      id = next_node++;
-      string(h);
-    }
-    for (const json& j : ranks_) string("MPI Rank " + std::to_string(j.at("rank").get<int>()));
-    for (const json& j : ranks_)
-      for (const auto& t : j.at("threads"))
-        string(t.at(0).get<int>() == 0 ? "Master thread" : "Thread " + std::to_string(t.at(0).get<int>()));
-    for (const json& x : region_list_) {
-      string(x.at(0).get<std::string>());
-      string(x.at(2).get<std::string>());
-    }
-    for (const auto& [id, c] : comms_) string(comm_name(c));
-    for (const auto& [id, wd] : wins_) string(wd.at(2).get<std::string>());
-    for (const auto& [names, id] : metric_classes_)
-      for (const std::string& n : names) string(n);
-    const OTF2_StringRef empty = string(""), mpi_name = string("MPI"), count_unit = string("#");
-    const OTF2_StringRef cpus_name = string(kPropertyCpus), appnum_name = string(kPropertyAppnum),
-                         unrecorded_name = string(kPropertyUnrecorded);
-    std::vector<OTF2_StringRef> cpus_of, appnum_of, unrecorded_of;
-    for (const json& j : ranks_) {
-      appnum_of.push_back(string(std::to_string(j.value("appnum", 0))));
-      std::string u;
-      const Ranked& m = maps_.at(size_t(j.at("rank").get<int>()));
-      for (const auto& x : j.value("unrecorded", json::array())) {
-        const size_t i = x.at(0).get<size_t>();
-        if (i >= m.regions.size()) continue;
-        char item[96];
-        std::snprintf(item, sizeof item, "%u:%llu:%.17g:%d;", m.regions[i],
-                      (unsigned long long)x.at(1).get<uint64_t>(), x.at(2).get<double>(), x.at(3).get<int>());
-        u += item;
-      }
-      unrecorded_of.push_back(u.empty() ? OTF2_UNDEFINED_STRING : string(u));
-      std::string list;
-      for (const auto& c : j.at("cpus")) list += (list.empty() ? "" : ",") + std::to_string(c.get<int>());
-      cpus_of.push_back(list.empty() ? OTF2_UNDEFINED_STRING : string(list));
-    }
-
-    OTF2_ErrorCode err = OTF2_SUCCESS;
-    auto check = [&](OTF2_ErrorCode c) {
-      if (c != OTF2_SUCCESS && err == OTF2_SUCCESS) err = c;
-    };
+    const DefStrings ds = intern_strings();
+    FirstError check;
     check(OTF2_GlobalDefWriter_WriteClockProperties(w, kTicksPerSecond, t0_ == UINT64_MAX ? 0 : t0_,
                                                     t0_ == UINT64_MAX ? 0 : t1_ - t0_ + 1, realtime()));
     for (size_t i = 0; i < strings_.size(); ++i)
       check(OTF2_GlobalDefWriter_WriteString(w, OTF2_StringRef(i), strings_[i].c_str()));
-    check(OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, mpi_name, OTF2_PARADIGM_CLASS_PROCESS));
-    // System tree: the machine, one node per host.
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, machine, machine_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(w, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE));
-    for (const auto& [h, id] : nodes) {
-      check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, id, string(h), node_class, 0));
-      check(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(w, id, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY));
-    }
-    // One process per rank, its threads the locations (Score-P's ids: otf2_support.h).
-    for (const json& j : ranks_) {
-      const int r = j.at("rank").get<int>();
-      const std::string& h = host_of_[&j - ranks_.data()];
-      check(OTF2_GlobalDefWriter_WriteLocationGroup(w, OTF2_LocationGroupRef(r), string("MPI Rank " + std::to_string(r)),
-                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                    nodes.at(h.empty() ? "unknown" : h),
-                                                    OTF2_UNDEFINED_LOCATION_GROUP));
-      if (cpus_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
-        OTF2_AttributeValue v;
-        v.stringRef = cpus_of[&j - ranks_.data()];
-        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), cpus_name, OTF2_TYPE_STRING, v));
-      }
-      OTF2_AttributeValue a;
-      a.stringRef = appnum_of[&j - ranks_.data()];
-      check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), appnum_name, OTF2_TYPE_STRING, a));
-      if (unrecorded_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
-        a.stringRef = unrecorded_of[&j - ranks_.data()];
-        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), unrecorded_name,
-                                                              OTF2_TYPE_STRING, a));
-      }
-    }
-    for (const json& j : ranks_) {
-      const int r = j.at("rank").get<int>();
-      for (const auto& t : j.at("threads")) {
-        const int th = t.at(0).get<int>();
-        check(OTF2_GlobalDefWriter_WriteLocation(
-            w, location_id(r, uint16_t(th)), string(th == 0 ? "Master thread" : "Thread " + std::to_string(th)),
-            OTF2_LOCATION_TYPE_CPU_THREAD, t.at(1).get<uint64_t>(), OTF2_LocationGroupRef(r)));
-      }
-    }
-    for (size_t i = 0; i < region_list_.size(); ++i) {
-      const json& x = region_list_[i];
-      const OTF2_StringRef name = string(x.at(0).get<std::string>());
-      const std::string file = x.at(2).get<std::string>();
-      check(OTF2_GlobalDefWriter_WriteRegion(w, OTF2_RegionRef(i), name, name, empty,
-                                             OTF2_RegionRole(x.at(4).get<int>()), OTF2_Paradigm(x.at(5).get<int>()),
-                                             OTF2_REGION_FLAG_NONE, file.empty() ? OTF2_UNDEFINED_STRING : string(file),
-                                             x.at(3).get<uint32_t>(), x.at(3).get<uint32_t>()));
-    }
-    // Groups: the locations of the MPI ranks first (rank i is location i), then the rest.
-    for (size_t i = 0; i < group_list_.size(); ++i) {
-      const Group& g = group_list_[i];
-      check(OTF2_GlobalDefWriter_WriteGroup(w, OTF2_GroupRef(i), empty, g.type, OTF2_PARADIGM_MPI,
-                                            OTF2_GROUP_FLAG_NONE, uint32_t(g.members.size()),
-                                            g.members.empty() ? nullptr : g.members.data()));
-    }
-    for (uint32_t id : comm_order_) {
-      const json& c = comms_.at(id);
-      const uint32_t parent = c.at(1).get<uint32_t>();
-      const OTF2_CommRef p = comm_ref_.count(parent) && parent != id ? comm_ref_.at(parent) : OTF2_UNDEFINED_COMM;
-      if (c.at(4).empty()) {
-        check(OTF2_GlobalDefWriter_WriteComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id), p,
-                                             OTF2_COMM_FLAG_NONE));
-      } else {
-        check(OTF2_GlobalDefWriter_WriteInterComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id),
-                                                  remote_group_.at(id), OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-      }
-    }
-    for (const auto& [id, wd] : wins_) {
-      const uint32_t comm = wd.at(1).get<uint32_t>();
-      check(OTF2_GlobalDefWriter_WriteRmaWin(w, win_ref_.at(id), string(wd.at(2).get<std::string>()),
-                                             comm_ref_.count(comm) ? comm_ref_.at(comm) : OTF2_UNDEFINED_COMM,
-                                             OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
-    }
-    // Hardware counters: one member per name, one strictly synchronous class per set.
-    std::map<std::string, uint32_t> members;
-    for (const auto& [names, id] : metric_classes_)
-      for (const std::string& n : names)
-        if (members.emplace(n, uint32_t(members.size())).second)
-          check(OTF2_GlobalDefWriter_WriteMetricMember(w, members.at(n), string(n), empty, OTF2_METRIC_TYPE_PAPI,
-                                                       OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
-                                                       OTF2_BASE_DECIMAL, 0, count_unit));
-    for (const auto& [names, id] : metric_classes_) {
-      std::vector<OTF2_MetricMemberRef> m;
-      for (const std::string& n : names) m.push_back(members.at(n));
-      check(OTF2_GlobalDefWriter_WriteMetricClass(w, id, uint8_t(m.size()), m.data(), OTF2_METRIC_SYNCHRONOUS_STRICT,
-                                                  OTF2_RECORDER_KIND_CPU));
-    }
-    return err;
+    check(OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, ds.mpi_name, OTF2_PARADIGM_CLASS_PROCESS));
+    write_processes(w, ds, check);
+    write_regions_and_comms(w, ds, check);
+    write_counters(w, ds, check);
+    return check.err;
   }
 
   // Rank r's global ids, in the order describe_rank() listed its ids: regions, communicators,
@@ -750,6 +619,167 @@ class Unifier {
     OTF2_GroupType type;
     std::vector<uint64_t> members;
   };
+
+  // The first error of a sequence of OTF2 calls.
+  struct FirstError {
+    OTF2_ErrorCode err = OTF2_SUCCESS;
+    void operator()(OTF2_ErrorCode c) {
+      if (c != OTF2_SUCCESS && err == OTF2_SUCCESS) err = c;
+    }
+  };
+  // The string refs write() uses, interned before anything is written.
+  struct DefStrings {
+    OTF2_StringRef machine, machine_class, node_class, empty, mpi_name, count_unit;
+    OTF2_StringRef cpus_name, appnum_name, unrecorded_name;
+    std::map<std::string, uint32_t> nodes;  // host -> system tree node
+    std::vector<OTF2_StringRef> cpus_of, appnum_of, unrecorded_of;  // per entry of ranks_
+  };
+
+  // write()'s steps. Every string of the definitions, in the order of their refs.
+  DefStrings intern_strings() {
+    DefStrings ds;
+    ds.machine = string("Linux");
+    ds.machine_class = string("machine");
+    ds.node_class = string("node");
+    for (const std::string& h : host_of_) ds.nodes.emplace(h.empty() ? "unknown" : h, 0);
+    uint32_t next_node = 1;
+    for (auto& [h, id] : ds.nodes) {
+      id = next_node++;
+      string(h);
+    }
+    for (const json& j : ranks_) string("MPI Rank " + std::to_string(j.at("rank").get<int>()));
+    for (const json& j : ranks_)
+      for (const auto& t : j.at("threads"))
+        string(t.at(0).get<int>() == 0 ? "Master thread" : "Thread " + std::to_string(t.at(0).get<int>()));
+    for (const json& x : region_list_) {
+      string(x.at(0).get<std::string>());
+      string(x.at(2).get<std::string>());
+    }
+    for (const auto& [id, c] : comms_) string(comm_name(c));
+    for (const auto& [id, wd] : wins_) string(wd.at(2).get<std::string>());
+    for (const auto& [names, id] : metric_classes_)
+      for (const std::string& n : names) string(n);
+    ds.empty = string("");
+    ds.mpi_name = string("MPI");
+    ds.count_unit = string("#");
+    ds.cpus_name = string(kPropertyCpus);
+    ds.appnum_name = string(kPropertyAppnum);
+    ds.unrecorded_name = string(kPropertyUnrecorded);
+    for (const json& j : ranks_) {
+      ds.appnum_of.push_back(string(std::to_string(j.value("appnum", 0))));
+      std::string u;
+      const Ranked& m = maps_.at(size_t(j.at("rank").get<int>()));
+      for (const auto& x : j.value("unrecorded", json::array())) {
+        const size_t i = x.at(0).get<size_t>();
+        if (i >= m.regions.size()) continue;
+        char item[96];
+        std::snprintf(item, sizeof item, "%u:%llu:%.17g:%d;", m.regions[i],
+                      (unsigned long long)x.at(1).get<uint64_t>(), x.at(2).get<double>(), x.at(3).get<int>());
+        u += item;
+      }
+      ds.unrecorded_of.push_back(u.empty() ? OTF2_UNDEFINED_STRING : string(u));
+      std::string list;
+      for (const auto& c : j.at("cpus")) list += (list.empty() ? "" : ",") + std::to_string(c.get<int>());
+      ds.cpus_of.push_back(list.empty() ? OTF2_UNDEFINED_STRING : string(list));
+    }
+    return ds;
+  }
+
+  // The system tree (the machine, one node per host), one process per rank with its
+  // properties, its threads the locations (Score-P's ids: otf2_support.h).
+  void write_processes(OTF2_GlobalDefWriter* w, const DefStrings& ds, FirstError& check) {
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, ds.machine, ds.machine_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(w, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE));
+    for (const auto& [h, id] : ds.nodes) {
+      check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, id, string(h), ds.node_class, 0));
+      check(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(w, id, OTF2_SYSTEM_TREE_DOMAIN_SHARED_MEMORY));
+    }
+    for (const json& j : ranks_) {
+      const int r = j.at("rank").get<int>();
+      const std::string& h = host_of_[&j - ranks_.data()];
+      check(OTF2_GlobalDefWriter_WriteLocationGroup(w, OTF2_LocationGroupRef(r), string("MPI Rank " + std::to_string(r)),
+                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                    ds.nodes.at(h.empty() ? "unknown" : h),
+                                                    OTF2_UNDEFINED_LOCATION_GROUP));
+      if (ds.cpus_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
+        OTF2_AttributeValue v;
+        v.stringRef = ds.cpus_of[&j - ranks_.data()];
+        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.cpus_name, OTF2_TYPE_STRING, v));
+      }
+      OTF2_AttributeValue a;
+      a.stringRef = ds.appnum_of[&j - ranks_.data()];
+      check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.appnum_name, OTF2_TYPE_STRING, a));
+      if (ds.unrecorded_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
+        a.stringRef = ds.unrecorded_of[&j - ranks_.data()];
+        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.unrecorded_name,
+                                                              OTF2_TYPE_STRING, a));
+      }
+    }
+    for (const json& j : ranks_) {
+      const int r = j.at("rank").get<int>();
+      for (const auto& t : j.at("threads")) {
+        const int th = t.at(0).get<int>();
+        check(OTF2_GlobalDefWriter_WriteLocation(
+            w, location_id(r, uint16_t(th)), string(th == 0 ? "Master thread" : "Thread " + std::to_string(th)),
+            OTF2_LOCATION_TYPE_CPU_THREAD, t.at(1).get<uint64_t>(), OTF2_LocationGroupRef(r)));
+      }
+    }
+  }
+
+  // Regions, groups, communicators, windows.
+  void write_regions_and_comms(OTF2_GlobalDefWriter* w, const DefStrings& ds, FirstError& check) {
+    for (size_t i = 0; i < region_list_.size(); ++i) {
+      const json& x = region_list_[i];
+      const OTF2_StringRef name = string(x.at(0).get<std::string>());
+      const std::string file = x.at(2).get<std::string>();
+      check(OTF2_GlobalDefWriter_WriteRegion(w, OTF2_RegionRef(i), name, name, ds.empty,
+                                             OTF2_RegionRole(x.at(4).get<int>()), OTF2_Paradigm(x.at(5).get<int>()),
+                                             OTF2_REGION_FLAG_NONE, file.empty() ? OTF2_UNDEFINED_STRING : string(file),
+                                             x.at(3).get<uint32_t>(), x.at(3).get<uint32_t>()));
+    }
+    // Groups: the locations of the MPI ranks first (rank i is location i), then the rest.
+    for (size_t i = 0; i < group_list_.size(); ++i) {
+      const Group& g = group_list_[i];
+      check(OTF2_GlobalDefWriter_WriteGroup(w, OTF2_GroupRef(i), ds.empty, g.type, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, uint32_t(g.members.size()),
+                                            g.members.empty() ? nullptr : g.members.data()));
+    }
+    for (uint32_t id : comm_order_) {
+      const json& c = comms_.at(id);
+      const uint32_t parent = c.at(1).get<uint32_t>();
+      const OTF2_CommRef p = comm_ref_.count(parent) && parent != id ? comm_ref_.at(parent) : OTF2_UNDEFINED_COMM;
+      if (c.at(4).empty()) {
+        check(OTF2_GlobalDefWriter_WriteComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id), p,
+                                             OTF2_COMM_FLAG_NONE));
+      } else {
+        check(OTF2_GlobalDefWriter_WriteInterComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id),
+                                                  remote_group_.at(id), OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+      }
+    }
+    for (const auto& [id, wd] : wins_) {
+      const uint32_t comm = wd.at(1).get<uint32_t>();
+      check(OTF2_GlobalDefWriter_WriteRmaWin(w, win_ref_.at(id), string(wd.at(2).get<std::string>()),
+                                             comm_ref_.count(comm) ? comm_ref_.at(comm) : OTF2_UNDEFINED_COMM,
+                                             OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
+    }
+  }
+
+  // Hardware counters: one member per name, one strictly synchronous class per set.
+  void write_counters(OTF2_GlobalDefWriter* w, const DefStrings& ds, FirstError& check) {
+    std::map<std::string, uint32_t> members;
+    for (const auto& [names, id] : metric_classes_)
+      for (const std::string& n : names)
+        if (members.emplace(n, uint32_t(members.size())).second)
+          check(OTF2_GlobalDefWriter_WriteMetricMember(w, members.at(n), string(n), ds.empty, OTF2_METRIC_TYPE_PAPI,
+                                                       OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                                       OTF2_BASE_DECIMAL, 0, ds.count_unit));
+    for (const auto& [names, id] : metric_classes_) {
+      std::vector<OTF2_MetricMemberRef> m;
+      for (const std::string& n : names) m.push_back(members.at(n));
+      check(OTF2_GlobalDefWriter_WriteMetricClass(w, id, uint8_t(m.size()), m.data(), OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                  OTF2_RECORDER_KIND_CPU));
+    }
+  }
 
   OTF2_StringRef string(const std::string& s) {
     auto [it, fresh] = string_ids_.emplace(s, uint32_t(strings_.size()));
@@ -850,70 +880,50 @@ std::string clock_property(const RunInfo& run) {
   return run.size > 1 && run.all_on_one_host ? "shared" : "none";
 }
 
-}  // namespace
-
-Status export_location(const LocationTrace& location, const engine::Comm& ranks, const std::string& dir,
-                       std::string& error) {
-  install_error_hook();
-  const RunInfo& run = location.run;
-  const trace::ChunkStore& store = *location.chunks;
-  std::string err;
-  auto fail = [&](const std::string& what) {
-    if (err.empty()) err = what;
-  };
+// One rank's export, as export_location's phases share it.
+struct Export {
+  const LocationTrace& location;
+  const engine::Comm& ranks;
   OTF2_Archive* archive = nullptr;
-  try {
-    archive = OTF2_Archive_Open(dir.c_str(), kArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                                OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-  } catch (...) {
-  }
-  if (archive == nullptr) fail("cannot open the archive: " + take_last_error());
-  if (!all_ok(ranks, archive != nullptr)) {
-    error = err.empty() ? "another rank cannot open the archive" : err;
-    if (archive) OTF2_Archive_Close(archive);
-    return Status::kIoError;
-  }
-  OTF2_CollectiveContext context;
-  context.comm = &ranks;
-  auto step = [&](OTF2_ErrorCode c, const char* what) {
-    if (c != OTF2_SUCCESS) fail(std::string(what) + ": " + describe(c));
-  };
-  step(OTF2_Archive_SetFlushCallbacks(archive, &kFlush, nullptr), "flush callbacks");
-  step(OTF2_Archive_SetCollectiveCallbacks(archive, collectives(), nullptr, &context, nullptr),
-       "collective callbacks");
-  step(OTF2_Archive_SetCreator(archive, "critpath " CRITPATH_VERSION), "creator");
-  step(OTF2_Archive_SetDescription(archive, ("critpath trace of " + run.executable).c_str()), "description");
-  step(OTF2_Archive_SetMachineName(archive, "Linux"), "machine name");
+  std::string err;  // the first failure
 
-  // Phase 1: events, on a time base all ranks agree on.
-  const GlobalTime time(run);
+  const trace::ChunkStore& store() const { return *location.chunks; }
+  void fail(const std::string& what) {
+    if (err.empty()) err = what;
+  }
+  void step(OTF2_ErrorCode c, const char* what) {
+    if (c != OTF2_SUCCESS) fail(std::string(what) + ": " + describe(c));
+  }
+};
+
+// Phase 1: events, on a time base all ranks agree on. Collective.
+void write_events(Export& x, LocalRefs& refs, std::vector<ThreadSummary>& threads) {
+  const GlobalTime time(x.location.run);
   double base_s = 1e300;
-  for (uint16_t t : store.locations()) {
-    trace::TraceReader reader(store, t);
+  for (uint16_t t : x.store().locations()) {
+    trace::TraceReader reader(x.store(), t);
     trace::Event e;
     reader.seek_begin();
     if (reader.next(e)) base_s = std::min(base_s, time.seconds(e.time));
   }
-  if (ranks.allreduce(&base_s, 1, MPI_DOUBLE, MPI_MIN) != Status::kOk) fail("agreeing on the time base failed");
+  if (x.ranks.allreduce(&base_s, 1, MPI_DOUBLE, MPI_MIN) != Status::kOk) x.fail("agreeing on the time base failed");
   base_s = base_s < 1e300 ? std::floor(base_s) : 0.0;
-  LocalRefs refs;
-  std::vector<ThreadSummary> threads;
-  step(OTF2_Archive_OpenEvtFiles(archive), "opening the event files");
+  x.step(OTF2_Archive_OpenEvtFiles(x.archive), "opening the event files");
   try {
-    for (uint16_t t : store.locations()) {
-      OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, location_id(run.rank, t));
+    for (uint16_t t : x.store().locations()) {
+      OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(x.archive, location_id(x.location.run.rank, t));
       if (w == nullptr) {
-        fail("no event writer: " + take_last_error());
+        x.fail("no event writer: " + take_last_error());
         continue;
       }
-      LocationWriter lw(w, location, time, base_s, refs, t == 0);
-      trace::TraceReader reader(store, t);
+      LocationWriter lw(w, x.location, time, base_s, refs, t == 0);
+      trace::TraceReader reader(x.store(), t);
       trace::Event e;
       reader.seek_begin();
       while (reader.next(e)) lw.put(e);
       lw.finish();
-      if (reader.status() != Status::kOk) fail(std::string("the trace does not decode: ") + to_string(reader.status()));
-      if (lw.error() != OTF2_SUCCESS) fail("writing events: " + describe(lw.error()));
+      if (reader.status() != Status::kOk) x.fail(std::string("the trace does not decode: ") + to_string(reader.status()));
+      if (lw.error() != OTF2_SUCCESS) x.fail("writing events: " + describe(lw.error()));
       ThreadSummary s;
       s.thread = t;
       OTF2_EvtWriter_GetNumberOfEvents(w, &s.events);
@@ -922,98 +932,139 @@ Status export_location(const LocationTrace& location, const engine::Comm& ranks,
         s.last = lw.last();
       }
       threads.push_back(s);
-      step(OTF2_Archive_CloseEvtWriter(archive, w), "closing an event writer");
+      x.step(OTF2_Archive_CloseEvtWriter(x.archive, w), "closing an event writer");
     }
-  } catch (const std::exception& x) {
-    fail(std::string("writing events: ") + x.what());
+  } catch (const std::exception& ex) {
+    x.fail(std::string("writing events: ") + ex.what());
   }
-  step(OTF2_Archive_CloseEvtFiles(archive), "closing the event files");
+  x.step(OTF2_Archive_CloseEvtFiles(x.archive), "closing the event files");
+}
 
-  // Phase 2: unification on rank 0.
-  std::vector<uint64_t> mapping;
+// Phase 2: unification on rank 0; `mapping` receives this rank's global ids. Collective;
+// false when the exchange failed.
+bool unify_definitions(Export& x, const LocalRefs& refs, const std::vector<ThreadSummary>& threads,
+                       std::vector<uint64_t>& mapping) {
   bool exchanged = false;
   try {
-    const std::string mine = describe_rank(location, refs, threads).dump();
+    const std::string mine = describe_rank(x.location, refs, threads).dump();
     std::vector<unsigned char> all;
     std::vector<int> counts, displs;
-    if (ranks.gatherv(mine.data(), int(mine.size()), 1, 0, all, counts, displs) == Status::kOk) {
+    if (x.ranks.gatherv(mine.data(), int(mine.size()), 1, 0, all, counts, displs) == Status::kOk) {
       std::vector<std::vector<uint64_t>> maps;
       std::vector<int> map_counts;
       std::vector<uint64_t> flat;
       std::unique_ptr<Unifier> unifier;
-      if (ranks.rank() == 0) {
-        unifier = std::make_unique<Unifier>(ranks.size());
-        for (int r = 0; r < ranks.size(); ++r)
+      if (x.ranks.rank() == 0) {
+        unifier = std::make_unique<Unifier>(x.ranks.size());
+        for (int r = 0; r < x.ranks.size(); ++r)
           unifier->add(json::parse(all.begin() + displs[size_t(r)], all.begin() + displs[size_t(r)] + counts[size_t(r)]));
-        unifier->assign(ranks.size());
-        OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(archive);
+        unifier->assign(x.ranks.size());
+        OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(x.archive);
         if (gw == nullptr) {
-          fail("no global definition writer: " + take_last_error());
+          x.fail("no global definition writer: " + take_last_error());
         } else {
-          step(unifier->write(gw), "writing the global definitions");
-          step(OTF2_Archive_CloseGlobalDefWriter(archive, gw), "closing the global definitions");
+          x.step(unifier->write(gw), "writing the global definitions");
+          x.step(OTF2_Archive_CloseGlobalDefWriter(x.archive, gw), "closing the global definitions");
         }
-        for (int r = 0; r < ranks.size(); ++r) {
+        for (int r = 0; r < x.ranks.size(); ++r) {
           std::vector<uint64_t> m = unifier->mapping_of(r);
           map_counts.push_back(int(m.size()));
           flat.insert(flat.end(), m.begin(), m.end());
         }
       }
       std::vector<unsigned char> bytes;
-      if (ranks.scatterv(flat.data(), map_counts, sizeof(uint64_t), 0, bytes) == Status::kOk) {
+      if (x.ranks.scatterv(flat.data(), map_counts, sizeof(uint64_t), 0, bytes) == Status::kOk) {
         mapping.resize(bytes.size() / sizeof(uint64_t));
         if (!bytes.empty()) std::memcpy(mapping.data(), bytes.data(), bytes.size());
         exchanged = true;
       }
     }
-  } catch (const std::exception& x) {
-    fail(std::string("unifying the definitions: ") + x.what());
+  } catch (const std::exception& ex) {
+    x.fail(std::string("unifying the definitions: ") + ex.what());
   }
-  if (!exchanged) fail("the definitions exchange failed");
+  if (!exchanged) x.fail("the definitions exchange failed");
+  return exchanged;
+}
 
-  // Phase 3: the mapping tables of every location of this rank.
-  step(OTF2_Archive_OpenDefFiles(archive), "opening the definition files");
+// Phase 3: the mapping tables of every location of this rank.
+void write_mappings(Export& x, const LocalRefs& refs, const std::vector<ThreadSummary>& threads,
+                    const std::vector<uint64_t>& mapping, bool exchanged) {
+  x.step(OTF2_Archive_OpenDefFiles(x.archive), "opening the definition files");
   try {
-    const defs::Definitions& d = *location.definitions;
+    const defs::Definitions& d = *x.location.definitions;
     std::vector<uint64_t> regions(refs.regions.begin(), refs.regions.end()), comms, wins, groups, strings;
     for (const defs::CommDef& c : sorted(d.comms.snapshot())) comms.push_back(c.id);
     for (const defs::WindowDef& w : sorted(d.windows.snapshot())) wins.push_back(w.id);
     for (size_t g = 0; g < refs.groups.size(); ++g) groups.push_back(g);
-    for (size_t s = 0; s <= run.args.size(); ++s) strings.push_back(s);
+    for (size_t s = 0; s <= x.location.run.args.size(); ++s) strings.push_back(s);
     const size_t need = regions.size() + comms.size() + wins.size() + groups.size() + 1 + strings.size();
-    if (exchanged && mapping.size() != need) fail("the definitions exchange returned a wrong mapping");
+    if (exchanged && mapping.size() != need) x.fail("the definitions exchange returned a wrong mapping");
     for (const ThreadSummary& t : threads) {
-      OTF2_DefWriter* w = OTF2_Archive_GetDefWriter(archive, location_id(run.rank, t.thread));
+      OTF2_DefWriter* w = OTF2_Archive_GetDefWriter(x.archive, location_id(x.location.run.rank, t.thread));
       if (w == nullptr) {
-        fail("no definition writer: " + take_last_error());
+        x.fail("no definition writer: " + take_last_error());
         continue;
       }
       if (mapping.size() == need) {
         const uint64_t* g = mapping.data();
-        step(write_mapping(w, OTF2_MAPPING_REGION, regions, g), "region mapping");
+        x.step(write_mapping(w, OTF2_MAPPING_REGION, regions, g), "region mapping");
         g += regions.size();
-        step(write_mapping(w, OTF2_MAPPING_COMM, comms, g), "communicator mapping");
+        x.step(write_mapping(w, OTF2_MAPPING_COMM, comms, g), "communicator mapping");
         g += comms.size();
-        step(write_mapping(w, OTF2_MAPPING_RMA_WIN, wins, g), "window mapping");
+        x.step(write_mapping(w, OTF2_MAPPING_RMA_WIN, wins, g), "window mapping");
         g += wins.size();
-        step(write_mapping(w, OTF2_MAPPING_GROUP, groups, g), "group mapping");
+        x.step(write_mapping(w, OTF2_MAPPING_GROUP, groups, g), "group mapping");
         g += groups.size();
-        if (*g != OTF2_UNDEFINED_METRIC) step(write_mapping(w, OTF2_MAPPING_METRIC, {kLocalMetric}, g), "metric mapping");
+        if (*g != OTF2_UNDEFINED_METRIC) x.step(write_mapping(w, OTF2_MAPPING_METRIC, {kLocalMetric}, g), "metric mapping");
         ++g;
-        step(write_mapping(w, OTF2_MAPPING_STRING, strings, g), "string mapping");
+        x.step(write_mapping(w, OTF2_MAPPING_STRING, strings, g), "string mapping");
       }
-      step(OTF2_Archive_CloseDefWriter(archive, w), "closing a definition writer");
+      x.step(OTF2_Archive_CloseDefWriter(x.archive, w), "closing a definition writer");
     }
-  } catch (const std::exception& x) {
-    fail(std::string("writing the mapping tables: ") + x.what());
+  } catch (const std::exception& ex) {
+    x.fail(std::string("writing the mapping tables: ") + ex.what());
   }
-  step(OTF2_Archive_CloseDefFiles(archive), "closing the definition files");
-  step(OTF2_Archive_SetProperty(archive, kPropertyVersion, CRITPATH_VERSION, true), "property");
-  step(OTF2_Archive_SetProperty(archive, kPropertyTimestamps, "global", true), "property");
-  step(OTF2_Archive_SetProperty(archive, kPropertyClock, clock_property(run).c_str(), true), "property");
-  step(OTF2_Archive_Close(archive), "closing the archive");
-  const bool ok = all_ok(ranks, err.empty());
-  if (!ok) error = err.empty() ? "another rank failed" : err;
+  x.step(OTF2_Archive_CloseDefFiles(x.archive), "closing the definition files");
+}
+
+}  // namespace
+
+Status export_location(const LocationTrace& location, const engine::Comm& ranks, const std::string& dir,
+                       std::string& error) {
+  install_error_hook();
+  const RunInfo& run = location.run;
+  Export x{location, ranks, nullptr, {}};
+  try {
+    x.archive = OTF2_Archive_Open(dir.c_str(), kArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  } catch (...) {
+  }
+  if (x.archive == nullptr) x.fail("cannot open the archive: " + take_last_error());
+  if (!all_ok(ranks, x.archive != nullptr)) {
+    error = x.err.empty() ? "another rank cannot open the archive" : x.err;
+    if (x.archive) OTF2_Archive_Close(x.archive);
+    return Status::kIoError;
+  }
+  OTF2_CollectiveContext context;
+  context.comm = &ranks;
+  x.step(OTF2_Archive_SetFlushCallbacks(x.archive, &kFlush, nullptr), "flush callbacks");
+  x.step(OTF2_Archive_SetCollectiveCallbacks(x.archive, collectives(), nullptr, &context, nullptr),
+         "collective callbacks");
+  x.step(OTF2_Archive_SetCreator(x.archive, "critpath " CRITPATH_VERSION), "creator");
+  x.step(OTF2_Archive_SetDescription(x.archive, ("critpath trace of " + run.executable).c_str()), "description");
+  x.step(OTF2_Archive_SetMachineName(x.archive, "Linux"), "machine name");
+  LocalRefs refs;
+  std::vector<ThreadSummary> threads;
+  write_events(x, refs, threads);
+  std::vector<uint64_t> mapping;
+  const bool exchanged = unify_definitions(x, refs, threads, mapping);
+  write_mappings(x, refs, threads, mapping, exchanged);
+  x.step(OTF2_Archive_SetProperty(x.archive, kPropertyVersion, CRITPATH_VERSION, true), "property");
+  x.step(OTF2_Archive_SetProperty(x.archive, kPropertyTimestamps, "global", true), "property");
+  x.step(OTF2_Archive_SetProperty(x.archive, kPropertyClock, clock_property(run).c_str(), true), "property");
+  x.step(OTF2_Archive_Close(x.archive), "closing the archive");
+  const bool ok = all_ok(ranks, x.err.empty());
+  if (!ok) error = x.err.empty() ? "another rank failed" : x.err;
   return ok ? Status::kOk : Status::kIoError;
 }
 

@@ -745,7 +745,9 @@ OTF2_CallbackCode ignore(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void*, OTF2
 #define CRITPATH_OTF2_DO(...) \
   { return guard<Builder>(u, [&](Builder& b) { __VA_ARGS__; }); })
 
-void register_event_callbacks(OTF2_EvtReaderCallbacks* c) {
+// register_event_callbacks' steps: the events analysed (regions, metrics, messages,
+// collectives), the one-sided ones, then the counted or ignored rest.
+void register_mpi_callbacks(OTF2_EvtReaderCallbacks* c) {
   using K = trace::EventKind;
   CRITPATH_OTF2_EVT(Enter, OTF2_RegionRef r) CRITPATH_OTF2_DO(b.enter(t, r));
   CRITPATH_OTF2_EVT(Leave, OTF2_RegionRef r) CRITPATH_OTF2_DO(b.leave(t, r));
@@ -776,6 +778,10 @@ void register_event_callbacks(OTF2_EvtReaderCallbacks* c) {
   CRITPATH_OTF2_EVT(MeasurementOnOff, OTF2_MeasurementMode mode) CRITPATH_OTF2_DO(b.measurement(t, mode));
   CRITPATH_OTF2_EVT(ProgramBegin, OTF2_StringRef name, uint32_t n, const OTF2_StringRef* args)
   CRITPATH_OTF2_DO((void)t; b.program(name, n, args));
+}
+
+void register_rma_callbacks(OTF2_EvtReaderCallbacks* c) {
+  using K = trace::EventKind;
   CRITPATH_OTF2_EVT(RmaWinCreate, OTF2_RmaWinRef w) CRITPATH_OTF2_DO(b.win_create(t, w));
   CRITPATH_OTF2_EVT(RmaWinDestroy, OTF2_RmaWinRef w) CRITPATH_OTF2_DO(b.win_destroy(t, w));
   CRITPATH_OTF2_EVT(RmaCollectiveEnd, OTF2_CollectiveOp, OTF2_RmaSyncLevel, OTF2_RmaWinRef w, uint32_t, uint64_t,
@@ -800,7 +806,9 @@ void register_event_callbacks(OTF2_EvtReaderCallbacks* c) {
   CRITPATH_OTF2_EVT(RmaOpCompleteBlocking, OTF2_RmaWinRef w, uint64_t id) CRITPATH_OTF2_DO(b.op_complete(t, w, id, false));
   CRITPATH_OTF2_EVT(RmaOpCompleteNonBlocking, OTF2_RmaWinRef w, uint64_t id)
   CRITPATH_OTF2_DO(b.op_complete(t, w, id, true));
+}
 
+void register_skipped_callbacks(OTF2_EvtReaderCallbacks* c) {
   // Counted and skipped.
   OTF2_EvtReaderCallbacks_SetUnknownCallback(c, skip<&Skipped::other_events>);
   OTF2_EvtReaderCallbacks_SetOmpForkCallback(c, skip<&Skipped::threading_events>);
@@ -858,6 +866,12 @@ void register_event_callbacks(OTF2_EvtReaderCallbacks* c) {
   OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(c, ignore);
 }
 
+void register_event_callbacks(OTF2_EvtReaderCallbacks* c) {
+  register_mpi_callbacks(c);
+  register_rma_callbacks(c);
+  register_skipped_callbacks(c);
+}
+
 #undef CRITPATH_OTF2_EVT
 #undef CRITPATH_OTF2_DO
 
@@ -871,30 +885,9 @@ std::string iso_utc(uint64_t realtime_ns) {
   return buf;
 }
 
-}  // namespace
-
-// ---- ArchiveReader ------------------------------------------------------------------------------
-
-ArchiveReader::ArchiveReader() : s_(std::make_unique<State>()) {}
-
-ArchiveReader::~ArchiveReader() {
-  if (s_->reader) {
-    if (s_->selected) {
-      OTF2_Reader_CloseEvtFiles(s_->reader);
-    }
-    OTF2_Reader_Close(s_->reader);
-  }
-}
-
-int ArchiveReader::ranks() const { return int(s_->rank_locations.size()); }
-const Skipped& ArchiveReader::skipped_locations() const { return s_->skipped; }
-bool ArchiveReader::written_by_critpath() const { return s_->critpath; }
-
-Status ArchiveReader::open(const std::string& anchor, std::string& error) {
-  install_error_hook();
-  State& s = *s_;
-  s.anchor = anchor;
-  take_last_error();
+// ArchiveReader::open's steps. The anchor file and the global definitions.
+Status read_global_definitions(State& s, std::string& error) {
+  const std::string& anchor = s.anchor;
   if (access(anchor.c_str(), R_OK) != 0) {
     error = anchor + ": cannot read it: " + std::strerror(errno);
     return Status::kIoError;
@@ -932,8 +925,12 @@ Status ArchiveReader::open(const std::string& anchor, std::string& error) {
     error = anchor + ": the global definitions do not read: " + (s.error.empty() ? describe(rc) : s.error);
     return Status::kCorrupt;
   }
+  return Status::kOk;
+}
 
-  // The ranks: MPI_COMM_WORLD's locations, rank i = member i of the MPI COMM_LOCATIONS group.
+// The ranks: MPI_COMM_WORLD's locations, rank i = member i of the MPI COMM_LOCATIONS group.
+Status find_ranks(State& s, std::string& error) {
+  const std::string& anchor = s.anchor;
   std::vector<uint64_t> mains;
   for (const auto& [ref, g] : s.groups)
     if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) {
@@ -983,6 +980,11 @@ Status ArchiveReader::open(const std::string& anchor, std::string& error) {
       ++s.skipped.thread_locations;
     }
   }
+  return Status::kOk;
+}
+
+// The special definitions: the world and self communicators, the hardware counters.
+void find_special_definitions(State& s) {
   // MPI_COMM_WORLD: named so, else the first parentless communicator of all ranks in order;
   // MPI_COMM_SELF: the first communicator of a COMM_SELF group.
   auto all_ranks = [&](uint32_t group) {
@@ -1013,6 +1015,211 @@ Status ArchiveReader::open(const std::string& anchor, std::string& error) {
     s.counter_names = std::move(names);
     break;
   }
+}
+
+// ArchiveReader::load's steps. Regions, in reference order: the same ids on every rank. MPI
+// functions by name get the spec's id and semantics; unknown ones ids below the spec's range
+// with the OTF2 role's. Returns the critpath id of each OTF2 region reference.
+std::unordered_map<uint32_t, uint32_t> define_regions(const State& s, defs::Definitions& definitions) {
+  std::unordered_map<uint32_t, uint32_t> regions;
+  uint32_t next_unknown_mpi = defs::kLastMpiRegion;
+  std::unordered_set<uint32_t> spec_ids;
+  for (const pmpi::GeneratedRegion& g : pmpi::generated_regions()) spec_ids.insert(g.id);
+  for (const auto& [ref, r] : s.regions) {
+    const std::string& name = s.str(r.name);
+    const defs::RegionKind kind = region_kind(r.paradigm, r.role);
+    uint32_t id = 0;
+    if (kind == defs::RegionKind::kMpi) {
+      if (const pmpi::GeneratedRegion* g = spec_region(name)) {
+        id = g->id;
+        definitions.regions.define_fixed(id, name, kind, g->mpi);
+      } else {
+        while (next_unknown_mpi > 0 && spec_ids.count(next_unknown_mpi)) --next_unknown_mpi;
+        id = next_unknown_mpi--;
+        definitions.regions.define_fixed(id, name, kind, semantics_from_role(r.role));
+      }
+    } else if (kind == defs::RegionKind::kArtificial && name == "main") {
+      id = defs::kRootRegion;
+      definitions.regions.define_fixed(id, name, kind);
+    } else if (s.critpath && r.paradigm == OTF2_PARADIGM_USER && r.role == OTF2_REGION_ROLE_CODE) {
+      id = definitions.regions.define(name, defs::RegionKind::kCallsite, s.str(r.file), r.line);
+    } else {
+      id = definitions.regions.define(name, kind, s.str(r.file), r.line);
+    }
+    regions[ref] = id;
+  }
+  return regions;
+}
+
+// Communicators: every intracommunicator (members as MPI_COMM_WORLD ranks), and the
+// intercommunicators this rank is in, its own side first. Then the windows and the counter
+// names.
+void define_communicators(const State& s, int rank, defs::Definitions& definitions) {
+  for (const auto& [ref, c] : s.comms) {
+    defs::CommDef d;
+    d.id = s.comm_id(ref);
+    d.parent = s.comm_id(c.parent);
+    d.created_by = s.str(c.name);
+    if (s.critpath && d.id > defs::kCommSelf) {  // critpath writes "<creator> <id>"
+      const size_t space = d.created_by.rfind(' ');
+      if (space != std::string::npos) d.created_by.resize(space);
+    }
+    d.members = s.ranks_of(c.group, rank);
+    if (c.inter) {
+      std::vector<int32_t> b = s.ranks_of(c.group_b, rank);
+      const bool in_a = std::count(d.members.begin(), d.members.end(), rank) > 0;
+      const bool in_b = std::count(b.begin(), b.end(), rank) > 0;
+      if (!in_a && !in_b) continue;
+      if (in_b) std::swap(d.members, b);
+      d.remote = std::move(b);
+    }
+    definitions.comms.define(std::move(d));
+  }
+  for (const auto& [ref, w] : s.wins) {
+    defs::WindowDef d;
+    d.id = ref;
+    d.comm = s.comm_id(w.comm);
+    defs::CommDef c;
+    if (definitions.comms.find(d.comm, c)) d.members = c.members;
+    d.created_by = s.str(w.name);
+    definitions.windows.define(std::move(d));
+  }
+  definitions.set_counter_names(s.counter_names);
+}
+
+// What a rank's events say about its run: their span, and from its first location the
+// program and when MPI_Init and MPI_Finalize began.
+struct EventSpan {
+  uint64_t first = UINT64_MAX, last = 0, init_at = UINT64_MAX, finalize_at = UINT64_MAX;
+  std::string executable;
+  std::vector<std::string> args;
+};
+
+// Events, location after location, into `chunks`.
+Status read_events(State& s, int rank, trace::ChunkStore& chunks, const std::unordered_map<uint32_t, uint32_t>& regions,
+                   defs::Definitions& definitions, Skipped& skipped, EventSpan& span, std::string& error) {
+  const std::vector<uint64_t>& locs = s.rank_locations.at(size_t(rank));
+  for (size_t th = 0; th < locs.size(); ++th) {
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(s.reader, locs[th]);
+    if (er == nullptr) {
+      error = s.anchor + ": the events of location " + std::to_string(locs[th]) + " do not open: " +
+              take_last_error();
+      return Status::kCorrupt;
+    }
+    Builder b(s, rank, uint16_t(th), chunks, regions, definitions, skipped);
+    OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
+    register_event_callbacks(cbs);
+    OTF2_Reader_RegisterEvtCallbacks(s.reader, er, cbs, &b);
+    OTF2_EvtReaderCallbacks_Delete(cbs);
+    uint64_t n = 0;
+    const OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(s.reader, er, &n);
+    OTF2_Reader_CloseEvtReader(s.reader, er);
+    if (rc != OTF2_SUCCESS || !b.error().empty()) {
+      error = s.anchor + ": the events of location " + std::to_string(locs[th]) + " (rank " +
+              std::to_string(rank) + ") do not read: " + (b.error().empty() ? describe(rc) : b.error());
+      return Status::kCorrupt;
+    }
+    b.finish();
+    if (b.status() != Status::kOk) {
+      error = std::string("cannot store the imported events: ") + to_string(b.status());
+      return b.status();
+    }
+    span.first = std::min(span.first, b.first());
+    span.last = std::max(span.last, b.last());
+    if (th == 0) {
+      span.init_at = b.init_at();
+      span.finalize_at = b.finalize_at();
+      span.executable = b.executable();
+      span.args = b.args();
+    }
+  }
+  if (span.first == UINT64_MAX) span.first = 0;
+  return Status::kOk;
+}
+
+// Run facts: ticks on the archive's (already corrected) time base.
+void set_run_facts(const State& s, int rank, size_t threads, const EventSpan& span, RunInfo& run) {
+  run.rank = rank;
+  run.size = int(s.rank_locations.size());
+  run.thread_level = threads > 1 ? 3 : 0;
+  run.executable = span.executable;
+  run.args = span.args;
+  if (run.executable.empty()) run.executable = "(OTF2 archive)";
+  run.output_dir.clear();
+  run.start_utc = iso_utc(s.realtime);
+  run.mpi_library = "OTF2 archive" + (s.creator.empty() ? std::string() : " by " + s.creator);
+  // A tick converter of the archive's resolution: one second is `resolution` ticks (the TSC
+  // kind is the one that takes its rate from the two pairs).
+  run.timer = s.resolution == 1000000000ull ? clock::TimerKind::kMonotonic : clock::TimerKind::kTsc;
+  run.timer_why = "OTF2 time stamps (" + std::to_string(s.resolution) + " ticks/s)";
+  run.begin = {0, 0};
+  run.end = {s.resolution, 1000000000ull};
+  run.conv = clock::TickConverter(run.timer, run.begin, run.end);
+  run.init_enter_ticks = span.init_at != UINT64_MAX ? span.init_at : span.first;
+  run.finalize_enter_ticks = span.finalize_at != UINT64_MAX ? span.finalize_at : span.last;
+  run.clock_linear = false;  // the time stamps are on one base already (the writer's or OTF2's)
+}
+
+// The properties critpath's export gives the rank's process: its MPMD command, the regions'
+// visits it did not record, its CPUs.
+void read_process_properties(const State& s, uint32_t process, const std::unordered_map<uint32_t, uint32_t>& regions,
+                             defs::Definitions& definitions, RunInfo& run) {
+  for (const State::GroupProperty& p : s.group_properties)
+    if (p.group == process && s.str(p.name) == kPropertyAppnum) {
+      run.appnum = std::atoi(s.str(p.value).c_str());
+    } else if (p.group == process && s.str(p.name) == kPropertyUnrecorded) {
+      // "<region ref>:<visits>:<seconds>:<auto>;...": in this archive's ticks.
+      const std::string& list = s.str(p.value);
+      for (size_t at = 0; at < list.size();) {
+        unsigned ref = 0, autof = 0;
+        unsigned long long visits = 0;
+        double seconds = 0;
+        if (std::sscanf(list.c_str() + at, "%u:%llu:%lg:%u", &ref, &visits, &seconds, &autof) == 4) {
+          auto it = regions.find(ref);
+          if (it != regions.end() && seconds >= 0)
+            definitions.regions.add_unrecorded(it->second, visits, uint64_t(std::llround(seconds * double(s.resolution))),
+                                               autof != 0);
+        }
+        const size_t semi = list.find(';', at);
+        at = semi == std::string::npos ? list.size() : semi + 1;
+      }
+    } else if (p.group == process && s.str(p.name) == kPropertyCpus) {
+      const std::string& list = s.str(p.value);
+      for (size_t at = 0; at < list.size();) {
+        run.cpus.push_back(std::atoi(list.c_str() + at));
+        const size_t comma = list.find(',', at);
+        at = comma == std::string::npos ? list.size() : comma + 1;
+      }
+    }
+}
+
+}  // namespace
+
+// ---- ArchiveReader ------------------------------------------------------------------------------
+
+ArchiveReader::ArchiveReader() : s_(std::make_unique<State>()) {}
+
+ArchiveReader::~ArchiveReader() {
+  if (s_->reader) {
+    if (s_->selected) {
+      OTF2_Reader_CloseEvtFiles(s_->reader);
+    }
+    OTF2_Reader_Close(s_->reader);
+  }
+}
+
+int ArchiveReader::ranks() const { return int(s_->rank_locations.size()); }
+const Skipped& ArchiveReader::skipped_locations() const { return s_->skipped; }
+bool ArchiveReader::written_by_critpath() const { return s_->critpath; }
+
+Status ArchiveReader::open(const std::string& anchor, std::string& error) {
+  install_error_hook();
+  State& s = *s_;
+  s.anchor = anchor;
+  take_last_error();
+  CRITPATH_FORWARD_IF_ERROR(read_global_definitions(s, error));
+  CRITPATH_FORWARD_IF_ERROR(find_ranks(s, error));
+  find_special_definitions(s);
   return Status::kOk;
 }
 
@@ -1058,158 +1265,19 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
   location.chunks = &chunks;
   location.definitions = &definitions;
   try {
-    // Regions, in reference order: the same ids on every rank. MPI functions by name get the
-    // spec's id and semantics; unknown ones ids below the spec's range with the OTF2 role's.
-    std::unordered_map<uint32_t, uint32_t> regions;
-    uint32_t next_unknown_mpi = defs::kLastMpiRegion;
-    std::unordered_set<uint32_t> spec_ids;
-    for (const pmpi::GeneratedRegion& g : pmpi::generated_regions()) spec_ids.insert(g.id);
-    for (const auto& [ref, r] : s.regions) {
-      const std::string& name = s.str(r.name);
-      const defs::RegionKind kind = region_kind(r.paradigm, r.role);
-      uint32_t id = 0;
-      if (kind == defs::RegionKind::kMpi) {
-        if (const pmpi::GeneratedRegion* g = spec_region(name)) {
-          id = g->id;
-          definitions.regions.define_fixed(id, name, kind, g->mpi);
-        } else {
-          while (next_unknown_mpi > 0 && spec_ids.count(next_unknown_mpi)) --next_unknown_mpi;
-          id = next_unknown_mpi--;
-          definitions.regions.define_fixed(id, name, kind, semantics_from_role(r.role));
-        }
-      } else if (kind == defs::RegionKind::kArtificial && name == "main") {
-        id = defs::kRootRegion;
-        definitions.regions.define_fixed(id, name, kind);
-      } else if (s.critpath && r.paradigm == OTF2_PARADIGM_USER && r.role == OTF2_REGION_ROLE_CODE) {
-        id = definitions.regions.define(name, defs::RegionKind::kCallsite, s.str(r.file), r.line);
-      } else {
-        id = definitions.regions.define(name, kind, s.str(r.file), r.line);
-      }
-      regions[ref] = id;
-    }
-    // Communicators: every intracommunicator (members as MPI_COMM_WORLD ranks), and the
-    // intercommunicators this rank is in, its own side first.
-    for (const auto& [ref, c] : s.comms) {
-      defs::CommDef d;
-      d.id = s.comm_id(ref);
-      d.parent = s.comm_id(c.parent);
-      d.created_by = s.str(c.name);
-      if (s.critpath && d.id > defs::kCommSelf) {  // critpath writes "<creator> <id>"
-        const size_t space = d.created_by.rfind(' ');
-        if (space != std::string::npos) d.created_by.resize(space);
-      }
-      d.members = s.ranks_of(c.group, rank);
-      if (c.inter) {
-        std::vector<int32_t> b = s.ranks_of(c.group_b, rank);
-        const bool in_a = std::count(d.members.begin(), d.members.end(), rank) > 0;
-        const bool in_b = std::count(b.begin(), b.end(), rank) > 0;
-        if (!in_a && !in_b) continue;
-        if (in_b) std::swap(d.members, b);
-        d.remote = std::move(b);
-      }
-      definitions.comms.define(std::move(d));
-    }
-    for (const auto& [ref, w] : s.wins) {
-      defs::WindowDef d;
-      d.id = ref;
-      d.comm = s.comm_id(w.comm);
-      defs::CommDef c;
-      if (definitions.comms.find(d.comm, c)) d.members = c.members;
-      d.created_by = s.str(w.name);
-      definitions.windows.define(std::move(d));
-    }
-    definitions.set_counter_names(s.counter_names);
-
-    // Events, location after location.
+    const std::unordered_map<uint32_t, uint32_t> regions = define_regions(s, definitions);
+    define_communicators(s, rank, definitions);
     RunInfo& run = location.run;
     run = RunInfo{};
-    uint64_t first = UINT64_MAX, last = 0, init_at = UINT64_MAX, finalize_at = UINT64_MAX;
+    EventSpan span;
+    CRITPATH_FORWARD_IF_ERROR(read_events(s, rank, chunks, regions, definitions, skipped, span, error));
     const std::vector<uint64_t>& locs = s.rank_locations.at(size_t(rank));
-    for (size_t th = 0; th < locs.size(); ++th) {
-      OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(s.reader, locs[th]);
-      if (er == nullptr) {
-        error = s.anchor + ": the events of location " + std::to_string(locs[th]) + " do not open: " +
-                take_last_error();
-        return Status::kCorrupt;
-      }
-      Builder b(s, rank, uint16_t(th), chunks, regions, definitions, skipped);
-      OTF2_EvtReaderCallbacks* cbs = OTF2_EvtReaderCallbacks_New();
-      register_event_callbacks(cbs);
-      OTF2_Reader_RegisterEvtCallbacks(s.reader, er, cbs, &b);
-      OTF2_EvtReaderCallbacks_Delete(cbs);
-      uint64_t n = 0;
-      const OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(s.reader, er, &n);
-      OTF2_Reader_CloseEvtReader(s.reader, er);
-      if (rc != OTF2_SUCCESS || !b.error().empty()) {
-        error = s.anchor + ": the events of location " + std::to_string(locs[th]) + " (rank " +
-                std::to_string(rank) + ") do not read: " + (b.error().empty() ? describe(rc) : b.error());
-        return Status::kCorrupt;
-      }
-      b.finish();
-      if (b.status() != Status::kOk) {
-        error = std::string("cannot store the imported events: ") + to_string(b.status());
-        return b.status();
-      }
-      first = std::min(first, b.first());
-      last = std::max(last, b.last());
-      if (th == 0) {
-        init_at = b.init_at();
-        finalize_at = b.finalize_at();
-        run.executable = b.executable();
-        run.args = b.args();
-      }
-    }
-    if (first == UINT64_MAX) first = 0;
-
-    // Run facts: ticks on the archive's (already corrected) time base.
-    run.rank = rank;
-    run.size = ranks();
-    run.thread_level = locs.size() > 1 ? 3 : 0;
-    if (run.executable.empty()) run.executable = "(OTF2 archive)";
-    run.output_dir.clear();
-    run.start_utc = iso_utc(s.realtime);
-    run.mpi_library = "OTF2 archive" + (s.creator.empty() ? std::string() : " by " + s.creator);
-    // A tick converter of the archive's resolution: one second is `resolution` ticks (the TSC
-    // kind is the one that takes its rate from the two pairs).
-    run.timer = s.resolution == 1000000000ull ? clock::TimerKind::kMonotonic : clock::TimerKind::kTsc;
-    run.timer_why = "OTF2 time stamps (" + std::to_string(s.resolution) + " ticks/s)";
-    run.begin = {0, 0};
-    run.end = {s.resolution, 1000000000ull};
-    run.conv = clock::TickConverter(run.timer, run.begin, run.end);
-    run.init_enter_ticks = init_at != UINT64_MAX ? init_at : first;
-    run.finalize_enter_ticks = finalize_at != UINT64_MAX ? finalize_at : last;
-    run.clock_linear = false;  // the time stamps are on one base already (the writer's or OTF2's)
+    set_run_facts(s, rank, locs.size(), span, run);
     const LocationInfo& main = s.locations.at(locs[0]);
     auto g = s.location_groups.find(main.group);
     if (g != s.location_groups.end() && s.node_names.count(g->second.node))
       run.host = s.str(s.node_names.at(g->second.node));
-    for (const State::GroupProperty& p : s.group_properties)
-      if (p.group == main.group && s.str(p.name) == kPropertyAppnum) {
-        run.appnum = std::atoi(s.str(p.value).c_str());
-      } else if (p.group == main.group && s.str(p.name) == kPropertyUnrecorded) {
-        // "<region ref>:<visits>:<seconds>:<auto>;...": in this archive's ticks.
-        const std::string& list = s.str(p.value);
-        for (size_t at = 0; at < list.size();) {
-          unsigned ref = 0, autof = 0;
-          unsigned long long visits = 0;
-          double seconds = 0;
-          if (std::sscanf(list.c_str() + at, "%u:%llu:%lg:%u", &ref, &visits, &seconds, &autof) == 4) {
-            auto it = regions.find(ref);
-            if (it != regions.end() && seconds >= 0)
-              definitions.regions.add_unrecorded(it->second, visits, uint64_t(std::llround(seconds * double(s.resolution))),
-                                                 autof != 0);
-          }
-          const size_t semi = list.find(';', at);
-          at = semi == std::string::npos ? list.size() : semi + 1;
-        }
-      } else if (p.group == main.group && s.str(p.name) == kPropertyCpus) {
-        const std::string& list = s.str(p.value);
-        for (size_t at = 0; at < list.size();) {
-          run.cpus.push_back(std::atoi(list.c_str() + at));
-          const size_t comma = list.find(',', at);
-          at = comma == std::string::npos ? list.size() : comma + 1;
-        }
-      }
+    read_process_properties(s, main.group, regions, definitions, run);
     run.recorder.threads = uint32_t(locs.size());
     run.store = chunks.stats();
     run.offline = true;

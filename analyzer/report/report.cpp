@@ -14,10 +14,7 @@
 #include "analyzer/report/hatchet.h"
 #include "analyzer/report/html.h"
 #include "libtrace/defs/definitions.h"
-
-#ifndef CRITPATH_VERSION
-#define CRITPATH_VERSION "0.1.0"
-#endif
+#include "critpath_version.h"
 
 namespace critpath::analyzer {
 

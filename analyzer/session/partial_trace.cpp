@@ -87,23 +87,14 @@ bool read_all(int fd, void* out, size_t n) {
   return true;
 }
 
-// Gathers `mine` (a block of values) from every process into one vector, in process order.
+// Gathers `mine` (a block of values) from every process into `all`, in process order.
 template <class T>
-std::vector<T> allgather(const std::vector<T>& mine, MPI_Datatype type, MPI_Comm world) {
-  int size = 1;
-  MPI_Comm_size(world, &size);
-  std::vector<int> counts(static_cast<size_t>(size), 0), displs(static_cast<size_t>(size), 0);
-  const int n = int(mine.size());
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, world);
-  int total = 0;
-  for (int p = 0; p < size; ++p) {
-    displs[size_t(p)] = total;
-    total += counts[size_t(p)];
-  }
-  std::vector<T> all(size_t(std::max(total, 1)));
-  MPI_Allgatherv(mine.data(), n, type, all.data(), counts.data(), displs.data(), type, world);
-  all.resize(size_t(total));
-  return all;
+Status allgather(const std::vector<T>& mine, const engine::Comm& procs, std::vector<T>& all) {
+  std::vector<unsigned char> bytes;
+  CRITPATH_FORWARD_IF_ERROR(procs.allgatherv(mine.data(), int(mine.size()), sizeof(T), bytes));
+  all.resize(bytes.size() / sizeof(T));
+  if (!all.empty()) std::memcpy(all.data(), bytes.data(), all.size() * sizeof(T));
+  return Status::kOk;
 }
 
 // Collective instances per communicator on one rank: (time, thread, index) of every COLL_END
@@ -121,7 +112,7 @@ std::map<uint32_t, std::vector<std::tuple<uint64_t, size_t, size_t>>> instances(
 }
 
 // Step 3 of the header: equal collective counts per communicator, until nothing changes.
-void equalize_collectives(std::vector<RankEvents>& ranks, MPI_Comm world) {
+Status equalize_collectives(std::vector<RankEvents>& ranks, const engine::Comm& procs) {
   for (int round = 0; round < 64; ++round) {
     std::vector<int> mine;  // per rank: comm, count pairs
     std::vector<std::map<uint32_t, std::vector<std::tuple<uint64_t, size_t, size_t>>>> inst;
@@ -135,7 +126,8 @@ void equalize_collectives(std::vector<RankEvents>& ranks, MPI_Comm world) {
         mine.push_back(n);
       }
     }
-    const std::vector<int> all = allgather(mine, MPI_INT, world);
+    std::vector<int> all;
+    CRITPATH_FORWARD_IF_ERROR(allgather(mine, procs, all));
     std::map<uint32_t, int> fewest;
     for (size_t i = 0; i + 1 < all.size(); i += 2) {
       const auto comm = uint32_t(all[i]);
@@ -165,10 +157,10 @@ void equalize_collectives(std::vector<RankEvents>& ranks, MPI_Comm world) {
         }
       }
     }
-    int any = 0;
-    MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, world);
-    if (!any) return;
+    CRITPATH_FORWARD_IF_ERROR(procs.allreduce(&changed, 1, MPI_INT, MPI_MAX));
+    if (!changed) return Status::kOk;
   }
+  return Status::kOk;
 }
 
 // Step 4: the kept events, open regions closed at `end_ticks`, as a fresh store.
@@ -281,19 +273,19 @@ Status merge_tail(const std::string& path, trace::ChunkStore& store) {
 
 Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
                                 std::vector<std::unique_ptr<trace::ChunkStore>>& cut,
-                                MPI_Comm world, std::string& summary) {
+                                const engine::Comm& procs, std::string& summary) {
   summary.clear();
-  int partial = 0, any = 0;
+  int partial = 0;
   double t_cut = INFINITY;
   for (const LocationTrace* l : locations)
     if (!l->run.partial.empty()) {
       partial = 1;
       t_cut = std::min(t_cut, to_ns(l->run, l->run.partial_end_ticks));
     }
-  MPI_Allreduce(&partial, &any, 1, MPI_INT, MPI_MAX, world);
-  if (!any) return Status::kOk;
+  CRITPATH_FORWARD_IF_ERROR(procs.allreduce(&partial, 1, MPI_INT, MPI_MAX));
+  if (!partial) return Status::kOk;
   double t_global = t_cut;
-  MPI_Allreduce(&t_cut, &t_global, 1, MPI_DOUBLE, MPI_MIN, world);
+  CRITPATH_FORWARD_IF_ERROR(procs.allreduce(&t_global, 1, MPI_DOUBLE, MPI_MIN));
 
   // Step 1 happened at loading; step 2: decode, cut at T and at open MPI calls.
   std::vector<RankEvents> ranks(locations.size());
@@ -315,7 +307,7 @@ Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
       r.keep.back() = r.call_boundary(r.events.size() - 1, limit);
     }
   }
-  equalize_collectives(ranks, world);
+  CRITPATH_FORWARD_IF_ERROR(equalize_collectives(ranks, procs));
 
   // Step 4, and what each rank says about itself.
   cut.clear();
@@ -351,7 +343,8 @@ Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
   std::vector<char> reasons(std::max<size_t>(1, locations.size()) * kReason, '\0');
   for (size_t k = 0; k < locations.size(); ++k)
     std::strncpy(reasons.data() + k * kReason, locations[k]->run.partial.c_str(), kReason - 1);
-  const std::vector<char> all = allgather(reasons, MPI_CHAR, world);
+  std::vector<char> all;
+  CRITPATH_FORWARD_IF_ERROR(allgather(reasons, procs, all));
   bool hosts_rank0 = false;
   for (const LocationTrace* l : locations) hosts_rank0 |= l->run.rank == 0;
   if (!hosts_rank0) return Status::kOk;

@@ -18,12 +18,11 @@
 // run has measured only at MPI_Init).
 #pragma once
 
-#include <mpi.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "analyzer/engine/trace_set.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/runtime/status.h"
@@ -38,14 +37,15 @@ std::string format_rank_list(const std::vector<int>& ranks);
 // ends the file there (kCorrupt, the records before it added).
 Status merge_tail(const std::string& path, trace::ChunkStore& store);
 
-// Collective over `world` (every process of critpath-analyze). `locations`: this process's
-// traced ranks, in order. When any traced rank of the run is partial, replaces each
-// location's chunk store by its consistent prefix (owned by `cut`, which must stay alive as
-// long as the LocationTrace is used) and adjusts its run facts and notes. `summary` is set, on
-// the process hosting traced rank 0, to one line naming the partial ranks and the cut (empty
-// when no rank is partial).
+// Collective over `procs` (every process of critpath-analyze, one analysis rank each).
+// `locations`: this process's traced ranks, in order. When any traced rank of the run is
+// partial, replaces each location's chunk store by its consistent prefix (owned by `cut`,
+// which must stay alive as long as the LocationTrace is used) and adjusts its run facts and
+// notes. `summary` is set, on the process hosting traced rank 0, to one line naming the
+// partial ranks and the cut (empty when no rank is partial). kMpiError when an exchange
+// between the processes failed (the stores then may be cut or not).
 Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
                                 std::vector<std::unique_ptr<trace::ChunkStore>>& cut,
-                                MPI_Comm world, std::string& summary);
+                                const engine::Comm& procs, std::string& summary);
 
 }  // namespace critpath::analyzer

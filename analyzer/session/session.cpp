@@ -22,6 +22,7 @@
 #include <fstream>
 
 #include "analyzer/analysis.h"
+#include "analyzer/engine/comm.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/fault.h"
@@ -152,10 +153,8 @@ std::string create_output_dir(const std::string& wanted, const std::string& exe,
 }
 
 std::string mpi_library_version() {
-  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  if (PMPI_Get_library_version(buf, &len) != MPI_SUCCESS) return "unknown";
-  std::string s(buf, size_t(len));
+  std::string s;
+  if (engine::Comm::library_version(s) != Status::kOk) return "unknown";
   const size_t nl = s.find('\n');
   if (nl != std::string::npos) s.resize(nl);
   // One line, single spaces ("MPICH Version:\t4.0.2" -> "MPICH Version: 4.0.2").
@@ -174,109 +173,144 @@ void disable(const char* why) {
   if (why) log::warn("measurement disabled: %s", why);
 }
 
+// This rank's offset to rank 0's clock, measured on a private duplicate of MPI_COMM_WORLD (the
+// ping-pongs can never meet application messages); none when the duplicate cannot be made.
+// Collective over MPI_COMM_WORLD.
+OffsetSample measure_world_offset() {
+  engine::Comm world, sync;
+  if (engine::Comm::borrow(MPI_COMM_WORLD, world) != Status::kOk || world.dup(sync) != Status::kOk)
+    return {};
+  return measure_offset(sync.native_handle(), local_clock_ns);
+}
+
+// on_init, step 1: the configuration, current from now on. False when measurement is off.
+bool read_configuration(config::Config& cfg) {
+  std::vector<std::string> warnings;
+  cfg = config::parse(environ, warnings);
+  for (const auto& w : warnings) log::print0(w);
+  config::set_current(cfg);
+  log::set_verbosity(cfg.verbose);
+  return cfg.enable;
+}
+
+// Step 2: what this process knows alone: its program, the MPI library, the timer.
+void describe_process(const engine::Comm& world, const config::Config& cfg, int thread_level) {
+  g_run.rank = world.rank();
+  g_run.size = world.size();
+  g_run.thread_level = thread_level;
+  // MPMD launches (mpiexec -n A ./x : -n B ./y) number their commands: the partitions.
+  int appnum = 0;
+  if (world.app_number(appnum)) g_run.appnum = appnum;
+  g_run.executable = read_exe_name();
+  g_run.args = read_args();
+  g_run.mpi_library = mpi_library_version();
+  g_run.timer = clock::choose(cfg.timer, &g_run.timer_why);
+}
+
+// Step 3: the output directory: rank 0 creates it, everyone learns its name. Collective.
+Status agree_output_dir(const engine::Comm& world, const config::Config& cfg) {
+  char dir[4096] = {0};
+  if (world.rank() == 0) {
+    g_run.start_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    std::string d = create_output_dir(cfg.output_dir, g_run.executable, world.size());
+    std::strncpy(dir, d.c_str(), sizeof dir - 1);
+  }
+  CRITPATH_FORWARD_IF_ERROR(world.bcast(dir, sizeof dir, 0));
+  g_run.output_dir = dir;
+  return Status::kOk;
+}
+
+// Step 4: the trace buffers, spilling to CRITPATH_SPILL_DIR or <output>/spill.
+Status start_recorder(const config::Config& cfg, int rank) {
+  runtime::RecorderOptions ro;
+  ro.chunk_bytes = cfg.chunk_size;
+  ro.memory_budget = cfg.buffer_size;
+  ro.compression_level = cfg.compression_level;
+  ro.compress_thread = cfg.compress_thread;
+  std::string spill_dir = cfg.spill_dir.empty()
+                              ? (g_run.output_dir.empty() ? std::string("/tmp") : g_run.output_dir) + "/spill"
+                              : cfg.spill_dir;
+  ro.spill_path = spill_dir + "/rank-" + std::to_string(rank) + "." + std::to_string(getpid()) + ".chunks";
+  // Chunks past the budget that cannot be spilled stay in memory up to 8x the budget.
+  ro.memory_cap = cfg.buffer_size > UINT64_MAX / 8 ? UINT64_MAX : 8 * cfg.buffer_size;
+  // An unusable spill directory is said now, with its path, not at the first spill.
+  if (const int err = trace::ChunkStore::probe_spill(ro.spill_path)) {
+    log::warn("spill directory %s is unusable (%s): trace chunks past CRITPATH_BUFFER_SIZE stay "
+              "in memory, up to %llu MiB; then recording stops",
+              spill_dir.c_str(), std::strerror(err), static_cast<unsigned long long>(ro.memory_cap >> 20));
+    ro.spill_path.clear();
+  }
+  return runtime::recorder_start(ro);
+}
+
+// Step 5: where each rank runs. Ranks on rank 0's host read the same CLOCK_MONOTONIC: their
+// offset is exactly 0, and a measured one would only add ping-pong noise. (An injected skew
+// simulates other hosts.) `peers`: who to tell when this rank faults, the other ranks on this
+// host that will listen (fault.h), exchanged here, where every rank still takes part (none
+// when that exchange fails). Collective.
+Status exchange_hosts(const engine::Comm& world, std::vector<FaultPeer>& peers) {
+  char host[256] = {0}, host0[256] = {0};
+  gethostname(host, sizeof host - 1);
+  g_run.host = host;
+  {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) g_run.cpus.push_back(c);
+  }
+  std::memcpy(host0, host, sizeof host0);
+  CRITPATH_FORWARD_IF_ERROR(world.bcast(host0, sizeof host0, 0));
+  g_run.same_host_as_root = std::strcmp(host, host0) == 0 && !g_run.skew.active;
+  int all_same = g_run.same_host_as_root ? 1 : 0;
+  CRITPATH_FORWARD_IF_ERROR(world.allreduce(&all_same, 1, MPI_INT, MPI_MIN));
+  g_run.all_on_one_host = all_same == 1;
+  const int size = world.size();
+  if (size > 1) {
+    const uint64_t mine[3] = {fault_host_key(), uint64_t(getpid()), fault_peer_signal_free() ? 1u : 0u};
+    std::vector<uint64_t> all(3 * size_t(size));
+    if (world.allgather(mine, sizeof mine, all.data()) != Status::kOk) {
+      log::warn("the ranks could not exchange their process ids at MPI_Init: a fault of this rank "
+                "will not make the others dump their traces");
+      return Status::kOk;
+    }
+    for (int r = 0; r < size; ++r)
+      if (r != world.rank() && all[3 * size_t(r)] == mine[0] && all[3 * size_t(r) + 2] == 1)
+        peers.push_back({r, pid_t(all[3 * size_t(r) + 1])});
+  }
+  return Status::kOk;
+}
+
+// The collectives here run on MPI_COMM_WORLD itself (borrowed: its error handler stays the
+// application's), in the same order on every rank; one that fails disables measurement on
+// this rank with one warning.
 void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
   try {
-    int rank = 0, size = 1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    log::set_rank(rank);
-    std::vector<std::string> warnings;
-    config::Config cfg = config::parse(environ, warnings);
-    for (const auto& w : warnings) log::print0(w);
-    config::set_current(cfg);
-    log::set_verbosity(cfg.verbose);
-    if (!cfg.enable) {
+    engine::Comm world;
+    if (engine::Comm::borrow(MPI_COMM_WORLD, world) != Status::kOk)
+      return disable("cannot query MPI_COMM_WORLD at MPI_Init");
+    log::set_rank(world.rank());
+    config::Config cfg;
+    if (!read_configuration(cfg)) {
       runtime::disable_measurement();
       return;
     }
-    g_run.rank = rank;
-    g_run.size = size;
-    g_run.thread_level = thread_level;
-    {  // MPMD launches (mpiexec -n A ./x : -n B ./y) number their commands: the partitions.
-      int* appnum = nullptr;
-      int flag = 0;
-      if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag) == MPI_SUCCESS && flag && appnum)
-        g_run.appnum = *appnum;
-    }
-    g_run.executable = read_exe_name();
-    g_run.args = read_args();
-    g_run.mpi_library = mpi_library_version();
-    g_run.timer = clock::choose(cfg.timer, &g_run.timer_why);
+    describe_process(world, cfg, thread_level);
     if (g_run.timer != clock::TimerKind::kTsc) {
       runtime::use_tsc_timer(false);
       t_enter = runtime::now();  // MPI_Init's own duration is lost when the timer changes
     }
-    // The output directory: rank 0 creates it, everyone learns its name.
-    char dir[4096] = {0};
-    if (rank == 0) {
-      g_run.start_utc = utc_now("%Y-%m-%dT%H:%M:%SZ");
-      std::string d = create_output_dir(cfg.output_dir, g_run.executable, size);
-      std::strncpy(dir, d.c_str(), sizeof dir - 1);
-    }
-    PMPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
-    g_run.output_dir = dir;
-
-    runtime::RecorderOptions ro;
-    ro.chunk_bytes = cfg.chunk_size;
-    ro.memory_budget = cfg.buffer_size;
-    ro.compression_level = cfg.compression_level;
-    ro.compress_thread = cfg.compress_thread;
-    std::string spill_dir = cfg.spill_dir.empty()
-                                ? (g_run.output_dir.empty() ? std::string("/tmp") : g_run.output_dir) + "/spill"
-                                : cfg.spill_dir;
-    ro.spill_path = spill_dir + "/rank-" + std::to_string(rank) + "." + std::to_string(getpid()) + ".chunks";
-    // Chunks past the budget that cannot be spilled stay in memory up to 8x the budget.
-    ro.memory_cap = cfg.buffer_size > UINT64_MAX / 8 ? UINT64_MAX : 8 * cfg.buffer_size;
-    // An unusable spill directory is said now, with its path, not at the first spill.
-    if (const int err = trace::ChunkStore::probe_spill(ro.spill_path)) {
-      log::warn("spill directory %s is unusable (%s): trace chunks past CRITPATH_BUFFER_SIZE stay "
-                "in memory, up to %llu MiB; then recording stops",
-                spill_dir.c_str(), std::strerror(err), static_cast<unsigned long long>(ro.memory_cap >> 20));
-      ro.spill_path.clear();
-    }
-    if (runtime::recorder_start(ro) != Status::kOk) return disable("no memory for trace buffers");
-
+    if (agree_output_dir(world, cfg) != Status::kOk)
+      return disable("the ranks could not agree on the output directory at MPI_Init");
+    if (start_recorder(cfg, world.rank()) != Status::kOk) return disable("no memory for trace buffers");
     g_run.begin = clock::sample_pair(g_run.timer);
     g_run.init_enter_ticks = t_enter;
-    g_run.skew = parse_debug_skew(cfg.debug_clock_skew, rank, double(g_run.begin.ns));
+    g_run.skew = parse_debug_skew(cfg.debug_clock_skew, world.rank(), double(g_run.begin.ns));
     g_run.clock_linear = cfg.clock_correction != "none";  // "linear" or "clc"
-    // Ranks on rank 0's host read the same CLOCK_MONOTONIC: their offset is exactly 0, and a
-    // measured one would only add ping-pong noise. (An injected skew simulates other hosts.)
-    char host[256] = {0}, host0[256] = {0};
-    gethostname(host, sizeof host - 1);
-    g_run.host = host;
-    {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-          if (CPU_ISSET(c, &set)) g_run.cpus.push_back(c);
-    }
-    std::memcpy(host0, host, sizeof host0);
-    PMPI_Bcast(host0, sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
-    g_run.same_host_as_root = std::strcmp(host, host0) == 0 && !g_run.skew.active;
-    int all_same = g_run.same_host_as_root ? 1 : 0, all_same_out = 0;
-    PMPI_Allreduce(&all_same, &all_same_out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    g_run.all_on_one_host = all_same_out == 1;
-    // Who to tell when this rank faults: the other ranks on this host that will listen
-    // (fault.h). Exchanged here, where every rank still takes part.
     std::vector<FaultPeer> peers;
-    if (size > 1) {
-      const uint64_t mine[3] = {fault_host_key(), uint64_t(getpid()), fault_peer_signal_free() ? 1u : 0u};
-      std::vector<uint64_t> all(3 * size_t(size));
-      if (PMPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, MPI_COMM_WORLD) == MPI_SUCCESS)
-        for (int r = 0; r < size; ++r)
-          if (r != rank && all[3 * size_t(r)] == mine[0] && all[3 * size_t(r) + 2] == 1)
-            peers.push_back({r, pid_t(all[3 * size_t(r) + 1])});
-    }
-    if (g_run.clock_linear && size > 1 && !g_run.all_on_one_host) {
-      // On a private communicator: the ping-pongs can never meet application messages.
-      MPI_Comm sync = MPI_COMM_NULL;
-      if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync) == MPI_SUCCESS) {
-        g_run.init_offset = measure_offset(sync, local_clock_ns);
-        PMPI_Comm_free(&sync);
-      }
-    }
+    if (exchange_hosts(world, peers) != Status::kOk)
+      return disable("the ranks could not exchange their hosts at MPI_Init");
+    if (g_run.clock_linear && world.size() > 1 && !g_run.all_on_one_host) g_run.init_offset = measure_world_offset();
     if (!runtime::start_recording()) return;  // disabled meanwhile (a fault, a failure)
     runtime::ThreadState* t = runtime::ready_state();
     if (!t) return disable("cannot attach the main thread's trace buffer");
@@ -337,13 +371,7 @@ void on_finalize(uint32_t finalize_region) {
     runtime::recorder_stop();
     g_run.recorder = runtime::recorder_stats();
     g_run.store = runtime::chunk_store().stats();
-    if (g_run.clock_linear && g_run.size > 1 && !g_run.all_on_one_host) {
-      MPI_Comm sync = MPI_COMM_NULL;
-      if (PMPI_Comm_dup(MPI_COMM_WORLD, &sync) == MPI_SUCCESS) {
-        g_run.fin_offset = measure_offset(sync, local_clock_ns);
-        PMPI_Comm_free(&sync);
-      }
-    }
+    if (g_run.clock_linear && g_run.size > 1 && !g_run.all_on_one_host) g_run.fin_offset = measure_world_offset();
     // The analysis reads this rank through a LocationTrace built from the process-wide
     // recording state. The notes are taken now, after recorder_stop(): the recording side
     // logs none after it, and the analysis appends its own warnings to location.notes.

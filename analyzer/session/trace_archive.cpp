@@ -72,6 +72,105 @@ json run_json(const RunInfo& run) {
           {"cpus", run.cpus}};
 }
 
+// load_archive's steps: the run facts, then the definitions, of one rank-<r>.json.
+void run_from(const json& j, RunInfo& run) {
+  const json& r = j.at("run");
+  run.rank = r.at("rank");
+  run.size = r.at("size");
+  run.thread_level = r.at("thread_level");
+  run.executable = r.at("executable");
+  run.args = r.at("args").get<std::vector<std::string>>();
+  run.output_dir = r.at("output_dir");
+  run.start_utc = r.at("start_utc");
+  run.mpi_library = r.at("mpi_library");
+  run.timer_why = r.at("timer_why");
+  run.timer = clock::TimerKind(r.at("timer").get<int>());
+  run.begin = pair_from(r.at("begin"));
+  run.end = pair_from(r.at("end"));
+  run.conv = clock::TickConverter(run.timer, run.begin, run.end);
+  run.init_enter_ticks = r.at("init_enter_ticks");
+  run.finalize_enter_ticks = r.at("finalize_enter_ticks");
+  const json& sk = r.at("skew");
+  run.skew.offset_s = sk.at("offset_s");
+  run.skew.drift = sk.at("drift");
+  run.skew.origin_ns = sk.at("origin_ns");
+  run.skew.event_jump_s = sk.value("event_jump_s", 0.0);
+  run.skew.active = sk.at("active");
+  run.clock_linear = r.at("clock_linear");
+  run.init_offset = offset_from(r.at("init_offset"));
+  run.fin_offset = offset_from(r.at("fin_offset"));
+  run.same_host_as_root = r.at("same_host_as_root");
+  run.all_on_one_host = r.at("all_on_one_host");
+  run.host = r.value("host", std::string());
+  run.cpus = r.value("cpus", std::vector<int>());
+  const json& rs = j.at("recorder");
+  run.recorder.overhead_ticks_max_thread = rs.at("overhead_ticks_max_thread");
+  run.recorder.overhead_ticks_total = rs.at("overhead_ticks_total");
+  run.recorder.compress_ticks = rs.at("compress_ticks");
+  run.recorder.inline_compressions = rs.at("inline_compressions");
+  run.recorder.threads = rs.at("threads");
+  run.recorder.raw_chunks_allocated = rs.at("raw_chunks_allocated");
+  run.recorder.compress_errors = rs.at("compress_errors");
+  const json& st = j.at("store");
+  run.store.chunks = st.at("chunks");
+  run.store.events = st.at("events");
+  run.store.bytes_total = st.at("bytes_total");
+  run.store.bytes_in_memory = st.at("bytes_in_memory");
+  run.store.bytes_spilled = st.at("bytes_spilled");
+  run.store.chunks_spilled = st.at("chunks_spilled");
+  run.store.encoded_bytes = st.at("encoded_bytes");
+  run.store.fingerprint = st.value("fingerprint", uint64_t(0));  // 0: an older archive
+}
+
+void definitions_from(const json& j, defs::Definitions& definitions) {
+  for (const json& d : j.at("regions")) {
+    const uint32_t id = d.at("id");
+    definitions.regions.define_fixed(
+        id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
+        d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
+    definitions.regions.rename(id, d.at("name").get<std::string>(),
+                               d.at("file").get<std::string>(), d.at("line").get<uint32_t>());
+    if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())
+      definitions.regions.add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
+                                         d.at("auto_filtered"));
+  }
+  for (const json& c : j.at("comms")) {
+    defs::CommDef d;
+    d.id = c.at("id");
+    d.members = c.at("members").get<std::vector<int32_t>>();
+    d.remote = c.at("remote").get<std::vector<int32_t>>();
+    d.parent = c.at("parent");
+    d.created_by = c.at("created_by");
+    d.dims = c.at("dims").get<std::vector<int32_t>>();
+    d.periods = c.at("periods").get<std::vector<int32_t>>();
+    d.freed = c.at("freed");
+    definitions.comms.define(std::move(d));
+  }
+  for (const json& w : j.value("windows", json::array())) {
+    defs::WindowDef d;
+    d.id = w.at("id");
+    d.comm = w.at("comm");
+    d.members = w.at("members").get<std::vector<int32_t>>();
+    d.created_by = w.at("created_by");
+    d.freed = w.at("freed");
+    definitions.windows.define(std::move(d));
+  }
+  definitions.set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
+  if (j.contains("instrumentation")) {  // archives of older versions lack it
+    const json& x = j.at("instrumentation");
+    defs::Instrumentation in;
+    in.gcc = x.at("gcc");
+    in.xray = x.at("xray");
+    in.instrumented = x.at("instrumented");
+    in.patched = x.at("patched");
+    in.unpatched = x.at("unpatched");
+    in.filtered = x.at("filtered");
+    in.auto_filtered = x.at("auto_filtered");
+    in.sites_patched_out = x.value("sites_patched_out", uint64_t(0));  // older archives lack it
+    definitions.set_instrumentation(in);
+  }
+}
+
 }  // namespace
 
 std::string archive_prefix(const RunInfo& run) {
@@ -159,98 +258,8 @@ Status load_archive(const std::string& dir, int rank, RunInfo& run,
                     : "");
       return Status::kCorrupt;
     }
-    const json& r = j.at("run");
-    run.rank = r.at("rank");
-    run.size = r.at("size");
-    run.thread_level = r.at("thread_level");
-    run.executable = r.at("executable");
-    run.args = r.at("args").get<std::vector<std::string>>();
-    run.output_dir = r.at("output_dir");
-    run.start_utc = r.at("start_utc");
-    run.mpi_library = r.at("mpi_library");
-    run.timer_why = r.at("timer_why");
-    run.timer = clock::TimerKind(r.at("timer").get<int>());
-    run.begin = pair_from(r.at("begin"));
-    run.end = pair_from(r.at("end"));
-    run.conv = clock::TickConverter(run.timer, run.begin, run.end);
-    run.init_enter_ticks = r.at("init_enter_ticks");
-    run.finalize_enter_ticks = r.at("finalize_enter_ticks");
-    const json& sk = r.at("skew");
-    run.skew.offset_s = sk.at("offset_s");
-    run.skew.drift = sk.at("drift");
-    run.skew.origin_ns = sk.at("origin_ns");
-    run.skew.event_jump_s = sk.value("event_jump_s", 0.0);
-    run.skew.active = sk.at("active");
-    run.clock_linear = r.at("clock_linear");
-    run.init_offset = offset_from(r.at("init_offset"));
-    run.fin_offset = offset_from(r.at("fin_offset"));
-    run.same_host_as_root = r.at("same_host_as_root");
-    run.all_on_one_host = r.at("all_on_one_host");
-    run.host = r.value("host", std::string());
-    run.cpus = r.value("cpus", std::vector<int>());
-    const json& rs = j.at("recorder");
-    run.recorder.overhead_ticks_max_thread = rs.at("overhead_ticks_max_thread");
-    run.recorder.overhead_ticks_total = rs.at("overhead_ticks_total");
-    run.recorder.compress_ticks = rs.at("compress_ticks");
-    run.recorder.inline_compressions = rs.at("inline_compressions");
-    run.recorder.threads = rs.at("threads");
-    run.recorder.raw_chunks_allocated = rs.at("raw_chunks_allocated");
-    run.recorder.compress_errors = rs.at("compress_errors");
-    const json& st = j.at("store");
-    run.store.chunks = st.at("chunks");
-    run.store.events = st.at("events");
-    run.store.bytes_total = st.at("bytes_total");
-    run.store.bytes_in_memory = st.at("bytes_in_memory");
-    run.store.bytes_spilled = st.at("bytes_spilled");
-    run.store.chunks_spilled = st.at("chunks_spilled");
-    run.store.encoded_bytes = st.at("encoded_bytes");
-    run.store.fingerprint = st.value("fingerprint", uint64_t(0));  // 0: an older archive
-    for (const json& d : j.at("regions")) {
-      const uint32_t id = d.at("id");
-      definitions.regions.define_fixed(
-          id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
-          d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
-      definitions.regions.rename(id, d.at("name").get<std::string>(),
-                                 d.at("file").get<std::string>(), d.at("line").get<uint32_t>());
-      if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())
-        definitions.regions.add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
-                                           d.at("auto_filtered"));
-    }
-    for (const json& c : j.at("comms")) {
-      defs::CommDef d;
-      d.id = c.at("id");
-      d.members = c.at("members").get<std::vector<int32_t>>();
-      d.remote = c.at("remote").get<std::vector<int32_t>>();
-      d.parent = c.at("parent");
-      d.created_by = c.at("created_by");
-      d.dims = c.at("dims").get<std::vector<int32_t>>();
-      d.periods = c.at("periods").get<std::vector<int32_t>>();
-      d.freed = c.at("freed");
-      definitions.comms.define(std::move(d));
-    }
-    for (const json& w : j.value("windows", json::array())) {
-      defs::WindowDef d;
-      d.id = w.at("id");
-      d.comm = w.at("comm");
-      d.members = w.at("members").get<std::vector<int32_t>>();
-      d.created_by = w.at("created_by");
-      d.freed = w.at("freed");
-      definitions.windows.define(std::move(d));
-    }
-    definitions.set_counter_names(j.at("counter_names").get<std::vector<std::string>>());
-    if (j.contains("instrumentation")) {  // archives of older versions lack it
-      const json& x = j.at("instrumentation");
-      defs::Instrumentation in;
-      in.gcc = x.at("gcc");
-      in.xray = x.at("xray");
-      in.instrumented = x.at("instrumented");
-      in.patched = x.at("patched");
-      in.unpatched = x.at("unpatched");
-      in.filtered = x.at("filtered");
-      in.auto_filtered = x.at("auto_filtered");
-      in.sites_patched_out = x.value("sites_patched_out", uint64_t(0));  // older archives lack it
-      definitions.set_instrumentation(in);
-    }
+    run_from(j, run);
+    definitions_from(j, definitions);
     notes = j.at("notes").get<std::vector<std::string>>();
     if (j.contains("partial")) {
       const json& p = j.at("partial");

@@ -272,212 +272,284 @@ void for_each_location(size_t n, int first, Fn fn) {
   for (std::thread& t : threads) t.join();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Several traced ranks per process run in threads that drive MPI at the same time.
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  log::set_rank(rank);
+// The command line.
+struct Options {
   std::string dir, out, whatif, export_dir, otf2_anchor;
-  bool force = false, have_whatif = false;
+  bool force = false, have_whatif = false, help = false;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--output" && i + 1 < argc) {
-      out = argv[++i];
+      o.out = argv[++i];
     } else if (a == "--export-otf2" && i + 1 < argc) {
-      export_dir = argv[++i];
+      o.export_dir = argv[++i];
     } else if (a == "--otf2" && i + 1 < argc) {
-      otf2_anchor = argv[++i];
+      o.otf2_anchor = argv[++i];
     } else if (a == "--force") {
-      force = true;
+      o.force = true;
     } else if (a == "--whatif" && i + 1 < argc) {
-      whatif = argv[++i];
-      have_whatif = true;
+      o.whatif = argv[++i];
+      o.have_whatif = true;
     } else if (a == "-h" || a == "--help") {
-      if (rank == 0)
-        std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
-                    "                                     [--whatif \"balance:solve;zero:io;...\"]\n"
-                    "       mpiexec -n <P> critpath-analyze --export-otf2 OUT DIR\n"
-                    "       mpiexec -n <P> critpath-analyze --otf2 PATH/traces.otf2 [--output OUTDIR [--force]]\n"
-                    "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
-                    "processes: from 1 to the number of ranks of the run (each process then\n"
-                    "replays a block of traced ranks, one thread each). Same report for every P.\n"
-                    "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
-                    "a report already. An OUTDIR holding a report is refused unless --force.\n"
-                    "--whatif: simulate these hypotheses (as CRITPATH_WHATIF, which it replaces;\n"
-                    "docs/metrics.md, What-if simulation) beside the automatic ones.\n"
-                    "--export-otf2 OUT: writes the kept trace as an OTF2 archive, OUT/traces.otf2\n"
-                    "(Vampir, Scalasca; docs/other-tools.md), instead of analysing it. OUT is\n"
-                    "created; one holding an archive already is refused.\n"
-                    "--otf2 ARCHIVE: analyses an OTF2 archive (Score-P's or critpath's) instead,\n"
-                    "on 1 to its number of MPI ranks processes; default OUTDIR PATH/critpath.\n");
-      MPI_Finalize();
-      return 0;
+      o.help = true;
+      return o;
     } else {
-      dir = a;
+      o.dir = a;
     }
   }
-  int status = 0;
-  const std::string trace_dir = dir + "/trace";
-  // An OTF2 archive is opened by every process (its global definitions name the ranks).
-  analyzer::otf2::ArchiveReader archive;
+  return o;
+}
+
+void print_usage() {
+  std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
+              "                                     [--whatif \"balance:solve;zero:io;...\"]\n"
+              "       mpiexec -n <P> critpath-analyze --export-otf2 OUT DIR\n"
+              "       mpiexec -n <P> critpath-analyze --otf2 PATH/traces.otf2 [--output OUTDIR [--force]]\n"
+              "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
+              "processes: from 1 to the number of ranks of the run (each process then\n"
+              "replays a block of traced ranks, one thread each). Same report for every P.\n"
+              "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
+              "a report already. An OUTDIR holding a report is refused unless --force.\n"
+              "--whatif: simulate these hypotheses (as CRITPATH_WHATIF, which it replaces;\n"
+              "docs/metrics.md, What-if simulation) beside the automatic ones.\n"
+              "--export-otf2 OUT: writes the kept trace as an OTF2 archive, OUT/traces.otf2\n"
+              "(Vampir, Scalasca; docs/other-tools.md), instead of analysing it. OUT is\n"
+              "created; one holding an archive already is refused.\n"
+              "--otf2 ARCHIVE: analyses an OTF2 archive (Score-P's or critpath's) instead,\n"
+              "on 1 to its number of MPI ranks processes; default OUTDIR PATH/critpath.\n");
+}
+
+// This process in critpath-analyze's MPI world, and what it reads.
+struct Job {
+  int rank = 0, size = 1;
+  int provided = MPI_THREAD_SINGLE;  // the thread level MPI_Init_thread gave
+  std::string trace_dir;             // <dir>/trace
+  bool import = false;               // --otf2
+  analyzer::otf2::ArchiveReader archive;  // opened by every process (its definitions name the ranks)
   std::string otf2_error;
-  const bool import = !otf2_anchor.empty();
-  const bool archive_ok = import && archive.open(otf2_anchor, otf2_error) == Status::kOk;
-  const int locations = import ? (archive_ok ? archive.ranks() : 0) : dir.empty() ? 0 : traced_ranks(trace_dir);
-  int first = 0, count = 0;
+  int locations = 0;                 // traced ranks of the run; 0: unreadable
+  int first = 0, count = 0;          // the ones this process hosts
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
-  analyzer::otf2::Skipped skipped;  // what the import of this process's ranks left out
+  analyzer::otf2::Skipped skipped;   // what the import of this process's ranks left out
+  std::string output_dir;            // rank 0's choice
+};
+
+// Step 1: the command line, the input and this MPI world agree. Returns the exit status: 0,
+// 1 (unreadable or incomplete input) or 2 (usage); rank 0 (or one process) says why.
+int check_job(const Options& o, bool archive_ok, Job& job) {
+  const int rank = job.rank, locations = job.locations;
   bool foreign_first = true;
-  const std::string foreign =
-      size == 1 && locations > 1 ? foreign_launcher(foreign_first) : std::string();
-  std::string output_dir;
-  if (dir.empty() && !import) {
+  const std::string foreign = job.size == 1 && locations > 1 ? foreign_launcher(foreign_first) : std::string();
+  if (o.dir.empty() && !job.import) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
-    status = 2;
-  } else if (import && (!dir.empty() || !export_dir.empty())) {
+    return 2;
+  }
+  if (job.import && (!o.dir.empty() || !o.export_dir.empty())) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: --otf2 analyses an archive; it takes no DIR and no "
                    "--export-otf2 (--help)\n");
-    status = 2;
-  } else if (import && !archive_ok) {
-    if (rank == 0) std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
-    status = 1;
-  } else if (locations == 0) {
+    return 2;
+  }
+  if (job.import && !archive_ok) {
+    if (rank == 0) std::fprintf(stderr, "critpath-analyze: %s\n", job.otf2_error.c_str());
+    return 1;
+  }
+  if (locations == 0) {
     if (rank == 0)
-      std::fprintf(stderr, "critpath-analyze: cannot read %s/rank-0.json\n", trace_dir.c_str());
-    status = 1;
-  } else if (!foreign.empty()) {
+      std::fprintf(stderr, "critpath-analyze: cannot read %s/rank-0.json\n", job.trace_dir.c_str());
+    return 1;
+  }
+  if (!foreign.empty()) {
     // Each process is rank 0 of its own world: the foreign launcher's rank 0 speaks.
     if (foreign_first)
       std::fprintf(stderr, "critpath-analyze: MPI mismatch: the trace has %d ranks but "
                    "MPI_COMM_WORLD has 1 process: %s\n", locations, foreign.c_str());
-    status = 2;
-  } else if (size > locations) {
+    return 2;
+  }
+  if (job.size > locations) {
     if (rank == 0)
       std::fprintf(stderr,
                    "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d or fewer\n",
                    locations, locations);
-    status = 2;
-  } else if (size < locations && provided < MPI_THREAD_MULTIPLE) {
+    return 2;
+  }
+  if (job.size < locations && job.provided < MPI_THREAD_MULTIPLE) {
     if (rank == 0)
       std::fprintf(stderr,
                    "critpath-analyze: this MPI library offers no MPI_THREAD_MULTIPLE, which "
                    "hosting several traced ranks per process needs; run with mpiexec -n %d\n",
                    locations);
-    status = 2;
-  } else if (const std::string missing = import ? std::string() : missing_ranks(trace_dir, locations);
-             !missing.empty()) {  // a kept trace's rank files (an OTF2 archive names its locations)
+    return 2;
+  }
+  // A kept trace's rank files (an OTF2 archive names its locations).
+  const std::string missing = job.import ? std::string() : missing_ranks(job.trace_dir, locations);
+  if (!missing.empty()) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: analysis incomplete: %s/rank-<r>.json is missing for rank %s: those processes "
                    "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
                    "the other ranks when one rank fails, or the files were removed); a report needs "
-                   "every rank\n", trace_dir.c_str(), missing.c_str());
+                   "every rank\n", job.trace_dir.c_str(), missing.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+// Step 2: this process's traced ranks, loaded; rank 0 prepares the output (or export)
+// directory. Returns the exit status as check_job().
+int load_job(const Options& o, Job& job) {
+  analyzer::engine::Comm::locations_of(job.locations, job.size, job.rank, job.first, job.count);
+  int status = 0;
+  if (job.import && job.archive.select(job.first, job.count, job.otf2_error) != Status::kOk) {
+    std::fprintf(stderr, "critpath-analyze: %s\n", job.otf2_error.c_str());
     status = 1;
-  } else {
-    analyzer::engine::Comm::locations_of(locations, size, rank, first, count);
-    if (import && archive.select(first, count, otf2_error) != Status::kOk) {
-      std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
-      status = 1;
-    }
-    for (int l = first; l < first + count && status == 0; ++l) {
-      loaded.push_back(std::make_unique<LoadedLocation>());
-      LoadedLocation& ll = *loaded.back();
-      if (import) {
-        if (archive.load(l, ll.chunks, ll.definitions, ll.trace, skipped, otf2_error) != Status::kOk) {
-          std::fprintf(stderr, "critpath-analyze: %s\n", otf2_error.c_str());
-          status = 1;
-        }
-      } else if (load_location(trace_dir, l, ll) != Status::kOk) {
-        status = 1;
-      } else if (loaded.back()->trace.run.size != locations) {
-        std::fprintf(stderr, "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
-                     "rank-0.json %d\n", trace_dir.c_str(), l, loaded.back()->trace.run.size,
-                     locations);
+  }
+  for (int l = job.first; l < job.first + job.count && status == 0; ++l) {
+    job.loaded.push_back(std::make_unique<LoadedLocation>());
+    LoadedLocation& ll = *job.loaded.back();
+    if (job.import) {
+      if (job.archive.load(l, ll.chunks, ll.definitions, ll.trace, job.skipped, job.otf2_error) != Status::kOk) {
+        std::fprintf(stderr, "critpath-analyze: %s\n", job.otf2_error.c_str());
         status = 1;
       }
-    }
-    if (rank == 0 && status == 0 && !export_dir.empty()) {
-      if (!prepare_export_dir(export_dir)) status = 2;
-    } else if (rank == 0 && status == 0) {
-      output_dir = choose_output_dir(import ? parent_of(otf2_anchor) + "/critpath" : dir + "/reanalysis", out,
-                                     force);
-      if (output_dir.empty()) status = 2;
+    } else if (load_location(job.trace_dir, l, ll) != Status::kOk) {
+      status = 1;
+    } else if (ll.trace.run.size != job.locations) {
+      std::fprintf(stderr, "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
+                   "rank-0.json %d\n", job.trace_dir.c_str(), l, ll.trace.run.size, job.locations);
+      status = 1;
     }
   }
+  if (job.rank == 0 && status == 0 && !o.export_dir.empty()) {
+    if (!prepare_export_dir(o.export_dir)) status = 2;
+  } else if (job.rank == 0 && status == 0) {
+    job.output_dir = choose_output_dir(job.import ? parent_of(o.otf2_anchor) + "/critpath" : o.dir + "/reanalysis",
+                                       o.out, o.force);
+    if (job.output_dir.empty()) status = 2;
+  }
+  return status;
+}
+
+// Step 3: the configuration of the analysis: the environment's, with the command line's
+// what-if hypotheses, never keeping the trace again.
+config::Config configure(const Options& o) {
+  std::vector<std::string> warnings;
+  config::Config cfg = config::parse(environ, warnings);
+  for (const auto& w : warnings) log::print0(w);
+  log::set_verbosity(cfg.verbose);
+  cfg.keep_trace = "false";
+  cfg.analysis = true;
+  if (o.have_whatif) {
+    cfg.whatif = o.whatif;
+    cfg.simulation = true;
+  }
+  config::set_current(cfg);
+  return cfg;
+}
+
+// Step 4: rank 0 chose and created the output directory; everyone learns its name. A partial
+// run (some rank ended in a fault): every rank cut to the consistent prefix. Collective; false
+// when an exchange failed.
+bool share_output_and_cut(Job& job, std::vector<std::unique_ptr<trace::ChunkStore>>& cut) {
+  std::vector<char> name(4096, '\0');
+  if (job.rank == 0) std::strncpy(name.data(), job.output_dir.c_str(), name.size() - 1);
+  MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  job.output_dir = name.data();
+  for (auto& l : job.loaded) l->trace.run.output_dir = job.output_dir;
+  std::vector<analyzer::LocationTrace*> traces;
+  for (auto& l : job.loaded) traces.push_back(&l->trace);
+  analyzer::engine::Comm procs;  // MPI_COMM_WORLD itself
+  std::string partial;
+  if (analyzer::engine::Comm::borrow(MPI_COMM_WORLD, procs) != Status::kOk ||
+      analyzer::cut_to_consistent_prefix(traces, cut, procs, partial) != Status::kOk)
+    return false;
+  if (!partial.empty()) {
+    std::fprintf(stderr, "critpath-analyze: %s\n", partial.c_str());
+    for (auto& l : job.loaded)
+      if (l->trace.run.rank == 0) l->trace.notes.push_back(partial);
+  }
+  return true;
+}
+
+// Step 5, under the analysis deadline: the analysis ranks, natively one per process or hosted
+// (engine/comm.h); then every location exports itself (collective over the analysis ranks; all
+// agree on the outcome, the first location of each process speaks for it) or is analysed.
+// Returns the exit status.
+int run_job(const Options& o, const config::Config& cfg, Job& job) {
+  std::vector<analyzer::engine::Comm> ranks;
+  Status made = Status::kOk;
+  if (job.size == job.locations) {
+    ranks.emplace_back();
+    made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, ranks.back(), cfg, job.first);
+  } else {
+    made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, job.locations, ranks, cfg, job.first, job.count);
+  }
+  if (made != Status::kOk || ranks.size() != job.loaded.size()) {
+    std::fprintf(stderr, "critpath-analyze: process %d: cannot set up the analysis ranks\n", job.rank);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const uint64_t wall0 = clock::monotonic_ns();
+  int status = 0;
+  auto& loaded = job.loaded;
+  if (!o.export_dir.empty()) {
+    std::vector<std::string> errors(loaded.size());
+    std::vector<Status> results(loaded.size(), Status::kOk);
+    for_each_location(loaded.size(), job.first, [&](size_t i) {
+      results[i] = analyzer::otf2::export_location(loaded[i]->trace, ranks[i], o.export_dir, errors[i]);
+    });
+    if (results[0] != Status::kOk) {
+      std::fprintf(stderr, "critpath-analyze: process %d: cannot write the OTF2 archive into %s: %s\n",
+                   job.rank, o.export_dir.c_str(), errors[0].c_str());
+      status = 1;
+    } else if (job.rank == 0) {
+      std::fprintf(stderr, "critpath-analyze: OTF2 archive in %s/traces.otf2\n", o.export_dir.c_str());
+    }
+  } else {
+    for_each_location(loaded.size(), job.first,
+                      [&](size_t i) { analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0); });
+  }
+  analyzer::end_guarded_analysis(cfg, job.first);
+  ranks.clear();
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Several traced ranks per process run in threads that drive MPI at the same time.
+  Job job;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &job.provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &job.size);
+  log::set_rank(job.rank);
+  const Options o = parse_options(argc, argv);
+  if (o.help) {
+    if (job.rank == 0) print_usage();
+    MPI_Finalize();
+    return 0;
+  }
+  job.trace_dir = o.dir + "/trace";
+  job.import = !o.otf2_anchor.empty();
+  const bool archive_ok = job.import && job.archive.open(o.otf2_anchor, job.otf2_error) == Status::kOk;
+  job.locations = job.import ? (archive_ok ? job.archive.ranks() : 0)
+                             : o.dir.empty() ? 0 : traced_ranks(job.trace_dir);
+  int status = check_job(o, archive_ok, job);
+  if (status == 0) status = load_job(o, job);
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst == 0) {
-    if (import) note_skipped(archive, skipped, otf2_anchor, loaded);
-    std::vector<std::string> warnings;
-    config::Config cfg = config::parse(environ, warnings);
-    for (const auto& w : warnings) log::print0(w);
-    log::set_verbosity(cfg.verbose);
-    cfg.keep_trace = "false";
-    cfg.analysis = true;
-    if (have_whatif) {
-      cfg.whatif = whatif;
-      cfg.simulation = true;
-    }
-    config::set_current(cfg);
-    // Rank 0 chose and created the output directory; everyone learns its name.
-    std::vector<char> name(4096, '\0');
-    if (rank == 0) std::strncpy(name.data(), output_dir.c_str(), name.size() - 1);
-    MPI_Bcast(name.data(), int(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-    output_dir = name.data();
-    for (auto& l : loaded) l->trace.run.output_dir = output_dir;
-    // A partial run (some rank ended in a fault): every rank cut to the consistent prefix.
-    std::vector<analyzer::LocationTrace*> traces;
-    for (auto& l : loaded) traces.push_back(&l->trace);
-    std::vector<std::unique_ptr<trace::ChunkStore>> cut;
-    std::string partial;
-    analyzer::cut_to_consistent_prefix(traces, cut, MPI_COMM_WORLD, partial);
-    if (!partial.empty()) {
-      std::fprintf(stderr, "critpath-analyze: %s\n", partial.c_str());
-      for (auto& l : loaded)
-        if (l->trace.run.rank == 0) l->trace.notes.push_back(partial);
-    }
-    // The analysis ranks: natively one per process, or hosted (engine/comm.h).
-    std::vector<analyzer::engine::Comm> ranks;
-    Status made = Status::kOk;
-    if (size == locations) {
-      ranks.emplace_back();
-      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, ranks.back(), cfg, first);
-    } else {
-      made = analyzer::start_guarded_analysis(MPI_COMM_WORLD, locations, ranks, cfg, first, count);
-    }
-    if (made != Status::kOk || ranks.size() != loaded.size()) {
-      std::fprintf(stderr, "critpath-analyze: process %d: cannot set up the analysis ranks\n", rank);
-      worst = 1;
+    if (job.import) note_skipped(job.archive, job.skipped, o.otf2_anchor, job.loaded);
+    const config::Config cfg = configure(o);
+    std::vector<std::unique_ptr<trace::ChunkStore>> cut;  // the partial run's prefixes, if any
+    if (!share_output_and_cut(job, cut)) {
+      std::fprintf(stderr, "critpath-analyze: process %d: cannot cut the partial run to its consistent "
+                   "prefix\n", job.rank);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    const uint64_t wall0 = clock::monotonic_ns();
-    if (!export_dir.empty()) {
-      // Every location exports itself (collective over the analysis ranks); all agree on
-      // the outcome, the first location of each process speaks for it.
-      std::vector<std::string> errors(loaded.size());
-      std::vector<Status> results(loaded.size(), Status::kOk);
-      for_each_location(loaded.size(), first, [&](size_t i) {
-        results[i] = analyzer::otf2::export_location(loaded[i]->trace, ranks[i], export_dir, errors[i]);
-      });
-      if (results[0] != Status::kOk) {
-        std::fprintf(stderr, "critpath-analyze: process %d: cannot write the OTF2 archive into %s: %s\n",
-                     rank, export_dir.c_str(), errors[0].c_str());
-        worst = 1;
-      } else if (rank == 0) {
-        std::fprintf(stderr, "critpath-analyze: OTF2 archive in %s/traces.otf2\n", export_dir.c_str());
-      }
-    } else {
-      for_each_location(loaded.size(), first,
-                        [&](size_t i) { analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0); });
-    }
-    analyzer::end_guarded_analysis(cfg, first);
-    ranks.clear();
+    worst = run_job(o, cfg, job);
   }
   MPI_Finalize();
   return worst;
