@@ -145,7 +145,7 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
       o += buf;
     }
   }
-  // Maps over the Cartesian topologies (seed 001 Fig. 5 in text).
+  // Maps over the Cartesian topologies ([Böhme2010] Fig. 5 in text).
   const engine::ReducedMetric* wd = find(in, "wait_direct");
   const engine::ReducedMetric* wi = find(in, "wait_indirect");
   std::vector<double> waiting;

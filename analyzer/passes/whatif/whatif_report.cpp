@@ -186,7 +186,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   std::string body;
   std::snprintf(buf, sizeof buf,
                 "Model check: replaying the unmodified trace gives the span within %.2f %% and the "
-                "waiting time within %.2f %% (seed 001: 1.5 %% and 1.0 %%).\n",
+                "waiting time within %.2f %% (Böhme et al. 2010: 1.5 %% and 1.0 %%).\n",
                 span_err, wait_err);
   body += buf;
   body += "Measured span " + std::to_string(span).substr(0, 10) + " s. Ranked by saving:\n";
@@ -214,7 +214,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   }
   if (order.empty()) body += "  (no hypotheses: no call path with critical-path time or delay cost)\n";
 
-  // Slack and logical zeroing per automatic call path (seed 003, Fig. 5).
+  // Slack and logical zeroing per automatic call path ([Hollingsworth1994], Fig. 5).
   const size_t G = global.callpaths.size();
   engine::ReducedMetric lz, slack;
   for (const engine::MetricDecl& d : whatif_metric_decls()) {
@@ -244,7 +244,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
     bounds += buf;
   }
   if (!bounds.empty()) {
-    body += "\nWhat tuning a call path's own computation can buy (seed 003): critical-path time "
+    body += "\nWhat tuning a call path's own computation can buy: critical-path time "
             "(upper bound) >= logical zeroing >= slack (lower bound), seconds:\n";
     std::snprintf(buf, sizeof buf, "%-44s %14s %16s %12s\n", "Call path", "Critical path", "Logical zeroing",
                   "Slack");
