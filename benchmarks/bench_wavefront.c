@@ -5,7 +5,7 @@
  *
  * Eight sweeps, two from each corner; per plane: blocking receives from the upstream
  * west/east and north/south neighbours, "compute" (a sleep; ranks of the first and last
- * column 50 % longer: seed 001 §V-A's load on the vertical borders), blocking sends downstream.
+ * column 50 % longer: [Böhme2010] §V-A's load on the vertical borders), blocking sends downstream.
  * Every message waits somewhere: a message-heavy case for the backward cost propagation.
  */
 #include <mpi.h>

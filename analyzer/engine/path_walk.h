@@ -1,6 +1,6 @@
 // critpath — analyzer/engine/path_walk.h
 //
-// The distributed backward walk along the critical path (seed 000 §III-B; docs/metrics.md
+// The distributed backward walk along the critical path ([Böhme2012] §III-B; docs/metrics.md
 // "The path"), over compact hop records: per rank, its waiting calls whose wait another rank
 // caused (HopRec, ascending by enter).
 //

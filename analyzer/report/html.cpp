@@ -178,7 +178,7 @@ std::string header(const json& report) {
   return o + "<p class=\"hint\">Findings are in summary.txt.</p></header>\n";
 }
 
-// 2. Critical-path profile (seed 000 Fig. 1b): the time each call path spends on the critical
+// 2. Critical-path profile ([Böhme2012] Fig. 1b): the time each call path spends on the critical
 // path; the hatched tail is its critical-path imbalance, the part that shortening the slowest
 // rank's instances alone would remove.
 std::string cp_profile(const json& report) {
@@ -513,7 +513,7 @@ constexpr const char* kScript = R"(<script>
 
 // Per-rank maps over each Cartesian topology the application created (report.json's
 // `topologies`): waiting time, short- and long-term delay cost, one cell per rank, darker is
-// more (seed 001 Fig. 5). Rows: the second-to-last coordinate; 3-D and more as stacked slices.
+// more ([Böhme2010] Fig. 5). Rows: the second-to-last coordinate; 3-D and more as stacked slices.
 std::string heatmaps(const json& report) {
   const json& topos = at(report, "topologies");
   if (!topos.is_array() || topos.empty()) return "";

@@ -305,7 +305,7 @@ def whatif_invariant(out_dir):
     """Every report the what-if simulation ran in (docs/metrics.md, What-if simulation): the
     model check's figures are there, and when the replay is consistent (no call ended before
     what it waited for: scalars.whatif_clamped_calls = 0), per call path slack <=
-    logical_zeroing <= critical_path (seed 003's bounds), within 1 ms + 1 % (the lanes travel
+    logical_zeroing <= critical_path ([Hollingsworth1994]), within 1 ms + 1 % (the lanes travel
     as single-precision offsets). Returns a failure message or None."""
     path = os.path.join(out_dir, "report.json")
     try:

@@ -1,6 +1,6 @@
 // critpath — analyzer/passes/critical_path/critical_path.h
 //
-// The critical path (seed 000 §II-A, §III-B; docs/metrics.md "Critical path"): the longest
+// The critical path ([Böhme2012] §II-A, §III-B; docs/metrics.md "Critical path"): the longest
 // path through the run that contains no wait state, from the first MPI_Init entry to the
 // last MPI_Finalize entry. After the forward exchange every rank already knows, for each of
 // its waiting calls, what ended the wait (wait_states.h WaitRecord), so the path is found

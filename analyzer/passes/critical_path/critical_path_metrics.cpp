@@ -1,5 +1,5 @@
 // critpath — analyzer/passes/critical_path/critical_path_metrics.cpp: the critical-path
-// pass's declarations (seed 000: critical-path profile, imbalance, performance impact).
+// pass's declarations ([Böhme2012]: critical-path profile, imbalance, performance impact).
 // d_p(i) is the non-waiting time of rank p in call path i: its exclusive time minus the
 // waiting intervals of its calls.
 #include "analyzer/passes/pass_list.h"

@@ -6,7 +6,7 @@
 //   walk, clip and busy time per window (critical_path.h critical_path_window, computed in
 //   critical_path_window.cpp) -> segments per rank -> CP time per call path and rank
 //   -> partitions (MPI_APPNUM, or CRITPATH_PARTITIONS) -> per call path: CP imbalance,
-//      performance impact = own time + imbalance costs (intra / inter partition, seed 000
+//      performance impact = own time + imbalance costs (intra / inter partition, [Böhme2012]
 //      §II-D-3 headroom and excess-time scaling)
 //   -> busy intervals -> average parallelism and the parallelism histogram
 //   -> rank 0: metrics critical_path, critical_path_imbalance, performance_impact,

@@ -1,7 +1,7 @@
 // critpath — analyzer/passes/delay/delay.h
 //
-// Root causes of waiting time: the delay analysis of seed 001 §IV (Böhme et al.), with
-// Scalasca 2.6's cost model (scalasca-definitions.md §1.6-1.7). A wait state v on rank W is
+// Root causes of waiting time: the delay analysis of [Böhme2010] §IV (Böhme et al.), with
+// Scalasca 2.6's cost model ([Scalasca2.6]; docs/references.md). A wait state v on rank W is
 // caused by rank C arriving late at their synchronization; the *delay* is what C did more
 // than W since the two last synchronized:
 //

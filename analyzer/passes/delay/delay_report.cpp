@@ -127,7 +127,7 @@ std::string topology_maps(const defs::Definitions& definitions, const engine::Re
   const engine::ReducedMetric *st = &st_m, *lt = &lt_m;
   std::string o;
   char buf[512];
-  // Maps over the Cartesian topologies (seed 001 Fig. 5 in text).
+  // Maps over the Cartesian topologies ([Böhme2010] Fig. 5 in text).
   std::vector<double> waiting;
   if (wd && wi)
     for (size_t r = 0; r < std::max(wd->by_rank.size(), wi->by_rank.size()); ++r)

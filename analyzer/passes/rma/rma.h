@@ -1,8 +1,8 @@
 // critpath — analyzer/passes/rma/rma.h
 //
-// One-sided communication: the MPI RMA wait states of seed 004 (Hermanns et al., "Scalable
+// One-sided communication: the MPI RMA wait states of [Hermanns2009] (Hermanns et al., "Scalable
 // detection of MPI-2 remote memory access inefficiency patterns") and Scalasca 2.6
-// (../shared/reference/scalasca-definitions.md §1.4), found in the replay like the others:
+// ([Scalasca2.6]; docs/references.md), found in the replay like the others:
 //
 //   local     epochs from the Timeline's RMA records: fence epochs, PSCW access and exposure
 //             epochs, lock / lock_all epochs, per window and partner

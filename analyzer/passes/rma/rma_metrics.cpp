@@ -1,7 +1,7 @@
 // critpath — analyzer/passes/rma/rma_metrics.cpp: the one-sided wait-state patterns, in
 // WaitPattern order from kRmaLatePost (wait_states.h; pattern_def() reads these rows), then
-// the RMA byte counts. Definitions follow seed 004 §4 and Scalasca 2.6 (§1.4 of
-// scalasca-definitions.md); which calls are assumed blocking is part of each definition.
+// the RMA byte counts. Definitions follow [Hermanns2009] §4 and Scalasca 2.6 ([Scalasca2.6],
+// docs/references.md); which calls are assumed blocking is part of each definition.
 // Times are global; every wait is clamped at >= 0 and cut off at the call's exit.
 // as_finding marks the patterns summary.txt's findings name, with the delay family that costs
 // them (delay_<family>_short_term / _long_term, passes/delay/delay_metrics.cpp).
@@ -21,7 +21,7 @@ std::vector<engine::MetricDecl> rma_pattern_decls() {
        "an RMA operation is rma_early_transfer.",
        Combine::kSum, true}, "rma"),
       as_finding({"rma_early_transfer", "s", "mpi_rma_comm", "Early Transfer",
-       "Late Post in an RMA operation (seed 004's Early Transfer; Scalasca 2.6's Late Post, "
+       "Late Post in an RMA operation ([Hermanns2009] Early Transfer; Scalasca's Late Post, "
        "communication variant): an RMA operation of a PSCW access epoch whose non-blocking "
        "Win_start did not wait, towards a target T whose enter(MPI_Win_post) lies inside the "
        "operation: enter(Win_post of T) - enter(operation). The operation is assumed blocking "

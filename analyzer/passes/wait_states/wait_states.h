@@ -3,7 +3,7 @@
 // The wait-state search: after the exchange (engine/exchange.h) each rank knows, for every
 // message and collective instance it took part in, the remote times it needs, so the
 // patterns are computed locally in one pass over its Timeline. Definitions follow Scalasca
-// 2.6 (../shared/reference/scalasca-definitions.md §1.2–1.3); docs/metrics.md states each
+// 2.6 ([Scalasca2.6]; docs/references.md); docs/metrics.md states each
 // one exactly, with critpath's extensions (Alltoallv/w and Allgatherv as N×N, nonblocking
 // collectives waited for in their completion call).
 #pragma once

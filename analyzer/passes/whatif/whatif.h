@@ -1,6 +1,6 @@
 // critpath — analyzer/passes/whatif/whatif.h
 //
-// What would fixing it buy? A trace-based simulator (seed 001 §VI; docs/metrics.md "What-if
+// What would fixing it buy? A trace-based simulator ([Böhme2010] §VI; docs/metrics.md "What-if
 // simulation" defines the model): the run is replayed with modified computation times and
 // every timestamp is recomputed from the recorded dependencies, for several hypotheses at
 // once, each one a *lane* of the replay:
@@ -10,7 +10,7 @@
 //   lane 1        ideal network: every MPI call costs nothing but its waiting (POP's
 //                 serialisation efficiency, which others need Dimemas for)
 //   lanes 2..     balance / zero / scale a call path's computation; slack (zero it only where
-//                 it lies on the critical path: seed 003's lower bound)
+//                 it lies on the critical path: [Hollingsworth1994]'s lower bound)
 //
 // The model, per rank and lane, over the MPI calls of the main thread in call order:
 //
@@ -61,9 +61,9 @@ enum class LaneKind : uint8_t {
   kIdentity = 0,
   kIdealNetwork = 1,
   kBalance = 2,  // each rank's time in the call paths set to the mean over the ranks with any
-  kZero = 3,     // logical zeroing (seed 003)
+  kZero = 3,     // logical zeroing ([Hollingsworth1994])
   kScale = 4,    // times factor
-  kSlack = 5,    // zeroed where on the critical path only (seed 003's slack: the lower bound)
+  kSlack = 5,    // zeroed where on the critical path ([Hollingsworth1994] slack: lower bound)
 };
 
 // One lane of the replay.

@@ -181,7 +181,7 @@ void whatif_scalars(const WhatIfResult& res, size_t lanes, double span_err, doub
   sc.set("whatif_identity_span_s", id_span);
 }
 
-// Slack and logical zeroing per automatic call path (seed 003, Fig. 5): the metrics `lz` and
+// Slack and logical zeroing per automatic call path ([Hollingsworth1994], Fig. 5): the metrics `lz` and
 // `slack`, and summary.txt's table of the bounds ("" when no automatic lane). Rank 0.
 std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResult& res, const GlobalProfile& global,
                           const ReportInput& rep, engine::ReducedMetric& lz, engine::ReducedMetric& slack) {
@@ -217,7 +217,7 @@ std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResu
   }
   std::string body;
   if (!bounds.empty()) {
-    body += "\nWhat tuning a call path's own computation can buy (seed 003): critical-path time "
+    body += "\nWhat tuning a call path's own computation can buy: critical-path time "
             "(upper bound) >= logical zeroing >= slack (lower bound), seconds:\n";
     std::snprintf(buf, sizeof buf, "%-44s %14s %16s %12s\n", "Call path", "Critical path", "Logical zeroing",
                   "Slack");
@@ -301,7 +301,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   std::string body;
   std::snprintf(buf, sizeof buf,
                 "Model check: replaying the unmodified trace gives the span within %.2f %% and the "
-                "waiting time within %.2f %% (seed 001: 1.5 %% and 1.0 %%).\n",
+                "waiting time within %.2f %% (Böhme et al. 2010: 1.5 %% and 1.0 %%).\n",
                 span_err, wait_err);
   body += buf;
   body += "Measured span " + std::to_string(span).substr(0, 10) + " s. Ranked by saving:\n";
@@ -329,7 +329,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   }
   if (order.empty()) body += "  (no hypotheses: no call path with critical-path time or delay cost)\n";
 
-  // Slack and logical zeroing per automatic call path (seed 003, Fig. 5).
+  // Slack and logical zeroing per automatic call path ([Hollingsworth1994], Fig. 5).
   engine::ReducedMetric lz, slack;
   body += tuning_bounds(lanes, res, global, rep, lz, slack);
   rep.sections.push_back({"What if (trace-based simulation, ranked by saving)", body});

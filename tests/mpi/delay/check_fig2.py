@@ -1,4 +1,4 @@
-"""critpath — tests/mpi/delay/check_fig2.py: known answers for fig2.c (seed 001, Fig. 2).
+"""critpath — tests/mpi/delay/check_fig2.py: known answers for fig2.c ([Böhme2010], Fig. 2).
 
 usage: check_fig2.py OUTDIR
 A = rank 0 runs foo D = 100 ms longer than B = 1 and C = 2; B waits D for A's message (direct

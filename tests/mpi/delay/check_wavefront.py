@@ -1,4 +1,4 @@
-"""critpath — tests/mpi/delay/check_wavefront.py: the Sweep3D finding of seed 001 §V-A on
+"""critpath — tests/mpi/delay/check_wavefront.py: the Sweep3D finding of [Böhme2010] §V-A on
 wavefront.c (4 x 4 ranks): the long-term delay costs originate on the vertical borders.
 
 usage: check_wavefront.py OUTDIR
@@ -8,7 +8,7 @@ Rank r sits in column x = r % 4 (wavefront.c: MPI_Cart_create dims {4, 4}, reord
   timing      late_sender total >= MIN_LATE_SENDER_S: the pipeline's waits materialized
   border      share of delay_cost_long_term (by_rank) on the columns x = 0 and x = 3
               >= BORDER_SHARE_MIN
-  long-term   total delay_cost_long_term >= total delay_cost_short_term (seed 001: long-term
+  long-term   total delay_cost_long_term >= total delay_cost_short_term ([Böhme2010]: long-term
               costs dominate in Sweep3D, Table I)
   summary     summary.txt has a section `@--- Root causes of waiting time...` that mentions
               "long-term"
@@ -16,7 +16,7 @@ Rank r sits in column x = r % 4 (wavefront.c: MPI_Cart_create dims {4, 4}, reord
 
 Why BORDER_SHARE_MIN = 0.7. A zero-latency replay of wavefront.c's timeline (4 octants x 6
 planes, compute 2 ms, 4 ms on the vertical borders) through Scalasca's point-to-point cost
-model (seed 001 §IV-B, definitions §1.6: delay vector d = max(0, t_C - t_W) over the interval
+model ([Böhme2010] §IV-B, [Scalasca2.6]: delay vector d = max(0, t_C - t_W) over the interval
 since the pair's previous synchpoint, short-term scale min(wait / (sum d + sum w), 1), the
 causer's own waits receiving the rest and passing it on as long-term cost) gives 1.11 s of
 late-sender time, 0.42 s short-term and 0.69 s long-term cost, of which 85 % on the vertical

@@ -1,8 +1,8 @@
 """critpath — tests/mpi/delay/delay_check.py: what the delay-analysis checks share.
 
 Where it sits: imported by check_fig2.py, check_delay_coll.py and check_wavefront.py (the
-last step of the tests in tests/mpi/delay/CMakeLists.txt). The delay pass (seed 001 §IV;
-Scalasca's definitions §1.6-1.7) books, in report.json:
+last step of the tests in tests/mpi/delay/CMakeLists.txt). The delay pass ([Böhme2010] §IV;
+Scalasca 2.6's cost model, [Scalasca2.6]) books, in report.json:
 
   causing side   delay_cost_short_term, delay_cost_long_term and per pattern family
                  delay_<family>_short_term / _long_term, at the DELAYING rank and the call path

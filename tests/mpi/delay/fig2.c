@@ -1,5 +1,5 @@
 /* critpath — tests/mpi/delay/fig2.c: the delay-analysis example of Fig. 2 in Böhme et al.
- * (seed 001 §IV-A), three ranks A = 0, B = 1, C = 2, checked by check_fig2.py.
+ * ([Böhme2010] §IV-A), three ranks A = 0, B = 1, C = 2, checked by check_fig2.py.
  *
  * Times are absolute deadlines from one start time all ranks agree on (align(), from
  * ../waits/waits_util.h), so the answers hold on a loaded machine; D = 100 ms:

@@ -1,5 +1,5 @@
 /* critpath — tests/mpi/delay/wavefront.c: a Sweep3D-like wavefront on a 4 x 4 process grid,
- * for the delay analysis (seed 001 §V-A, Fig. 5), checked by check_wavefront.py. 16 ranks.
+ * for the delay analysis ([Böhme2010] §V-A, Fig. 5), checked by check_wavefront.py. 16 ranks.
  *
  * Grid: MPI_Cart_create(dims {4, 4}, no periods, reorder 0), so rank r has the Cartesian
  * coordinates (r / 4, r % 4). Coordinate 0 is the row y (north = y - 1, south = y + 1) and
@@ -19,7 +19,7 @@
  * along rows. The first column of a sweep has no west/east neighbour; its delays travel down
  * the column first and from there into every row. Its extra compute time (BORDER_MS) is what
  * the pipeline runs at, and the waiting it causes reaches most of the grid: the long-term delay
- * costs concentrate on the left and right columns (seed 001, Fig. 5(c)).
+ * costs concentrate on the left and right columns ([Böhme2010], Fig. 5(c)).
  *
  * With the argument "balanced" every rank computes (BORDER_MS + COMPUTE_MS) / 2 = 3 ms per plane
  * (tests/mpi/whatif: the run that balancing the border work is predicted to give). With an

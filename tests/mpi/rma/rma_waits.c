@@ -1,4 +1,4 @@
-/* critpath — tests/mpi/rma/rma_waits.c: known-answer one-sided wait states (seed 004 Figs. 1-3,
+/* critpath — tests/mpi/rma/rma_waits.c: known-answer RMA wait states ([Hermanns2009] Figs. 1-3,
  * Scalasca 2.6's RMA patterns), checked by check_rma_waits.py. D = 100 ms; every scenario
  * starts at an aligned deadline and sleeps to absolute deadlines, so the waits hold on a
  * loaded machine. Run with P >= 3 ranks; usage: rma_waits [scenario]

@@ -1,5 +1,5 @@
 /* critpath — tests/mpi/rma/sor_rma.c: a red-black SOR Poisson solver whose halo exchange uses
- * MPI RMA (seed 004 §5.1's SOR, small): a 2-D process grid, each rank an N x N block with
+ * MPI RMA ([Hermanns2009] §5.1's SOR, small): a 2-D process grid, each rank an N x N block with
  * ghost cells, halos written with MPI_Put into the neighbours' windows, a residual Allreduce
  * every iteration. Usage: sor_rma fence|pscw
  *

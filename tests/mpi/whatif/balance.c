@@ -1,5 +1,5 @@
 /* critpath — tests/mpi/whatif/balance.c: the what-if simulator's known answers (issue 12,
- * seed 001 §VI's lorentz() experiment), checked by check_whatif.py. 2 ranks (one per core on
+ * [Böhme2010] §VI's lorentz() experiment), checked by check_whatif.py. 2 ranks (one per core on
  * the test machine: with ranks sharing cores, an Allreduce the ranks reach together costs a
  * few ms of scheduling that the balanced run has and the unbalanced one does not).
  *

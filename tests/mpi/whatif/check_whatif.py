@@ -1,5 +1,5 @@
 """critpath — tests/mpi/whatif/check_whatif.py: known answers of the what-if simulation
-(docs/metrics.md "What-if simulation"; issue 12, seed 001 §VI, seed 003).
+(docs/metrics.md "What-if simulation"; issue 12, [Böhme2010] §VI, [Hollingsworth1994]).
 
 usage: check_whatif.py OUTDIR BALANCED_OUTDIR HYPOTHESIS REL [OFF_HYPOTHESIS] [LB=x]
 

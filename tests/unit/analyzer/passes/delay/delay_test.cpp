@@ -1,5 +1,5 @@
 // critpath — tests/unit/analyzer/passes/delay/delay_test.cpp: the delay analysis's cost model on
-// synthetic inputs (no MPI): the delay vector, the backward propagation of costs, seed 001 Fig. 2,
+// synthetic inputs (no MPI): the delay vector, the backward cost propagation, [Böhme2010] Fig. 2,
 // and the galloping search of the synchronization index.
 #include <catch2/catch.hpp>
 
@@ -24,7 +24,7 @@ TEST_CASE("delay vector: causer minus waiter per call path, negatives clipped", 
   CHECK(sum == Approx(0.105));
 }
 
-TEST_CASE("cost propagation: seed 001 Fig. 2 and a fan-in", "[passes]") {
+TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]") {
   // Nodes: 0 = B's wait (caused by A), 1 = C's wait (caused by B, whose interval holds B's
   // wait 0 with a_u = 0.1, D = 0.1, scale = 1): base_0 = scale * a_0 = 0.1, edge 1 -> 0 with
   // coef a_0 / D = 1. C's wait has no consumer: r_1 = 0, so r_0 = 0.1 (+ 1 * r_1).
