@@ -3,8 +3,8 @@
 # with the repository's .clang-format.
 #
 #   tools/format.sh            reformat the files in place
-#   tools/format.sh --check    change nothing; list every file that is not formatted and exit 1
-#                              when there is one (clang-format --dry-run --Werror; for CI)
+#   tools/format.sh --check    change nothing; print where the files differ from the format
+#                              and exit 1 when one does (clang-format --dry-run --Werror; for CI)
 #   tools/format.sh --list     print the files it formats, one a line
 #
 # The files: the tracked *.c, *.h, *.cpp, *.hpp, *.cc and benchmarks/bench_hooks_kernel.inc,
@@ -26,7 +26,7 @@ list_files() {
 
 case "${1:-}" in
   "")      list_files | xargs -r "$clang_format" -i --style=file ;;
-  --check) list_files | xargs -r "$clang_format" --dry-run --Werror --style=file ;;
+  --check) list_files | xargs -r "$clang_format" --dry-run --Werror --style=file || exit 1 ;;
   --list)  list_files ;;
   *)       echo "usage: tools/format.sh [--check | --list]" >&2; exit 2 ;;
 esac
