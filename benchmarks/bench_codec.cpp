@@ -35,6 +35,13 @@ using namespace critpath::trace;
 
 namespace {
 
+// A benchmark whose setup fails measures nothing: it stops with the reason.
+void must(Status s) {
+  if (s == Status::kOk) return;
+  std::fprintf(stderr, "benchmark setup failed: %s\n", to_string(s));
+  std::exit(1);
+}
+
 constexpr size_t kChunkSlots = 16384;
 
 // ---------------------------------------------------------------------------------------
@@ -363,7 +370,7 @@ void run(const char* name, const std::vector<Event>& events) {
       ChunkHeader h;
       scratch.clear();
       t0 = Clock::now();
-      encode_slots(chunks[i].data(), chunks[i].data() + chunks[i].size(), scratch, h);
+      must(encode_slots(chunks[i].data(), chunks[i].data() + chunks[i].size(), scratch, h));
       t_rep += seconds_since(t0);
       if (rep == 0) streams[i] = scratch;
     }
@@ -396,8 +403,8 @@ void run(const char* name, const std::vector<Event>& events) {
       stored = 0;
       t0 = Clock::now();
       for (size_t i = 0; i < chunks.size(); ++i) {
-        comp.compress(chunks[i].data(), chunks[i].data() + chunks[i].size(), 0, uint32_t(i),
-                      out[i]);
+        must(comp.compress(chunks[i].data(), chunks[i].data() + chunks[i].size(), 0, uint32_t(i),
+                           out[i]));
         stored += double(out[i].size());
       }
       t_full = std::min(t_full, seconds_since(t0));

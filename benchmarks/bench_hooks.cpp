@@ -49,6 +49,13 @@ extern "C" __attribute__((noipa)) void bench_empty_exit(void*, void*) {}
 
 namespace {
 
+// A benchmark whose setup fails measures nothing: it stops with the reason.
+void must(Status s) {
+  if (s == Status::kOk) return;
+  std::fprintf(stderr, "benchmark setup failed: %s\n", to_string(s));
+  std::exit(1);
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -94,7 +101,7 @@ void mode_hot_paths(size_t pairs) {
   o.filter_file = filter;
   o.autofilter_visits = 1000;
   o.autofilter_ns = 1000000;  // bench_fn_auto is judged short after 1000 visits
-  hooks::configure(o);
+  must(hooks::configure(o));
   // The loop and two calls of empty functions: what any hook costs at least.
   double t0 = now_s();
   for (size_t i = 0; i < pairs; ++i) {
@@ -126,7 +133,7 @@ void mode_hot_paths(size_t pairs) {
   const double autof = pairs_ns(reinterpret_cast<void*>(&bench_fn_auto), pairs);
   o.autofilter_ns = 0;
   o.filter_file.clear();
-  hooks::configure(o);
+  must(hooks::configure(o));
   const double recorded = pairs_ns(reinterpret_cast<void*>(&bench_fn_recorded), pairs);
   stop_recording();
   std::remove(filter.c_str());
@@ -218,7 +225,7 @@ void mode_dilation(const char* what, size_t blocks, size_t block) {
   } else {
     hooks::Options o;
     if (std::string(what) == "recorded") o.autofilter_ns = 0;  // else the defaults
-    hooks::configure(o);
+    must(hooks::configure(o));
     start_recording();
     t0 = now_s();
     s = kernel_instr::run(blocks, block);

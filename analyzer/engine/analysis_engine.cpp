@@ -20,7 +20,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
-#include "analyzer/passes/pass_list.h"
+#include "analyzer/engine/pass_info.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/runtime/log.h"
 
@@ -461,7 +461,7 @@ void AnalysisEngine::order_passes() {
     s.reduce_order = kept;
   }
   auto needs_of = [](const Pass* p) -> std::vector<const char*> {
-    const PassInfo* row = passes::find_pass(p->name());
+    const PassInfo* row = find_pass(p->name());
     return row ? row->needs : std::vector<const char*>{};
   };
   std::vector<Pass*> pending = s.reduce_order;
@@ -698,7 +698,7 @@ void AnalysisEngine::reduce() {
 // Whether the results `p` reads are there (PassInfo::needs); if not, it is not reduced, with
 // a note.
 bool AnalysisEngine::needs_present(const Pass* p) {
-  const PassInfo* row = passes::find_pass(p->name());
+  const PassInfo* row = find_pass(p->name());
   if (row == nullptr) return true;
   for (const char* need : row->needs)
     if (!s_->results.has(need)) {

@@ -33,7 +33,7 @@
 #include "analyzer/engine/pass.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/engine/window.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 
 namespace critpath::analyzer::engine {
 

@@ -5,22 +5,43 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 
 #include "analyzer/engine/group.h"
-#include "analyzer/passes/pass_list.h"
+#include "analyzer/engine/pass_info.h"
 
 namespace critpath::analyzer::engine {
 
 const std::vector<MetricDecl>& metric_declarations() {
   static const std::vector<MetricDecl> kAll = [] {
-    std::vector<MetricDecl> all;
-    for (const PassInfo& p : passes::pass_list())
+    std::vector<MetricDecl> all = profile_metric_decls();
+    for (const PassInfo& p : pass_table())
       all.insert(all.end(), p.metrics.begin(), p.metrics.end());
     return all;
   }();
   return kAll;
+}
+
+namespace {
+PassTable g_pass_table = nullptr;  // set at load by passes/pass_list.cpp
+}  // namespace
+
+bool set_pass_table(PassTable table) {
+  g_pass_table = table;
+  return true;
+}
+
+const std::vector<PassInfo>& pass_table() {
+  static const std::vector<PassInfo> kNone;
+  return g_pass_table ? g_pass_table() : kNone;
+}
+
+const PassInfo* find_pass(const char* name) {
+  for (const PassInfo& row : pass_table())
+    if (std::strcmp(row.name, name) == 0) return &row;
+  return nullptr;
 }
 
 const MetricDecl* find_metric(const std::string& id) {
@@ -119,7 +140,7 @@ const std::vector<ScalarDecl>& engine_scalar_decls() {
 const std::vector<ScalarDecl>& scalar_declarations() {
   static const std::vector<ScalarDecl> kAll = [] {
     std::vector<ScalarDecl> all = engine_scalar_decls();
-    for (const PassInfo& p : passes::pass_list()) all.insert(all.end(), p.scalars.begin(), p.scalars.end());
+    for (const PassInfo& p : pass_table()) all.insert(all.end(), p.scalars.begin(), p.scalars.end());
     return all;
   }();
   return kAll;
@@ -196,12 +217,12 @@ void Scalars::put(const std::string& id, nlohmann::json v) {
 
 std::string render_metric_table() {
   std::string out;
-  for (const PassInfo& p : passes::pass_list()) {
-    if (p.metrics.empty()) continue;
-    out += "\n### Metrics of the `" + std::string(p.name) + "` pass\n\n";
+  auto table = [&](const std::string& title, const std::vector<MetricDecl>& metrics) {
+    if (metrics.empty()) return;
+    out += "\n### " + title + "\n\n";
     out += "| id | unit | parent | combined over ranks | definition |\n";
     out += "|---|---|---|---|---|\n";
-    for (const MetricDecl& d : p.metrics) {
+    for (const MetricDecl& d : metrics) {
       std::string indent;
       for (int i = depth_of(d); i > 0; --i) indent += "&nbsp;&nbsp;";
       out += "| " + indent + "`" + d.id + "` | " + d.unit + " | " +
@@ -209,7 +230,9 @@ std::string render_metric_table() {
              (d.combine == Combine::kSum ? "sum" : "max") + (d.rank_detail ? ", per rank kept" : "") +
              " | " + escape_cell(d.definition) + " |\n";
     }
-  }
+  };
+  table("Metrics of the call-path profile (the engine's)", profile_metric_decls());
+  for (const PassInfo& p : pass_table()) table("Metrics of the `" + std::string(p.name) + "` pass", p.metrics);
   return out;
 }
 
@@ -220,7 +243,7 @@ std::string render_scalar_table() {
       out += "| `" + std::string(d.id) + "` | " + d.unit + " | " + owner + " | " + escape_cell(d.definition) + " |\n";
   };
   rows("engine", engine_scalar_decls());
-  for (const PassInfo& p : passes::pass_list()) rows(p.name, p.scalars);
+  for (const PassInfo& p : pass_table()) rows(p.name, p.scalars);
   return out;
 }
 

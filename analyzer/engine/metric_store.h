@@ -76,7 +76,9 @@ struct ScalarDecl {
   const char* definition;  // the exact definition (docs/metrics.md)
 };
 
-// Every declared metric, in the order of the pass list (analyzer/passes/pass_list.cpp).
+// The call-path profile's metrics (the engine's own, engine/profile_metrics.cpp).
+std::vector<MetricDecl> profile_metric_decls();
+// Every declared metric: the profile's, then the passes' in the order of the pass list (analyzer/passes/pass_list.cpp).
 const std::vector<MetricDecl>& metric_declarations();
 // The declaration of `id`; nullptr when no pass declares it.
 const MetricDecl* find_metric(const std::string& id);

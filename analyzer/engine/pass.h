@@ -33,7 +33,7 @@
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/results.h"
 #include "analyzer/engine/timeline.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 #include "analyzer/engine/run_info.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"

@@ -9,7 +9,6 @@ namespace critpath::analyzer::passes {
 
 const std::vector<PassInfo>& pass_list() {
   static const std::vector<PassInfo> kPasses = {
-      {"profile", {}, profile_metric_decls(), {}},
       // The one-sided patterns join the wait states: the wait-state pass merges the rma
       // pass's (so rma is analysed first; the report keeps the wait states first).
       {"wait_states", {"rma"}, wait_state_metric_decls(), {}},
@@ -24,10 +23,9 @@ const std::vector<PassInfo>& pass_list() {
   return kPasses;
 }
 
-const PassInfo* find_pass(const char* name) {
-  for (const PassInfo& row : pass_list())
-    if (std::strcmp(row.name, name) == 0) return &row;
-  return nullptr;
-}
+namespace {
+// The engine reads the list through engine::pass_table() (engine/pass_info.h).
+const bool kListed = engine::set_pass_table(&pass_list);
+}  // namespace
 
 }  // namespace critpath::analyzer::passes

@@ -13,25 +13,18 @@
 
 #include <vector>
 
-#include "analyzer/engine/metric_store.h"
+#include "analyzer/engine/pass_info.h"
 
 namespace critpath::analyzer {
 
-struct PassInfo {
-  const char* name;
-  std::vector<const char*> needs;  // names of the passes whose results it reads
-  std::vector<engine::MetricDecl> metrics;
-  std::vector<engine::ScalarDecl> scalars;  // report.json `scalars` it sets
-};
 
 namespace passes {
 
+// The rows, made on first use; the engine reads them through engine::pass_table() (this module
+// installs the list at load).
 const std::vector<PassInfo>& pass_list();
-// The row of pass `name`; nullptr when none.
-const PassInfo* find_pass(const char* name);
 
 // Each pass folder's metric declarations (passes/<name>/<name>_metrics.cpp).
-std::vector<engine::MetricDecl> profile_metric_decls();
 std::vector<engine::MetricDecl> wait_state_metric_decls();
 std::vector<engine::MetricDecl> critical_path_metric_decls();
 std::vector<engine::MetricDecl> delay_metric_decls();

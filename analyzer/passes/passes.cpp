@@ -18,7 +18,6 @@ std::vector<std::unique_ptr<Pass>> make_passes(const config::Config& cfg) {
   };
   std::vector<std::unique_ptr<Pass>> out;
   for (const PassInfo& row : pass_list()) {
-    if (std::strcmp(row.name, "profile") == 0) continue;  // the engine's own traversal
     bool found = false;
     for (const auto& [name, make] : kMake)
       if (std::strcmp(name, row.name) == 0) {

@@ -168,6 +168,7 @@ std::unique_ptr<trace::ChunkStore> rebuild(RankEvents& r, uint64_t end_ticks, ui
   auto store = std::make_unique<trace::ChunkStore>();
   trace::ChunkCompressor z(config::current().compression_level);
   std::vector<trace::Slot> slots(kSlotsPerChunk + trace::kMaxEventSlots);
+  uint64_t lost = 0;  // chunks that could not be compressed or stored
   for (size_t t = 0; t < r.events.size(); ++t) {
     std::vector<Event> ev(r.events[t].begin(), r.events[t].begin() + ptrdiff_t(r.keep[t]));
     std::vector<uint32_t> stack;
@@ -192,8 +193,9 @@ std::unique_ptr<trace::ChunkStore> rebuild(RankEvents& r, uint64_t end_ticks, ui
     auto flush = [&] {
       if (n == 0) return;
       std::vector<uint8_t> chunk;
-      if (z.compress(slots.data(), slots.data() + n, r.threads[t], sequence++, chunk) == Status::kOk)
-        store->append(std::move(chunk));
+      if (z.compress(slots.data(), slots.data() + n, r.threads[t], sequence++, chunk) != Status::kOk ||
+          store->append(std::move(chunk)) != Status::kOk)
+        ++lost;
       n = 0;
     };
     for (const Event& e : ev) {
@@ -202,6 +204,8 @@ std::unique_ptr<trace::ChunkStore> rebuild(RankEvents& r, uint64_t end_ticks, ui
     }
     flush();
   }
+  // The decode of the cut trace then ends early and marks it partial.
+  if (lost > 0) log::warn("the cut trace lost %llu chunks (compression or memory failed)", (unsigned long long)lost);
   return store;
 }
 

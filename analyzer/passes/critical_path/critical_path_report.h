@@ -22,7 +22,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/timeline.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 #include "analyzer/engine/run_info.h"
 
 namespace critpath::analyzer::passes {

@@ -7,7 +7,7 @@
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/passes/delay/delay.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 

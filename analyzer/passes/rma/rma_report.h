@@ -6,7 +6,7 @@
 
 #include "analyzer/engine/group.h"
 #include "analyzer/passes/rma/rma.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::passes {

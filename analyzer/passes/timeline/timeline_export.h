@@ -21,7 +21,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/passes/wait_states/wait_states.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
 

@@ -12,7 +12,7 @@
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 
 namespace critpath::analyzer::passes {
 

@@ -16,7 +16,7 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/passes/whatif/whatif.h"
-#include "analyzer/report/report.h"
+#include "analyzer/engine/report_input.h"
 
 namespace critpath::analyzer::passes {
 

@@ -1,15 +1,14 @@
-// critpath — analyzer/passes/profile/profile_metrics.cpp: the call-path profile's metrics.
+// critpath — analyzer/engine/profile_metrics.cpp: the call-path profile's metrics.
 // The profile itself is built by the engine's forward pass (analyzer/engine/profile.cpp);
 // these rows are its declarations (engine/metric_store.h). The rows with a column are read
 // from the unified profile's columns (engine/profile.h), the others are booked in the store;
 // papi_<event> stands for one metric per measured hardware counter.
 #include "analyzer/engine/profile.h"
-#include "analyzer/passes/pass_list.h"
+#include "analyzer/engine/metric_store.h"
 
-namespace critpath::analyzer::passes {
+namespace critpath::analyzer::engine {
 
-std::vector<engine::MetricDecl> profile_metric_decls() {
-  using engine::Combine;
+std::vector<MetricDecl> profile_metric_decls() {
   return {
       {"time", "s", "", "Time",
        "Exclusive time of the call path: the sum over its visits of (exit time - enter time - the "
@@ -68,4 +67,4 @@ std::vector<engine::MetricDecl> profile_metric_decls() {
   };
 }
 
-}  // namespace critpath::analyzer::passes
+}  // namespace critpath::analyzer::engine
