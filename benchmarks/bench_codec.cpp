@@ -198,6 +198,7 @@ std::vector<Event> gen_mpi(size_t n, uint64_t seed) {
 }
 
 std::vector<Event> gen_random(size_t n, uint64_t seed) {
+  // clang-format off
   static const EventKind kinds[] = {
       EventKind::kEnter,        EventKind::kExit,          EventKind::kSend,
       EventKind::kRecv,         EventKind::kIsend,         EventKind::kIsendComplete,
@@ -205,6 +206,7 @@ std::vector<Event> gen_random(size_t n, uint64_t seed) {
       EventKind::kCollBegin,    EventKind::kCollEnd,       EventKind::kIcollPost,
       EventKind::kIcollComplete, EventKind::kRmaPut,       EventKind::kRmaSync,
       EventKind::kCounters,     EventKind::kCallsite};
+  // clang-format on
   std::mt19937_64 rng(seed);
   std::vector<Event> v(n);
   uint64_t t = 1000;

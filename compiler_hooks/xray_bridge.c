@@ -19,11 +19,13 @@ extern size_t __xray_max_function_id(void);
 
 extern void critpath_attach_xray(const struct critpath_xray_api* api) __attribute__((weak));
 
+// clang-format off
 static const struct critpath_xray_api kApi = {
     CRITPATH_XRAY_API_VERSION, __xray_set_handler,    __xray_remove_handler,
     __xray_patch,              __xray_unpatch,        __xray_patch_function,
     __xray_unpatch_function,   __xray_function_address, __xray_max_function_id,
 };
+// clang-format on
 
 __attribute__((constructor)) static void critpath_xray_bridge_attach(void) {
   if (critpath_attach_xray) critpath_attach_xray(&kApi);

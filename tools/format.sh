@@ -11,6 +11,8 @@
 # minus what must keep its bytes (clang-format 14 has no .clang-format-ignore):
 #   tests/fuzz/corpus/            fuzzer seed inputs
 #   tests/unit/wrappers/golden/   the generator's pinned output
+#   tests/mpi/corpus/, tests/mpi/wrappers/   MPI programs written as third-party codes and
+#                                 one-line check tables are: their layout is theirs
 #   build*/ and _build*/          build trees
 # The other *.inc files are left alone: libtrace/config/flags.inc is a hand-aligned X-macro
 # table, tests/mpi/fortran/fortran_body.inc is Fortran.
@@ -21,7 +23,7 @@ clang_format=${CLANG_FORMAT:-clang-format}
 
 list_files() {
   git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' '*.cc' 'benchmarks/bench_hooks_kernel.inc' |
-    grep -v -E '^(tests/fuzz/corpus/|tests/unit/wrappers/golden/|_?build[^/]*/)' || true
+    grep -v -E '^(tests/fuzz/corpus/|tests/unit/wrappers/golden/|tests/mpi/corpus/|tests/mpi/wrappers/|_?build[^/]*/)' || true
 }
 
 case "${1:-}" in

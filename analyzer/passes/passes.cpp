@@ -11,11 +11,13 @@ namespace critpath::analyzer::passes {
 
 std::vector<std::unique_ptr<Pass>> make_passes(const config::Config& cfg) {
   using Make = std::unique_ptr<Pass> (*)();
+  // clang-format off
   static const std::pair<const char*, Make> kMake[] = {
       {"wait_states", make_wait_states_pass}, {"rma", make_rma_pass},
       {"delay", make_delay_pass},             {"critical_path", make_critical_path_pass},
       {"whatif", make_whatif_pass},           {"timeline", make_timeline_pass},
   };
+  // clang-format on
   std::vector<std::unique_ptr<Pass>> out;
   for (const PassInfo& row : pass_list()) {
     bool found = false;

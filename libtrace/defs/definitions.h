@@ -51,7 +51,8 @@ enum class MpiClass : uint8_t {  // the mpi_* time hierarchy (docs/metrics.md)
   kRma = 3,          // one-sided: windows, their synchronization, RMA operations
   kManagement = 4,   // everything else: MPI_Init/Finalize, communicators, groups, topologies
 };
-enum class MpiSync : uint8_t {  // how a collective's members wait for each other
+// How a collective's members wait for each other.
+enum class MpiSync : uint8_t {
   kNone = 0,     // not a synchronizing collective (default)
   kBarrier = 1,  // MPI_Barrier, MPI_Ibarrier: Wait at Barrier
   kNxN = 2,      // every member needs every other (Allreduce, Alltoall(v,w), Allgather(v),
@@ -62,12 +63,14 @@ enum class MpiSync : uint8_t {  // how a collective's members wait for each othe
   kOther = 6,    // collective over a communicator, but no wait-state pattern applies
                  // (communicator and window constructors, MPI_Comm_free, MPI_Win_fence)
 };
-enum class MpiRoot : uint8_t {  // the role of the `root` argument of a rooted collective
+// The role of the `root` argument of a rooted collective.
+enum class MpiRoot : uint8_t {
   kNone = 0,    // no root argument
   kSource = 1,  // the root is the only sender (kOneToN)
   kSink = 2,    // the root is the only receiver (kNToOne)
 };
-enum class MpiCompletion : uint8_t {  // calls that complete requests
+// Calls that complete requests.
+enum class MpiCompletion : uint8_t {
   kNone = 0,
   kWait = 1,  // MPI_Wait, Waitall, Waitany, Waitsome: block until completion
   kTest = 2,  // MPI_Test, Testall, Testany, Testsome: poll (no Late Sender, as in Scalasca)

@@ -10,6 +10,7 @@
 
 namespace critpath {
 
+// clang-format off (clang-format 14 mangles an attribute between `enum class` and the name)
 enum class [[nodiscard]] Status : uint8_t {
   kOk = 0,
   kIoError = 1,        // open/write/read of a spill or output file failed (errno in the log)
@@ -20,6 +21,7 @@ enum class [[nodiscard]] Status : uint8_t {
   kInvalidArgument = 6,
   kMpiError = 7,       // an internal MPI call (analysis traffic) failed
 };
+// clang-format on
 
 const char* to_string(Status s);
 

@@ -54,10 +54,12 @@ void check(OTF2_ErrorCode c, const char* what) {
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
 const OTF2_FlushCallbacks kFlush = {pre_flush, nullptr};
 
+// clang-format off
 enum Region : uint32_t {
   kInit, kFinalize, kSend, kRecv, kIsend, kIrecv, kWaitall, kBarrier, kAllreduce, kCommSplit,
   kWinCreate, kWinFence, kPut, kWinFree, kCompute, kMain, kRegionCount
 };
+// clang-format on
 struct RegionSpec {
   const char* name;
   OTF2_RegionRole role;

@@ -20,6 +20,7 @@ namespace critpath::trace::testing {
 
 // Every recordable kind (REQUEST_TEST included, although the runtime only counts it).
 inline const std::vector<EventKind>& all_kinds() {
+  // clang-format off
   static const std::vector<EventKind> kinds = {
       EventKind::kEnter,          EventKind::kExit,          EventKind::kSend,
       EventKind::kRecv,           EventKind::kIsend,         EventKind::kIsendComplete,
@@ -30,6 +31,7 @@ inline const std::vector<EventKind>& all_kinds() {
       EventKind::kRmaAccumulate,  EventKind::kRmaSync,       EventKind::kRmaCollSync,
       EventKind::kMeasurementOff, EventKind::kMeasurementOn, EventKind::kCounters,
       EventKind::kCallsite};
+  // clang-format on
   return kinds;
 }
 

@@ -117,6 +117,7 @@ TEST_CASE("parse_size accepts plain bytes and binary units", "[config]") {
     const char* text;
     uint64_t bytes;
   };
+  // clang-format off
   const Case cases[] = {
       {"4096", 4096},          {"0", 0},
       {"1B", 1},               {"512K", 512 * kKiB},
@@ -130,6 +131,7 @@ TEST_CASE("parse_size accepts plain bytes and binary units", "[config]") {
       {" 64M ", 64 * kMiB},    {"64 MiB", 64 * kMiB},
       {"18446744073709551615", UINT64_MAX},
   };
+  // clang-format on
   for (const Case& c : cases) {
     INFO("text: '" << c.text << "'");
     uint64_t v = 7;
@@ -149,6 +151,7 @@ TEST_CASE("parse_size rejects garbage, negatives and overflow", "[config]") {
     const char* text;
     E error;
   };
+  // clang-format off
   const Case cases[] = {
       {"", E::kEmpty},          {"   ", E::kEmpty},
       {"abc", E::kSyntax},      {"1Q", E::kSyntax},
@@ -163,6 +166,7 @@ TEST_CASE("parse_size rejects garbage, negatives and overflow", "[config]") {
       {"18446744073709551616", E::kOverflow},
       {"99999999999999999999999999", E::kOverflow},
   };
+  // clang-format on
   for (const Case& c : cases) {
     INFO("text: '" << c.text << "'");
     uint64_t v = 7;

@@ -69,11 +69,13 @@ int fake_unpatch_function(int32_t id) {
 uintptr_t fake_function_address(int32_t id) { return id >= 1 && id <= 3 ? kAddr[id] : 0; }
 size_t fake_max_function_id() { return 3; }
 
+// clang-format off
 const critpath_xray_api kFakeApi = {CRITPATH_XRAY_API_VERSION, fake_set_handler,
                                     fake_remove_handler,       fake_patch,
                                     fake_unpatch,              fake_patch_function,
                                     fake_unpatch_function,     fake_function_address,
                                     fake_max_function_id};
+// clang-format on
 
 // A call of function `id` as its sleds would report it: only when patched.
 void call(int32_t id, int spin_us = 0) {
