@@ -10,10 +10,10 @@
 #include <string>
 
 #include "analyzer/engine/analysis_engine.h"
+#include "analyzer/engine/atomic_file.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/passes/pass.h"
-#include "analyzer/engine/atomic_file.h"
 #include "analyzer/report/event_dump.h"
 #include "analyzer/report/report.h"
 #include "analyzer/session/trace_archive.h"
@@ -90,11 +90,10 @@ void write_report(LocationTrace& location, ReportInput in, const config::Config&
   in.write_html = cfg.html;
   location.run.analysis_seconds = in.analysis_s;
   const Status ws = write_reports(in);
-  if (ws == Status::kOk)
-    log::info0(1, "report in %s/summary.txt", run.output_dir.c_str());
+  if (ws == Status::kOk) log::info0(1, "report in %s/summary.txt", run.output_dir.c_str());
   else
-    warn(location, "writing the report into %s failed (%s): %s; no partial file is left", run.output_dir.c_str(),
-         to_string(ws), last_write_error().c_str());
+    warn(location, "writing the report into %s failed (%s): %s; no partial file is left",
+         run.output_dir.c_str(), to_string(ws), last_write_error().c_str());
 }
 
 }  // namespace
@@ -104,11 +103,13 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // The analysis communicator: the engine's exchanges and the passes go through it; freed when
   // `group` goes out of scope.
   engine::Group group;
-  if (engine::Group::over(ranks, group) != Status::kOk) return warn(location, "cannot create the analysis communicator; no report");
+  if (engine::Group::over(ranks, group) != Status::kOk)
+    return warn(location, "cannot create the analysis communicator; no report");
   // Ranks reach MPI_Finalize at different times: the analysis proper starts when the last
   // one arrived. The time before is the application's imbalance, not analysis cost.
   const bool analyse = cfg.analysis && !location.run.output_dir.empty();
-  if (analyse && group.barrier() != Status::kOk) return warn(location, "the ranks could not meet for the analysis; no report");
+  if (analyse && group.barrier() != Status::kOk)
+    return warn(location, "the ranks could not meet for the analysis; no report");
   const engine::AnalysisClock clock{wall0, clock::monotonic_ns(), engine::AnalysisEngine::resident_bytes()};
   keep_outputs(location, group.comm(), cfg);
   if (!analyse) {
@@ -116,7 +117,8 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
     const RunInfo& run = location.run;
     if (run.rank == 0 && !run.output_dir.empty() && !run.offline &&
         write_config_only(run.output_dir, config::describe(cfg)) == Status::kOk)
-      log::info0(1, "analysis off (CRITPATH_ANALYSIS=0); settings in %s/critpath.cfg", run.output_dir.c_str());
+      log::info0(1, "analysis off (CRITPATH_ANALYSIS=0); settings in %s/critpath.cfg",
+                 run.output_dir.c_str());
     return;
   }
   engine::AnalysisEngine engine(location, group, engine_settings(cfg), passes::make_passes(cfg), clock,

@@ -217,11 +217,8 @@ std::vector<Event> gen_random(size_t n, uint64_t seed) {
     switch (e.kind) {
       case EventKind::kEnter:
       case EventKind::kExit:
-      case EventKind::kCallsite:
-        e.region = uint32_t(rng() % 100000);
-        break;
-      case EventKind::kCollBegin:
-        break;
+      case EventKind::kCallsite: e.region = uint32_t(rng() % 100000); break;
+      case EventKind::kCollBegin: break;
       case EventKind::kCounters:
         e.bytes = kMaxCounters;
         for (uint64_t& x : e.counters) x = rng();
@@ -307,11 +304,8 @@ void encode_interleaved(const std::vector<Event>& ev, std::vector<uint8_t>& o) {
       case EventKind::kIrecvRequest:
       case EventKind::kRequestTest:
       case EventKind::kRequestCancel:
-      case EventKind::kIcollComplete:
-        req(e.request);
-        break;
-      case EventKind::kCollBegin:
-        break;
+      case EventKind::kIcollComplete: req(e.request); break;
+      case EventKind::kCollBegin: break;
       case EventKind::kCollEnd:
       case EventKind::kIcollPost:
         put_varint(o, e.region);
@@ -405,20 +399,16 @@ void run(const char* name, const std::vector<Event>& events) {
       stored = 0;
       t0 = Clock::now();
       for (size_t i = 0; i < chunks.size(); ++i) {
-        must(comp.compress(chunks[i].data(), chunks[i].data() + chunks[i].size(), 0, uint32_t(i),
-                           out[i]));
+        must(comp.compress(chunks[i].data(), chunks[i].data() + chunks[i].size(), 0, uint32_t(i), out[i]));
         stored += double(out[i].size());
       }
       t_full = std::min(t_full, seconds_since(t0));
     }
     std::printf("codec.%s.zstd%d.compressed: %.3f B/event\n", name, level, stored / n);
     std::printf("codec.%s.zstd%d.ratio_vs_slots: %.1f x\n", name, level, slot_bytes / stored);
-    std::printf("codec.%s.zstd%d.compress_slot_input: %.0f MB/s\n", name, level,
-                slot_bytes / t_full / 1e6);
-    std::printf("codec.%s.zstd%d.compress_varint_stream: %.0f MB/s\n", name, level,
-                encoded / t_zstd / 1e6);
-    std::printf("codec.%s.zstd%d.encode_compress: %.2f ns/event\n", name, level,
-                t_full * 1e9 / n);
+    std::printf("codec.%s.zstd%d.compress_slot_input: %.0f MB/s\n", name, level, slot_bytes / t_full / 1e6);
+    std::printf("codec.%s.zstd%d.compress_varint_stream: %.0f MB/s\n", name, level, encoded / t_zstd / 1e6);
+    std::printf("codec.%s.zstd%d.encode_compress: %.2f ns/event\n", name, level, t_full * 1e9 / n);
 
     // Decode (best of 3).
     ChunkDecoder dec;

@@ -112,7 +112,7 @@ void mode_hot_paths(size_t pairs) {
   t0 = now_s();
   uint64_t acc = 0;
   for (size_t i = 0; i < pairs; ++i) acc += runtime::now();
-  const double clock_ns = (now_s() - t0) * 1e9 / double(pairs) + double(acc & 0) ;
+  const double clock_ns = (now_s() - t0) * 1e9 / double(pairs) + double(acc & 0);
   // Before MPI_Init: shadow stack only.
   const double pre = pairs_ns(reinterpret_cast<void*>(&bench_fn_recorded), pairs);
   start_recording();
@@ -140,9 +140,9 @@ void mode_hot_paths(size_t pairs) {
   std::printf("hooks.empty_calls_ns_per_pair: %.2f ns (loop + two calls of empty functions)\n", empty);
   std::printf("hooks.clock_read_ns: %.2f ns (runtime::now(), the event timestamp)\n", clock_ns);
   std::printf("hooks.floor_ns_per_pair: %.2f ns (record_enter+record_exit, 2 events)\n", floor);
-  std::printf("hooks.recorded_ns_per_pair: %.2f ns (%.2f ns per recorded event)\n", recorded,
-              recorded / 2);
-  std::printf("hooks.filtered_ns_per_call: %.2f ns (enter+exit of a CRITPATH_FILTER'ed function)\n", filtered);
+  std::printf("hooks.recorded_ns_per_pair: %.2f ns (%.2f ns per recorded event)\n", recorded, recorded / 2);
+  std::printf("hooks.filtered_ns_per_call: %.2f ns (enter+exit of a CRITPATH_FILTER'ed function)\n",
+              filtered);
   std::printf("hooks.autofiltered_ns_per_call: %.2f ns (enter+exit, counted, not recorded)\n", autof);
   std::printf("hooks.preinit_ns_per_pair: %.2f ns (before MPI_Init: shadow stack only)\n", pre);
 }
@@ -261,6 +261,7 @@ int main(int argc, char** argv) {
   in_child([&] { mode_hot_paths(pairs); });
   in_child([] { mode_callsite(); });
   const size_t blocks = 4000, block = 1000;  // 12M tiny calls
-  for (const char* m : {"plain", "recorded", "autofilter"}) in_child([&] { mode_dilation(m, blocks, block); });
+  for (const char* m : {"plain", "recorded", "autofilter"})
+    in_child([&] { mode_dilation(m, blocks, block); });
   return 0;
 }

@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   const long my_work = (x == 0 || x == dims[1] - 1) ? work * 3 / 2 : work;
   double buf[16] = {0}, sum = 0;
   for (int sweep = 0; sweep < 8; ++sweep) {
-    const int dx = (sweep & 1) ? -1 : 1, dy = (sweep & 2) ? -1 : 1;  /* direction of travel */
-    int west, east, north, south;  /* upstream and downstream along each direction */
+    const int dx = (sweep & 1) ? -1 : 1, dy = (sweep & 2) ? -1 : 1; /* direction of travel */
+    int west, east, north, south; /* upstream and downstream along each direction */
     MPI_Cart_shift(grid, 1, dx, &west, &east);
     MPI_Cart_shift(grid, 0, dy, &north, &south);
     for (int k = 0; k < planes; ++k) {

@@ -65,7 +65,7 @@ bool is_tool_object(const char* path, const char* self) {
   if (self && std::strcmp(path, self) == 0) return true;
   const char* base = std::strrchr(path, '/');
   base = base ? base + 1 : path;
-  static const char* const kPrefixes[] = {"libcritpath", "libmpi",    "libpmpi",   "libmpich",
+  static const char* const kPrefixes[] = {"libcritpath", "libmpi",      "libpmpi",     "libmpich",
                                           "libfmpich",   "libopen-pal", "libopen-rte", "libmpifort"};
   for (const char* p : kPrefixes)
     if (std::strncmp(base, p, std::strlen(p)) == 0) return true;
@@ -128,15 +128,16 @@ CRITPATH_NOINSTR uint32_t site_region_slow(const uintptr_t* pcs, int n, uint64_t
       return e.region;
   }
   if (g_nsites >= kSites * 3 / 4) {
-    log::warn_once("callsite-table", "more than %zu distinct MPI call sites; the others are "
-                   "merged into their MPI call's path", kSites * 3 / 4);
+    log::warn_once("callsite-table",
+                   "more than %zu distinct MPI call sites; the others are "
+                   "merged into their MPI call's path",
+                   kSites * 3 / 4);
     return 0;
   }
   SiteEntry& e = g_sites[i];
   uint32_t region = 0;
   try {
-    region = defs::regions().define("callsite#" + std::to_string(g_nsites + 1),
-                                    defs::RegionKind::kCallsite);
+    region = defs::regions().define("callsite#" + std::to_string(g_nsites + 1), defs::RegionKind::kCallsite);
   } catch (...) {
     return 0;
   }
@@ -209,12 +210,9 @@ void callsites_name_all() {
     for (uint32_t k = 0; k < e.n; ++k) {
       const SymbolInfo s = resolve_symbol(e.pcs[k], /*is_return_address=*/true);
       std::string part;
-      if (!s.file.empty() && s.line > 0)
-        part = basename_of(s.file) + ":" + std::to_string(s.line);
-      else if (s.found)
-        part = s.name;
-      else
-        part = s.name;  // module+offset
+      if (!s.file.empty() && s.line > 0) part = basename_of(s.file) + ":" + std::to_string(s.line);
+      else if (s.found) part = s.name;
+      else part = s.name;  // module+offset
       if (k == 0) {
         file = s.file;
         line = s.line;

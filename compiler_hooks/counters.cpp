@@ -66,8 +66,7 @@ CRITPATH_NOINSTR bool read_all(uint64_t* v) {
 #ifdef CRITPATH_HAVE_PAPI
   long long pv[trace::kMaxCounters];
   if (g_papi_events > 0) {
-    if (CRITPATH_UNLIKELY(c.papi_state != 1) && (c.papi_state == 2 || !papi_thread_setup(c)))
-      return false;
+    if (CRITPATH_UNLIKELY(c.papi_state != 1) && (c.papi_state == 2 || !papi_thread_setup(c))) return false;
     if (PAPI_read(c.papi_set, pv) != PAPI_OK) return false;
   }
 #endif

@@ -49,12 +49,12 @@ static_assert(sizeof(FnEntry) == 16);
 constexpr unsigned kTableBits = 16;
 constexpr size_t kTableSize = size_t(1) << kTableBits;
 constexpr size_t kTableMax = kTableSize / 4 * 3;  // keep probes short
-FnEntry g_table[kTableSize];                       // .bss: pages appear when touched
-uint8_t g_resolved[kTableSize];                    // name final (requires g_mu)
+FnEntry g_table[kTableSize];                      // .bss: pages appear when touched
+uint8_t g_resolved[kTableSize];                   // name final (requires g_mu)
 // Auto-filtered functions: mean ticks per visit of the sample that judged them (fallback for
 // the estimate when no later visit was sampled).
 std::atomic<double> g_auto_mean[kTableSize];
-size_t g_used = 0;                                 // requires g_mu
+size_t g_used = 0;  // requires g_mu
 std::mutex g_mu;
 
 CRITPATH_NOINSTR inline size_t slot_of(uintptr_t a) {
@@ -176,8 +176,8 @@ CRITPATH_NOINSTR bool prepare_thread(HookThread& h) {
   if (h.ok != kUnprepared) return false;
   h.ok = kBusy;
   void* s = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  void* st = mmap(nullptr, kStatsBytes, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* st = mmap(nullptr, kStatsBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                  -1, 0);
   if (s == MAP_FAILED || st == MAP_FAILED) {
     if (s != MAP_FAILED) munmap(s, kStackBytes);
     if (st != MAP_FAILED) munmap(st, kStatsBytes);
@@ -212,8 +212,10 @@ CRITPATH_NOINSTR FnEntry* define_slow(void* fn) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (FnEntry* e = find(fn)) return e;
   if (g_used >= kTableMax) {
-    log::warn_once("hooks-table", "more than %zu instrumented functions; the others are not "
-                   "recorded (use CRITPATH_FILTER)", kTableMax);
+    log::warn_once("hooks-table",
+                   "more than %zu instrumented functions; the others are not "
+                   "recorded (use CRITPATH_FILTER)",
+                   kTableMax);
     return nullptr;
   }
   const uintptr_t a = reinterpret_cast<uintptr_t>(fn);
@@ -246,8 +248,7 @@ CRITPATH_NOINSTR FnEntry* define_slow(void* fn) {
 
 // Out of line: its value buffer would otherwise give every hook call a large stack frame
 // (and six register saves) even on the filtered path.
-__attribute__((noinline, cold)) CRITPATH_NOINSTR void record_counters(runtime::ThreadState& t,
-                                                                      uint64_t tsc) {
+__attribute__((noinline, cold)) CRITPATH_NOINSTR void record_counters(runtime::ThreadState& t, uint64_t tsc) {
   counters::record(t, tsc);
 }
 
@@ -391,10 +392,8 @@ Status configure(const Options& o, std::string* error) {
   if (!o.filter_file.empty()) {
     std::string err;
     st = g_filter.load(o.filter_file, &err);
-    if (st == Status::kOk)
-      g_have_filter = !g_filter.empty();
-    else if (error)
-      *error = err;
+    if (st == Status::kOk) g_have_filter = !g_filter.empty();
+    else if (error) *error = err;
   }
   g_af_visits = o.autofilter_visits > 0 ? o.autofilter_visits : 1;
   g_af_ns = o.autofilter_ns;
@@ -524,8 +523,8 @@ namespace critpath::hooks {
 namespace {
 
 // Enter: recording a function (state kRecord) or counting an auto-filtered one (kAuto).
-__attribute__((noinline)) CRITPATH_NOINSTR void enter_record(HookThread& h, HookFrame& f,
-                                                             FnEntry* e, uint32_t state) {
+__attribute__((noinline)) CRITPATH_NOINSTR void enter_record(HookThread& h, HookFrame& f, FnEntry* e,
+                                                             uint32_t state) {
   const uint32_t slot = uint32_t(e - g_table);
   if (state == kAuto) {
     // Counted; one visit in kSampleEvery is timed (not recorded).

@@ -219,8 +219,7 @@ Status Filter::load(const std::string& path, std::string* error) {
   return parse(ss.str(), error);
 }
 
-bool Filter::excluded(std::string_view demangled, std::string_view mangled,
-                      std::string_view file) const {
+bool Filter::excluded(std::string_view demangled, std::string_view mangled, std::string_view file) const {
   bool included = true;
   if (!file.empty()) {
     for (const Rule& r : file_rules_)

@@ -9,7 +9,7 @@
 #include "libtrace/runtime/status.h"
 
 extern "C" CRITPATH_EXPORT CRITPATH_NOINSTR unsigned critpath_region_define_n(const char* name,
-                                                                             size_t length) {
+                                                                              size_t length) {
   if (!name || length == 0) return 0;
   char buf[256];
   if (length < sizeof buf) {

@@ -9,8 +9,7 @@ namespace critpath::hooks {
 namespace {
 
 bool is_ident(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '$';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
 }
 
 bool ends_with(std::string_view s, std::string_view t) {
@@ -73,14 +72,15 @@ bool substring_of(const std::vector<Piece>& t, std::string& lit, bool& whole, bo
 }
 
 bool scope_chars_only(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return is_ident(c) || c == ':' || c == '~'; });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return is_ident(c) || c == ':' || c == '~'; });
 }
 
 // Words the demangler and GCC spell differently inside template arguments ("unsigned long"
 // vs "long unsigned int", "char const" vs "const char"), and numbers with a type suffix.
 bool plain_word(std::string_view w) {
-  static const char* const kBad[] = {"const", "volatile", "unsigned", "signed", "long", "short",
-                                     "restrict", "__int128"};
+  static const char* const kBad[] = {"const", "volatile", "unsigned", "signed",
+                                     "long",  "short",    "restrict", "__int128"};
   for (const char* b : kBad)
     if (w == b) return false;
   if (!w.empty() && w[0] >= '0' && w[0] <= '9')
@@ -179,8 +179,7 @@ std::string gcc_function_name(std::string_view name, SourceLang lang, std::strin
   if (lang == SourceLang::kFortran && s.find('(') == std::string::npos) {
     if (s == "MAIN__") return runtime_only(why, "the main program: GCC knows it by its PROGRAM name");
     const size_t m = s.rfind("::");
-    if (m != std::string::npos)
-      s.erase(0, m + 2);  // module procedure: GCC's name has no module
+    if (m != std::string::npos) s.erase(0, m + 2);  // module procedure: GCC's name has no module
     else if (s.size() > 1 && s.back() == '_')
       s.pop_back();  // external procedure: the symbol's trailing underscore
     if (!scope_chars_only(s)) return runtime_only(why, "not a Fortran procedure name");
@@ -224,8 +223,9 @@ std::string gcc_function_name(std::string_view name, SourceLang lang, std::strin
     q.erase(op - start);
     if (ends_with(q, "::")) q.erase(q.size() - 2);
     // A conversion operator's type follows "operator ": keep it only when spelled alike.
-    if (op_name.size() > 9 && op_name[8] == ' ' && is_ident(op_name[9]) && op_name.rfind("operator new", 0) != 0 &&
-        op_name.rfind("operator delete", 0) != 0 && !plain_args(op_name.substr(9)))
+    if (op_name.size() > 9 && op_name[8] == ' ' && is_ident(op_name[9]) &&
+        op_name.rfind("operator new", 0) != 0 && op_name.rfind("operator delete", 0) != 0 &&
+        !plain_args(op_name.substr(9)))
       op_name.erase(9);
   }
   replace_all(q, "(anonymous namespace)", "{anonymous}");
@@ -253,8 +253,7 @@ std::string gcc_function_name(std::string_view name, SourceLang lang, std::strin
     const std::string& g = seg[i];
     if (g.rfind("<lambda(", 0) == 0 || g.rfind("operator", 0) == 0) continue;
     const size_t lt = g.find('<');
-    if (lt != std::string::npos && (g.back() != '>' || !plain_args(g.substr(lt + 1))))
-      bad = i;
+    if (lt != std::string::npos && (g.back() != '>' || !plain_args(g.substr(lt + 1)))) bad = i;
   }
   std::string out;
   if (bad == n) {
@@ -264,8 +263,7 @@ std::string gcc_function_name(std::string_view name, SourceLang lang, std::strin
     bool before_ok = true;
     for (size_t i = 0; i + 1 < n; ++i)
       if (seg[i].find('<') != std::string::npos && !plain_args(seg[i])) before_ok = false;
-    if (!before_ok)
-      return runtime_only(why, "template arguments GCC spells differently");
+    if (!before_ok) return runtime_only(why, "template arguments GCC spells differently");
     out = join(seg, 0, n - 1);
     out += (out.empty() ? "" : "::") + seg[n - 1].substr(0, seg[n - 1].find('<') + 1);
   } else if (n - bad - 1 >= 2) {
@@ -307,10 +305,8 @@ GccExclusions gcc_exclusions(const Filter& filter, SourceLang lang) {
                         ? "matches everything (build without critpath's wrappers instead)"
                         : "wildcards GCC cannot express (only a leading or trailing '*')";
           } else if (files) {
-            if (lit.find(',') != std::string::npos)
-              e.why = "contains a comma";
-            else
-              e.gcc = lit;
+            if (lit.find(',') != std::string::npos) e.why = "contains a comma";
+            else e.gcc = lit;
           } else if (p.mangled) {
             if (!whole) {
               e.why = "GCC matches demangled names; a MANGLED pattern needs to be exact";
@@ -328,10 +324,8 @@ GccExclusions gcc_exclusions(const Filter& filter, SourceLang lang) {
               if (m != std::string::npos) lit.erase(0, m + 2);
               if (at_end && lit.size() > 1 && lit.back() == '_') lit.pop_back();
             }
-            if (lit.empty() || lit == ":" || lit == "::")
-              e.why = "too short";
-            else
-              e.gcc = lit;
+            if (lit.empty() || lit == ":" || lit == "::") e.why = "too short";
+            else e.gcc = lit;
           }
           if (!e.gcc.empty()) {
             e.mapping = Mapping::kMapped;

@@ -67,8 +67,8 @@ struct GccEntry {
   bool include = false;    // an INCLUDE rule
   std::string pattern;     // as written
   Mapping mapping = Mapping::kRuntimeOnly;
-  std::string gcc;         // the list entry (kMapped)
-  std::string why;         // kRuntimeOnly: the reason
+  std::string gcc;  // the list entry (kMapped)
+  std::string why;  // kRuntimeOnly: the reason
 };
 
 struct GccExclusions {

@@ -52,12 +52,12 @@
 namespace critpath::hooks {
 
 struct Options {
-  std::string filter_file;            // CRITPATH_FILTER ("" = none)
+  std::string filter_file;  // CRITPATH_FILTER ("" = none)
   uint32_t autofilter_visits = 100000;
-  uint32_t autofilter_ns = 200;       // 0 = automatic filter off
-  int callsite_depth = 0;             // CRITPATH_CALLSITE_DEPTH
-  std::string papi_events;            // CRITPATH_PAPI_EVENTS
-  bool patch_sites = false;           // CRITPATH_PATCH_HOOKS (site_patch.h); tests call hooks directly
+  uint32_t autofilter_ns = 200;  // 0 = automatic filter off
+  int callsite_depth = 0;        // CRITPATH_CALLSITE_DEPTH
+  std::string papi_events;       // CRITPATH_PAPI_EVENTS
+  bool patch_sites = false;      // CRITPATH_PATCH_HOOKS (site_patch.h); tests call hooks directly
 };
 
 // Applies the options (cold): loads the filter (a bad file warns and filters nothing),

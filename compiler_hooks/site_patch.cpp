@@ -84,8 +84,9 @@ CRITPATH_NOINSTR bool leads_to(const Module& m, uintptr_t target, uintptr_t hook
   const Module::Seg* s = m.holding(target, 16);
   if (!s || !(s->flags & PF_X)) return false;
   uintptr_t p = target;
-  if (byte_at(p) == 0xf3 && byte_at(p + 1) == 0x0f && byte_at(p + 2) == 0x1e && byte_at(p + 3) == 0xfa) p += 4;
-  if (byte_at(p) == 0xf2) ++p;  // bnd
+  if (byte_at(p) == 0xf3 && byte_at(p + 1) == 0x0f && byte_at(p + 2) == 0x1e && byte_at(p + 3) == 0xfa)
+    p += 4;
+  if (byte_at(p) == 0xf2) ++p;                                     // bnd
   if (byte_at(p) != 0xff || byte_at(p + 1) != 0x25) return false;  // jmp *disp32(%rip)
   return slot_holds(m, p + 6 + uintptr_t(intptr_t(rel32(p + 2))), hook);
 }

@@ -63,13 +63,11 @@ SymbolInfo resolve_symbol(uintptr_t addr, bool is_return_address) {
   std::lock_guard<std::mutex> lock(g_mu);
 #ifdef CRITPATH_HAVE_LIBDW
   if (Dwfl_Module* m = module_of(look)) {
-    const char* modname = dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                           nullptr, nullptr);
+    const char* modname = dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     if (modname) out.module = modname;
     GElf_Sym sym;
     GElf_Off off = 0;
-    const char* name = dwfl_module_addrinfo(m, Dwarf_Addr(look), &off, &sym, nullptr, nullptr,
-                                            nullptr);
+    const char* name = dwfl_module_addrinfo(m, Dwarf_Addr(look), &off, &sym, nullptr, nullptr, nullptr);
     if (name && *name) {
       out.found = true;
       out.mangled = name;

@@ -28,13 +28,13 @@
 namespace critpath::hooks {
 
 struct SymbolInfo {
-  bool found = false;     // a symbol covers the address
-  std::string name;       // display name: demangled, or "0x<addr>" when not found
-  std::string mangled;    // the symbol as in the ELF table ("" when not found)
-  std::string file;       // source file (as recorded in DWARF), "" when unknown
-  uint32_t line = 0;      // source line, 0 when unknown
-  std::string module;     // path of the executable or shared library, "" when unknown
-  uintptr_t offset = 0;   // address - symbol start
+  bool found = false;    // a symbol covers the address
+  std::string name;      // display name: demangled, or "0x<addr>" when not found
+  std::string mangled;   // the symbol as in the ELF table ("" when not found)
+  std::string file;      // source file (as recorded in DWARF), "" when unknown
+  uint32_t line = 0;     // source line, 0 when unknown
+  std::string module;    // path of the executable or shared library, "" when unknown
+  uintptr_t offset = 0;  // address - symbol start
 };
 
 // Resolves one address. `is_return_address`: the address follows a call instruction (call

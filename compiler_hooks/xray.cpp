@@ -50,10 +50,8 @@ uint64_t g_unpatched = 0;  // requires g_patch_mu
 CRITPATH_NOINSTR void handler(int32_t id, int type) {
   if (CRITPATH_UNLIKELY(id <= 0 || size_t(id) > g_max_id)) return;
   void* fn = reinterpret_cast<void*>((*g_addr)[size_t(id)]);
-  if (type == CRITPATH_XRAY_ENTRY)
-    core::enter(fn);
-  else if (type == CRITPATH_XRAY_EXIT || type == CRITPATH_XRAY_TAIL)
-    core::exit(fn);
+  if (type == CRITPATH_XRAY_ENTRY) core::enter(fn);
+  else if (type == CRITPATH_XRAY_EXIT || type == CRITPATH_XRAY_TAIL) core::exit(fn);
 }
 
 int32_t id_of(uintptr_t fn) {
@@ -68,11 +66,10 @@ void on_auto_filtered(uintptr_t fn) {
   if (id == 0) return;  // a -finstrument-functions function of a mixed build
   std::lock_guard<std::mutex> lock(g_patch_mu);
   if (!g_started.load()) return;
-  if (g_api->unpatch_function(id) == CRITPATH_XRAY_SUCCESS)
-    ++g_unpatched;
+  if (g_api->unpatch_function(id) == CRITPATH_XRAY_SUCCESS) ++g_unpatched;
   else
     log::warn_once("xray-unpatch", "XRay could not unpatch a function the automatic filter dropped; "
-                   "it is counted instead");
+                                   "it is counted instead");
 }
 
 // The functions running on this thread (innermost frames inside critpath and MPI skipped:
@@ -121,10 +118,8 @@ void start() {
     bool filtered_any = false;
     std::vector<int32_t> keep;
     for (const auto& [a, id] : *g_by_addr) {
-      if (core::filter_excludes(a))
-        filtered_any = true;
-      else
-        keep.push_back(id);
+      if (core::filter_excludes(a)) filtered_any = true;
+      else keep.push_back(id);
     }
     g_patched = 0;
     g_unpatched = 0;

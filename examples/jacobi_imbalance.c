@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
 
   /* Block sizes: the last rank gets `imbalance` times the others' share. */
   const int n = (rank == size - 1 && size > 1) ? (int)(p.points_per_rank * p.imbalance + 0.5)
-                                                : p.points_per_rank;
+                                               : p.points_per_rank;
   /* u[0] and u[n + 1] are ghost cells (neighbour values or the boundary condition). */
   double* u = calloc((size_t)n + 2, sizeof *u);
   double* v = calloc((size_t)n + 2, sizeof *v);

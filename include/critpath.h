@@ -38,15 +38,15 @@ void critpath_exit(unsigned region);
 #endif
 
 /* Per-call-site cached handle: one define per site, then only enter/exit. */
-#define CRITPATH_REGION_HANDLE_(name)                                              \
-  __extension__({                                                                  \
-    static unsigned critpath_handle_ = 0;                                          \
-    unsigned critpath_h_ = __atomic_load_n(&critpath_handle_, __ATOMIC_RELAXED);   \
-    if (!critpath_h_) {                                                            \
-      critpath_h_ = critpath_region_define(name);                                  \
-      __atomic_store_n(&critpath_handle_, critpath_h_, __ATOMIC_RELAXED);          \
-    }                                                                              \
-    critpath_h_;                                                                   \
+#define CRITPATH_REGION_HANDLE_(name)                                            \
+  __extension__({                                                                \
+    static unsigned critpath_handle_ = 0;                                        \
+    unsigned critpath_h_ = __atomic_load_n(&critpath_handle_, __ATOMIC_RELAXED); \
+    if (!critpath_h_) {                                                          \
+      critpath_h_ = critpath_region_define(name);                                \
+      __atomic_store_n(&critpath_handle_, critpath_h_, __ATOMIC_RELAXED);        \
+    }                                                                            \
+    critpath_h_;                                                                 \
   })
 #define CRITPATH_REGION_BEGIN(name) critpath_enter(CRITPATH_REGION_HANDLE_(name))
 #define CRITPATH_REGION_END(name) critpath_exit(CRITPATH_REGION_HANDLE_(name))

@@ -23,9 +23,8 @@ using namespace critpath::hooks;
 namespace {
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: critpath-filter --gcc [--lang c|c++|fortran] [--note] FILE\n"
-               "       critpath-filter --explain [--lang c|c++|fortran] FILE\n");
+  std::fprintf(stderr, "usage: critpath-filter --gcc [--lang c|c++|fortran] [--note] FILE\n"
+                       "       critpath-filter --explain [--lang c|c++|fortran] FILE\n");
   return 2;
 }
 

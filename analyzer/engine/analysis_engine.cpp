@@ -18,9 +18,9 @@
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/global_time.h"
 #include "analyzer/engine/group.h"
+#include "analyzer/engine/pass_info.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
-#include "analyzer/engine/pass_info.h"
 #include "libtrace/clock/clock.h"
 #include "libtrace/runtime/log.h"
 
@@ -149,7 +149,8 @@ class ScanObserver : public ProfileObserver {
 // per event on rank 0 of 4, about 550 B per MPI call.
 constexpr double kBytesPerEvent = 5, kBytesPerMpiCall = 600;
 // Before the scan only the events are known: an MPI-heavy trace has ~4 events per call.
-constexpr double kMinBytesPerEvent = kBytesPerEvent, kMaxBytesPerEvent = kBytesPerMpiCall / 4 + kBytesPerEvent;
+constexpr double kMinBytesPerEvent = kBytesPerEvent,
+                 kMaxBytesPerEvent = kBytesPerMpiCall / 4 + kBytesPerEvent;
 
 // The host's available memory (/proc/meminfo MemAvailable), bytes; 0 when unknown.
 double mem_available_bytes() {
@@ -177,7 +178,8 @@ class WindowChoice {
       target_ = double(settings.debug_window);
       verdict_ = kWindows;
       char buf[160];
-      std::snprintf(buf, sizeof buf, "CRITPATH_DEBUG_ANALYSIS_WINDOW=%d asked for an analysis window by window",
+      std::snprintf(buf, sizeof buf,
+                    "CRITPATH_DEBUG_ANALYSIS_WINDOW=%d asked for an analysis window by window",
                     settings.debug_window);
       why_ = buf;
       return Status::kOk;
@@ -213,9 +215,10 @@ class WindowChoice {
     CRITPATH_FORWARD_IF_ERROR(group.allreduce(v, 2, ReduceOp::kMax));
     verdict_ = v[0] > 0 ? kWindows : kWhole;
     char buf[320];
-    std::snprintf(buf, sizeof buf, "the analysis of the whole run would need about %.0f MiB on a rank, more "
-                  "than the %.0f MiB it may use (CRITPATH_ANALYSIS_MEMORY)", v[1] / 1048576.0,
-                  min_budget_ / 1048576.0);
+    std::snprintf(buf, sizeof buf,
+                  "the analysis of the whole run would need about %.0f MiB on a rank, more "
+                  "than the %.0f MiB it may use (CRITPATH_ANALYSIS_MEMORY)",
+                  v[1] / 1048576.0, min_budget_ / 1048576.0);
     why_ = buf;
     return Status::kOk;
   }
@@ -274,27 +277,33 @@ double column_max(const std::vector<std::vector<double>>& rows, int stat) {
 std::vector<std::string> incomplete_notes(const std::vector<std::vector<double>>& rows) {
   std::vector<std::string> out;
   const double partial = column_sum(rows, kStatPartial), unmatched = column_sum(rows, kStatUnmatched);
-  const double dropped = column_sum(rows, kStatCollsDropped), comms = column_max(rows, kStatInconsistentComms);
+  const double dropped = column_sum(rows, kStatCollsDropped),
+               comms = column_max(rows, kStatInconsistentComms);
   char q[512];
   if (partial > 0) {
     std::string who;
     for (size_t r = 0; r < rows.size(); ++r)
       if (rows[r][kStatPartial] > 0) who += (who.empty() ? "" : ",") + std::to_string(r);
-    std::snprintf(q, sizeof q, "analysis incomplete: the traces of %.0f ranks are partial (ranks %s; "
-                  "see their notes)", partial, who.c_str());
+    std::snprintf(q, sizeof q,
+                  "analysis incomplete: the traces of %.0f ranks are partial (ranks %s; "
+                  "see their notes)",
+                  partial, who.c_str());
     out.emplace_back(q);
   }
   if (unmatched > 0) {
-    std::snprintf(q, sizeof q, "analysis incomplete: %.0f message%s could not be matched, %s waits "
-                  "not analysed (rank (messages): %s)", unmatched, unmatched == 1 ? "" : "s",
-                  unmatched == 1 ? "its" : "their", ranks_with(rows, kStatUnmatched).c_str());
+    std::snprintf(q, sizeof q,
+                  "analysis incomplete: %.0f message%s could not be matched, %s waits "
+                  "not analysed (rank (messages): %s)",
+                  unmatched, unmatched == 1 ? "" : "s", unmatched == 1 ? "its" : "their",
+                  ranks_with(rows, kStatUnmatched).c_str());
     out.emplace_back(q);
   }
   if (dropped > 0) {
-    std::snprintf(q, sizeof q, "analysis incomplete: on %.0f communicator%s the members recorded "
+    std::snprintf(q, sizeof q,
+                  "analysis incomplete: on %.0f communicator%s the members recorded "
                   "different numbers of collectives; the %.0f beyond what every member recorded are not "
-                  "analysed (rank (collectives left out): %s)", comms, comms == 1 ? "" : "s", dropped,
-                  ranks_with(rows, kStatCollsDropped).c_str());
+                  "analysed (rank (collectives left out): %s)",
+                  comms, comms == 1 ? "" : "s", dropped, ranks_with(rows, kStatCollsDropped).c_str());
     out.emplace_back(q);
   }
   return out;
@@ -349,7 +358,8 @@ struct AnalysisEngine::State {
 };
 
 AnalysisEngine::AnalysisEngine(LocationTrace& location, const Group& group, const EngineSettings& settings,
-                               std::vector<std::unique_ptr<Pass>> passes, const AnalysisClock& clock, Warn warn)
+                               std::vector<std::unique_ptr<Pass>> passes, const AnalysisClock& clock,
+                               Warn warn)
     : location_(location), group_(group), settings_(settings), clock_(clock), warn_(std::move(warn)),
       s_(std::make_unique<State>(location.run, clock.wall0, clock.analysis0, clock.rss0)) {
   const RunInfo& run = location_.run;
@@ -384,7 +394,8 @@ size_t AnalysisEngine::resident_bytes() {
 // `what` failed: no report, or, when the deadline passed (every rank stops alike), a report
 // of what is there.
 void AnalysisEngine::fail(const std::string& what) {
-  warn_(watchdog_expired() ? "analysis incomplete: " + what + "; the report lacks what needed it" : what + "; no report");
+  warn_(watchdog_expired() ? "analysis incomplete: " + what + "; the report lacks what needed it"
+                           : what + "; no report");
   failed_ = true;
 }
 
@@ -400,7 +411,6 @@ void AnalysisEngine::stall_if_chosen(const char* stage) {
     nanosleep(&ms, nullptr);
   }
 }
-
 
 namespace {
 
@@ -511,7 +521,8 @@ void AnalysisEngine::decode() {
   if (!s.windowed) s.phases.mark("decode_profile_timeline");
   if (s.local.status != Status::kOk)
     warn_(strf("analysis incomplete: the trace of rank %d did not decode completely (%s); its results are "
-               "partial", run.rank, to_string(s.local.status)));
+               "partial",
+               run.rank, to_string(s.local.status)));
   if (!failed_) analyze_window(next_window, true);
   if (failed_) return;
   if (s.windowed) s.phases.mark("windows");
@@ -609,10 +620,22 @@ void AnalysisEngine::run_analyze_steps(int w, bool last) {
       }
       break;
     }
-  if (s.unified && !s.unified_view) s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
-  const WindowContext wc{t, s.match, s.csync, s.wsync, s.inconsistent_windows, nodes,
-                         s.windowed ? w : -1, last, cut_time, cut_rank, s.latest_init_enter,
-                         s.earliest_init_exit, s.latest_finalize_enter, last ? &s.local : nullptr,
+  if (s.unified && !s.unified_view)
+    s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
+  const WindowContext wc{t,
+                         s.match,
+                         s.csync,
+                         s.wsync,
+                         s.inconsistent_windows,
+                         nodes,
+                         s.windowed ? w : -1,
+                         last,
+                         cut_time,
+                         cut_rank,
+                         s.latest_init_enter,
+                         s.earliest_init_exit,
+                         s.latest_finalize_enter,
+                         last ? &s.local : nullptr,
                          s.windowed ? &*s.unified_view : nullptr};
   for (Pass* p : s.analyze_order) {
     const Status ps = p->analyze(*s.ctx, wc, group_);
@@ -638,7 +661,8 @@ void AnalysisEngine::note_windows() {
                s.window_why.c_str()));
   else
     warn_(strf("analysis incomplete: window by window (%llu windows; %s), without the passes that need the "
-               "whole run at once: %s", (unsigned long long)s.sum.windows, s.window_why.c_str(), names.c_str()));
+               "whole run at once: %s",
+               (unsigned long long)s.sum.windows, s.window_why.c_str(), names.c_str()));
 }
 
 // ---- Stage: unify ----------------------------------------------------------------------------
@@ -652,8 +676,8 @@ void AnalysisEngine::unify() {
 
 bool AnalysisEngine::unify_call_paths(const LocalProfile& profile) {
   State& s = *s_;
-  const Status us = unify_profile(profile, *location_.definitions, location_.run.conv, group_.comm(), s.global,
-                                  &s.local_to_global);
+  const Status us = unify_profile(profile, *location_.definitions, location_.run.conv, group_.comm(),
+                                  s.global, &s.local_to_global);
   if (us != Status::kOk) {
     fail(strf("call-path unification failed (%s)", to_string(us)));
     return false;
@@ -685,8 +709,8 @@ void AnalysisEngine::reduce() {
   s.first_init_enter = -lo_hi[0];
   s.wall_time_s = lo_hi[1] + lo_hi[0];
   if (!s.unified_view) s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
-  const ReduceContext rc{s.local, *s.unified_view, s.first_init_enter, s.wall_time_s,
-                         s.whole ? &*s.whole : nullptr, s.in};
+  const ReduceContext rc{
+      s.local, *s.unified_view, s.first_init_enter, s.wall_time_s, s.whole ? &*s.whole : nullptr, s.in};
   for (Pass* p : s.reduce_order) {
     if (!needs_present(p)) continue;
     const Status ps = p->reduce(*s.ctx, rc, group_);
@@ -703,7 +727,8 @@ bool AnalysisEngine::needs_present(const Pass* p) {
   for (const char* need : row->needs)
     if (!s_->results.has(need)) {
       warn_(strf("analysis incomplete: the %s analysis did not run: it needs the results of %s, which are "
-                 "missing", p->name(), need));
+                 "missing",
+                 p->name(), need));
       return false;
     }
   return true;
@@ -741,7 +766,8 @@ std::vector<double> AnalysisEngine::rank_stats() const {
   st[kStatUnclosedFrames] = double(s.local.unclosed_frames);
   // Partial: the trace did not decode completely, or recording stopped early on some thread
   // (out of memory on the recording path; the note says which).
-  st[kStatPartial] = s.local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0 : 1.0;
+  st[kStatPartial] = s.local.status == Status::kOk && rs.threads_stopped == 0 && rs.rank_stopped == 0 ? 0.0
+                                                                                                      : 1.0;
   st[kStatThreads] = double(rs.threads);
   st[kStatMpiThreads] = double(s.timeline.mpi_locations);
   const defs::Instrumentation instr = location_.definitions->instrumentation();
@@ -764,7 +790,8 @@ void AnalysisEngine::gather_rank_stats(ReportInput& in) {
   const std::vector<double> st = rank_stats();
   std::vector<double> all;
   const int size = location_.run.size;
-  if (group_.gather_rows(st.data(), st.size(), all) != Status::kOk || all.size() != st.size() * size_t(size)) {
+  if (group_.gather_rows(st.data(), st.size(), all) != Status::kOk ||
+      all.size() != st.size() * size_t(size)) {
     if (location_.run.rank == 0) {
       in.rank_stats.assign(1, st);
       in.notes.push_back("analysis incomplete: the other ranks' statistics could not be gathered; the "
@@ -799,18 +826,21 @@ void AnalysisEngine::describe_nodes(ReportInput& in) {
     ++node.ranks;
     for (int w = 0; w < 16; ++w) node.mask[w] |= n.mask[w];
   }
-  std::string line = "@ Nodes           : " + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node" : " nodes");
+  std::string line = "@ Nodes           : " + std::to_string(nodes.size()) +
+                     (nodes.size() == 1 ? " node" : " nodes");
   int shown = 0;
   for (const auto& [host, node] : nodes) {
     int cores = 0;
     for (uint64_t w : node.mask) cores += __builtin_popcountll(w);
     if (shown++ < 4)
       line += std::string(shown == 1 ? ": " : "; ") + host + " " + std::to_string(node.ranks) +
-              (node.ranks == 1 ? " rank on " : " ranks on ") + std::to_string(cores) + (cores == 1 ? " core" : " cores");
+              (node.ranks == 1 ? " rank on " : " ranks on ") + std::to_string(cores) +
+              (cores == 1 ? " core" : " cores");
     if (cores > 0 && node.ranks > cores) {
-      const std::string msg = strf("%d ranks share %d cores on %s (oversubscribed %.1fx): their waiting and MPI "
-                                   "times include the time a rank waits for a core, not only for other ranks",
-                                   node.ranks, cores, host.c_str(), double(node.ranks) / cores);
+      const std::string msg = strf(
+          "%d ranks share %d cores on %s (oversubscribed %.1fx): their waiting and MPI "
+          "times include the time a rank waits for a core, not only for other ranks",
+          node.ranks, cores, host.c_str(), double(node.ranks) / cores);
       in.lead_findings.push_back(msg + ".");
       in.notes.push_back("oversubscribed: " + msg);
     }
@@ -824,10 +854,12 @@ void AnalysisEngine::describe_nodes(ReportInput& in) {
 std::vector<std::string> AnalysisEngine::gather_notes() {
   std::string mine;
   const size_t n = std::min(s_->notes_for_report, location_.notes.size());
-  for (size_t i = 0; i < n; ++i) mine += "rank " + std::to_string(group_.rank()) + ": " + location_.notes[i] + "\n";
+  for (size_t i = 0; i < n; ++i)
+    mine += "rank " + std::to_string(group_.rank()) + ": " + location_.notes[i] + "\n";
   std::vector<char> all;
   std::vector<int> counts, displs;
-  if (group_.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) all.assign(mine.begin(), mine.end());
+  if (group_.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk)
+    all.assign(mine.begin(), mine.end());
   std::vector<std::string> out;
   size_t start = 0;
   for (size_t i = 0; i < all.size(); ++i)
@@ -841,14 +873,16 @@ std::vector<std::string> AnalysisEngine::gather_notes() {
 ReportInput AnalysisEngine::report_input() {
   stall_if_chosen("report");
   State& s = *s_;
-  if (s.notes_for_report == State::kNoNotes) s.notes_for_report = location_.notes.size();  // reduce() did not run
+  if (s.notes_for_report == State::kNoNotes)
+    s.notes_for_report = location_.notes.size();  // reduce() did not run
   ReportInput& in = s.in;
   gather_rank_stats(in);
   std::vector<std::string> notes = gather_notes();
   // The analysis's memory: the largest growth over the ranks (in-situ; critpath-analyze: per
   // process, the ranks it hosts together).
   std::pair<double, int> mem_peak{double(s.phases.rss_peak()), location_.run.rank};
-  if (group_.allreduce_maxloc(&mem_peak, 1) != Status::kOk) mem_peak = {double(s.phases.rss_peak()), location_.run.rank};
+  if (group_.allreduce_maxloc(&mem_peak, 1) != Status::kOk)
+    mem_peak = {double(s.phases.rss_peak()), location_.run.rank};
   describe_nodes(in);
   if (location_.run.rank != 0) return ReportInput{};
   in.run = &location_.run;
@@ -877,33 +911,35 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
   const RunInfo& run = location_.run;
   const auto& rows = in.rank_stats;
   const double msgs = column_sum(rows, kStatMessages), bytes = column_sum(rows, kStatReplayBytes);
-  in.header_lines.push_back(strf(
-      "@ Clock           : %s; max error %.1f us; clock-condition violations: %.0f p2p, %.0f collective",
-      !run.clock_linear || run.size == 1 ? "no correction"
-      : run.all_on_one_host              ? "one host: CLOCK_MONOTONIC shared, no correction needed"
-                                         : "linear correction to rank 0",
-      column_max(rows, kStatClockError) * 1e6, column_sum(rows, kStatP2pViolations), column_sum(rows, kStatCollViolations)));
+  in.header_lines.push_back(
+      strf("@ Clock           : %s; max error %.1f us; clock-condition violations: %.0f p2p, %.0f collective",
+           !run.clock_linear || run.size == 1 ? "no correction"
+           : run.all_on_one_host              ? "one host: CLOCK_MONOTONIC shared, no correction needed"
+                                              : "linear correction to rank 0",
+           column_max(rows, kStatClockError) * 1e6, column_sum(rows, kStatP2pViolations),
+           column_sum(rows, kStatCollViolations)));
   if (settings_.clc)
     in.header_lines.push_back(strf(
         "@ Logical clock   : %.0f violations before, %.0f passes, %.0f call times moved, max shift %.1f us",
-        column_sum(rows, kStatClcViolationsBefore), column_max(rows, kStatClcPasses), column_sum(rows, kStatClcCorrected),
-        column_max(rows, kStatClcMaxShift) * 1e6));
+        column_sum(rows, kStatClcViolationsBefore), column_max(rows, kStatClcPasses),
+        column_sum(rows, kStatClcCorrected), column_max(rows, kStatClcMaxShift) * 1e6));
   const double delay_bytes = in.scalars.number("delay_bytes");
   const double rma_bytes = in.scalars.number("rma_analysis_bytes");
-  in.header_lines.push_back(strf(
-      "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
-      "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
-      msgs, msgs > 0 ? bytes / msgs : 0.0,
-      msgs > 0 ? (bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes) / msgs : 0.0,
-      column_sum(rows, kStatUnmatched)));
+  in.header_lines.push_back(
+      strf("@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
+           "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
+           msgs, msgs > 0 ? bytes / msgs : 0.0,
+           msgs > 0 ? (bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes) / msgs : 0.0,
+           column_sum(rows, kStatUnmatched)));
   // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.
   const double most = column_max(rows, kStatMpiThreads);
   if (most > 1) {
     int ranks_with_more = 0;
     for (const auto& row : rows) ranks_with_more += row[kStatMpiThreads] > 1 ? 1 : 0;
-    in.header_lines.push_back(strf("@ MPI threads     : %.0f threads called MPI (up to %.0f per rank, on %d of %d "
-                                   "ranks more than one); a rank's time is the sum of its threads' times",
-                                   column_sum(rows, kStatMpiThreads), most, ranks_with_more, int(rows.size())));
+    in.header_lines.push_back(
+        strf("@ MPI threads     : %.0f threads called MPI (up to %.0f per rank, on %d of %d "
+             "ranks more than one); a rank's time is the sum of its threads' times",
+             column_sum(rows, kStatMpiThreads), most, ranks_with_more, int(rows.size())));
   }
   // Window by window (engine/window.h): how, and what it left out.
   in.scalars.set("analysis_windowed", s.windowed);
@@ -913,9 +949,10 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
     in.scalars.set("analysis_window_cuts", s.plan.cuts.size());
   }
   if (s.windowed)
-    in.header_lines.push_back(strf("@ Analysis windows: %.0f, cut at %zu of %.0f collectives over all ranks; at most "
-                                   "%.0f events per window on a rank", double(s.sum.windows), s.plan.cuts.size(),
-                                   double(s.plan.candidates), s.plan.largest_window));
+    in.header_lines.push_back(
+        strf("@ Analysis windows: %.0f, cut at %zu of %.0f collectives over all ranks; at most "
+             "%.0f events per window on a rank",
+             double(s.sum.windows), s.plan.cuts.size(), double(s.plan.candidates), s.plan.largest_window));
 }
 
 // Rank 0: the report's notes: the ranks' (gathered), the passes', then what the counters say
@@ -926,21 +963,25 @@ void AnalysisEngine::add_notes(ReportInput& in, std::vector<std::string> notes) 
   const double exits = column_sum(in.rank_stats, kStatUnmatchedExits);
   const double unclosed = column_sum(in.rank_stats, kStatUnclosedFrames);
   if (exits > 0)
-    notes.push_back(strf("trace: %.0f region exits without their enter (unmatched_exits): user regions closed "
-                         "in another order than opened, or begun before recording", exits));
+    notes.push_back(
+        strf("trace: %.0f region exits without their enter (unmatched_exits): user regions closed "
+             "in another order than opened, or begun before recording",
+             exits));
   if (unclosed > 0)
     notes.push_back(strf("trace: %.0f frames still open at the end of a trace (unclosed_frames)", unclosed));
   for (std::string& n : incomplete_notes(in.rank_stats)) notes.push_back(std::move(n));
   if (watchdog_expired())
     notes.push_back(strf("analysis incomplete: CRITPATH_ANALYSIS_TIMEOUT=%d s passed before the report was "
-                         "written; a step that did not finish is named in its own note", settings_.timeout_s));
+                         "written; a step that did not finish is named in its own note",
+                         settings_.timeout_s));
   size_t incomplete = 0;
   for (const std::string& n : notes) incomplete += n.find("analysis incomplete: ") != std::string::npos;
   in.scalars.set("analysis_complete", incomplete == 0);
   in.scalars.set("analysis_incomplete_notes", incomplete);
   if (incomplete > 0)
-    in.header_lines.push_back(strf("@ Completeness    : analysis incomplete: %zu note%s what is left out (Notes)",
-                                   incomplete, incomplete == 1 ? " says" : "s say"));
+    in.header_lines.push_back(
+        strf("@ Completeness    : analysis incomplete: %zu note%s what is left out (Notes)", incomplete,
+             incomplete == 1 ? " says" : "s say"));
   in.notes = std::move(notes);
 }
 

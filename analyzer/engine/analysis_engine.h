@@ -31,18 +31,18 @@
 #include <vector>
 
 #include "analyzer/engine/pass.h"
+#include "analyzer/engine/report_input.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/engine/window.h"
-#include "analyzer/engine/report_input.h"
 
 namespace critpath::analyzer::engine {
 
 // The engine's own settings (analysis.cpp reads them from CRITPATH_*).
 struct EngineSettings {
-  bool clc = false;         // CRITPATH_CLOCK_CORRECTION=clc
-  int debug_window = 0;     // CRITPATH_DEBUG_ANALYSIS_WINDOW
-  int memory_mib = 0;       // CRITPATH_ANALYSIS_MEMORY
-  int timeout_s = 0;        // CRITPATH_ANALYSIS_TIMEOUT (its note)
+  bool clc = false;      // CRITPATH_CLOCK_CORRECTION=clc
+  int debug_window = 0;  // CRITPATH_DEBUG_ANALYSIS_WINDOW
+  int memory_mib = 0;    // CRITPATH_ANALYSIS_MEMORY
+  int timeout_s = 0;     // CRITPATH_ANALYSIS_TIMEOUT (its note)
   // CRITPATH_DEBUG_ANALYSIS_STALL / _STAGE: this rank stalls until the deadline has passed at
   // the start of that stage (tests of a timeout in the middle of the analysis).
   int stall_rank = -1;

@@ -26,9 +26,9 @@
 namespace critpath::analyzer {
 
 struct ClockSkew {
-  double offset_s = 0;   // injected offset of this rank
-  double drift = 0;      // injected drift (dimensionless)
-  double origin_ns = 0;  // drift reference (this rank's undistorted init time)
+  double offset_s = 0;      // injected offset of this rank
+  double drift = 0;         // injected drift (dimensionless)
+  double origin_ns = 0;     // drift reference (this rank's undistorted init time)
   double event_jump_s = 0;  // applied to event times only (see above)
   bool active = false;
 };
@@ -58,9 +58,7 @@ class GlobalClock {
   GlobalClock() = default;
   GlobalClock(OffsetSample at_init, OffsetSample at_finalize, bool linear);
   // Global seconds for local nanoseconds.
-  double to_global_s(double local_ns) const {
-    return (local_ns + offset_at(local_ns)) * 1e-9;
-  }
+  double to_global_s(double local_ns) const { return (local_ns + offset_at(local_ns)) * 1e-9; }
   double offset_at(double local_ns) const {
     if (!linear_) return 0;
     return a_.offset_ns + slope_ * (local_ns - a_.local_ns);

@@ -16,9 +16,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
-#include <deque>
 #include <mutex>
 #include <thread>
 #include <tuple>
@@ -77,8 +77,8 @@ struct Registry {
 
 // One communicator's state in one hosting process, shared by its members hosted here.
 struct HostedComm {
-  std::vector<int> proc_of;  // comm rank -> rank in `procs` (0 when procs is null)
-  std::vector<int> locals;   // comm ranks hosted here, ascending
+  std::vector<int> proc_of;        // comm rank -> rank in `procs` (0 when procs is null)
+  std::vector<int> locals;         // comm ranks hosted here, ascending
   MPI_Comm procs = MPI_COMM_NULL;  // the processes hosting members; null: only this one
   int n_procs = 1;
   int my_proc = 0;
@@ -312,8 +312,7 @@ Status Comm::dup(Comm& out) const {
   slot.made = &out;
   return h.meet(local_, slot, [&] {
     MPI_Comm made = MPI_COMM_NULL;
-    if (h.procs != MPI_COMM_NULL && PMPI_Comm_dup(h.procs, &made) != MPI_SUCCESS)
-      return Status::kMpiError;
+    if (h.procs != MPI_COMM_NULL && PMPI_Comm_dup(h.procs, &made) != MPI_SUCCESS) return Status::kMpiError;
     std::vector<int> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) all[size_t(r)] = r;
     auto d = h.derive(all, made);
@@ -433,17 +432,21 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
 // ---- collectives ------------------------------------------------------------------------
 
 Status Comm::barrier() const {
-  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
+  if (mpi_ != MPI_COMM_NULL)
+    return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
   if (!hosted_) return Status::kOk;
   HostedComm& h = *hosted_;
   return h.meet(local_, {}, [&] {
-    return h.procs == MPI_COMM_NULL ? Status::kOk : complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(h.procs, q); });
+    return h.procs == MPI_COMM_NULL
+               ? Status::kOk
+               : complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(h.procs, q); });
   });
 }
 
 Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+  if (mpi_ != MPI_COMM_NULL)
+    return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
   if (!hosted_) return Status::kOk;
   HostedComm& h = *hosted_;
@@ -456,24 +459,23 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
     std::memcpy(acc.data(), h.slots.back().out, bytes);
     for (size_t i = h.slots.size() - 1; i-- > 0;) {
       std::memcpy(tmp.data(), h.slots[i].out, bytes);
-      if (PMPI_Reduce_local(acc.data(), tmp.data(), n, type, op) != MPI_SUCCESS)
-        return Status::kMpiError;
+      if (PMPI_Reduce_local(acc.data(), tmp.data(), n, type, op) != MPI_SUCCESS) return Status::kMpiError;
       acc.swap(tmp);
     }
-    if (h.procs != MPI_COMM_NULL &&
-        complete_nonblocking([&](MPI_Request* q) {
-          return PMPI_Iallreduce(MPI_IN_PLACE, acc.data(), n, type, op, h.procs, q);
-        }) != Status::kOk)
+    if (h.procs != MPI_COMM_NULL && complete_nonblocking([&](MPI_Request* q) {
+                                      return PMPI_Iallreduce(MPI_IN_PLACE, acc.data(), n, type, op, h.procs,
+                                                             q);
+                                    }) != Status::kOk)
       return Status::kMpiError;
     for (const HostedComm::Slot& s : h.slots) std::memcpy(s.out, acc.data(), bytes);
     return Status::kOk;
   });
 }
 
-Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op,
-                    int root) const {
+Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+  if (mpi_ != MPI_COMM_NULL)
+    return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ireduce(in, out, n, type, op, root, mpi_, q); });
   const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
@@ -489,8 +491,8 @@ Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op 
 
 Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
-        [&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
+  if (mpi_ != MPI_COMM_NULL)
+    return complete_nonblocking([&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
   const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
     std::memmove(out, in, bytes);
@@ -505,8 +507,7 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
   for (int s = 1; s <= rank_; ++s) {
     std::vector<unsigned char> next = recv[size_t(s)];
     if (next.size() != bytes || acc.size() != bytes) return Status::kMpiError;
-    if (PMPI_Reduce_local(acc.data(), next.data(), n, type, op) != MPI_SUCCESS)
-      return Status::kMpiError;
+    if (PMPI_Reduce_local(acc.data(), next.data(), n, type, op) != MPI_SUCCESS) return Status::kMpiError;
     acc.swap(next);
   }
   if (acc.size() != bytes) return Status::kMpiError;
@@ -516,7 +517,8 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
 
 Status Comm::bcast(void* buf, size_t bytes, int root) const {
   if (bytes == 0) return Status::kOk;
-  if (mpi_ != MPI_COMM_NULL) return complete_nonblocking(
+  if (mpi_ != MPI_COMM_NULL)
+    return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });
   if (!hosted_) return Status::kOk;
   Blobs send(static_cast<size_t>(size_)), recv;
@@ -609,8 +611,8 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
     const std::vector<int> ones(static_cast<size_t>(size_), 1);
     std::vector<int> at(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
-    if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(),
-                      at.data(), MPI_INT, sizeof(int), mpi_) != Status::kOk)
+    if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(), at.data(),
+                      MPI_INT, sizeof(int), mpi_) != Status::kOk)
       return Status::kMpiError;
   }
   // Counts and displacements in elements of a contiguous type: at most 2^31 - 1 elements.
@@ -639,9 +641,8 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   return st;
 }
 
-Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root,
-                     std::vector<unsigned char>& all, std::vector<int>& counts,
-                     std::vector<int>& displs) const {
+Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
+                     std::vector<int>& counts, std::vector<int>& displs) const {
   const bool at_root = rank_ == root;
   counts.assign(at_root ? size_t(size_) : 0, 0);
   displs.assign(counts.size(), 0);
@@ -724,8 +725,7 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
   static unsigned char dummy[64];
   return complete_nonblocking([&](MPI_Request* q) {
     return PMPI_Iscatterv(all, byte_counts.data(), byte_displs.data(), MPI_BYTE,
-                          mine.empty() ? dummy : mine.data(), int(mine.size()), MPI_BYTE, root,
-                          mpi_, q);
+                          mine.empty() ? dummy : mine.data(), int(mine.size()), MPI_BYTE, root, mpi_, q);
   });
 }
 

@@ -103,9 +103,8 @@ class Comm {
                    bool recv_counts_known = false) const;
   // On the root: every rank's `n` elements in rank order, counts and first indices in
   // elements. Elsewhere the three vectors are left empty.
-  Status gatherv(const void* mine, int n, size_t elem_bytes, int root,
-                 std::vector<unsigned char>& all, std::vector<int>& counts,
-                 std::vector<int>& displs) const;
+  Status gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
+                 std::vector<int>& counts, std::vector<int>& displs) const;
   // The root's counts[r] elements (contiguous in rank order) to rank r, into `mine`.
   Status scatterv(const void* all, const std::vector<int>& counts, size_t elem_bytes, int root,
                   std::vector<unsigned char>& mine) const;
@@ -135,10 +134,10 @@ class Comm {
   // Delivered sends leave the queue; with `all`, waits for every one (up to `timeout_s`).
   Status reap(bool all, double timeout_s) const;
 
-  MPI_Comm mpi_ = MPI_COMM_NULL;     // native mode: owned unless borrowed
-  bool borrowed_ = false;            // mpi_ is the caller's (borrow)
+  MPI_Comm mpi_ = MPI_COMM_NULL;        // native mode: owned unless borrowed
+  bool borrowed_ = false;               // mpi_ is the caller's (borrow)
   std::shared_ptr<HostedComm> hosted_;  // hosted mode: shared by this process's members
-  int local_ = 0;                    // hosted: index among this process's members
+  int local_ = 0;                       // hosted: index among this process's members
   int rank_ = 0;
   int size_ = 1;
   mutable std::shared_ptr<Posts> posts_;  // made by the first post()

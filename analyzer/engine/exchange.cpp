@@ -32,9 +32,8 @@ T get(const char*& p) {
 
 // All-to-all of variable byte buffers (one per rank). Returns the received bytes, with
 // per-source displacements in `rdispls` and sizes in `rcounts`.
-Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& out,
-                       std::vector<char>& in, std::vector<int>& rcounts,
-                       std::vector<int>& rdispls, uint64_t& bytes_sent) {
+Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& out, std::vector<char>& in,
+                       std::vector<int>& rcounts, std::vector<int>& rdispls, uint64_t& bytes_sent) {
   const int P = int(out.size());
   std::vector<int> scounts(static_cast<size_t>(P));
   std::vector<char> sbuf;
@@ -100,9 +99,8 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
   }
   for (auto& m : by_src)
     for (auto& [key, idx] : m)
-      std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-        return t.recvs[a].post_seq < t.recvs[b].post_seq;
-      });
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](uint32_t a, uint32_t b) { return t.recvs[a].post_seq < t.recvs[b].post_seq; });
   uint64_t matched_recvs = 0;
   bwd.assign(static_cast<size_t>(P), {});
   for (int s = 0; s < P; ++s) {
@@ -189,7 +187,6 @@ struct DoubleInt {
   double v;
   int r;
 };
-
 
 // The instances of `colls` (over `calls`) per key (communicator or window id), grouped by
 // ordered member list; `keys` lists every key this rank is a member of that may hold instances
@@ -299,13 +296,14 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
                         std::vector<CollSync>& out, CollExchangeStats& stats) {
   std::map<uint32_t, std::vector<int32_t>> keys;
   for (const CollRecord& c : t.colls)
-    if (!keys.count(c.comm)) keys[c.comm] = comm_members(definitions.comms, c.comm, world.size(), world.rank());
+    if (!keys.count(c.comm))
+      keys[c.comm] = comm_members(definitions.comms, c.comm, world.size(), world.rank());
   return sync_records(t.colls, t.calls, keys, world, out, stats, nullptr);
 }
 
-Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions,
-                               const Comm& world, std::vector<CollSync>& out,
-                               CollExchangeStats& stats, std::vector<uint32_t>& inconsistent) {
+Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
+                               std::vector<CollSync>& out, CollExchangeStats& stats,
+                               std::vector<uint32_t>& inconsistent) {
   // Every window this rank is a member of, recorded or not: all members then agree on the
   // member sets even when one recorded no instance of a window (paused recording).
   std::map<uint32_t, std::vector<int32_t>> keys;
@@ -313,8 +311,7 @@ Status sync_window_collectives(const Timeline& t, const defs::Definitions& defin
   return sync_records(t.win_colls, t.calls, keys, world, out, stats, &inconsistent);
 }
 
-std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size,
-                                  int me) {
+std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size, int me) {
   if (comm == defs::kCommWorld) {
     std::vector<int32_t> m(static_cast<size_t>(world_size));
     for (int i = 0; i < world_size; ++i) m[size_t(i)] = i;

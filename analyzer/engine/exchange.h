@@ -52,10 +52,9 @@ struct P2pMatch {
   uint32_t recv_of(int peer, uint32_t g, uint32_t k) const { return lookup(recvs_from, peer, g, k); }
 
  private:
-  static uint32_t lookup(const std::vector<std::vector<std::vector<uint32_t>>>& by_peer, int peer,
-                         uint32_t g, uint32_t k) {
-    if (peer < 0 || size_t(peer) >= by_peer.size() || g >= by_peer[size_t(peer)].size())
-      return UINT32_MAX;
+  static uint32_t lookup(const std::vector<std::vector<std::vector<uint32_t>>>& by_peer, int peer, uint32_t g,
+                         uint32_t k) {
+    if (peer < 0 || size_t(peer) >= by_peer.size() || g >= by_peer[size_t(peer)].size()) return UINT32_MAX;
     const std::vector<uint32_t>& v = by_peer[size_t(peer)][g];
     return k < v.size() ? v[k] : UINT32_MAX;
   }
@@ -64,14 +63,14 @@ struct P2pMatch {
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out);
 
 struct CollSync {
-  bool valid = false;        // every member recorded this instance
+  bool valid = false;  // every member recorded this instance
   int comm_size = 0;
   int my_comm_rank = -1;
-  double latest_begin = 0;   // max over members of begin (enter of the call)
-  int latest_rank = -1;      // world rank of that member
-  double earliest_end = 0;   // min over members of end (exit of the completing call)
-  double root_begin = 0;     // begin of the root (rooted collectives)
-  double root_sent = 0;      // bytes the root sent
+  double latest_begin = 0;              // max over members of begin (enter of the call)
+  int latest_rank = -1;                 // world rank of that member
+  double earliest_end = 0;              // min over members of end (exit of the completing call)
+  double root_begin = 0;                // begin of the root (rooted collectives)
+  double root_sent = 0;                 // bytes the root sent
   double latest_sender_begin = -1e300;  // max begin over members that sent bytes
   int latest_sender_rank = -1;
   double prefix_latest = 0;  // scan: max begin over comm ranks 0..me
@@ -89,14 +88,13 @@ inline bool synchronizes(CollKind kind, const CollSync& s) {
 struct CollExchangeStats {
   uint64_t member_sets = 0;
   uint64_t inconsistent_comms = 0;  // members disagree on the number of collectives
-  uint64_t dropped = 0;  // this rank's instances beyond what every member recorded (left out)
+  uint64_t dropped = 0;             // this rank's instances beyond what every member recorded (left out)
   uint64_t bytes_sent = 0;
 };
 
 // The world ranks of communicator `comm`'s members in comm-rank order (empty if unknown);
 // `me` resolves MPI_COMM_SELF.
-std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size,
-                                  int me);
+std::vector<int32_t> comm_members(const defs::CommTable& comms, uint32_t comm, int world_size, int me);
 
 // Per collective record of `t` (aligned with Timeline::colls). Collective over `world`.
 // `definitions` (the traced rank's) give the members of its communicators.
@@ -106,8 +104,8 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
 // The same for the window collectives (Timeline::win_colls: creation, fences, free), over the
 // members of each window (definitions.windows). `inconsistent` receives the ids of windows
 // whose members recorded different numbers of instances (their instances stay invalid).
-Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions,
-                               const Comm& world, std::vector<CollSync>& out,
-                               CollExchangeStats& stats, std::vector<uint32_t>& inconsistent);
+Status sync_window_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
+                               std::vector<CollSync>& out, CollExchangeStats& stats,
+                               std::vector<uint32_t>& inconsistent);
 
 }  // namespace critpath::analyzer::engine

@@ -18,8 +18,8 @@ namespace critpath::analyzer::engine {
 // counts[r] / displs[r] = rank r's element count / first index in `all`. Elsewhere the three
 // vectors are left empty. Counts and displacements are ints: at most 2^31 - 1 bytes in all.
 template <typename T>
-Status gather_to_root(const T* mine, int n, const Comm& comm, std::vector<T>& all,
-                      std::vector<int>& counts, std::vector<int>& displs) {
+Status gather_to_root(const T* mine, int n, const Comm& comm, std::vector<T>& all, std::vector<int>& counts,
+                      std::vector<int>& displs) {
   static_assert(std::is_trivially_copyable_v<T>, "gathered as bytes");
   std::vector<unsigned char> bytes;
   CRITPATH_FORWARD_IF_ERROR(comm.gatherv(mine, n, sizeof(T), 0, bytes, counts, displs));

@@ -99,7 +99,9 @@ class Group {
   // Point to point (engine/comm.h): not collective. post() queues bytes for `dest` and returns
   // at once; receive() waits up to `timeout_s` for the next message from anyone (its sender
   // in `src`); complete_posts() waits until every posted message was delivered.
-  Status post(int dest, std::vector<unsigned char>&& bytes) const { return comm_.post(dest, std::move(bytes)); }
+  Status post(int dest, std::vector<unsigned char>&& bytes) const {
+    return comm_.post(dest, std::move(bytes));
+  }
   Status receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
     return comm_.receive(src, bytes, timeout_s);
   }

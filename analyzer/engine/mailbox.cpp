@@ -10,9 +10,7 @@
 namespace critpath::analyzer::engine {
 
 Mailbox::Mailbox(const Group& group, double timeout_s)
-    : group_(group),
-      out_(size_t(group.size())),
-      sent_(size_t(group.size()), 0),
+    : group_(group), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
       got_(size_t(group.size()), 0),
       deadline_ns_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
 
@@ -72,7 +70,8 @@ Status Mailbox::finish(const std::function<Status(int, const std::vector<unsigne
   CRITPATH_FORWARD_IF_ERROR(group_.alltoallv(sent_.data(), counts, recv, recv_counts));
   for (size_t s = 0; s < sent_.size(); ++s) {
     uint64_t expected = 0;
-    if (recv.size() >= (s + 1) * sizeof expected) std::memcpy(&expected, recv.data() + s * sizeof expected, sizeof expected);
+    if (recv.size() >= (s + 1) * sizeof expected)
+      std::memcpy(&expected, recv.data() + s * sizeof expected, sizeof expected);
     while (got_[s] < expected) {
       int src = -1;
       std::vector<unsigned char> b;

@@ -42,9 +42,7 @@ class Mailbox {
   // The open batch for `dest`: append a record, then call appended(dest).
   std::vector<unsigned char>& batch(int dest) { return out_[size_t(dest)]; }
   // Posts dest's batch when it is full enough.
-  Status appended(int dest) {
-    return out_[size_t(dest)].size() >= kFlushBytes ? flush(dest) : Status::kOk;
-  }
+  Status appended(int dest) { return out_[size_t(dest)].size() >= kFlushBytes ? flush(dest) : Status::kOk; }
   // Posts every non-empty batch (call before blocking in next()).
   Status flush_all();
   // The next batch sent to this rank (by `src`), waiting for one if none arrived yet.

@@ -17,8 +17,7 @@ namespace critpath::analyzer::engine {
 const std::vector<MetricDecl>& metric_declarations() {
   static const std::vector<MetricDecl> kAll = [] {
     std::vector<MetricDecl> all = profile_metric_decls();
-    for (const PassInfo& p : pass_table())
-      all.insert(all.end(), p.metrics.begin(), p.metrics.end());
+    for (const PassInfo& p : pass_table()) all.insert(all.end(), p.metrics.begin(), p.metrics.end());
     return all;
   }();
   return kAll;
@@ -61,7 +60,8 @@ const std::vector<ScalarDecl>& engine_scalar_decls() {
        "Size of the compressed chunks written to the spill files because the in-memory budget "
        "(`CRITPATH_BUFFER_SIZE`) was exceeded. Nothing is ever dropped."},
       {"trace_chunks", "count", "Compressed chunks, all ranks and threads."},
-      {"trace_chunks_spilled", "count", "Compressed chunks written to the spill files (as trace_spilled_bytes)."},
+      {"trace_chunks_spilled", "count",
+       "Compressed chunks written to the spill files (as trace_spilled_bytes)."},
       {"overhead_max_rank_s", "s",
        "Max over ranks of the time the application threads spent in critpath's cold paths during "
        "the run (handing full chunks off, compressing inline when the compressor thread lagged). "
@@ -97,12 +97,14 @@ const std::vector<ScalarDecl>& engine_scalar_decls() {
        "window) replace the phases up to `critical_path_walk` and `unify_profile`. A phase that "
        "waits in a collective for slower ranks includes that wait."},
       {"analysis_pct_of_wall", "%", "`analysis_s / wall_time_s × 100`."},
-      {"analysis_windowed", "bool", "Whether the analysis went window by window (see *Phase-by-phase analysis*)."},
+      {"analysis_windowed", "bool",
+       "Whether the analysis went window by window (see *Phase-by-phase analysis*)."},
       {"analysis_windows", "count", "In how many windows the analysis went (1 when it held the whole run)."},
       {"analysis_window_candidates", "count",
        "When the run was scanned for cuts: its blocking barriers and N × N collectives on "
        "communicators of every rank (the same number on every rank)."},
-      {"analysis_window_cuts", "count", "When the run was scanned for cuts: how many candidates the analysis cut at."},
+      {"analysis_window_cuts", "count",
+       "When the run was scanned for cuts: how many candidates the analysis cut at."},
       {"analysis_complete", "bool", "False when the Notes hold an `analysis incomplete:` line."},
       {"analysis_incomplete_notes", "count", "The Notes' `analysis incomplete:` lines."},
       {"unmatched_exits", "count",
@@ -227,12 +229,13 @@ std::string render_metric_table() {
       for (int i = depth_of(d); i > 0; --i) indent += "&nbsp;&nbsp;";
       out += "| " + indent + "`" + d.id + "` | " + d.unit + " | " +
              (d.parent[0] ? "`" + std::string(d.parent) + "`" : std::string("—")) + " | " +
-             (d.combine == Combine::kSum ? "sum" : "max") + (d.rank_detail ? ", per rank kept" : "") +
-             " | " + escape_cell(d.definition) + " |\n";
+             (d.combine == Combine::kSum ? "sum" : "max") + (d.rank_detail ? ", per rank kept" : "") + " | " +
+             escape_cell(d.definition) + " |\n";
     }
   };
   table("Metrics of the call-path profile (the engine's)", profile_metric_decls());
-  for (const PassInfo& p : pass_table()) table("Metrics of the `" + std::string(p.name) + "` pass", p.metrics);
+  for (const PassInfo& p : pass_table())
+    table("Metrics of the `" + std::string(p.name) + "` pass", p.metrics);
   return out;
 }
 
@@ -240,7 +243,8 @@ std::string render_scalar_table() {
   std::string out = "\n| id | unit | declared by | definition |\n|---|---|---|---|\n";
   auto rows = [&](const char* owner, const std::vector<ScalarDecl>& decls) {
     for (const ScalarDecl& d : decls)
-      out += "| `" + std::string(d.id) + "` | " + d.unit + " | " + owner + " | " + escape_cell(d.definition) + " |\n";
+      out += "| `" + std::string(d.id) + "` | " + d.unit + " | " + owner + " | " + escape_cell(d.definition) +
+             " |\n";
   };
   rows("engine", engine_scalar_decls());
   for (const PassInfo& p : pass_table()) rows(p.name, p.scalars);
@@ -287,7 +291,8 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out) 
         triples.push_back(metrics_[m].values[g]);
       }
   }
-  CRITPATH_FORWARD_IF_ERROR(group.gather_to_root(triples.data(), triples.size(), all_triples, counts, displs));
+  CRITPATH_FORWARD_IF_ERROR(
+      group.gather_to_root(triples.data(), triples.size(), all_triples, counts, displs));
   if (!group.is_root()) return Status::kOk;
 
   const size_t first = out.size();

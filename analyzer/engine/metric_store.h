@@ -106,10 +106,8 @@ class Scalars {
  public:
   // Numbers keep their type: integers print as integers, doubles as doubles, bools as bools.
   template <class T>
-    requires std::is_arithmetic_v<T>
-  void set(const std::string& id, T v) {
-    put(id, nlohmann::json(v));
-  }
+  requires std::is_arithmetic_v<T>
+  void set(const std::string& id, T v) { put(id, nlohmann::json(v)); }
   void set(const std::string& id, const std::string& v) { put(id, nlohmann::json(v)); }
   void set(const std::string& id, const char* v) { put(id, nlohmann::json(v)); }
   // An object of numbers (analysis_phases).

@@ -31,10 +31,10 @@
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/engine/results.h"
-#include "analyzer/engine/timeline.h"
 #include "analyzer/engine/report_input.h"
+#include "analyzer/engine/results.h"
 #include "analyzer/engine/run_info.h"
+#include "analyzer/engine/timeline.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
@@ -55,7 +55,7 @@ struct PassContext {
 // The call paths unified across ranks (after the engine's unify stage; window by window, it
 // runs before the windows).
 struct UnifiedCallPaths {
-  const GlobalProfile& global;           // rank 0: the unified call paths
+  const GlobalProfile& global;  // rank 0: the unified call paths
   const std::vector<int>& local_to_global;
   int n_callpaths;
 };
@@ -67,17 +67,17 @@ struct WindowContext {
   const std::vector<engine::CollSync>& csync;  // aligned with Timeline::colls
   const std::vector<engine::CollSync>& wsync;  // aligned with Timeline::win_colls
   const std::vector<uint32_t>& inconsistent_windows;
-  size_t nodes;       // local call-path nodes known so far (all of them in the last window)
-  int window;         // 0, 1, ...; -1: the whole run at once
-  bool last_window;   // the window that ends the run (the whole run: true)
+  size_t nodes;      // local call-path nodes known so far (all of them in the last window)
+  int window;        // 0, 1, ...; -1: the whole run at once
+  bool last_window;  // the window that ends the run (the whole run: true)
   // A window that is not the last ends at a cut: a synchronizing collective over every rank,
   // its last arrival (the latest entry, global seconds) and that rank.
   double cut_time;
   int cut_rank;
   // Run-wide (reduced over the ranks): what the patterns of MPI_Init and MPI_Finalize need.
   double latest_init_enter, earliest_init_exit, latest_finalize_enter;
-  const LocalProfile* local;          // the last window only (nullptr before)
-  const UnifiedCallPaths* unified;    // window by window only (nullptr: the whole run)
+  const LocalProfile* local;        // the last window only (nullptr before)
+  const UnifiedCallPaths* unified;  // window by window only (nullptr: the whole run)
 };
 
 // reduce(): after unification, once.
@@ -109,14 +109,18 @@ class Pass {
   virtual void begin_location(uint16_t /*location*/) {}
   virtual void on_event(const trace::Event& /*e*/, double /*global_s*/, int32_t /*node*/) {}
   // Before unification: local work and exchanges. Collective over `group`.
-  virtual Status analyze(const PassContext&, const WindowContext&, const engine::Group&) { return Status::kOk; }
+  virtual Status analyze(const PassContext&, const WindowContext&, const engine::Group&) {
+    return Status::kOk;
+  }
   // Phase by phase (engine/window.h): whether analyze() can run once per window between
   // global synchronizations, seeing only that window (WindowContext::window), and adding to
   // its result; reduce() then runs once. A pass that cannot is left out of an analysis that
   // goes window by window, with a note.
   virtual bool windowed() const { return false; }
   // After unification: reductions and the report. Collective over `group`.
-  virtual Status reduce(const PassContext&, const ReduceContext&, const engine::Group&) { return Status::kOk; }
+  virtual Status reduce(const PassContext&, const ReduceContext&, const engine::Group&) {
+    return Status::kOk;
+  }
   // Its columns of the rank's statistics (report/report.h RankStat), after reduce() or when
   // the analysis stopped early.
   virtual void add_rank_stats(const PassContext&, std::vector<double>& /*row*/) const {}

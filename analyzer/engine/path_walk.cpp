@@ -35,9 +35,8 @@ Arrival arrive(const HopRec* h, size_t n, double t) {
 }
 
 std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
-                                                  const std::vector<size_t>& counts,
-                                                  const PathStart& start, uint64_t& hops,
-                                                  bool& partial) {
+                                                  const std::vector<size_t>& counts, const PathStart& start,
+                                                  uint64_t& hops, bool& partial) {
   const int P = int(recs.size());
   std::vector<std::vector<PathSegment>> per_rank(recs.size());  // descending while walking
   hops = 0;
@@ -441,8 +440,9 @@ Status JumpWalk::send_segments() {
   out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
                                      [](const PathSegment& s) { return !(s.end > s.begin); }),
                       out_.segments.end());
-  std::sort(out_.segments.begin(), out_.segments.end(),
-            [](const PathSegment& a, const PathSegment& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+  std::sort(out_.segments.begin(), out_.segments.end(), [](const PathSegment& a, const PathSegment& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
   return Status::kOk;
 }
 
@@ -490,20 +490,16 @@ class CommPathExchange final : public PathExchange {
                    bool recv_counts_known) override {
     return comm_.alltoallv(send, send_counts, elem_bytes, recv, recv_counts, recv_counts_known);
   }
-  Status allreduce_sum(uint64_t* v, int n) override {
-    return comm_.allreduce(v, n, MPI_UINT64_T, MPI_SUM);
-  }
-  Status allreduce_min(double* v, int n) override {
-    return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN);
-  }
+  Status allreduce_sum(uint64_t* v, int n) override { return comm_.allreduce(v, n, MPI_UINT64_T, MPI_SUM); }
+  Status allreduce_min(double* v, int n) override { return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN); }
 
  private:
   const Comm& comm_;
 };
 
 // Gather method: rank 0 walks every rank's hop records and sends each rank its segments.
-Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm, int me,
-                     int P, PathWalkResult& out) {
+Status walk_gathered(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm, int me, int P,
+                     PathWalkResult& out) {
   out.method = PathWalkMethod::kGather;
   std::vector<HopRec> all;
   std::vector<int> counts, displs;  // in hop records

@@ -63,9 +63,9 @@ static_assert(sizeof(HopRec) == 32, "hop records are 32 bytes");
 
 // Where the walk starts and where any path began at the latest (global seconds).
 struct PathStart {
-  int rank = 0;       // the owner of the path's end (the rank that entered MPI_Finalize last)
-  double time = 0;    // the path's end (its MPI_Finalize entry)
-  double first = 0;   // the first MPI_Init entry: a path without further hops begins here
+  int rank = 0;           // the owner of the path's end (the rank that entered MPI_Finalize last)
+  double time = 0;        // the path's end (its MPI_Finalize entry)
+  double first = 0;       // the first MPI_Init entry: a path without further hops begins here
   uint64_t max_hops = 0;  // walk_serial's bound (all ranks' records + ranks + 2)
 };
 
@@ -85,13 +85,13 @@ constexpr uint64_t kPathGatherRecords = uint64_t(1) << 22;
 constexpr int kPassRounds = 64;
 
 struct PathWalkResult {
-  std::vector<PathSegment> segments;  // this rank's, ascending, non-overlapping, non-empty
-  uint64_t hops = 0;                  // ownership transfers along the whole path (every rank)
-  bool partial = false;               // a cycle or the hop bound cut the path
+  std::vector<PathSegment> segments;              // this rank's, ascending, non-overlapping, non-empty
+  uint64_t hops = 0;                              // ownership transfers along the whole path (every rank)
+  bool partial = false;                           // a cycle or the hop bound cut the path
   PathWalkMethod method = PathWalkMethod::kJump;  // what ran (never kAuto)
-  uint32_t levels = 0;                // pointer-doubling levels (jump)
-  uint32_t rounds = 0;                // collective rounds this rank took part in
-  uint64_t bytes_sent = 0;            // payload this rank sent
+  uint32_t levels = 0;                            // pointer-doubling levels (jump)
+  uint32_t rounds = 0;                            // collective rounds this rank took part in
+  uint64_t bytes_sent = 0;                        // payload this rank sent
 };
 
 // ---- Pure logic (no MPI) ----------------------------------------------------------------
@@ -117,9 +117,8 @@ inline double next_time(const HopRec& r) { return r.cause_time < r.wait_end ? r.
 // The reference: today's sequential walk over every rank's records (recs[rank]). Returns each
 // rank's segments, ascending; sets hops and partial. Used by the gather method on rank 0.
 std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
-                                                  const std::vector<size_t>& counts,
-                                                  const PathStart& start, uint64_t& hops,
-                                                  bool& partial);
+                                                  const std::vector<size_t>& counts, const PathStart& start,
+                                                  uint64_t& hops, bool& partial);
 
 // The collectives the distributed walk needs, so that it runs without MPI in unit tests.
 class PathExchange {

@@ -18,8 +18,8 @@ struct Frame {
   uint32_t region;
   uint64_t enter;
   uint64_t child_ticks;
-  bool alias;     // an instrumented `main` entered directly under the root: same node
-  bool callsite;  // a call-site node (CALLSITE event) wrapping the MPI call above it
+  bool alias;                 // an instrumented `main` entered directly under the root: same node
+  bool callsite;              // a call-site node (CALLSITE event) wrapping the MPI call above it
   bool has_counters = false;  // COUNTERS followed its ENTER
 };
 
@@ -192,8 +192,7 @@ class TreeBuilder {
       exit_pending_ = false;
       close_counters(pending_frame_, pending_counters_, nullptr);
     }
-    if (kind != trace::EventKind::kEnter && kind != trace::EventKind::kCallsite)
-      pending_callsite_ = 0;
+    if (kind != trace::EventKind::kEnter && kind != trace::EventKind::kCallsite) pending_callsite_ = 0;
   }
 
   void counters(const trace::Event& e) {
@@ -212,8 +211,7 @@ class TreeBuilder {
 
   // Field by field into the stack's storage: a Frame temporary copied in as a whole made
   // the CPU wait for its narrow stores (store forwarding) on every ENTER.
-  [[gnu::always_inline]] void push(int32_t node, uint32_t region, uint64_t t, bool alias,
-                                   bool callsite) {
+  [[gnu::always_inline]] void push(int32_t node, uint32_t region, uint64_t t, bool alias, bool callsite) {
     Frame& f = stack_.push();
     f.node = node;
     f.region = region;
@@ -319,8 +317,7 @@ class TreeBuilder {
       // Functions still active at MPI_Finalize are closed by the root's EXIT: expected.
       if (region == defs::kRootRegion && facts(stack_[j].region).kind == defs::RegionKind::kFunction)
         p_.functions_open_at_finalize++;
-      else
-        p_.unmatched_exits++;
+      else p_.unmatched_exits++;
     }
     while (stack_.size() > i) pop(t);
     pop(t, /*may_wait=*/true);
@@ -515,7 +512,8 @@ std::vector<char> serialize_tree(const LocalProfile& local, const defs::Definiti
 //    out.callpaths; per rank its local->global map, rank after rank in `all_maps`.
 void assign_callpath_ids(const std::vector<char>& all, const std::vector<int>& lens,
                          const std::vector<int>& displs, int size, GlobalProfile& out,
-                         std::vector<int>& map_counts, std::vector<int>& map_displs, std::vector<int>& all_maps) {
+                         std::vector<int>& map_counts, std::vector<int>& map_displs,
+                         std::vector<int>& all_maps) {
   std::map<std::pair<int32_t, std::string>, int32_t> ids;
   map_counts.resize(size_t(size));
   map_displs.resize(size_t(size));
@@ -531,10 +529,9 @@ void assign_callpath_ids(const std::vector<char>& all, const std::vector<int>& l
       const bool auto_filtered = (kind_word & 0x100u) != 0;
       std::string name(p + 8);
       p += 8 + name.size() + 1;
-      const int32_t gparent =
-          parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
-              ? -1
-              : rank_l2g[size_t(parent_local)];
+      const int32_t gparent = parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
+                                  ? -1
+                                  : rank_l2g[size_t(parent_local)];
       auto key = std::make_pair(gparent, name);
       auto it = ids.find(key);
       int32_t gid;
@@ -634,7 +631,8 @@ Status reduce_counters(const LocalProfile& local, const engine::Comm& comm, cons
       ctot[k] += n.counter_exclusive[k];
     }
   }
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(cval.data(), sums.counters.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
+  CRITPATH_FORWARD_IF_ERROR(
+      comm.reduce(cval.data(), sums.counters.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
   std::vector<int> counts, displs;
   return engine::gather_to_root(ctot.data(), K, comm, sums.counter_totals, counts, displs);
 }
@@ -654,7 +652,8 @@ void fill_global(const ProfileSums& sums, const defs::Definitions& definitions, 
     }
     out.counters_by_rank.assign(size_t(size), std::vector<double>(KK));
     for (int r = 0; r < size; ++r)
-      for (size_t k = 0; k < KK; ++k) out.counters_by_rank[size_t(r)][k] = sums.counter_totals[size_t(r) * KK + k];
+      for (size_t k = 0; k < KK; ++k)
+        out.counters_by_rank[size_t(r)][k] = sums.counter_totals[size_t(r) * KK + k];
   }
   for (size_t g = 0; g < G; ++g) {
     GlobalCallpath& cp = out.callpaths[g];
@@ -673,8 +672,8 @@ void fill_global(const ProfileSums& sums, const defs::Definitions& definitions, 
 }  // namespace
 
 Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
-                     const clock::TickConverter& conv, const engine::Comm& comm,
-                     GlobalProfile& out, std::vector<int>* local_to_global) {
+                     const clock::TickConverter& conv, const engine::Comm& comm, GlobalProfile& out,
+                     std::vector<int>* local_to_global) {
   const int rank = comm.rank(), size = comm.size();
 
   // 1. Each rank's call tree to rank 0.

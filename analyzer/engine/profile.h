@@ -55,12 +55,12 @@ struct LocalProfile {
   // Instrumented functions still active when MPI_Finalize closed the root (main, or the
   // function that called MPI_Finalize): closed there, not counted as unmatched.
   uint64_t functions_open_at_finalize = 0;
-  size_t counters = 0;           // values per COUNTERS event (counter_names().size())
-  Status status = Status::kOk;   // decode problems make the profile partial
+  size_t counters = 0;          // values per COUNTERS event (counter_names().size())
+  Status status = Status::kOk;  // decode problems make the profile partial
   // Node id during the pass -> final node id (the merge of the locations' trees); the
   // identity on location 0's nodes, which come first.
   std::vector<int32_t> node_remap;
-  uint16_t locations = 0;        // locations (threads) with events
+  uint16_t locations = 0;  // locations (threads) with events
 };
 
 // Sees every event of the locations it wants (by default location 0, the thread that
@@ -90,17 +90,17 @@ struct GlobalCallpath {
   double sum[kColCount] = {};
   double min[kColCount] = {};  // over ranks that visited the call path
   double max[kColCount] = {};
-  int ranks = 0;               // ranks that visited it
-  bool auto_filtered = false;  // the region was auto-filtered on some rank (compiler_hooks)
+  int ranks = 0;                          // ranks that visited it
+  bool auto_filtered = false;             // the region was auto-filtered on some rank (compiler_hooks)
   std::vector<double> counter_inclusive;  // [counter] summed over ranks
   std::vector<double> counter_exclusive;
 };
 
 struct GlobalProfile {
-  std::vector<GlobalCallpath> callpaths;             // rank 0 only
-  std::vector<std::vector<double>> by_rank;          // rank 0 only: [rank][column] totals
-  std::vector<std::string> counter_names;            // "PAPI_TOT_INS", ...
-  std::vector<std::vector<double>> counters_by_rank; // rank 0 only: [rank][counter] totals
+  std::vector<GlobalCallpath> callpaths;              // rank 0 only
+  std::vector<std::vector<double>> by_rank;           // rank 0 only: [rank][column] totals
+  std::vector<std::string> counter_names;             // "PAPI_TOT_INS", ...
+  std::vector<std::vector<double>> counters_by_rank;  // rank 0 only: [rank][counter] totals
 };
 
 // Collective over `comm`. Returns the unified profile on rank 0 (empty elsewhere).
@@ -108,8 +108,7 @@ struct GlobalProfile {
 // `local_to_global`, when given, receives the global call-path id of every local node
 // (on every rank), for passes that reduce their own per-call-path metrics.
 Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
-                     const clock::TickConverter& conv, const engine::Comm& comm,
-                     GlobalProfile& out,
+                     const clock::TickConverter& conv, const engine::Comm& comm, GlobalProfile& out,
                      std::vector<int>* local_to_global = nullptr);
 
 }  // namespace critpath::analyzer

@@ -3,8 +3,8 @@
 // these rows are its declarations (engine/metric_store.h). The rows with a column are read
 // from the unified profile's columns (engine/profile.h), the others are booked in the store;
 // papi_<event> stands for one metric per measured hardware counter.
-#include "analyzer/engine/profile.h"
 #include "analyzer/engine/metric_store.h"
+#include "analyzer/engine/profile.h"
 
 namespace critpath::analyzer::engine {
 
@@ -49,7 +49,8 @@ std::vector<MetricDecl> profile_metric_decls() {
        "Time in every other MPI call (MPI_Init, MPI_Finalize, communicators, groups, topologies, "
        "datatypes, ...).",
        Combine::kSum, false},
-      {"visits", "count", "", "Visits", "Number of ENTER events of the call path.", Combine::kSum, false, kColVisits},
+      {"visits", "count", "", "Visits", "Number of ENTER events of the call path.", Combine::kSum, false,
+       kColVisits},
       {"bytes_sent", "bytes", "", "Bytes sent",
        "Point-to-point: the message size (count x type size) of each send, booked at the send call "
        "(blocking or nonblocking). Collectives: the bytes this rank contributes, as defined per "

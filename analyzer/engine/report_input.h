@@ -24,36 +24,36 @@ enum RankStat : int {
   kStatEncodedBytes,
   kStatSpilledBytes,
   kStatChunksSpilled,
-  kStatOverheadSeconds,   // cold-path time on the application threads during the run
-  kStatCompressSeconds,   // time spent compressing (any thread)
-  kStatInitNs,            // CLOCK_MONOTONIC ns at MPI_Init entry
-  kStatFinalizeNs,        // CLOCK_MONOTONIC ns at MPI_Finalize entry
+  kStatOverheadSeconds,  // cold-path time on the application threads during the run
+  kStatCompressSeconds,  // time spent compressing (any thread)
+  kStatInitNs,           // CLOCK_MONOTONIC ns at MPI_Init entry
+  kStatFinalizeNs,       // CLOCK_MONOTONIC ns at MPI_Finalize entry
   kStatUnmatchedExits,
   kStatUnclosedFrames,
-  kStatPartial,           // 1 when this rank's trace did not decode completely
+  kStatPartial,  // 1 when this rank's trace did not decode completely
   kStatThreads,
-  kStatMpiThreads,      // threads (locations) that made at least one MPI call
-  kStatReplayBytes,     // p2p replay payload this rank sent (both directions, with counts)
-  kStatReplayCollBytes, // collective synchronization payload this rank contributed
-  kStatMessages,        // point-to-point messages this rank sent
-  kStatUnmatched,       // messages the replay could not match (sends + receives)
-  kStatP2pViolations,   // receive completed before its send began (after correction)
-  kStatCollViolations,  // collective ended before its latest participant began
-  kStatClockError,      // max error bound of the clock correction (s)
-  kStatClcPasses,       // controlled-logical-clock passes (clc)
-  kStatClcCorrected,    // call times the logical clock moved on this rank
-  kStatClcMaxShift,     // largest such move (s)
+  kStatMpiThreads,           // threads (locations) that made at least one MPI call
+  kStatReplayBytes,          // p2p replay payload this rank sent (both directions, with counts)
+  kStatReplayCollBytes,      // collective synchronization payload this rank contributed
+  kStatMessages,             // point-to-point messages this rank sent
+  kStatUnmatched,            // messages the replay could not match (sends + receives)
+  kStatP2pViolations,        // receive completed before its send began (after correction)
+  kStatCollViolations,       // collective ended before its latest participant began
+  kStatClockError,           // max error bound of the clock correction (s)
+  kStatClcPasses,            // controlled-logical-clock passes (clc)
+  kStatClcCorrected,         // call times the logical clock moved on this rank
+  kStatClcMaxShift,          // largest such move (s)
   kStatClcViolationsBefore,  // violations before the logical clock
   // Compiler instrumentation (defs::Instrumentation; docs/instrumentation.md)
-  kStatInstrModes,          // bit 0: -finstrument-functions hooks ran, bit 1: XRay sleds patched
-  kStatInstrFunctions,      // instrumented functions (XRay: with sleds; GCC: whose hooks ran)
-  kStatInstrPatched,        // XRay: patched at recording start
-  kStatInstrUnpatched,      // XRay: unpatched again by the automatic filter
-  kStatInstrFiltered,       // left out by CRITPATH_FILTER
-  kStatInstrAutoFiltered,   // dropped by the automatic filter
+  kStatInstrModes,            // bit 0: -finstrument-functions hooks ran, bit 1: XRay sleds patched
+  kStatInstrFunctions,        // instrumented functions (XRay: with sleds; GCC: whose hooks ran)
+  kStatInstrPatched,          // XRay: patched at recording start
+  kStatInstrUnpatched,        // XRay: unpatched again by the automatic filter
+  kStatInstrFiltered,         // left out by CRITPATH_FILTER
+  kStatInstrAutoFiltered,     // dropped by the automatic filter
   kStatInstrSitesPatchedOut,  // GCC: hook call sites patched out (CRITPATH_PATCH_HOOKS)
-  kStatInconsistentComms,   // communicators whose members recorded different collective counts
-  kStatCollsDropped,        // this rank's collectives beyond the common count (not analysed)
+  kStatInconsistentComms,     // communicators whose members recorded different collective counts
+  kStatCollsDropped,          // this rank's collectives beyond the common count (not analysed)
   kStatCount
 };
 
@@ -79,9 +79,9 @@ struct ReportInput {
   std::vector<std::pair<std::string, double>> analysis_phases;  // rank 0's seconds per phase
   std::string config_text;  // effective configuration, CRITPATH_NAME=value lines
   // The settings the report follows (the report never reads the configuration itself).
-  double report_threshold_pct = 0.1;  // CRITPATH_REPORT_THRESHOLD: findings from max(it, 0.5) %
-  bool write_html = true;             // CRITPATH_HTML: also report.html
-  std::vector<std::string> header_lines;  // extra "@ Key : value" lines
+  double report_threshold_pct = 0.1;       // CRITPATH_REPORT_THRESHOLD: findings from max(it, 0.5) %
+  bool write_html = true;                  // CRITPATH_HTML: also report.html
+  std::vector<std::string> header_lines;   // extra "@ Key : value" lines
   std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
   std::vector<ReportSection> sections;

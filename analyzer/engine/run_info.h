@@ -18,31 +18,31 @@ struct RunInfo {
   int rank = 0;
   int size = 1;
   int thread_level = 0;
-  int appnum = 0;                // MPI_APPNUM (which command of an MPMD launch); 0 when unset
-  std::string executable;        // basename of /proc/self/exe
-  std::vector<std::string> args; // argv[1..] from /proc/self/cmdline
-  std::string output_dir;        // agreed by all ranks at MPI_Init
-  std::string start_utc;         // ISO 8601, rank 0's clock at MPI_Init
-  std::string mpi_library;       // first line of MPI_Get_library_version
-  std::string timer_why;         // how the timer was chosen
+  int appnum = 0;                 // MPI_APPNUM (which command of an MPMD launch); 0 when unset
+  std::string executable;         // basename of /proc/self/exe
+  std::vector<std::string> args;  // argv[1..] from /proc/self/cmdline
+  std::string output_dir;         // agreed by all ranks at MPI_Init
+  std::string start_utc;          // ISO 8601, rank 0's clock at MPI_Init
+  std::string mpi_library;        // first line of MPI_Get_library_version
+  std::string timer_why;          // how the timer was chosen
   clock::TimerKind timer = clock::TimerKind::kTsc;
-  clock::ClockPair begin;        // at MPI_Init
-  clock::ClockPair end;          // at MPI_Finalize
-  clock::TickConverter conv;     // ticks -> ns, fitted on begin/end
+  clock::ClockPair begin;     // at MPI_Init
+  clock::ClockPair end;       // at MPI_Finalize
+  clock::TickConverter conv;  // ticks -> ns, fitted on begin/end
   uint64_t init_enter_ticks = 0;
   uint64_t finalize_enter_ticks = 0;
-  double analysis_seconds = 0;   // set as the analysis proceeds
-  ClockSkew skew;                // injected distortion (CRITPATH_DEBUG_CLOCK_SKEW), tests only
-  bool clock_linear = true;      // CRITPATH_CLOCK_CORRECTION=linear
-  OffsetSample init_offset;      // offset to rank 0 measured at MPI_Init
-  bool same_host_as_root = false;  // shares rank 0's CLOCK_MONOTONIC (and no skew injected)
-  bool all_on_one_host = false;    // every rank does: no offsets needed at all
-  std::string host;                // gethostname at MPI_Init
-  std::vector<int> cpus;           // the CPUs this rank may run on (sched_getaffinity)
-  OffsetSample fin_offset;         // offset to rank 0 measured at MPI_Finalize
-  runtime::RecorderStats recorder; // cold-path and compression costs of the run
-  trace::ChunkStoreStats store;    // the trace as recorded (sizes, spilling)
-  bool offline = false;            // re-analysis of a kept trace (critpath-analyze)
+  double analysis_seconds = 0;      // set as the analysis proceeds
+  ClockSkew skew;                   // injected distortion (CRITPATH_DEBUG_CLOCK_SKEW), tests only
+  bool clock_linear = true;         // CRITPATH_CLOCK_CORRECTION=linear
+  OffsetSample init_offset;         // offset to rank 0 measured at MPI_Init
+  bool same_host_as_root = false;   // shares rank 0's CLOCK_MONOTONIC (and no skew injected)
+  bool all_on_one_host = false;     // every rank does: no offsets needed at all
+  std::string host;                 // gethostname at MPI_Init
+  std::vector<int> cpus;            // the CPUs this rank may run on (sched_getaffinity)
+  OffsetSample fin_offset;          // offset to rank 0 measured at MPI_Finalize
+  runtime::RecorderStats recorder;  // cold-path and compression costs of the run
+  trace::ChunkStoreStats store;     // the trace as recorded (sizes, spilling)
+  bool offline = false;             // re-analysis of a kept trace (critpath-analyze)
   // A partial trace, written at a fault (analyzer/session/fault.h): how the rank ended
   // ("SIGSEGV", "exit(3) without MPI_Finalize", "MPI_Abort(errorcode 3)"); empty: complete.
   std::string partial;

@@ -95,9 +95,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       if (!open_.empty() && t_.calls[open_.back()].region == e.region) close_call(e);
       break;
     case K::kSend:
-    case K::kIsend:
-      add_send(e, cur);
-      break;
+    case K::kIsend: add_send(e, cur); break;
     case K::kIsendComplete: {
       auto it = isend_by_req_.find(e.request);
       if (it != isend_by_req_.end()) {
@@ -117,21 +115,15 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       if (r.peer >= 0) t_.recvs.push_back(r);
       break;
     }
-    case K::kIrecvRequest:
-      irecv_post_[e.request] = {cur, post_seq_++};
-      break;
-    case K::kIrecv:
-      add_irecv(e, cur);
-      break;
+    case K::kIrecvRequest: irecv_post_[e.request] = {cur, post_seq_++}; break;
+    case K::kIrecv: add_irecv(e, cur); break;
     case K::kRequestCancel:
       irecv_post_.erase(e.request);
       isend_by_req_.erase(e.request);
       icoll_by_req_.erase(e.request);
       break;
     case K::kCollEnd:
-    case K::kIcollPost:
-      add_coll(e, cur);
-      break;
+    case K::kIcollPost: add_coll(e, cur); break;
     case K::kIcollComplete: {
       auto it = icoll_by_req_.find(e.request);
       if (it != icoll_by_req_.end()) {
@@ -278,17 +270,14 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
     // Several threads called MPI: their records came location after location; put them in
     // time order (stable: within one location, call order is time order already).
     auto enter = [&](uint32_t call) { return call == kNoCall ? 0.0 : t_.calls[call].enter; };
-    std::stable_sort(t_.sends.begin(), t_.sends.end(), [&](const SendRecord& a, const SendRecord& b) {
-      return enter(a.call) < enter(b.call);
-    });
-    std::stable_sort(t_.colls.begin(), t_.colls.end(), [&](const CollRecord& a, const CollRecord& b) {
-      return enter(a.call) < enter(b.call);
-    });
+    std::stable_sort(t_.sends.begin(), t_.sends.end(),
+                     [&](const SendRecord& a, const SendRecord& b) { return enter(a.call) < enter(b.call); });
+    std::stable_sort(t_.colls.begin(), t_.colls.end(),
+                     [&](const CollRecord& a, const CollRecord& b) { return enter(a.call) < enter(b.call); });
     std::stable_sort(t_.win_colls.begin(), t_.win_colls.end(),
                      [&](const CollRecord& a, const CollRecord& b) { return enter(a.call) < enter(b.call); });
-    std::stable_sort(t_.rma.begin(), t_.rma.end(), [&](const RmaRecord& a, const RmaRecord& b) {
-      return enter(a.call) < enter(b.call);
-    });
+    std::stable_sort(t_.rma.begin(), t_.rma.end(),
+                     [&](const RmaRecord& a, const RmaRecord& b) { return enter(a.call) < enter(b.call); });
     std::vector<uint32_t> order(t_.recvs.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {

@@ -29,19 +29,19 @@ constexpr uint32_t kNoCall = UINT32_MAX;
 // Collective families for the wait-state patterns: the op region's defs::MpiSync (the spec's
 // `sync`; a nonblocking collective has its blocking twin's, and is waited for at completion).
 enum class CollKind : uint8_t {
-  kBarrier,    // Barrier, Ibarrier
-  kNxN,        // Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), neighbours; I*
-  kOneToN,     // Bcast, Scatter(v); I*
-  kNToOne,     // Reduce, Gather(v); I*
-  kScan,       // Scan, Exscan; I*
-  kOther,      // communicator constructors recorded as collectives, other MPI calls
+  kBarrier,  // Barrier, Ibarrier
+  kNxN,      // Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), neighbours; I*
+  kOneToN,   // Bcast, Scatter(v); I*
+  kNToOne,   // Reduce, Gather(v); I*
+  kScan,     // Scan, Exscan; I*
+  kOther,    // communicator constructors recorded as collectives, other MPI calls
 };
 CollKind coll_kind(defs::MpiSync sync);
 
 struct CallRecord {
   double enter = 0;  // global seconds
   double exit = 0;
-  int32_t node = -1;     // local call-path node (profile)
+  int32_t node = -1;  // local call-path node (profile)
   uint32_t region = 0;
   uint16_t location = 0;  // the thread that made the call (0: the one that called MPI_Init)
 };
@@ -85,8 +85,8 @@ struct RmaRecord {
   uint32_t win = 0;         // window id (defs::WindowTable)
   int32_t peer = -1;        // target / group member as window rank; -1: none
   defs::MpiRma kind = defs::MpiRma::kNone;
-  Op op = kSync;            // kSync for synchronization records
-  uint8_t lock = 0;         // MPI_Win_lock: 1 exclusive, 2 shared
+  Op op = kSync;     // kSync for synchronization records
+  uint8_t lock = 0;  // MPI_Win_lock: 1 exclusive, 2 shared
   uint64_t bytes = 0;
 };
 
@@ -167,13 +167,13 @@ class TimelineBuilder {
   std::function<double(uint64_t)> to_global_;
   const defs::Definitions& defs_;
   Timeline t_;
-  std::vector<uint32_t> open_;  // stack of open MPI calls (normally depth <= 1)
-  std::unordered_map<uint64_t, uint32_t> isend_by_req_;        // request -> send index
+  std::vector<uint32_t> open_;                           // stack of open MPI calls (normally depth <= 1)
+  std::unordered_map<uint64_t, uint32_t> isend_by_req_;  // request -> send index
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
-  std::unordered_map<uint64_t, uint32_t> icoll_by_req_;        // request -> coll index
-  std::unordered_map<uint32_t, std::vector<int32_t>> members_;  // comm -> world ranks
-  std::vector<uint8_t> mpi_flat_;                // region -> 0 unknown, 1 not MPI, 2 MPI
-  std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
+  std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
+  std::unordered_map<uint32_t, std::vector<int32_t>> members_;              // comm -> world ranks
+  std::vector<uint8_t> mpi_flat_;                     // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::unordered_map<uint32_t, bool> mpi_region_;     // regions beyond the flat table
   std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
   void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER

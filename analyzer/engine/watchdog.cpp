@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 
 #include "libtrace/clock/clock.h"
 

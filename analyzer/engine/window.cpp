@@ -25,7 +25,8 @@ bool WorldComms::spans_world(uint32_t comm) {
 }
 
 bool CandidateTracker::is_mpi(uint32_t region) {
-  if (region >= mpi_flat_.size()) mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()), 0);
+  if (region >= mpi_flat_.size())
+    mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()), 0);
   uint8_t& f = mpi_flat_[region];
   if (f == 0) f = defs_.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
   return f == 2;
@@ -54,8 +55,7 @@ bool CandidateTracker::on_event(const trace::Event& e) {
       syncs_ = sync == defs::MpiSync::kBarrier || (e.bytes > 0 && e.bytes_received > 0);
       return false;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -65,7 +65,8 @@ void WindowScanner::on_event(const trace::Event& e) {
   if (location_ != 0) {
     // Other threads: only whether they called MPI (their records would interleave with the
     // main thread's windows).
-    if (e.kind == K::kEnter && tracker_.is_mpi(e.region)) out_.ineligible = "a thread other than the main one called MPI";
+    if (e.kind == K::kEnter && tracker_.is_mpi(e.region))
+      out_.ineligible = "a thread other than the main one called MPI";
     return;
   }
   ++out_.events;
@@ -80,38 +81,30 @@ void WindowScanner::on_event(const trace::Event& e) {
     return;
   }
   switch (e.kind) {
-    case K::kSend:
-      ++net_;
-      break;
+    case K::kSend: ++net_; break;
     case K::kIsend:
       ++net_;
       pending_.insert(e.request);
       break;
-    case K::kRecv:
-      --net_;
-      break;
+    case K::kRecv: --net_; break;
     case K::kIrecv:
       --net_;
       pending_.erase(e.request);
       break;
     case K::kIrecvRequest:
-    case K::kIcollPost:
-      pending_.insert(e.request);
-      break;
+    case K::kIcollPost: pending_.insert(e.request); break;
     case K::kIsendComplete:
     case K::kIcollComplete:
-    case K::kRequestCancel:
-      pending_.erase(e.request);
-      break;
-    default:
-      break;
+    case K::kRequestCancel: pending_.erase(e.request); break;
+    default: break;
   }
 }
 
 WindowScan WindowScanner::finish(Status decode) {
   out_.mpi_calls = tracker_.mpi_calls();
   out_.status = decode;
-  if (decode != Status::kOk && out_.ineligible == nullptr) out_.ineligible = "the trace did not decode completely";
+  if (decode != Status::kOk && out_.ineligible == nullptr)
+    out_.ineligible = "the trace did not decode completely";
   return std::move(out_);
 }
 
@@ -197,7 +190,9 @@ Status plan_windows(const WindowScan& mine, const Group& group, double target_ev
   double events = double(mine.events - (mine.at.empty() ? 0 : mine.at[size_t(m * s - 1)]));
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&events, 1, ReduceOp::kMax));
   out.largest_window = std::max(out.largest_window, acc + events);
-  if (out.cuts.empty()) out.why_not = "no collective over all ranks was a clean cut (messages or requests in flight at every one)";
+  if (out.cuts.empty())
+    out.why_not =
+        "no collective over all ranks was a clean cut (messages or requests in flight at every one)";
   return Status::kOk;
 }
 

@@ -46,13 +46,13 @@ class Group;
 // communicator that spans every rank (CandidateTracker), in call order (candidate k is the
 // k-th), at the exit of the MPI call that holds it.
 struct WindowScan {
-  std::vector<uint64_t> at;   // location 0's events up to and including that exit
+  std::vector<uint64_t> at;  // location 0's events up to and including that exit
   // 1: a nonblocking request (send, receive, collective) pending, or the collective moved no
   // data into or out of this rank (an N x N collective then need not synchronize)
   std::vector<uint8_t> busy;
-  std::vector<int64_t> net;   // messages this rank sent minus those it received, up to there
-  uint64_t events = 0;        // location 0's events in all
-  uint64_t mpi_calls = 0;     // MPI calls of location 0 (the analysis's memory estimate)
+  std::vector<int64_t> net;  // messages this rank sent minus those it received, up to there
+  uint64_t events = 0;       // location 0's events in all
+  uint64_t mpi_calls = 0;    // MPI calls of location 0 (the analysis's memory estimate)
   // Why this rank's trace cannot be cut (a static string), or nullptr.
   const char* ineligible = nullptr;
   Status status = Status::kOk;  // the decode's
@@ -63,8 +63,7 @@ struct WindowScan {
 // everyone): every rank calls its collectives. Looked up once per communicator.
 class WorldComms {
  public:
-  WorldComms(const defs::Definitions& definitions, int world_size)
-      : defs_(definitions), size_(world_size) {}
+  WorldComms(const defs::Definitions& definitions, int world_size) : defs_(definitions), size_(world_size) {}
   bool spans_world(uint32_t comm);
 
  private:
@@ -120,8 +119,7 @@ class WindowScanner {
 };
 
 // Decodes every location of `store` once (WindowScanner over a TraceReader).
-WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions,
-                        int world_size);
+WindowScan scan_windows(const trace::ChunkStore& store, const defs::Definitions& definitions, int world_size);
 
 // The cuts from the candidates as every rank sees them: span[k] the most events any rank has
 // between candidate k - 1 and k (k = 0: from the start), ok[k] whether candidate k is a valid
@@ -138,7 +136,6 @@ struct WindowPlan {
 };
 
 // Collective over `group`. At most 2^20 candidates are considered (every s-th beyond that).
-Status plan_windows(const WindowScan& mine, const Group& group, double target_events,
-                    WindowPlan& out);
+Status plan_windows(const WindowScan& mine, const Group& group, double target_events, WindowPlan& out);
 
 }  // namespace critpath::analyzer::engine

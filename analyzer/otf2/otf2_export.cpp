@@ -30,10 +30,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyzer/otf2/otf2_support.h"
 #include "analyzer/engine/global_time.h"
-#include "libtrace/buffer/trace_reader.h"
+#include "analyzer/otf2/otf2_support.h"
 #include "critpath_version.h"
+#include "libtrace/buffer/trace_reader.h"
 
 namespace critpath::analyzer::otf2 {
 namespace {
@@ -43,8 +43,8 @@ using K = trace::EventKind;
 
 // A rank's ids that its events use and that need a global id (phase 2).
 struct LocalRefs {
-  std::set<uint32_t> regions;                     // entered (and call-site) regions
-  std::vector<std::vector<int32_t>> groups;       // RmaGroupSync members, world ranks; id = index
+  std::set<uint32_t> regions;                // entered (and call-site) regions
+  std::vector<std::vector<int32_t>> groups;  // RmaGroupSync members, world ranks; id = index
   std::map<std::vector<int32_t>, uint32_t> group_ids;
   uint32_t group(const std::vector<int32_t>& members) {
     auto [it, fresh] = group_ids.emplace(members, uint32_t(groups.size()));
@@ -145,14 +145,17 @@ class LocationWriter {
         auto it = icoll_.find(e.request);
         if (it == icoll_.end()) break;  // posted before recording started
         const trace::Event& p = it->second;
-        check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w_, nullptr, t, op_of(p.region), p.comm,
-                                                           root_of(p.root), p.bytes, p.bytes_received,
-                                                           e.request));
+        check(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+            w_, nullptr, t, op_of(p.region), p.comm, root_of(p.root), p.bytes, p.bytes_received, e.request));
         icoll_.erase(it);
         break;
       }
-      case K::kMeasurementOff: check(OTF2_EvtWriter_MeasurementOnOff(w_, nullptr, t, OTF2_MEASUREMENT_OFF)); break;
-      case K::kMeasurementOn: check(OTF2_EvtWriter_MeasurementOnOff(w_, nullptr, t, OTF2_MEASUREMENT_ON)); break;
+      case K::kMeasurementOff:
+        check(OTF2_EvtWriter_MeasurementOnOff(w_, nullptr, t, OTF2_MEASUREMENT_OFF));
+        break;
+      case K::kMeasurementOn:
+        check(OTF2_EvtWriter_MeasurementOnOff(w_, nullptr, t, OTF2_MEASUREMENT_ON));
+        break;
       case K::kCounters: metric(t, e); break;  // not after an ENTER/EXIT: on its own
       default:
         if (e.kind >= K::kRmaFirst && e.kind <= K::kRmaLast) rma(t, e);
@@ -298,8 +301,7 @@ class LocationWriter {
       const PendingOp& p = ops_[i];
       if (p.win == win && (peer < 0 || p.peer == peer))
         check(OTF2_EvtWriter_RmaOpCompleteBlocking(w_, nullptr, t, win, p.id));
-      else
-        ops_[keep++] = p;
+      else ops_[keep++] = p;
     }
     ops_.resize(keep);
   }
@@ -332,14 +334,16 @@ class LocationWriter {
     switch (e.kind) {
       case K::kRmaWinCreate:
         check(OTF2_EvtWriter_RmaWinCreate(w_, nullptr, t, win));
-        check(OTF2_EvtWriter_RmaCollectiveEnd(w_, nullptr, t, op_of(call_region()), OTF2_RMA_SYNC_LEVEL_PROCESS,
-                                              win, OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
+        check(OTF2_EvtWriter_RmaCollectiveEnd(w_, nullptr, t, op_of(call_region()),
+                                              OTF2_RMA_SYNC_LEVEL_PROCESS, win, OTF2_COLLECTIVE_ROOT_NONE, 0,
+                                              0));
         break;
       case K::kRmaWinFree:
         complete_ops(t, win, -1);
         check(OTF2_EvtWriter_RmaWinDestroy(w_, nullptr, t, win));
         check(OTF2_EvtWriter_RmaCollectiveEnd(w_, nullptr, t, OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
-                                              OTF2_RMA_SYNC_LEVEL_PROCESS, win, OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
+                                              OTF2_RMA_SYNC_LEVEL_PROCESS, win, OTF2_COLLECTIVE_ROOT_NONE, 0,
+                                              0));
         break;
       case K::kRmaCollSync:  // MPI_Win_fence
         complete_ops(t, win, -1);
@@ -347,7 +351,9 @@ class LocationWriter {
                                               OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, win,
                                               OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
         break;
-      case K::kRmaPut: check(OTF2_EvtWriter_RmaPut(w_, nullptr, t, win, peer, e.bytes, matching_id(e))); break;
+      case K::kRmaPut:
+        check(OTF2_EvtWriter_RmaPut(w_, nullptr, t, win, peer, e.bytes, matching_id(e)));
+        break;
       case K::kRmaAccumulate:
         // A fetching form (Get_accumulate, Fetch_and_op, Compare_and_swap) follows with an
         // RMA_GET of the result bytes: both make one RmaAtomic.
@@ -481,7 +487,8 @@ std::vector<Def> sorted(std::vector<Def> v) {
 }
 
 // What rank r sends rank 0. Regions carry their OTF2 style already (RegionStyle).
-json describe_rank(const LocationTrace& loc, const LocalRefs& refs, const std::vector<ThreadSummary>& threads) {
+json describe_rank(const LocationTrace& loc, const LocalRefs& refs,
+                   const std::vector<ThreadSummary>& threads) {
   const defs::Definitions& d = *loc.definitions;
   json j;
   j["rank"] = loc.run.rank;
@@ -631,7 +638,7 @@ class Unifier {
   struct DefStrings {
     OTF2_StringRef machine, machine_class, node_class, empty, mpi_name, count_unit;
     OTF2_StringRef cpus_name, appnum_name, unrecorded_name;
-    std::map<std::string, uint32_t> nodes;  // host -> system tree node
+    std::map<std::string, uint32_t> nodes;                          // host -> system tree node
     std::vector<OTF2_StringRef> cpus_of, appnum_of, unrecorded_of;  // per entry of ranks_
   };
 
@@ -688,7 +695,8 @@ class Unifier {
   // The system tree (the machine, one node per host), one process per rank with its
   // properties, its threads the locations (Score-P's ids: otf2_support.h).
   void write_processes(OTF2_GlobalDefWriter* w, const DefStrings& ds, FirstError& check) {
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, ds.machine, ds.machine_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, ds.machine, ds.machine_class,
+                                                   OTF2_UNDEFINED_SYSTEM_TREE_NODE));
     check(OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(w, 0, OTF2_SYSTEM_TREE_DOMAIN_MACHINE));
     for (const auto& [h, id] : ds.nodes) {
       check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, id, string(h), ds.node_class, 0));
@@ -697,18 +705,20 @@ class Unifier {
     for (const json& j : ranks_) {
       const int r = j.at("rank").get<int>();
       const std::string& h = host_of_[&j - ranks_.data()];
-      check(OTF2_GlobalDefWriter_WriteLocationGroup(w, OTF2_LocationGroupRef(r), string("MPI Rank " + std::to_string(r)),
-                                                    OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                    ds.nodes.at(h.empty() ? "unknown" : h),
-                                                    OTF2_UNDEFINED_LOCATION_GROUP));
+      check(OTF2_GlobalDefWriter_WriteLocationGroup(
+          w, OTF2_LocationGroupRef(r), string("MPI Rank " + std::to_string(r)),
+          OTF2_LOCATION_GROUP_TYPE_PROCESS, ds.nodes.at(h.empty() ? "unknown" : h),
+          OTF2_UNDEFINED_LOCATION_GROUP));
       if (ds.cpus_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
         OTF2_AttributeValue v;
         v.stringRef = ds.cpus_of[&j - ranks_.data()];
-        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.cpus_name, OTF2_TYPE_STRING, v));
+        check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.cpus_name,
+                                                              OTF2_TYPE_STRING, v));
       }
       OTF2_AttributeValue a;
       a.stringRef = ds.appnum_of[&j - ranks_.data()];
-      check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.appnum_name, OTF2_TYPE_STRING, a));
+      check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.appnum_name,
+                                                            OTF2_TYPE_STRING, a));
       if (ds.unrecorded_of[&j - ranks_.data()] != OTF2_UNDEFINED_STRING) {
         a.stringRef = ds.unrecorded_of[&j - ranks_.data()];
         check(OTF2_GlobalDefWriter_WriteLocationGroupProperty(w, OTF2_LocationGroupRef(r), ds.unrecorded_name,
@@ -720,8 +730,9 @@ class Unifier {
       for (const auto& t : j.at("threads")) {
         const int th = t.at(0).get<int>();
         check(OTF2_GlobalDefWriter_WriteLocation(
-            w, location_id(r, uint16_t(th)), string(th == 0 ? "Master thread" : "Thread " + std::to_string(th)),
-            OTF2_LOCATION_TYPE_CPU_THREAD, t.at(1).get<uint64_t>(), OTF2_LocationGroupRef(r)));
+            w, location_id(r, uint16_t(th)),
+            string(th == 0 ? "Master thread" : "Thread " + std::to_string(th)), OTF2_LOCATION_TYPE_CPU_THREAD,
+            t.at(1).get<uint64_t>(), OTF2_LocationGroupRef(r)));
       }
     }
   }
@@ -733,8 +744,9 @@ class Unifier {
       const OTF2_StringRef name = string(x.at(0).get<std::string>());
       const std::string file = x.at(2).get<std::string>();
       check(OTF2_GlobalDefWriter_WriteRegion(w, OTF2_RegionRef(i), name, name, ds.empty,
-                                             OTF2_RegionRole(x.at(4).get<int>()), OTF2_Paradigm(x.at(5).get<int>()),
-                                             OTF2_REGION_FLAG_NONE, file.empty() ? OTF2_UNDEFINED_STRING : string(file),
+                                             OTF2_RegionRole(x.at(4).get<int>()),
+                                             OTF2_Paradigm(x.at(5).get<int>()), OTF2_REGION_FLAG_NONE,
+                                             file.empty() ? OTF2_UNDEFINED_STRING : string(file),
                                              x.at(3).get<uint32_t>(), x.at(3).get<uint32_t>()));
     }
     // Groups: the locations of the MPI ranks first (rank i is location i), then the rest.
@@ -747,13 +759,15 @@ class Unifier {
     for (uint32_t id : comm_order_) {
       const json& c = comms_.at(id);
       const uint32_t parent = c.at(1).get<uint32_t>();
-      const OTF2_CommRef p = comm_ref_.count(parent) && parent != id ? comm_ref_.at(parent) : OTF2_UNDEFINED_COMM;
+      const OTF2_CommRef p = comm_ref_.count(parent) && parent != id ? comm_ref_.at(parent)
+                                                                     : OTF2_UNDEFINED_COMM;
       if (c.at(4).empty()) {
         check(OTF2_GlobalDefWriter_WriteComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id), p,
                                              OTF2_COMM_FLAG_NONE));
       } else {
-        check(OTF2_GlobalDefWriter_WriteInterComm(w, comm_ref_.at(id), string(comm_name(c)), comm_group_.at(id),
-                                                  remote_group_.at(id), OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        check(OTF2_GlobalDefWriter_WriteInterComm(w, comm_ref_.at(id), string(comm_name(c)),
+                                                  comm_group_.at(id), remote_group_.at(id),
+                                                  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
       }
     }
     for (const auto& [id, wd] : wins_) {
@@ -770,14 +784,14 @@ class Unifier {
     for (const auto& [names, id] : metric_classes_)
       for (const std::string& n : names)
         if (members.emplace(n, uint32_t(members.size())).second)
-          check(OTF2_GlobalDefWriter_WriteMetricMember(w, members.at(n), string(n), ds.empty, OTF2_METRIC_TYPE_PAPI,
-                                                       OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
-                                                       OTF2_BASE_DECIMAL, 0, ds.count_unit));
+          check(OTF2_GlobalDefWriter_WriteMetricMember(
+              w, members.at(n), string(n), ds.empty, OTF2_METRIC_TYPE_PAPI, OTF2_METRIC_ACCUMULATED_START,
+              OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, ds.count_unit));
     for (const auto& [names, id] : metric_classes_) {
       std::vector<OTF2_MetricMemberRef> m;
       for (const std::string& n : names) m.push_back(members.at(n));
-      check(OTF2_GlobalDefWriter_WriteMetricClass(w, id, uint8_t(m.size()), m.data(), OTF2_METRIC_SYNCHRONOUS_STRICT,
-                                                  OTF2_RECORDER_KIND_CPU));
+      check(OTF2_GlobalDefWriter_WriteMetricClass(w, id, uint8_t(m.size()), m.data(),
+                                                  OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU));
     }
   }
 
@@ -814,14 +828,13 @@ class Unifier {
       comm_order_.push_back(id);
     };
     if (!comms_.count(defs::kCommWorld))
-      comms_[defs::kCommWorld] = json{defs::kCommWorld, defs::kCommUnknown, "MPI_COMM_WORLD", json(all), json::array()};
+      comms_[defs::kCommWorld] = json{defs::kCommWorld, defs::kCommUnknown, "MPI_COMM_WORLD", json(all),
+                                      json::array()};
     for (const auto& [id, c] : comms_) visit(id);
     for (uint32_t id : comm_order_) {
       const json& c = comms_.at(id);
-      if (id == defs::kCommSelf)
-        comm_group_[id] = group({}, OTF2_GROUP_TYPE_COMM_SELF);
-      else
-        comm_group_[id] = group(c.at(3).get<std::vector<int32_t>>());
+      if (id == defs::kCommSelf) comm_group_[id] = group({}, OTF2_GROUP_TYPE_COMM_SELF);
+      else comm_group_[id] = group(c.at(3).get<std::vector<int32_t>>());
       if (!c.at(4).empty()) remote_group_[id] = group(c.at(4).get<std::vector<int32_t>>());
     }
   }
@@ -906,7 +919,8 @@ void write_events(Export& x, LocalRefs& refs, std::vector<ThreadSummary>& thread
     reader.seek_begin();
     if (reader.next(e)) base_s = std::min(base_s, time.seconds(e.time));
   }
-  if (x.ranks.allreduce(&base_s, 1, MPI_DOUBLE, MPI_MIN) != Status::kOk) x.fail("agreeing on the time base failed");
+  if (x.ranks.allreduce(&base_s, 1, MPI_DOUBLE, MPI_MIN) != Status::kOk)
+    x.fail("agreeing on the time base failed");
   base_s = base_s < 1e300 ? std::floor(base_s) : 0.0;
   x.step(OTF2_Archive_OpenEvtFiles(x.archive), "opening the event files");
   try {
@@ -922,7 +936,8 @@ void write_events(Export& x, LocalRefs& refs, std::vector<ThreadSummary>& thread
       reader.seek_begin();
       while (reader.next(e)) lw.put(e);
       lw.finish();
-      if (reader.status() != Status::kOk) x.fail(std::string("the trace does not decode: ") + to_string(reader.status()));
+      if (reader.status() != Status::kOk)
+        x.fail(std::string("the trace does not decode: ") + to_string(reader.status()));
       if (lw.error() != OTF2_SUCCESS) x.fail("writing events: " + describe(lw.error()));
       ThreadSummary s;
       s.thread = t;
@@ -957,7 +972,8 @@ bool unify_definitions(Export& x, const LocalRefs& refs, const std::vector<Threa
       if (x.ranks.rank() == 0) {
         unifier = std::make_unique<Unifier>(x.ranks.size());
         for (int r = 0; r < x.ranks.size(); ++r)
-          unifier->add(json::parse(all.begin() + displs[size_t(r)], all.begin() + displs[size_t(r)] + counts[size_t(r)]));
+          unifier->add(json::parse(all.begin() + displs[size_t(r)],
+                                   all.begin() + displs[size_t(r)] + counts[size_t(r)]));
         unifier->assign(x.ranks.size());
         OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter(x.archive);
         if (gw == nullptr) {
@@ -1015,7 +1031,8 @@ void write_mappings(Export& x, const LocalRefs& refs, const std::vector<ThreadSu
         g += wins.size();
         x.step(write_mapping(w, OTF2_MAPPING_GROUP, groups, g), "group mapping");
         g += groups.size();
-        if (*g != OTF2_UNDEFINED_METRIC) x.step(write_mapping(w, OTF2_MAPPING_METRIC, {kLocalMetric}, g), "metric mapping");
+        if (*g != OTF2_UNDEFINED_METRIC)
+          x.step(write_mapping(w, OTF2_MAPPING_METRIC, {kLocalMetric}, g), "metric mapping");
         ++g;
         x.step(write_mapping(w, OTF2_MAPPING_STRING, strings, g), "string mapping");
       }
@@ -1035,8 +1052,8 @@ Status export_location(const LocationTrace& location, const engine::Comm& ranks,
   const RunInfo& run = location.run;
   Export x{location, ranks, nullptr, {}};
   try {
-    x.archive = OTF2_Archive_Open(dir.c_str(), kArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
-                                  OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    x.archive = OTF2_Archive_Open(dir.c_str(), kArchiveName, OTF2_FILEMODE_WRITE, 1024 * 1024,
+                                  4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   } catch (...) {
   }
   if (x.archive == nullptr) x.fail("cannot open the archive: " + take_last_error());
@@ -1051,7 +1068,8 @@ Status export_location(const LocationTrace& location, const engine::Comm& ranks,
   x.step(OTF2_Archive_SetCollectiveCallbacks(x.archive, collectives(), nullptr, &context, nullptr),
          "collective callbacks");
   x.step(OTF2_Archive_SetCreator(x.archive, "critpath " CRITPATH_VERSION), "creator");
-  x.step(OTF2_Archive_SetDescription(x.archive, ("critpath trace of " + run.executable).c_str()), "description");
+  x.step(OTF2_Archive_SetDescription(x.archive, ("critpath trace of " + run.executable).c_str()),
+         "description");
   x.step(OTF2_Archive_SetMachineName(x.archive, "Linux"), "machine name");
   LocalRefs refs;
   std::vector<ThreadSummary> threads;

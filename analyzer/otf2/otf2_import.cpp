@@ -39,16 +39,16 @@ namespace critpath::analyzer::otf2 {
 // ---- Skipped --------------------------------------------------------------------------------
 
 void Skipped::to_array(uint64_t (&a)[kFields]) const {
-  const uint64_t v[kFields] = {thread_locations, accelerator_locations, metric_locations, threading_events,
-                               io_events, sampling_events, parameter_events, metric_events, other_events,
-                               open_icolls};
+  const uint64_t v[kFields] = {
+      thread_locations, accelerator_locations, metric_locations, threading_events, io_events,
+      sampling_events,  parameter_events,      metric_events,    other_events,     open_icolls};
   std::copy(v, v + kFields, a);
 }
 
 void Skipped::from_array(const uint64_t (&a)[kFields]) {
-  uint64_t* f[kFields] = {&thread_locations, &accelerator_locations, &metric_locations, &threading_events,
-                          &io_events, &sampling_events, &parameter_events, &metric_events, &other_events,
-                          &open_icolls};
+  uint64_t* f[kFields] = {
+      &thread_locations, &accelerator_locations, &metric_locations, &threading_events, &io_events,
+      &sampling_events,  &parameter_events,      &metric_events,    &other_events,     &open_icolls};
   for (int i = 0; i < kFields; ++i) *f[i] = a[i];
 }
 
@@ -61,9 +61,14 @@ bool Skipped::empty() const {
 std::string Skipped::describe() const {
   static const char* const kWhat[kFields] = {
       "thread locations (OpenMP, pthreads: critpath analyses the MPI thread of each rank)",
-      "GPU/accelerator locations", "metric locations", "OpenMP/thread records", "I/O records",
-      "sampling/calling-context records", "parameter records",
-      "metric records other than the strictly synchronous counters", "unknown records",
+      "GPU/accelerator locations",
+      "metric locations",
+      "OpenMP/thread records",
+      "I/O records",
+      "sampling/calling-context records",
+      "parameter records",
+      "metric records other than the strictly synchronous counters",
+      "unknown records",
       "nonblocking collectives never completed"};
   uint64_t a[kFields];
   to_array(a);
@@ -234,9 +239,8 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
     return def_guard(u, [&](State& s) { s.strings[self] = text ? text : ""; });
   });
   OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(
-      c, [](void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_SystemTreeNodeRef) {
-        return def_guard(u, [&](State& s) { s.node_names[self] = name; });
-      });
+      c, [](void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef,
+            OTF2_SystemTreeNodeRef) { return def_guard(u, [&](State& s) { s.node_names[self] = name; }); });
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(
       c, [](void* u, OTF2_LocationGroupRef self, OTF2_StringRef, OTF2_LocationGroupType type,
             OTF2_SystemTreeNodeRef node, OTF2_LocationGroupRef) {
@@ -246,7 +250,8 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
         });
       });
   OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(
-      c, [](void* u, OTF2_LocationGroupRef group, OTF2_StringRef name, OTF2_Type type, OTF2_AttributeValue value) {
+      c, [](void* u, OTF2_LocationGroupRef group, OTF2_StringRef name, OTF2_Type type,
+            OTF2_AttributeValue value) {
         return def_guard(u, [&](State& s) {
           if (type == OTF2_TYPE_STRING) s.group_properties.push_back({group, name, value.stringRef});
         });
@@ -328,7 +333,8 @@ constexpr size_t kChunkSlots = 16384;
 class Builder {
  public:
   Builder(const State& s, int rank, uint16_t thread, trace::ChunkStore& store,
-          const std::unordered_map<uint32_t, uint32_t>& regions, const defs::Definitions& defs, Skipped& skipped)
+          const std::unordered_map<uint32_t, uint32_t>& regions, const defs::Definitions& defs,
+          Skipped& skipped)
       : s_(s), rank_(rank), thread_(thread), store_(store), regions_(regions), defs_(defs), skipped_(skipped),
         compressor_(1) {}
 
@@ -375,7 +381,8 @@ class Builder {
       const Frame& f = frames_[i - 1];
       // Score-P's MPI_Win_flush writes only operation completions: their target is the flush's.
       if ((f.mpi.rma == defs::MpiRma::kFlush || f.mpi.rma == defs::MpiRma::kFlushAll) && !f.rma_written)
-        emit(rma_event(trace::EventKind::kRmaSync, now, f.flush_win, f.mpi.rma == defs::MpiRma::kFlush ? f.flush_target : -1));
+        emit(rma_event(trace::EventKind::kRmaSync, now, f.flush_win,
+                       f.mpi.rma == defs::MpiRma::kFlush ? f.flush_target : -1));
       frames_.resize(i - 1);
     }
     region_event(trace::EventKind::kExit, t, now, region);
@@ -393,7 +400,8 @@ class Builder {
     e.time = at(t);
     e.bytes = n;
     for (uint8_t k = 0; k < n; ++k)
-      e.counters[k] = types[k] == OTF2_TYPE_DOUBLE ? uint64_t(values[k].floating_point) : values[k].unsigned_int;
+      e.counters[k] = types[k] == OTF2_TYPE_DOUBLE ? uint64_t(values[k].floating_point)
+                                                   : values[k].unsigned_int;
     // Score-P writes a Metric before the Enter/Leave it belongs to; critpath after it.
     pending_counters_ = e;
     pending_counters_at_ = t;
@@ -456,8 +464,9 @@ class Builder {
   }
 
   void measurement(OTF2_TimeStamp t, OTF2_MeasurementMode mode) {
-    emit(simple(mode == OTF2_MEASUREMENT_ON ? trace::EventKind::kMeasurementOn : trace::EventKind::kMeasurementOff,
-                at(t), 0));
+    emit(simple(
+        mode == OTF2_MEASUREMENT_ON ? trace::EventKind::kMeasurementOn : trace::EventKind::kMeasurementOff,
+        at(t), 0));
   }
 
   void program(OTF2_StringRef name, uint32_t n, const OTF2_StringRef* args) {
@@ -506,7 +515,8 @@ class Builder {
   void lock(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, OTF2_LockType type) {
     const defs::MpiRma r = role();
     if ((r != defs::MpiRma::kLock && r != defs::MpiRma::kLockAll) || frames_.back().rma_written) return;
-    trace::Event e = rma_event(trace::EventKind::kRmaSync, at(t), win, r == defs::MpiRma::kLock ? peer(remote) : -1);
+    trace::Event e = rma_event(trace::EventKind::kRmaSync, at(t), win,
+                               r == defs::MpiRma::kLock ? peer(remote) : -1);
     e.root = r == defs::MpiRma::kLock ? (type == OTF2_LOCK_EXCLUSIVE ? 1 : 2) : 0;
     emit(e);
   }
@@ -603,7 +613,9 @@ class Builder {
     e.region = region;
     return e;
   }
-  static int32_t root_of(uint32_t root) { return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root); }
+  static int32_t root_of(uint32_t root) {
+    return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root);
+  }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
 
   // What the events need of a region, looked up once (the table takes a lock per lookup).
@@ -717,7 +729,7 @@ class Builder {
   OTF2_TimeStamp pending_counters_at_ = 0;
   bool have_counters_ = false;
   std::vector<trace::Event> held_;
-  std::unordered_map<uint64_t, size_t> open_icolls_;  // request -> index in held_
+  std::unordered_map<uint64_t, size_t> open_icolls_;          // request -> index in held_
   std::map<std::pair<uint32_t, uint64_t>, int32_t> targets_;  // (window, matching id) -> target
   std::unordered_map<uint32_t, std::vector<int32_t>> win_members_;
   std::unordered_map<uint32_t, RegionFacts> facts_;
@@ -729,7 +741,8 @@ class Builder {
 // Records critpath does not analyse: counted, otherwise ignored. The template arguments after
 // the field come from the callback type the function is registered for.
 template <uint64_t Skipped::*Field, typename... Fields>
-OTF2_CallbackCode skip(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*, Fields...) {
+OTF2_CallbackCode skip(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*,
+                       Fields...) {
   static_cast<Builder*>(user)->skip(Field);
   return OTF2_CALLBACK_SUCCESS;
 }
@@ -739,11 +752,13 @@ OTF2_CallbackCode ignore(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void*, OTF2
   return OTF2_CALLBACK_SUCCESS;
 }
 
-#define CRITPATH_OTF2_EVT(Name, ...)                                                         \
+#define CRITPATH_OTF2_EVT(Name, ...)                                                              \
   OTF2_EvtReaderCallbacks_Set##Name##Callback(c, [](OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, \
                                                    void* u, OTF2_AttributeList*, __VA_ARGS__)
-#define CRITPATH_OTF2_DO(...) \
-  { return guard<Builder>(u, [&](Builder& b) { __VA_ARGS__; }); })
+#define CRITPATH_OTF2_DO(...)                                   \
+  {                                                             \
+    return guard<Builder>(u, [&](Builder& b) { __VA_ARGS__; }); \
+  })
 
 // register_event_callbacks' steps: the events analysed (regions, metrics, messages,
 // collectives), the one-sided ones, then the counted or ignored rest.
@@ -784,8 +799,8 @@ void register_rma_callbacks(OTF2_EvtReaderCallbacks* c) {
   using K = trace::EventKind;
   CRITPATH_OTF2_EVT(RmaWinCreate, OTF2_RmaWinRef w) CRITPATH_OTF2_DO(b.win_create(t, w));
   CRITPATH_OTF2_EVT(RmaWinDestroy, OTF2_RmaWinRef w) CRITPATH_OTF2_DO(b.win_destroy(t, w));
-  CRITPATH_OTF2_EVT(RmaCollectiveEnd, OTF2_CollectiveOp, OTF2_RmaSyncLevel, OTF2_RmaWinRef w, uint32_t, uint64_t,
-                    uint64_t)
+  CRITPATH_OTF2_EVT(RmaCollectiveEnd, OTF2_CollectiveOp, OTF2_RmaSyncLevel, OTF2_RmaWinRef w, uint32_t,
+                    uint64_t, uint64_t)
   CRITPATH_OTF2_DO(b.rma_collective_end(t, w));
   CRITPATH_OTF2_EVT(RmaGroupSync, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w, OTF2_GroupRef g)
   CRITPATH_OTF2_DO(b.group_sync(t, level, w, g));
@@ -795,7 +810,8 @@ void register_rma_callbacks(OTF2_EvtReaderCallbacks* c) {
   CRITPATH_OTF2_DO(b.lock(t, w, remote, type));
   CRITPATH_OTF2_EVT(RmaReleaseLock, OTF2_RmaWinRef w, uint32_t remote, uint64_t)
   CRITPATH_OTF2_DO(b.release(t, w, remote));
-  CRITPATH_OTF2_EVT(RmaSync, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType) CRITPATH_OTF2_DO(b.sync(t, w, remote));
+  CRITPATH_OTF2_EVT(RmaSync, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType)
+  CRITPATH_OTF2_DO(b.sync(t, w, remote));
   CRITPATH_OTF2_EVT(RmaPut, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
   CRITPATH_OTF2_DO(b.transfer(K::kRmaPut, t, w, remote, bytes, id));
   CRITPATH_OTF2_EVT(RmaGet, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
@@ -803,7 +819,8 @@ void register_rma_callbacks(OTF2_EvtReaderCallbacks* c) {
   CRITPATH_OTF2_EVT(RmaAtomic, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
                     uint64_t received, uint64_t id)
   CRITPATH_OTF2_DO(b.atomic(t, w, remote, type, sent, received, id));
-  CRITPATH_OTF2_EVT(RmaOpCompleteBlocking, OTF2_RmaWinRef w, uint64_t id) CRITPATH_OTF2_DO(b.op_complete(t, w, id, false));
+  CRITPATH_OTF2_EVT(RmaOpCompleteBlocking, OTF2_RmaWinRef w, uint64_t id)
+  CRITPATH_OTF2_DO(b.op_complete(t, w, id, false));
   CRITPATH_OTF2_EVT(RmaOpCompleteNonBlocking, OTF2_RmaWinRef w, uint64_t id)
   CRITPATH_OTF2_DO(b.op_complete(t, w, id, true));
 }
@@ -967,7 +984,8 @@ Status find_ranks(State& s, std::string& error) {
     if (s.rank_of_location.count(loc)) continue;
     const auto g = s.location_groups.find(l.group);
     const bool accelerator = l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ||
-                             (g != s.location_groups.end() && g->second.type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR);
+                             (g != s.location_groups.end() &&
+                              g->second.type == OTF2_LOCATION_GROUP_TYPE_ACCELERATOR);
     if (accelerator) {
       ++s.skipped.accelerator_locations;
     } else if (l.type == OTF2_LOCATION_TYPE_METRIC) {
@@ -1007,7 +1025,8 @@ void find_special_definitions(State& s) {
   }
   // The hardware counters: the first strictly synchronous metric class of integer members.
   for (const auto& [ref, m] : s.metric_classes) {
-    if (m.occurrence != OTF2_METRIC_SYNCHRONOUS_STRICT || m.members.empty() || m.members.size() > trace::kMaxCounters)
+    if (m.occurrence != OTF2_METRIC_SYNCHRONOUS_STRICT || m.members.empty() ||
+        m.members.size() > trace::kMaxCounters)
       continue;
     std::vector<std::string> names;
     for (uint32_t member : m.members) names.push_back(s.str(s.metric_member_names[member]));
@@ -1096,14 +1115,15 @@ struct EventSpan {
 };
 
 // Events, location after location, into `chunks`.
-Status read_events(State& s, int rank, trace::ChunkStore& chunks, const std::unordered_map<uint32_t, uint32_t>& regions,
-                   defs::Definitions& definitions, Skipped& skipped, EventSpan& span, std::string& error) {
+Status read_events(State& s, int rank, trace::ChunkStore& chunks,
+                   const std::unordered_map<uint32_t, uint32_t>& regions, defs::Definitions& definitions,
+                   Skipped& skipped, EventSpan& span, std::string& error) {
   const std::vector<uint64_t>& locs = s.rank_locations.at(size_t(rank));
   for (size_t th = 0; th < locs.size(); ++th) {
     OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(s.reader, locs[th]);
     if (er == nullptr) {
-      error = s.anchor + ": the events of location " + std::to_string(locs[th]) + " do not open: " +
-              take_last_error();
+      error = s.anchor + ": the events of location " + std::to_string(locs[th]) +
+              " do not open: " + take_last_error();
       return Status::kCorrupt;
     }
     Builder b(s, rank, uint16_t(th), chunks, regions, definitions, skipped);
@@ -1162,7 +1182,8 @@ void set_run_facts(const State& s, int rank, size_t threads, const EventSpan& sp
 
 // The properties critpath's export gives the rank's process: its MPMD command, the regions'
 // visits it did not record, its CPUs.
-void read_process_properties(const State& s, uint32_t process, const std::unordered_map<uint32_t, uint32_t>& regions,
+void read_process_properties(const State& s, uint32_t process,
+                             const std::unordered_map<uint32_t, uint32_t>& regions,
                              defs::Definitions& definitions, RunInfo& run) {
   for (const State::GroupProperty& p : s.group_properties)
     if (p.group == process && s.str(p.name) == kPropertyAppnum) {
@@ -1177,8 +1198,8 @@ void read_process_properties(const State& s, uint32_t process, const std::unorde
         if (std::sscanf(list.c_str() + at, "%u:%llu:%lg:%u", &ref, &visits, &seconds, &autof) == 4) {
           auto it = regions.find(ref);
           if (it != regions.end() && seconds >= 0)
-            definitions.regions.add_unrecorded(it->second, visits, uint64_t(std::llround(seconds * double(s.resolution))),
-                                               autof != 0);
+            definitions.regions.add_unrecorded(
+                it->second, visits, uint64_t(std::llround(seconds * double(s.resolution))), autof != 0);
         }
         const size_t semi = list.find(';', at);
         at = semi == std::string::npos ? list.size() : semi + 1;

@@ -158,8 +158,8 @@ OTF2_CallbackCode get_rank(void*, OTF2_CollectiveContext* c, uint32_t* rank) {
   *rank = uint32_t(c->comm->rank());
   return OTF2_CALLBACK_SUCCESS;
 }
-OTF2_CallbackCode create_local_comm(void*, OTF2_CollectiveContext**, OTF2_CollectiveContext*,
-                                    uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+OTF2_CallbackCode create_local_comm(void*, OTF2_CollectiveContext**, OTF2_CollectiveContext*, uint32_t,
+                                    uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
   return OTF2_CALLBACK_ERROR;  // only the SION substrate partitions files; we never ask for it
 }
 OTF2_CallbackCode free_local_comm(void*, OTF2_CollectiveContext*) { return OTF2_CALLBACK_SUCCESS; }
@@ -171,8 +171,8 @@ OTF2_CallbackCode bcast(void*, OTF2_CollectiveContext* c, void* data, uint32_t n
   return code(c->comm->bcast(data, size_t(n) * e, int(root)));
 }
 // Both gathers: every rank's elements at the root, in rank order, copied to `out`.
-OTF2_CallbackCode gather_any(OTF2_CollectiveContext* c, const void* in, uint32_t n, void* out,
-                             OTF2_Type type, uint32_t root) {
+OTF2_CallbackCode gather_any(OTF2_CollectiveContext* c, const void* in, uint32_t n, void* out, OTF2_Type type,
+                             uint32_t root) {
   const size_t e = type_size(type);
   if (e == 0) return OTF2_CALLBACK_ERROR;
   std::vector<unsigned char> all;
@@ -215,13 +215,13 @@ OTF2_CallbackCode scatterv(void*, OTF2_CollectiveContext* c, const void* in, con
 
 const OTF2_CollectiveCallbacks kCollectives = {
     nullptr, get_size, get_rank, create_local_comm, free_local_comm, barrier,
-    bcast, gather, gatherv, scatter, scatterv,
+    bcast,   gather,   gatherv,  scatter,           scatterv,
 };
 
 thread_local std::string t_last_error;
 
-OTF2_ErrorCode keep_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode error,
-                          const char* fmt, va_list va) {
+OTF2_ErrorCode keep_error(void*, const char*, uint64_t, const char*, OTF2_ErrorCode error, const char* fmt,
+                          va_list va) {
   char buf[512];
   std::vsnprintf(buf, sizeof buf, fmt, va);
   try {

@@ -56,9 +56,7 @@ inline constexpr const char* kPropertyUnrecorded = "CRITPATH::UNRECORDED";
 
 // Score-P's location ids: thread t of MPI rank r is location (t << 32) | r, so the thread that
 // called MPI_Init has the rank's number; the rank's location group has id r.
-inline uint64_t location_id(int rank, uint16_t thread) {
-  return (uint64_t(thread) << 32) | uint32_t(rank);
-}
+inline uint64_t location_id(int rank, uint16_t thread) { return (uint64_t(thread) << 32) | uint32_t(rank); }
 
 // How a critpath region is described in OTF2: role and paradigm, as Score-P's MPI adapter,
 // compiler adapter and user API define theirs.

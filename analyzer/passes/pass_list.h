@@ -17,7 +17,6 @@
 
 namespace critpath::analyzer {
 
-
 namespace passes {
 
 // The rows, made on first use; the engine reads them through engine::pass_table() (this module

@@ -15,42 +15,35 @@ std::string format_event(const trace::Event& e, const defs::RegionTable& regions
   const char* kind = trace::to_string(e.kind);
   switch (e.kind) {
     case K::kEnter:
-    case K::kExit:
-      std::snprintf(buf, sizeof buf, "%s %s", kind, regions.get(e.region).name.c_str());
-      break;
+    case K::kExit: std::snprintf(buf, sizeof buf, "%s %s", kind, regions.get(e.region).name.c_str()); break;
     case K::kSend:
     case K::kRecv:
-      std::snprintf(buf, sizeof buf, "%s peer=%d tag=%d comm=%u bytes=%" PRIu64, kind, e.peer, e.tag,
-                    e.comm, e.bytes);
+      std::snprintf(buf, sizeof buf, "%s peer=%d tag=%d comm=%u bytes=%" PRIu64, kind, e.peer, e.tag, e.comm,
+                    e.bytes);
       break;
     case K::kIsend:
     case K::kIrecv:
-      std::snprintf(buf, sizeof buf, "%s peer=%d tag=%d comm=%u bytes=%" PRIu64 " req=%" PRIu64, kind,
-                    e.peer, e.tag, e.comm, e.bytes, e.request);
+      std::snprintf(buf, sizeof buf, "%s peer=%d tag=%d comm=%u bytes=%" PRIu64 " req=%" PRIu64, kind, e.peer,
+                    e.tag, e.comm, e.bytes, e.request);
       break;
     case K::kIsendComplete:
     case K::kIrecvRequest:
     case K::kRequestCancel:
     case K::kRequestTest:
-    case K::kIcollComplete:
-      std::snprintf(buf, sizeof buf, "%s req=%" PRIu64, kind, e.request);
-      break;
+    case K::kIcollComplete: std::snprintf(buf, sizeof buf, "%s req=%" PRIu64, kind, e.request); break;
     case K::kCollEnd:
       std::snprintf(buf, sizeof buf, "%s op=%s comm=%u root=%d sent=%" PRIu64 " recv=%" PRIu64, kind,
-                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes,
-                    e.bytes_received);
+                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes, e.bytes_received);
       break;
     case K::kIcollPost:
       std::snprintf(buf, sizeof buf,
                     "%s op=%s comm=%u root=%d sent=%" PRIu64 " recv=%" PRIu64 " req=%" PRIu64, kind,
-                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes,
-                    e.bytes_received, e.request);
+                    regions.get(e.region).name.c_str(), e.comm, e.root, e.bytes, e.bytes_received, e.request);
       break;
     default:
       if (e.kind >= K::kRmaFirst && e.kind <= K::kRmaLast) {
-        std::snprintf(buf, sizeof buf,
-                      "%s win=%u peer=%d op=%u bytes=%" PRIu64 " req=%" PRIu64 " root=%d", kind,
-                      e.comm, e.peer, e.region, e.bytes, e.request, e.root);
+        std::snprintf(buf, sizeof buf, "%s win=%u peer=%d op=%u bytes=%" PRIu64 " req=%" PRIu64 " root=%d",
+                      kind, e.comm, e.peer, e.region, e.bytes, e.request, e.root);
       } else {
         std::snprintf(buf, sizeof buf, "%s", kind);
       }

@@ -136,8 +136,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
           std::snprintf(buf, sizeof buf, "; %.3f s of the critical path run through it there", on_path);
           s += buf;
           if (mean > 0) {
-            std::snprintf(buf, sizeof buf, " (the mean time per rank in that call path is %.3f s)",
-                          mean);
+            std::snprintf(buf, sizeof buf, " (the mean time per rank in that call path is %.3f s)", mean);
             s += buf;
           }
         }
@@ -176,8 +175,7 @@ std::string critical_path_finding(const ReportInput& in) {
     const double v = cp->by_callpath[size_t(best)];
     double most = 0;
     const int r_most = largest(rank_row(cp, size_t(best)), most);
-    std::snprintf(buf, sizeof buf,
-                  "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
+    std::snprintf(buf, sizeof buf, "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
                   100.0 * v / total, path_of(in, size_t(best)).c_str(), v);
     std::string s = buf;
     if (r_most >= 0) {
@@ -215,8 +213,10 @@ std::string whatif_finding(const ReportInput& in) {
     const auto* sl = metric(in, "slack");
     for (size_t g = 0; lz && sl && g < in.profile->callpaths.size(); ++g)
       if (in.profile->callpaths[g].path == path && at(lz->by_callpath, g) > 0) {
-        std::snprintf(buf, sizeof buf, "; making it faster saves at least %.3f s (slack), %.3f s if "
-                      "it took no time", at(sl->by_callpath, g), at(lz->by_callpath, g));
+        std::snprintf(buf, sizeof buf,
+                      "; making it faster saves at least %.3f s (slack), %.3f s if "
+                      "it took no time",
+                      at(sl->by_callpath, g), at(lz->by_callpath, g));
         s += buf;
       }
     return s + " (What if).";
@@ -250,8 +250,7 @@ std::string undivided_main_finding(const ReportInput& in) {
 
 std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
   std::vector<std::pair<double, std::string>> found = wait_findings(in);
-  std::sort(found.begin(), found.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out(in.lead_findings.begin(), in.lead_findings.end());
   for (const auto& [cost, text] : found)
     if (out.size() + 2 < max) out.push_back(text);
@@ -276,8 +275,8 @@ std::string where_time_goes(const ReportInput& in) {
   char buf[256];
   std::string o;
   auto pct = [&](double v) { return alloc > 0 ? 100.0 * v / alloc : 0.0; };
-  std::snprintf(buf, sizeof buf, "Allocation %.6f s = %d ranks x %.6f s wall time\n", alloc,
-                in.run->size, in.wall_time_s);
+  std::snprintf(buf, sizeof buf, "Allocation %.6f s = %d ranks x %.6f s wall time\n", alloc, in.run->size,
+                in.wall_time_s);
   o += buf;
   std::snprintf(buf, sizeof buf, "  %-24s %14.6f s %7.2f %%\n", "Computation", comp, pct(comp));
   o += buf;
@@ -315,8 +314,8 @@ std::string rank_causes_table(const ReportInput& in, size_t max_rows) {
   }
   std::string o;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%6s %12s %12s %12s %12s %12s %12s\n", "Rank", "Time", "MPI",
-                "Waiting", "CausedShort", "CausedLong", "CritPath");
+  std::snprintf(buf, sizeof buf, "%6s %12s %12s %12s %12s %12s %12s\n", "Rank", "Time", "MPI", "Waiting",
+                "CausedShort", "CausedLong", "CritPath");
   o += buf;
   for (size_t r : order) {
     std::snprintf(buf, sizeof buf, "%6zu %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", r,
@@ -326,8 +325,10 @@ std::string rank_causes_table(const ReportInput& in, size_t max_rows) {
     o += buf;
   }
   if (P > order.size()) {
-    std::snprintf(buf, sizeof buf, "(%zu more ranks that suffer and cause less are not shown; all in "
-                  "report.json)\n", P - order.size());
+    std::snprintf(buf, sizeof buf,
+                  "(%zu more ranks that suffer and cause less are not shown; all in "
+                  "report.json)\n",
+                  P - order.size());
     o += buf;
   }
   return o;

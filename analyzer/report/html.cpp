@@ -24,11 +24,11 @@ constexpr size_t kLabelChars = 48;  // longer call paths keep their tail: the le
 // The primary wait-state patterns: disjoint, so their sum per rank is the rank's waiting time
 // (the *_wrong_order* metrics are parts of late_sender and would count twice).
 constexpr const char* kWaitPatterns[] = {
-    "late_sender",    "late_receiver", "wait_barrier",       "wait_nxn",
-    "late_broadcast", "early_reduce",  "early_scan",         "wait_finalize",
-    "barrier_completion", "nxn_completion", "init_completion",
-    "rma_late_post", "rma_early_transfer", "rma_early_wait", "rma_wait_at_fence",
-    "rma_wait_at_create", "rma_wait_at_free", "rma_lock_contention", "rma_wait_for_progress"};
+    "late_sender",        "late_receiver",       "wait_barrier",         "wait_nxn",
+    "late_broadcast",     "early_reduce",        "early_scan",           "wait_finalize",
+    "barrier_completion", "nxn_completion",      "init_completion",      "rma_late_post",
+    "rma_early_transfer", "rma_early_wait",      "rma_wait_at_fence",    "rma_wait_at_create",
+    "rma_wait_at_free",   "rma_lock_contention", "rma_wait_for_progress"};
 
 // Lookups that never throw: a report written by an older or partial analysis lacks fields,
 // and the page should still render what is there.
@@ -88,10 +88,8 @@ std::string short_path(const std::string& p) {
   return "\xE2\x80\xA6" + p.substr(cut);
 }
 
-std::string rect(double x, double y, double w, double h, const std::string& attrs,
-                 const std::string& title) {
-  return format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" ", x, y,
-                std::max(w, 0.0), h) +
+std::string rect(double x, double y, double w, double h, const std::string& attrs, const std::string& title) {
+  return format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" ", x, y, std::max(w, 0.0), h) +
          attrs + "><title>" + esc(title) + "</title></rect>";
 }
 
@@ -112,8 +110,7 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& items
 }
 
 std::string svg_open(const char* cls, double h, const std::string& label) {
-  return format("<svg class=\"%s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", cls,
-                kWidth, h) +
+  return format("<svg class=\"%s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", cls, kWidth, h) +
          esc(label) + "\">";
 }
 
@@ -162,8 +159,7 @@ std::string header(const json& report) {
   row("Analysis time", seconds(num(at(sc, "analysis_s"))) +
                            format(" (%.1f %% of wall time)", num(at(sc, "analysis_pct_of_wall"))));
   if (const json& cp = at(report, "critical_path"); cp.is_object()) {
-    row("Critical path", seconds(num(at(cp, "length_s"))) +
-                             format(", %.0f hops", num(at(cp, "hops"))));
+    row("Critical path", seconds(num(at(cp, "length_s"))) + format(", %.0f hops", num(at(cp, "hops"))));
     row("Average parallelism", format("%.2f", num(at(cp, "average_parallelism"))));
   }
   row("MPI library", str(at(run, "mpi_library")));
@@ -196,8 +192,8 @@ std::string cp_profile(const json& report) {
        "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#4e79a7\"/>"
        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#fff\" stroke-width=\"3\"/>"
        "</pattern></defs>";
-  o += legend({{"fill=\"#4e79a7\"", "critical-path time"},
-               {"fill=\"url(#hatch-cp)\"", "critical-path imbalance"}});
+  o += legend(
+      {{"fill=\"#4e79a7\"", "critical-path time"}, {"fill=\"url(#hatch-cp)\"", "critical-path imbalance"}});
   for (size_t i = 0; i < rows.size(); ++i) {
     const CpRow& r = rows[i];
     const double y = 24 + kRowH * double(i), w = bar_w * r.cp / max;
@@ -216,11 +212,9 @@ std::string cp_profile(const json& report) {
 // plus what its imbalance costs the other ranks of the partition and the other partitions.
 std::string impact(const json& report) {
   std::vector<CpRow> rows = cp_rows(report);
-  rows.erase(
-      std::remove_if(rows.begin(), rows.end(), [](const CpRow& r) { return !(r.impact > 0); }),
-      rows.end());
-  std::sort(rows.begin(), rows.end(),
-            [](const CpRow& a, const CpRow& b) { return a.impact > b.impact; });
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [](const CpRow& r) { return !(r.impact > 0); }),
+             rows.end());
+  std::sort(rows.begin(), rows.end(), [](const CpRow& a, const CpRow& b) { return a.impact > b.impact; });
   if (rows.size() > kTopPaths) rows.resize(kTopPaths);
   std::string o = "<h2>Performance impact</h2>\n";
   if (rows.empty()) return o + no_data("impact", "No performance-impact data in report.json.");
@@ -241,8 +235,7 @@ std::string impact(const json& report) {
     o += text(kLabelW - 6, y + 14, "class=\"label\" text-anchor=\"end\"", short_path(r.path));
     const std::pair<double, const char*> parts[] = {
         {work, "#59a14f"}, {r.intra, "#f28e2b"}, {r.inter, "#e15759"}};
-    const char* names[] = {"work", "intra-partition imbalance cost",
-                           "inter-partition imbalance cost"};
+    const char* names[] = {"work", "intra-partition imbalance cost", "inter-partition imbalance cost"};
     for (size_t k = 0; k < 3; ++k) {
       const double w = bar_w * parts[k].first / max;
       o += rect(x, y + 3, w, kRowH - 6, std::string("fill=\"") + parts[k].second + "\"",
@@ -288,8 +281,8 @@ std::string rank_bars(const json& report) {
   const double plot_w = kWidth - left - 10, slot = plot_w / double(P);
   const double col_w = slot * (has_delay ? 0.4 : 0.8);
   o += svg_open("rank-bars", top + plot_h + 24, "computation, waiting and delay cost per rank");
-  std::vector<std::pair<std::string, std::string>> items = {
-      {"fill=\"#4e79a7\"", "computation"}, {"fill=\"#e15759\"", "waiting"}};
+  std::vector<std::pair<std::string, std::string>> items = {{"fill=\"#4e79a7\"", "computation"},
+                                                            {"fill=\"#e15759\"", "waiting"}};
   if (has_delay) {
     items.push_back({"fill=\"#b07aa1\"", "delay cost caused, short-term"});
     items.push_back({"fill=\"#d4a6c8\"", "long-term"});
@@ -301,8 +294,8 @@ std::string rank_bars(const json& report) {
                 kWidth - 10, y);
     o += text(left - 4, y + 4, "class=\"axis\" text-anchor=\"end\"", seconds(max * t / 2.0));
   }
-  auto column = [&](double x, double a, double b, const char* ca, const char* cb,
-                    const std::string& ta, const std::string& tb) {
+  auto column = [&](double x, double a, double b, const char* ca, const char* cb, const std::string& ta,
+                    const std::string& tb) {
     const double ha = plot_h * a / max, hb = plot_h * b / max;
     o += rect(x, top + plot_h - ha, col_w, ha, std::string("fill=\"") + ca + "\"", ta);
     o += rect(x, top + plot_h - ha - hb, col_w, hb, std::string("fill=\"") + cb + "\"", tb);
@@ -317,8 +310,8 @@ std::string rank_bars(const json& report) {
              rk + "short-term delay cost caused " + seconds(d_short[r]),
              rk + "long-term delay cost caused " + seconds(d_long[r]));
     if (label_this(r, P))
-      o += text(left + slot * (double(r) + 0.5), top + plot_h + 16,
-                "class=\"axis\" text-anchor=\"middle\"", format("%zu", r));
+      o += text(left + slot * (double(r) + 0.5), top + plot_h + 16, "class=\"axis\" text-anchor=\"middle\"",
+                format("%zu", r));
   }
   return o + "</svg>\n";
 }
@@ -340,16 +333,15 @@ std::string parallelism(const json& report) {
     const double y = top + plot_h - plot_h * t / 2.0;
     o += format("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", left, y,
                 kWidth - 10, y);
-    o += text(left - 4, y + 4, "class=\"axis\" text-anchor=\"end\"",
-              format("%.0f %%", 100 * max * t / 2.0));
+    o += text(left - 4, y + 4, "class=\"axis\" text-anchor=\"end\"", format("%.0f %%", 100 * max * t / 2.0));
   }
   for (size_t k = 0; k < n; ++k) {
     const double v = num(f[k]), h = plot_h * v / max;
-    o += rect(left + slot * double(k) + slot * 0.1, top + plot_h - h, slot * 0.8, h,
-              "fill=\"#76b7b2\"", format("%zu ranks busy: %.1f %% of the run", k, 100 * v));
+    o += rect(left + slot * double(k) + slot * 0.1, top + plot_h - h, slot * 0.8, h, "fill=\"#76b7b2\"",
+              format("%zu ranks busy: %.1f %% of the run", k, 100 * v));
     if (label_this(k, n))
-      o += text(left + slot * (double(k) + 0.5), top + plot_h + 16,
-                "class=\"axis\" text-anchor=\"middle\"", format("%zu", k));
+      o += text(left + slot * (double(k) + 0.5), top + plot_h + 16, "class=\"axis\" text-anchor=\"middle\"",
+                format("%zu", k));
   }
   o += text(left + plot_w / 2, top + plot_h + 34, "class=\"axis\" text-anchor=\"middle\"",
             "ranks computing at the same time");
@@ -382,8 +374,8 @@ std::string whatif_table(const json& report) {
     const double span = num(at(e, "predicted_span_s")), save = num(at(e, "saving_s"));
     const double pct = num(at(e, "saving_pct")), wait = num(at(e, "predicted_wait_s"));
     o += "<tr><td>" + esc(str(at(e, "hypothesis"))) + "</td>" + td_num(span, seconds(span)) +
-         td_num(save, seconds(save)) + td_num(pct, format("%.1f %%", pct)) +
-         td_num(wait, seconds(wait)) + "</tr>";
+         td_num(save, seconds(save)) + td_num(pct, format("%.1f %%", pct)) + td_num(wait, seconds(wait)) +
+         "</tr>";
   }
   o += "</tbody></table>\n";
   const json& pop = at(report, "pop");
@@ -404,7 +396,10 @@ std::string wait_table(const json& report) {
   const json& m = at(report, "metrics");
   const json& run = at(report, "run");
   const double alloc = num(at(run, "wall_time_s")) * num(at(run, "ranks"));
-  struct Row { std::string id; double sum, count; };
+  struct Row {
+    std::string id;
+    double sum, count;
+  };
   std::vector<Row> rows;
   size_t hidden = 0;
   if (stats.is_object())
@@ -453,8 +448,7 @@ std::string callpath_table(const json& report) {
          td_num(num(t), seconds(num(t))) + td_num(mpi, seconds(mpi));
     if (has_cp) o += td_num(value("critical_path", path), seconds(value("critical_path", path)));
     if (has_delay) {
-      const double d =
-          value("delay_cost_short_term", path) + value("delay_cost_long_term", path);
+      const double d = value("delay_cost_short_term", path) + value("delay_cost_long_term", path);
       o += td_num(d, seconds(d));
     }
     o += "</tr>";
@@ -541,7 +535,8 @@ std::string heatmaps(const json& report) {
       const char* title;
       std::vector<double> v;
     } maps[] = {{"waiting time", wait},
-                {"short-term delay cost", [&] {
+                {"short-term delay cost",
+                 [&] {
                    std::vector<double> v(P);
                    for (size_t r = 0; r < P; ++r) v[r] = rank_value(st, r);
                    return v;
@@ -579,12 +574,11 @@ std::string heatmaps(const json& report) {
 }
 
 std::string render_html(const json& report) {
-  std::string o =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-      // An empty data: icon so the browser does not request /favicon.ico (no network).
-      "<link rel=\"icon\" href=\"data:,\">\n<title>critpath: " +
-      esc(str(at(at(report, "run"), "executable"))) + "</title>\n" + kStyle + "</head><body>\n";
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+                  // An empty data: icon so the browser does not request /favicon.ico (no network).
+                  "<link rel=\"icon\" href=\"data:,\">\n<title>critpath: " +
+                  esc(str(at(at(report, "run"), "executable"))) + "</title>\n" + kStyle + "</head><body>\n";
   o += header(report);
   o += cp_profile(report);
   o += impact(report);
@@ -594,8 +588,7 @@ std::string render_html(const json& report) {
   o += whatif_table(report);
   o += wait_table(report);
   o += callpath_table(report);
-  o += format("<footer class=\"hint\">schema %s</footer>\n",
-              esc(str(at(report, "schema"))).c_str());
+  o += format("<footer class=\"hint\">schema %s</footer>\n", esc(str(at(report, "schema"))).c_str());
   return o + kScript + "</body></html>\n";
 }
 

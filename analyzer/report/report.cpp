@@ -13,8 +13,8 @@
 #include "analyzer/report/findings.h"
 #include "analyzer/report/hatchet.h"
 #include "analyzer/report/html.h"
-#include "libtrace/defs/definitions.h"
 #include "critpath_version.h"
+#include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer {
 
@@ -64,9 +64,7 @@ std::vector<double> subtree_mpi(const GlobalProfile& p) {
 struct InstrumentationSummary {
   bool gcc = false, xray = false;
   double functions = 0, patched = 0, unpatched = 0, filtered = 0, auto_filtered = 0, sites_patched_out = 0;
-  const char* mode() const {
-    return gcc && xray ? "gcc+xray" : xray ? "xray" : gcc ? "gcc" : "none";
-  }
+  const char* mode() const { return gcc && xray ? "gcc+xray" : xray ? "xray" : gcc ? "gcc" : "none"; }
 };
 InstrumentationSummary instrumentation_of(const ReportInput& in) {
   InstrumentationSummary x;
@@ -97,8 +95,7 @@ std::string describe_instrumentation(const InstrumentationSummary& x) {
                   "filtered (CRITPATH_FILTER), %.0f auto-filtered; %.0f of their hook call sites "
                   "patched out",
                   x.functions, x.filtered, x.auto_filtered, x.sites_patched_out);
-  else
-    std::snprintf(buf, sizeof buf, "none (no compiler-instrumented function ran)");
+  else std::snprintf(buf, sizeof buf, "none (no compiler-instrumented function ran)");
   return buf;
 }
 
@@ -112,7 +109,8 @@ std::vector<AutoFiltered> auto_filtered_regions(const GlobalProfile& p) {
   std::vector<AutoFiltered> out;
   for (const GlobalCallpath& c : p.callpaths) {
     if (!c.auto_filtered) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const AutoFiltered& a) { return a.region == c.region; });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const AutoFiltered& a) { return a.region == c.region; });
     if (it == out.end()) {
       out.push_back({c.region, 0, 0});
       it = out.end() - 1;
@@ -120,7 +118,8 @@ std::vector<AutoFiltered> auto_filtered_regions(const GlobalProfile& p) {
     it->visits += c.sum[kColVisits];
     it->inclusive_s += c.sum[kColInclusive];
   }
-  std::stable_sort(out.begin(), out.end(), [](const AutoFiltered& a, const AutoFiltered& b) { return a.visits > b.visits; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const AutoFiltered& a, const AutoFiltered& b) { return a.visits > b.visits; });
   return out;
 }
 
@@ -137,13 +136,12 @@ std::string filter_escape(const std::string& name) {
 }
 
 std::string suggested_filter(const std::vector<AutoFiltered>& af) {
-  std::string o =
-      "# critpath: suggested filter file. These functions were auto-filtered at run time (many\n"
-      "# visits, short mean duration). Rebuild with `critpath-cxx --filter <this file>` (also\n"
-      "# critpath-cc, critpath-f90) so that GCC does not instrument them at all, or run with\n"
-      "# CRITPATH_FILTER=<this file> to leave them out from the start (XRay: never patched).\n"
-      "# Score-P filter syntax; blanks inside names are escaped (\\ ).\n"
-      "SCOREP_REGION_NAMES_BEGIN\n";
+  std::string o = "# critpath: suggested filter file. These functions were auto-filtered at run time (many\n"
+                  "# visits, short mean duration). Rebuild with `critpath-cxx --filter <this file>` (also\n"
+                  "# critpath-cc, critpath-f90) so that GCC does not instrument them at all, or run with\n"
+                  "# CRITPATH_FILTER=<this file> to leave them out from the start (XRay: never patched).\n"
+                  "# Score-P filter syntax; blanks inside names are escaped (\\ ).\n"
+                  "SCOREP_REGION_NAMES_BEGIN\n";
   for (const AutoFiltered& a : af) o += "  EXCLUDE " + filter_escape(a.region) + "\n";
   return o + "SCOREP_REGION_NAMES_END\n";
 }
@@ -152,10 +150,8 @@ std::vector<size_t> depth_first_order(const GlobalProfile& p, std::vector<int>& 
   std::vector<std::vector<size_t>> kids(p.callpaths.size());
   std::vector<size_t> roots;
   for (size_t i = 0; i < p.callpaths.size(); ++i) {
-    if (p.callpaths[i].parent < 0)
-      roots.push_back(i);
-    else
-      kids[size_t(p.callpaths[i].parent)].push_back(i);
+    if (p.callpaths[i].parent < 0) roots.push_back(i);
+    else kids[size_t(p.callpaths[i].parent)].push_back(i);
   }
   // Children by inclusive time, largest first: the expensive paths come first.
   for (auto& k : kids)
@@ -198,21 +194,25 @@ void summary_header(const ReportInput& in, const InstrumentationSummary& instr, 
   appendf(o, "@ Ranks           : %d\n", run.size);
   appendf(o, "@ MPI library     : %s\n", run.mpi_library.c_str());
   appendf(o, "@ Start (UTC)     : %s\n", run.start_utc.c_str());
-  appendf(o, "@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n", in.wall_time_s);
+  appendf(o, "@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n",
+          in.wall_time_s);
   appendf(o, "@ Timer           : %s\n", run.timer_why.c_str());
   appendf(o, "@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
-             human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
-             human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
+          human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
+          human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
   appendf(o, "@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
-             max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
-  appendf(o, "@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
-             "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
-             in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
-             in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(), in.analysis_memory_peak_rank);
+          max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
+  appendf(o,
+          "@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
+          "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
+          in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
+          in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(),
+          in.analysis_memory_peak_rank);
   appendf(o, "@ Output          : %s\n", run.output_dir.c_str());
   appendf(o, "@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
   for (const std::string& h : in.header_lines) o += h + "\n";
-  appendf(o, "@ Notes           : %zu%s\n", in.notes.size(), in.notes.empty() ? "" : " (see the Notes section)");
+  appendf(o, "@ Notes           : %zu%s\n", in.notes.size(),
+          in.notes.empty() ? "" : " (see the Notes section)");
   o += "\n";
 }
 
@@ -242,7 +242,8 @@ void summary_mpi_per_rank(const GlobalProfile& p, std::string& o) {
     mpi_sum += mpi;
     appendf(o, "%6zu %14.6f %14.6f %8.2f\n", r, app, mpi, app > 0 ? 100.0 * mpi / app : 0.0);
   }
-  appendf(o, "%6s %14.6f %14.6f %8.2f\n", "*", app_sum, mpi_sum, app_sum > 0 ? 100.0 * mpi_sum / app_sum : 0.0);
+  appendf(o, "%6s %14.6f %14.6f %8.2f\n", "*", app_sum, mpi_sum,
+          app_sum > 0 ? 100.0 * mpi_sum / app_sum : 0.0);
   o += "\n";
 }
 
@@ -250,17 +251,17 @@ void summary_mpi_per_rank(const GlobalProfile& p, std::string& o) {
 void summary_callpath_tables(const GlobalProfile& p, const std::vector<size_t>& order,
                              const std::vector<int>& depth, std::string& o) {
   o += section("Call-path profile (seconds; min/avg/max over the ranks that visit)");
-  appendf(o, "%-40s %5s %12s %10s %10s %10s %10s %10s %10s %7s\n", "Call path", "Ranks", "Visits",
-             "Incl.min", "Incl.avg", "Incl.max", "Excl.min", "Excl.avg", "Excl.max", "MPI%");
+  appendf(o, "%-40s %5s %12s %10s %10s %10s %10s %10s %10s %7s\n", "Call path", "Ranks", "Visits", "Incl.min",
+          "Incl.avg", "Incl.max", "Excl.min", "Excl.avg", "Excl.max", "MPI%");
   const std::vector<double> mpi = subtree_mpi(p);
   for (size_t i : order) {
     const GlobalCallpath& c = p.callpaths[i];
     std::string label = std::string(size_t(2 * depth[i]), ' ') + c.region;
     const double n = c.ranks > 0 ? double(c.ranks) : 1.0;
     appendf(o, "%-40s %5d %12.0f %10.6f %10.6f %10.6f %10.6f %10.6f %10.6f %7.2f\n", label.c_str(), c.ranks,
-               c.sum[kColVisits], c.min[kColInclusive], c.sum[kColInclusive] / n, c.max[kColInclusive],
-               c.min[kColExclusive], c.sum[kColExclusive] / n, c.max[kColExclusive],
-               c.sum[kColInclusive] > 0 ? 100.0 * mpi[i] / c.sum[kColInclusive] : 0.0);
+            c.sum[kColVisits], c.min[kColInclusive], c.sum[kColInclusive] / n, c.max[kColInclusive],
+            c.min[kColExclusive], c.sum[kColExclusive] / n, c.max[kColExclusive],
+            c.sum[kColInclusive] > 0 ? 100.0 * mpi[i] / c.sum[kColInclusive] : 0.0);
   }
   o += "\n";
 
@@ -276,8 +277,8 @@ void summary_callpath_tables(const GlobalProfile& p, const std::vector<size_t>& 
 }
 
 // The hardware counters per call path and per rank (CRITPATH_PAPI_EVENTS).
-void summary_counters(const GlobalProfile& p, const std::vector<size_t>& order,
-                      const std::vector<int>& depth, std::string& o) {
+void summary_counters(const GlobalProfile& p, const std::vector<size_t>& order, const std::vector<int>& depth,
+                      std::string& o) {
   char buf[1024];
   if (p.counter_names.empty()) return;
   o += section("Hardware counters per call path (summed over ranks; inclusive / exclusive)");
@@ -326,24 +327,36 @@ void summary_auto_filtered(const ReportInput& in, const InstrumentationSummary& 
            "CRITPATH_AUTOFILTER_NS); then each of their hook calls was patched out at its next call\n"
            "(CRITPATH_PATCH_HOOKS): later visits are not counted, their time is their callers' own time.\n"
            "A build without their hooks at all (GCC mode; critpath-cc and critpath-f90 alike):\n"
-           "    critpath-cxx --filter " + filter + " ...\n"
-           "or set CRITPATH_FILTER=" + filter + " for the build.\n"
-           "`critpath-filter --explain " + filter + "` lists what GCC cannot match exactly.\n";
+           "    critpath-cxx --filter " +
+           filter +
+           " ...\n"
+           "or set CRITPATH_FILTER=" +
+           filter +
+           " for the build.\n"
+           "`critpath-filter --explain " +
+           filter + "` lists what GCC cannot match exactly.\n";
     else if (instr.gcc || !instr.xray)
       o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
            "stay in the profile. Their hooks still ran at every call: rebuild with them left out at\n"
            "compile time (GCC mode; critpath-cc and critpath-f90 alike):\n"
-           "    critpath-cxx --filter " + filter + " ...\n"
-           "or set CRITPATH_FILTER=" + filter + " for the build.\n"
-           "`critpath-filter --explain " + filter + "` lists what GCC cannot match exactly.\n";
+           "    critpath-cxx --filter " +
+           filter +
+           " ...\n"
+           "or set CRITPATH_FILTER=" +
+           filter +
+           " for the build.\n"
+           "`critpath-filter --explain " +
+           filter + "` lists what GCC cannot match exactly.\n";
     else
       o += "Unpatched after their first CRITPATH_AUTOFILTER_VISITS visits on a thread (mean below\n"
            "CRITPATH_AUTOFILTER_NS): later calls run XRay's nop sleds and are not counted; their time is\n"
            "their callers' own time. To leave them unpatched from the start, run with\n"
-           "    CRITPATH_FILTER=" + filter + "\n";
+           "    CRITPATH_FILTER=" +
+           filter + "\n";
     appendf(o, "%-60s %14s %14s\n", "Region", "Visits", "Mean (ns)");
     for (const AutoFiltered& a : af)
-      appendf(o, "%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits, a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
+      appendf(o, "%-60s %14.0f %14.1f\n", a.region.c_str(), a.visits,
+              a.visits > 0 ? 1e9 * a.inclusive_s / a.visits : 0.0);
     o += "\n";
   }
 }
@@ -421,8 +434,9 @@ json render_callpaths(const GlobalProfile& p) {
     if (!p.counter_names.empty()) {
       json pj = json::object();
       for (size_t k = 0; k < p.counter_names.size(); ++k)
-        pj[p.counter_names[k]] = {{"inclusive", k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0},
-                                  {"exclusive", k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0}};
+        pj[p.counter_names[k]] = {
+            {"inclusive", k < c.counter_inclusive.size() ? c.counter_inclusive[k] : 0.0},
+            {"exclusive", k < c.counter_exclusive.size() ? c.counter_exclusive[k] : 0.0}};
       e["papi"] = std::move(pj);
     }
     if (c.auto_filtered) e["auto_filtered"] = true;
@@ -614,10 +628,8 @@ nlohmann::json render_json(const ReportInput& in) {
   // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
   // by key.
   for (const auto& [key, value] : in.extra_json.items()) {
-    if (j.contains(key) && j[key].is_object() && value.is_object())
-      j[key].update(value);
-    else
-      j[key] = value;
+    if (j.contains(key) && j[key].is_object() && value.is_object()) j[key].update(value);
+    else j[key] = value;
   }
   return j;
 }
@@ -631,11 +643,9 @@ Status write_reports(const ReportInput& in) {
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
   // One report.json object feeds both files, so the page never disagrees with the JSON.
   const nlohmann::json report = render_json(in);
-  const std::string json_text =
-      report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string json_text = report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", json_text));
-  if (in.write_html)
-    CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));
+  if (in.write_html) CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/critpath.cfg", in.config_text));
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/calltree.hatchet.json", render_hatchet(in).dump() + "\n"));
   const std::vector<AutoFiltered> af = auto_filtered_regions(*in.profile);

@@ -14,7 +14,7 @@ namespace {
 // rank stuck in its own work would.
 void stall_if_chosen(const config::Config& cfg, int first, int count) {
   if (cfg.debug_analysis_stall < first || cfg.debug_analysis_stall >= first + count) return;
-  if (cfg.analysis_timeout <= 0) return;  // would stall forever
+  if (cfg.analysis_timeout <= 0) return;                  // would stall forever
   if (cfg.debug_analysis_stall_stage != "start") return;  // the engine stalls at that stage
   while (!engine::watchdog_expired()) {
     const timespec ms = {0, 10000000};
@@ -63,7 +63,8 @@ void end_guarded_analysis(const config::Config& cfg, int rank) {
   if (engine::watchdog_expired() && rank == 0)
     log::warn("analysis incomplete: it did not finish within CRITPATH_ANALYSIS_TIMEOUT=%d s (a rank "
               "stalled or the ranks' traces disagree); the report is missing or lacks what its notes "
-              "say", cfg.analysis_timeout);
+              "say",
+              cfg.analysis_timeout);
   engine::watchdog_stop();
   release_freed_memory();
 }

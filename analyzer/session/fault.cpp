@@ -35,14 +35,14 @@ using runtime::sigsafe::Writer;
 // What the dump writes, prepared at arming. Leaked on purpose: the exit handler runs after
 // static destructors may have run.
 struct Prepared {
-  std::string trace_dir;      // <output dir>/trace
-  std::string chunk_path;     // trace/rank-<r>.cptrace
-  std::string tail_path;      // trace/rank-<r>.tail
-  std::string json_tmp;       // trace/rank-<r>.json.tmp, renamed to json_path when complete
+  std::string trace_dir;   // <output dir>/trace
+  std::string chunk_path;  // trace/rank-<r>.cptrace
+  std::string tail_path;   // trace/rank-<r>.tail
+  std::string json_tmp;    // trace/rank-<r>.json.tmp, renamed to json_path when complete
   std::string json_path;
-  std::string json_prefix;    // archive_prefix(run)
-  std::string line_head;      // "critpath: rank <r>: "
-  std::string line_tail;      // " in <dir>/trace; critpath-analyze <dir> reports ...\n"
+  std::string json_prefix;  // archive_prefix(run)
+  std::string line_head;    // "critpath: rank <r>: "
+  std::string line_tail;    // " in <dir>/trace; critpath-analyze <dir> reports ...\n"
   clock::TimerKind timer = clock::TimerKind::kTsc;
   int rank = 0;
   // The other ranks on this host whose kPeerSignal handler is installed (fault_set_peers), and
@@ -183,7 +183,10 @@ void write_partial(const char* reason, int sig) {
   Writer line(2);
   line.put(g_prep->line_head.data(), g_prep->line_head.size()).put(reason);
   if (::mkdir(g_prep->trace_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    line.put(": cannot create ").put(g_prep->trace_dir.c_str()).put(": ").put(strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+    line.put(": cannot create ")
+        .put(g_prep->trace_dir.c_str())
+        .put(": ")
+        .put(strerrorname_np(errno) ? strerrorname_np(errno) : "error");
     line.put("; what was recorded is lost\n");
     return;
   }
@@ -237,7 +240,8 @@ void tell_peers() {
 void dump_once(const char* reason, int sig, bool tell = true) {
   if (!g_armed.load() || !g_prep || getpid() != g_pid) return;
   const runtime::Phase phase = runtime::current_phase();
-  if (phase != runtime::Phase::kRecording && phase != runtime::Phase::kPaused && phase != runtime::Phase::kDisabled)
+  if (phase != runtime::Phase::kRecording && phase != runtime::Phase::kPaused &&
+      phase != runtime::Phase::kDisabled)
     return;
   int idle = 0;
   if (g_dump_state.compare_exchange_strong(idle, 1)) {
@@ -349,7 +353,8 @@ void fault_arm(const RunInfo& run) {
   for (const int sig : kSignals) {
     struct sigaction old = {};
     if (sigaction(sig, nullptr, &old) != 0) continue;
-    const bool has_handler = (old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
+    const bool has_handler = (old.sa_flags & SA_SIGINFO) ||
+                             (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN);
     if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;
     // The application's own SIGTERM/SIGINT handler may shut down cleanly (and finalize).
     if ((sig == SIGTERM || sig == SIGINT) && has_handler) continue;

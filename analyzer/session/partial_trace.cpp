@@ -205,7 +205,8 @@ std::unique_ptr<trace::ChunkStore> rebuild(RankEvents& r, uint64_t end_ticks, ui
     flush();
   }
   // The decode of the cut trace then ends early and marks it partial.
-  if (lost > 0) log::warn("the cut trace lost %llu chunks (compression or memory failed)", (unsigned long long)lost);
+  if (lost > 0)
+    log::warn("the cut trace lost %llu chunks (compression or memory failed)", (unsigned long long)lost);
   return store;
 }
 
@@ -327,14 +328,17 @@ Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
     const uint64_t left_out = r.recorded - std::min(r.recorded, in_prefix);
     char note[512];
     if (!run.partial.empty()) {
-      std::snprintf(note, sizeof note, "partial trace: the rank ended by %s%s; %llu of its %llu recorded "
-                    "events are after the consistent prefix and left out", run.partial.c_str(),
+      std::snprintf(note, sizeof note,
+                    "partial trace: the rank ended by %s%s; %llu of its %llu recorded "
+                    "events are after the consistent prefix and left out",
+                    run.partial.c_str(),
                     run.partial_complete ? "" : " (some of its data could not be written)",
                     static_cast<unsigned long long>(left_out), static_cast<unsigned long long>(r.recorded));
     } else {
-      std::snprintf(note, sizeof note, "partial run: %llu of the rank's %llu recorded events are after the "
-                    "consistent prefix and left out", static_cast<unsigned long long>(left_out),
-                    static_cast<unsigned long long>(r.recorded));
+      std::snprintf(note, sizeof note,
+                    "partial run: %llu of the rank's %llu recorded events are after the "
+                    "consistent prefix and left out",
+                    static_cast<unsigned long long>(left_out), static_cast<unsigned long long>(r.recorded));
     }
     r.trace->notes.emplace_back(note);
     run.end = clock::ClockPair{end_ticks, uint64_t(std::llround(std::max(t_global, double(run.begin.ns))))};
@@ -360,10 +364,12 @@ Status cut_to_consistent_prefix(const std::vector<LocationTrace*>& locations,
   }
   std::string ended;
   for (const auto& [reason, rs] : by_reason)
-    ended += (ended.empty() ? "" : "; ") + reason + " on rank" + (rs.size() > 1 ? "s " : " ") + format_rank_list(rs);
+    ended += (ended.empty() ? "" : "; ") + reason + " on rank" + (rs.size() > 1 ? "s " : " ") +
+             format_rank_list(rs);
   const RunInfo& run0 = locations.front()->run;
   char line[1024];
-  std::snprintf(line, sizeof line, "partial run: %s. The report covers the consistent prefix, the first "
+  std::snprintf(line, sizeof line,
+                "partial run: %s. The report covers the consistent prefix, the first "
                 "%.3f s after MPI_Init (events after it, and MPI calls unfinished then, are left out)",
                 ended.c_str(), (t_global - to_ns(run0, run0.init_enter_ticks)) * 1e-9);
   summary = line;

@@ -23,10 +23,10 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/comm.h"
+#include "analyzer/engine/run_info.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/fault.h"
-#include "analyzer/engine/run_info.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
@@ -124,9 +124,8 @@ std::string create_fresh_dir(const std::string& base, int& err) {
 // When it cannot be created or written (read-only, full, a file in the way), the directory is
 // made in $TMPDIR (or /tmp) under the same name instead, with a warning.
 std::string create_output_dir(const std::string& wanted, const std::string& exe, int size) {
-  std::string base = wanted.empty()
-                         ? "critpath-" + exe + "-" + std::to_string(size) + "p-" + local_stamp()
-                         : wanted;
+  std::string base = wanted.empty() ? "critpath-" + exe + "-" + std::to_string(size) + "p-" + local_stamp()
+                                    : wanted;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   const size_t slash = base.rfind('/');
   if (slash != std::string::npos && slash > 0) mkdir_p(base.substr(0, slash));
@@ -143,12 +142,12 @@ std::string create_output_dir(const std::string& wanted, const std::string& exe,
   int err2 = 0;
   name = fallback_base == base ? std::string() : create_fresh_dir(fallback_base, err2);
   if (name.empty()) {
-    log::warn("cannot create output directory %s (%s) nor %s (%s); no report will be written",
-              base.c_str(), std::strerror(err), fallback_base.c_str(), std::strerror(err2 ? err2 : err));
+    log::warn("cannot create output directory %s (%s) nor %s (%s); no report will be written", base.c_str(),
+              std::strerror(err), fallback_base.c_str(), std::strerror(err2 ? err2 : err));
     return {};
   }
-  log::warn("cannot create output directory %s (%s); writing to %s instead", base.c_str(),
-            std::strerror(err), name.c_str());
+  log::warn("cannot create output directory %s (%s); writing to %s instead", base.c_str(), std::strerror(err),
+            name.c_str());
   return name;
 }
 
@@ -178,8 +177,7 @@ void disable(const char* why) {
 // Collective over MPI_COMM_WORLD.
 OffsetSample measure_world_offset() {
   engine::Comm world, sync;
-  if (engine::Comm::borrow(MPI_COMM_WORLD, world) != Status::kOk || world.dup(sync) != Status::kOk)
-    return {};
+  if (engine::Comm::borrow(MPI_COMM_WORLD, world) != Status::kOk || world.dup(sync) != Status::kOk) return {};
   return measure_offset(sync.native_handle(), local_clock_ns);
 }
 
@@ -310,7 +308,8 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     std::vector<FaultPeer> peers;
     if (exchange_hosts(world, peers) != Status::kOk)
       return disable("the ranks could not exchange their hosts at MPI_Init");
-    if (g_run.clock_linear && world.size() > 1 && !g_run.all_on_one_host) g_run.init_offset = measure_world_offset();
+    if (g_run.clock_linear && world.size() > 1 && !g_run.all_on_one_host)
+      g_run.init_offset = measure_world_offset();
     if (!runtime::start_recording()) return;  // disabled meanwhile (a fault, a failure)
     runtime::ThreadState* t = runtime::ready_state();
     if (!t) return disable("cannot attach the main thread's trace buffer");
@@ -371,7 +370,8 @@ void on_finalize(uint32_t finalize_region) {
     runtime::recorder_stop();
     g_run.recorder = runtime::recorder_stats();
     g_run.store = runtime::chunk_store().stats();
-    if (g_run.clock_linear && g_run.size > 1 && !g_run.all_on_one_host) g_run.fin_offset = measure_world_offset();
+    if (g_run.clock_linear && g_run.size > 1 && !g_run.all_on_one_host)
+      g_run.fin_offset = measure_world_offset();
     // The analysis reads this rank through a LocationTrace built from the process-wide
     // recording state. The notes are taken now, after recorder_stop(): the recording side
     // logs none after it, and the analysis appends its own warnings to location.notes.
@@ -383,8 +383,7 @@ void on_finalize(uint32_t finalize_region) {
     engine::Comm ranks;  // one traced rank per process: native MPI
     if (start_guarded_analysis(MPI_COMM_WORLD, ranks, config::current(), g_run.rank) == Status::kOk)
       run_analysis(location, ranks, wall0);
-    else
-      log::warn("cannot create the analysis communicator; no report");
+    else log::warn("cannot create the analysis communicator; no report");
     end_guarded_analysis(config::current(), g_run.rank);
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");

@@ -14,7 +14,9 @@ using nlohmann::json;
 namespace {
 
 json pair_json(const clock::ClockPair& p) { return {{"ticks", p.ticks}, {"ns", p.ns}}; }
-clock::ClockPair pair_from(const json& j) { return {j.at("ticks").get<uint64_t>(), j.at("ns").get<uint64_t>()}; }
+clock::ClockPair pair_from(const json& j) {
+  return {j.at("ticks").get<uint64_t>(), j.at("ns").get<uint64_t>()};
+}
 json offset_json(const OffsetSample& o) {
   return {{"local_ns", o.local_ns}, {"offset_ns", o.offset_ns}, {"rtt_ns", o.rtt_ns}};
 }
@@ -60,9 +62,12 @@ json run_json(const RunInfo& run) {
           {"end", pair_json(run.end)},
           {"init_enter_ticks", run.init_enter_ticks},
           {"finalize_enter_ticks", run.finalize_enter_ticks},
-          {"skew", {{"offset_s", run.skew.offset_s}, {"drift", run.skew.drift},
-                    {"origin_ns", run.skew.origin_ns}, {"event_jump_s", run.skew.event_jump_s},
-                    {"active", run.skew.active}}},
+          {"skew",
+           {{"offset_s", run.skew.offset_s},
+            {"drift", run.skew.drift},
+            {"origin_ns", run.skew.origin_ns},
+            {"event_jump_s", run.skew.event_jump_s},
+            {"active", run.skew.active}}},
           {"clock_linear", run.clock_linear},
           {"init_offset", offset_json(run.init_offset)},
           {"fin_offset", offset_json(run.fin_offset)},
@@ -125,11 +130,11 @@ void run_from(const json& j, RunInfo& run) {
 void definitions_from(const json& j, defs::Definitions& definitions) {
   for (const json& d : j.at("regions")) {
     const uint32_t id = d.at("id");
-    definitions.regions.define_fixed(
-        id, d.at("name").get<std::string>(), defs::RegionKind(d.at("kind").get<int>()),
-        d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
-    definitions.regions.rename(id, d.at("name").get<std::string>(),
-                               d.at("file").get<std::string>(), d.at("line").get<uint32_t>());
+    definitions.regions.define_fixed(id, d.at("name").get<std::string>(),
+                                     defs::RegionKind(d.at("kind").get<int>()),
+                                     d.contains("mpi") ? mpi_from(d.at("mpi")) : defs::MpiSemantics{});
+    definitions.regions.rename(id, d.at("name").get<std::string>(), d.at("file").get<std::string>(),
+                               d.at("line").get<uint32_t>());
     if (d.at("unrecorded_visits").get<uint64_t>() || d.at("auto_filtered").get<bool>())
       definitions.regions.add_unrecorded(id, d.at("unrecorded_visits"), d.at("unrecorded_ticks"),
                                          d.at("auto_filtered"));
@@ -179,7 +184,8 @@ std::string archive_prefix(const RunInfo& run) {
     r.erase("end");
     r.erase("finalize_enter_ticks");
     r.erase("fin_offset");
-    std::string text = json{{"format", kFormat}, {"run", r}}.dump(0, ' ', false, json::error_handler_t::replace);
+    std::string text = json{{"format", kFormat}, {"run", r}}.dump(0, ' ', false,
+                                                                  json::error_handler_t::replace);
     while (!text.empty() && text.back() != '}') text.pop_back();  // the outer object's
     if (!text.empty()) text.pop_back();
     while (!text.empty() && text.back() != '}') text.pop_back();  // the run object's
@@ -205,35 +211,56 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                      {"raw_chunks_allocated", r.raw_chunks_allocated},
                      {"compress_errors", r.compress_errors}};
     const trace::ChunkStoreStats& st = run.store;
-    j["store"] = {{"chunks", st.chunks}, {"events", st.events}, {"bytes_total", st.bytes_total},
-                  {"bytes_in_memory", st.bytes_in_memory}, {"bytes_spilled", st.bytes_spilled},
-                  {"chunks_spilled", st.chunks_spilled}, {"encoded_bytes", st.encoded_bytes},
+    j["store"] = {{"chunks", st.chunks},
+                  {"events", st.events},
+                  {"bytes_total", st.bytes_total},
+                  {"bytes_in_memory", st.bytes_in_memory},
+                  {"bytes_spilled", st.bytes_spilled},
+                  {"chunks_spilled", st.chunks_spilled},
+                  {"encoded_bytes", st.encoded_bytes},
                   {"fingerprint", st.fingerprint}};
     json regions = json::array();
     for (const defs::RegionDef& d : definitions.regions.snapshot()) {
-      regions.push_back({{"id", d.id}, {"name", d.name}, {"kind", int(d.kind)}, {"file", d.file},
-                         {"line", d.line}, {"unrecorded_visits", d.unrecorded_visits},
-                         {"unrecorded_ticks", d.unrecorded_ticks}, {"auto_filtered", d.auto_filtered}});
+      regions.push_back({{"id", d.id},
+                         {"name", d.name},
+                         {"kind", int(d.kind)},
+                         {"file", d.file},
+                         {"line", d.line},
+                         {"unrecorded_visits", d.unrecorded_visits},
+                         {"unrecorded_ticks", d.unrecorded_ticks},
+                         {"auto_filtered", d.auto_filtered}});
       // [class, sync, root, completion, lifecycle, rma] (libtrace/defs/definitions.h values)
       if (d.kind == defs::RegionKind::kMpi) regions.back()["mpi"] = mpi_json(d.mpi);
     }
     j["regions"] = std::move(regions);
     json comms = json::array();
     for (const defs::CommDef& c : definitions.comms.snapshot())
-      comms.push_back({{"id", c.id}, {"members", c.members}, {"remote", c.remote}, {"parent", c.parent},
-                       {"created_by", c.created_by}, {"dims", c.dims}, {"periods", c.periods},
+      comms.push_back({{"id", c.id},
+                       {"members", c.members},
+                       {"remote", c.remote},
+                       {"parent", c.parent},
+                       {"created_by", c.created_by},
+                       {"dims", c.dims},
+                       {"periods", c.periods},
                        {"freed", c.freed}});
     j["comms"] = std::move(comms);
     json windows = json::array();
     for (const defs::WindowDef& w : definitions.windows.snapshot())
-      windows.push_back({{"id", w.id}, {"comm", w.comm}, {"members", w.members},
-                         {"created_by", w.created_by}, {"freed", w.freed}});
+      windows.push_back({{"id", w.id},
+                         {"comm", w.comm},
+                         {"members", w.members},
+                         {"created_by", w.created_by},
+                         {"freed", w.freed}});
     j["windows"] = std::move(windows);
     j["counter_names"] = definitions.counter_names();
     const defs::Instrumentation in = definitions.instrumentation();
-    j["instrumentation"] = {{"gcc", in.gcc}, {"xray", in.xray}, {"instrumented", in.instrumented},
-                            {"patched", in.patched}, {"unpatched", in.unpatched},
-                            {"filtered", in.filtered}, {"auto_filtered", in.auto_filtered},
+    j["instrumentation"] = {{"gcc", in.gcc},
+                            {"xray", in.xray},
+                            {"instrumented", in.instrumented},
+                            {"patched", in.patched},
+                            {"unpatched", in.unpatched},
+                            {"filtered", in.filtered},
+                            {"auto_filtered", in.auto_filtered},
                             {"sites_patched_out", in.sites_patched_out}};
     j["notes"] = notes;
     std::ofstream f(path_of(dir, run.rank));
@@ -244,8 +271,8 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
   }
 }
 
-Status load_archive(const std::string& dir, int rank, RunInfo& run,
-                    defs::Definitions& definitions, std::vector<std::string>& notes) {
+Status load_archive(const std::string& dir, int rank, RunInfo& run, defs::Definitions& definitions,
+                    std::vector<std::string>& notes) {
   try {
     std::ifstream f(path_of(dir, rank));
     if (!f) return Status::kIoError;

@@ -29,7 +29,7 @@ std::string archive_prefix(const RunInfo& run);
 // Reads `dir`/rank-<rank>.json: fills `run` (offline = true), defines the rank's regions,
 // communicators, windows and counter names in `definitions` (normally fresh: one per
 // location) and sets `notes` to the rank's notes. The process's own log is not touched.
-Status load_archive(const std::string& dir, int rank, RunInfo& run,
-                    defs::Definitions& definitions, std::vector<std::string>& notes);
+Status load_archive(const std::string& dir, int rank, RunInfo& run, defs::Definitions& definitions,
+                    std::vector<std::string>& notes);
 
 }  // namespace critpath::analyzer

@@ -33,10 +33,10 @@
 
 #include "analyzer/analysis.h"
 #include "analyzer/engine/trace_set.h"
-#include "analyzer/session/analysis_guard.h"
-#include "analyzer/session/partial_trace.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/otf2/otf2_import.h"
+#include "analyzer/session/analysis_guard.h"
+#include "analyzer/session/partial_trace.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
@@ -68,23 +68,25 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   out.trace.chunks = &out.chunks;
   out.trace.definitions = &out.definitions;
   const std::string base = trace_dir + "/rank-" + std::to_string(location);
-  Status s = analyzer::load_archive(trace_dir, location, out.trace.run, out.definitions,
-                                    out.trace.notes);
+  Status s = analyzer::load_archive(trace_dir, location, out.trace.run, out.definitions, out.trace.notes);
   if (s != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.json; no report\n", location,
-                 base.c_str());
+    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.json; no report\n",
+                 location, base.c_str());
     return s;
   }
   if (out.trace.run.rank != location) {
-    std::fprintf(stderr, "critpath-analyze: analysis incomplete: %s.json describes rank %d: the rank "
-                 "files were renamed or swapped; no report\n", base.c_str(), out.trace.run.rank);
+    std::fprintf(stderr,
+                 "critpath-analyze: analysis incomplete: %s.json describes rank %d: the rank "
+                 "files were renamed or swapped; no report\n",
+                 base.c_str(), out.trace.run.rank);
     return Status::kCorrupt;
   }
   s = out.chunks.open_file(base + ".cptrace");
   if (s != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.cptrace (%s: "
-                 "the file is missing, truncated or damaged); no report\n", location, base.c_str(),
-                 to_string(s));
+    std::fprintf(stderr,
+                 "critpath-analyze: analysis incomplete: rank %d: cannot read %s.cptrace (%s: "
+                 "the file is missing, truncated or damaged); no report\n",
+                 location, base.c_str(), to_string(s));
     return s;
   }
   // The trace file must be the one its definitions were written with: an empty, truncated or
@@ -98,18 +100,21 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
                  "(%llu B), but %s.json records %llu events in %llu chunks (%llu B): the file is %s; "
                  "no report\n",
                  base.c_str(), static_cast<unsigned long long>(got.events),
-                 static_cast<unsigned long long>(got.chunks), static_cast<unsigned long long>(got.bytes_total),
-                 base.c_str(), static_cast<unsigned long long>(want.events),
-                 static_cast<unsigned long long>(want.chunks), static_cast<unsigned long long>(want.bytes_total),
-                 got.bytes_total == 0 ? "empty" : got.bytes_total < want.bytes_total
-                                                      ? "truncated or another rank's"
+                 static_cast<unsigned long long>(got.chunks),
+                 static_cast<unsigned long long>(got.bytes_total), base.c_str(),
+                 static_cast<unsigned long long>(want.events), static_cast<unsigned long long>(want.chunks),
+                 static_cast<unsigned long long>(want.bytes_total),
+                 got.bytes_total == 0                 ? "empty"
+                 : got.bytes_total < want.bytes_total ? "truncated or another rank's"
                                                       : "another rank's (swapped?)");
     return Status::kCorrupt;
   }
   // A partial trace (written at a fault): the raw buffers not compressed then join the chunks.
   if (!out.trace.run.partial.empty() && analyzer::merge_tail(base + ".tail", out.chunks) != Status::kOk)
-    std::fprintf(stderr, "critpath-analyze: %s.tail is damaged: the rank's last events before the "
-                 "fault are read up to the damage\n", base.c_str());
+    std::fprintf(stderr,
+                 "critpath-analyze: %s.tail is damaged: the rank's last events before the "
+                 "fault are read up to the damage\n",
+                 base.c_str());
   return Status::kOk;
 }
 
@@ -131,21 +136,21 @@ std::string choose_output_dir(const std::string& base, const std::string& wanted
       if (!holds_report(candidate)) name = candidate;
     }
     if (name.empty()) {
-      std::fprintf(stderr, "critpath-analyze: %s-2 to -1000 all hold reports; pass --output\n",
-                   base.c_str());
+      std::fprintf(stderr, "critpath-analyze: %s-2 to -1000 all hold reports; pass --output\n", base.c_str());
       return {};
     }
     if (name != base)
-      std::fprintf(stderr, "critpath-analyze: %s holds an earlier report; writing to %s\n",
-                   base.c_str(), name.c_str());
+      std::fprintf(stderr, "critpath-analyze: %s holds an earlier report; writing to %s\n", base.c_str(),
+                   name.c_str());
   } else if (holds_report(name) && !force) {
-    std::fprintf(stderr, "critpath-analyze: %s already holds a report (summary.txt); pass "
-                 "--force to overwrite it or choose another --output\n", name.c_str());
+    std::fprintf(stderr,
+                 "critpath-analyze: %s already holds a report (summary.txt); pass "
+                 "--force to overwrite it or choose another --output\n",
+                 name.c_str());
     return {};
   }
   if (mkdir(name.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", name.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "critpath-analyze: cannot create %s: %s\n", name.c_str(), std::strerror(errno));
     return {};
   }
   return name;
@@ -177,8 +182,8 @@ std::string foreign_launcher(bool& first) {
   if (value == nullptr || std::atoi(value) <= 1) return {};
   const char* foreign_rank = std::getenv(rank_var);
   first = foreign_rank == nullptr || std::atoi(foreign_rank) == 0;
-  return std::string(other) + " launcher (" + size_var + "=" + value + ") started this " +
-         built + " build of critpath-analyze; launch it with " + use;
+  return std::string(other) + " launcher (" + size_var + "=" + value + ") started this " + built +
+         " build of critpath-analyze; launch it with " + use;
 }
 
 // The number of ranks of the kept trace (rank-0.json's "size", or when a partial run left no
@@ -215,8 +220,10 @@ bool prepare_export_dir(const std::string& out) {
   struct stat st;
   for (const char* name : {"/traces.otf2", "/traces.def", "/traces"})
     if (stat((out + name).c_str(), &st) == 0) {
-      std::fprintf(stderr, "critpath-analyze: %s%s exists: %s already holds an OTF2 archive; "
-                   "choose another directory or remove it\n", out.c_str(), name, out.c_str());
+      std::fprintf(stderr,
+                   "critpath-analyze: %s%s exists: %s already holds an OTF2 archive; "
+                   "choose another directory or remove it\n",
+                   out.c_str(), name, out.c_str());
       return false;
     }
   if (mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -248,10 +255,11 @@ void note_skipped(const analyzer::otf2::ArchiveReader& archive, const analyzer::
   all.from_array(sum);
   if (loaded.empty() || loaded[0]->trace.run.rank != 0) return;
   std::vector<std::string>& notes = loaded[0]->trace.notes;
-  notes.push_back("otf2: " + anchor + (archive.written_by_critpath()
-                                           ? ": written by critpath, time stamps clock-corrected at the run"
-                                           : ": time stamps as the OTF2 reader gives them (with the archive's "
-                                             "clock offsets applied)"));
+  notes.push_back("otf2: " + anchor +
+                  (archive.written_by_critpath()
+                       ? ": written by critpath, time stamps clock-corrected at the run"
+                       : ": time stamps as the OTF2 reader gives them (with the archive's "
+                         "clock offsets applied)"));
   if (!all.empty()) notes.push_back(all.describe());
 }
 
@@ -325,16 +333,16 @@ void print_usage() {
 // This process in critpath-analyze's MPI world, and what it reads.
 struct Job {
   int rank = 0, size = 1;
-  int provided = MPI_THREAD_SINGLE;  // the thread level MPI_Init_thread gave
-  std::string trace_dir;             // <dir>/trace
-  bool import = false;               // --otf2
+  int provided = MPI_THREAD_SINGLE;       // the thread level MPI_Init_thread gave
+  std::string trace_dir;                  // <dir>/trace
+  bool import = false;                    // --otf2
   analyzer::otf2::ArchiveReader archive;  // opened by every process (its definitions name the ranks)
   std::string otf2_error;
-  int locations = 0;                 // traced ranks of the run; 0: unreadable
-  int first = 0, count = 0;          // the ones this process hosts
+  int locations = 0;         // traced ranks of the run; 0: unreadable
+  int first = 0, count = 0;  // the ones this process hosts
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
-  analyzer::otf2::Skipped skipped;   // what the import of this process's ranks left out
-  std::string output_dir;            // rank 0's choice
+  analyzer::otf2::Skipped skipped;  // what the import of this process's ranks left out
+  std::string output_dir;           // rank 0's choice
 };
 
 // Step 1: the command line, the input and this MPI world agree. Returns the exit status: 0,
@@ -342,7 +350,8 @@ struct Job {
 int check_job(const Options& o, bool archive_ok, Job& job) {
   const int rank = job.rank, locations = job.locations;
   bool foreign_first = true;
-  const std::string foreign = job.size == 1 && locations > 1 ? foreign_launcher(foreign_first) : std::string();
+  const std::string foreign = job.size == 1 && locations > 1 ? foreign_launcher(foreign_first)
+                                                             : std::string();
   if (o.dir.empty() && !job.import) {
     if (rank == 0) std::fprintf(stderr, "critpath-analyze: no directory given (--help)\n");
     return 2;
@@ -350,7 +359,7 @@ int check_job(const Options& o, bool archive_ok, Job& job) {
   if (job.import && (!o.dir.empty() || !o.export_dir.empty())) {
     if (rank == 0)
       std::fprintf(stderr, "critpath-analyze: --otf2 analyses an archive; it takes no DIR and no "
-                   "--export-otf2 (--help)\n");
+                           "--export-otf2 (--help)\n");
     return 2;
   }
   if (job.import && !archive_ok) {
@@ -365,14 +374,15 @@ int check_job(const Options& o, bool archive_ok, Job& job) {
   if (!foreign.empty()) {
     // Each process is rank 0 of its own world: the foreign launcher's rank 0 speaks.
     if (foreign_first)
-      std::fprintf(stderr, "critpath-analyze: MPI mismatch: the trace has %d ranks but "
-                   "MPI_COMM_WORLD has 1 process: %s\n", locations, foreign.c_str());
+      std::fprintf(stderr,
+                   "critpath-analyze: MPI mismatch: the trace has %d ranks but "
+                   "MPI_COMM_WORLD has 1 process: %s\n",
+                   locations, foreign.c_str());
     return 2;
   }
   if (job.size > locations) {
     if (rank == 0)
-      std::fprintf(stderr,
-                   "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d or fewer\n",
+      std::fprintf(stderr, "critpath-analyze: the trace has %d ranks; run with mpiexec -n %d or fewer\n",
                    locations, locations);
     return 2;
   }
@@ -388,10 +398,13 @@ int check_job(const Options& o, bool archive_ok, Job& job) {
   const std::string missing = job.import ? std::string() : missing_ranks(job.trace_dir, locations);
   if (!missing.empty()) {
     if (rank == 0)
-      std::fprintf(stderr, "critpath-analyze: analysis incomplete: %s/rank-<r>.json is missing for rank %s: those processes "
-                   "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
-                   "the other ranks when one rank fails, or the files were removed); a report needs "
-                   "every rank\n", job.trace_dir.c_str(), missing.c_str());
+      std::fprintf(
+          stderr,
+          "critpath-analyze: analysis incomplete: %s/rank-<r>.json is missing for rank %s: those processes "
+          "ended without writing their trace (killed with SIGKILL, as MPICH's launcher does to "
+          "the other ranks when one rank fails, or the files were removed); a report needs "
+          "every rank\n",
+          job.trace_dir.c_str(), missing.c_str());
     return 1;
   }
   return 0;
@@ -410,23 +423,26 @@ int load_job(const Options& o, Job& job) {
     job.loaded.push_back(std::make_unique<LoadedLocation>());
     LoadedLocation& ll = *job.loaded.back();
     if (job.import) {
-      if (job.archive.load(l, ll.chunks, ll.definitions, ll.trace, job.skipped, job.otf2_error) != Status::kOk) {
+      if (job.archive.load(l, ll.chunks, ll.definitions, ll.trace, job.skipped, job.otf2_error) !=
+          Status::kOk) {
         std::fprintf(stderr, "critpath-analyze: %s\n", job.otf2_error.c_str());
         status = 1;
       }
     } else if (load_location(job.trace_dir, l, ll) != Status::kOk) {
       status = 1;
     } else if (ll.trace.run.size != job.locations) {
-      std::fprintf(stderr, "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
-                   "rank-0.json %d\n", job.trace_dir.c_str(), l, ll.trace.run.size, job.locations);
+      std::fprintf(stderr,
+                   "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
+                   "rank-0.json %d\n",
+                   job.trace_dir.c_str(), l, ll.trace.run.size, job.locations);
       status = 1;
     }
   }
   if (job.rank == 0 && status == 0 && !o.export_dir.empty()) {
     if (!prepare_export_dir(o.export_dir)) status = 2;
   } else if (job.rank == 0 && status == 0) {
-    job.output_dir = choose_output_dir(job.import ? parent_of(o.otf2_anchor) + "/critpath" : o.dir + "/reanalysis",
-                                       o.out, o.force);
+    job.output_dir = choose_output_dir(
+        job.import ? parent_of(o.otf2_anchor) + "/critpath" : o.dir + "/reanalysis", o.out, o.force);
     if (job.output_dir.empty()) status = 2;
   }
   return status;
@@ -534,8 +550,9 @@ int main(int argc, char** argv) {
   job.trace_dir = o.dir + "/trace";
   job.import = !o.otf2_anchor.empty();
   const bool archive_ok = job.import && job.archive.open(o.otf2_anchor, job.otf2_error) == Status::kOk;
-  job.locations = job.import ? (archive_ok ? job.archive.ranks() : 0)
-                             : o.dir.empty() ? 0 : traced_ranks(job.trace_dir);
+  job.locations = job.import      ? (archive_ok ? job.archive.ranks() : 0)
+                  : o.dir.empty() ? 0
+                                  : traced_ranks(job.trace_dir);
   int status = check_job(o, archive_ok, job);
   if (status == 0) status = load_job(o, job);
   int worst = 0;
@@ -545,8 +562,10 @@ int main(int argc, char** argv) {
     const config::Config cfg = configure(o);
     std::vector<std::unique_ptr<trace::ChunkStore>> cut;  // the partial run's prefixes, if any
     if (!share_output_and_cut(job, cut)) {
-      std::fprintf(stderr, "critpath-analyze: process %d: cannot cut the partial run to its consistent "
-                   "prefix\n", job.rank);
+      std::fprintf(stderr,
+                   "critpath-analyze: process %d: cannot cut the partial run to its consistent "
+                   "prefix\n",
+                   job.rank);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
     worst = run_job(o, cfg, job);

@@ -20,8 +20,7 @@ namespace instr {
 Mesh::Mesh(int edge)
     : edge_(edge), num_elem_(edge * edge * edge), num_node_((edge + 1) * (edge + 1) * (edge + 1)) {
   const size_t nn = size_t(num_node_), ne = size_t(num_elem_);
-  for (auto* f : {&x_, &y_, &z_, &xd_, &yd_, &zd_, &xdd_, &ydd_, &zdd_, &fx_, &fy_, &fz_,
-                  &nodal_mass_})
+  for (auto* f : {&x_, &y_, &z_, &xd_, &yd_, &zd_, &xdd_, &ydd_, &zdd_, &fx_, &fy_, &fz_, &nodal_mass_})
     f->assign(nn, 0.0);
   for (auto* f : {&e_, &p_, &q_, &v_, &volo_, &delv_, &vdov_, &arealg_, &ss_, &elem_mass_, &ql_, &qq_,
                   &delv_xi_, &delv_eta_, &delv_zeta_, &delx_xi_, &delx_eta_, &delx_zeta_})
@@ -96,8 +95,8 @@ void gather_velocities(Mesh& m, int e, Hex& h) {
   }
 }
 
-double triple(double ax, double ay, double az, double bx, double by, double bz, double cx,
-              double cy, double cz) {
+double triple(double ax, double ay, double az, double bx, double by, double bz, double cx, double cy,
+              double cz) {
   return ax * (by * cz - bz * cy) + ay * (bz * cx - bx * cz) + az * (bx * cy - by * cx);
 }
 
@@ -177,8 +176,8 @@ void node_normals(const Hex& h, double nx[8], double ny[8], double nz[8]) {
 }
 
 // d(volume)/d(corner a), from the corner's three neighbours and their opposites.
-void volume_derivative(const Hex& h, int a, int b, int c, int d, int e, int f, int g,
-                       double& dvx, double& dvy, double& dvz) {
+void volume_derivative(const Hex& h, int a, int b, int c, int d, int e, int f, int g, double& dvx,
+                       double& dvy, double& dvz) {
   const double twelfth = 1.0 / 12.0;
   dvx = twelfth * ((h.y[b] + h.y[c]) * (h.z[a] + h.z[b]) - (h.y[a] + h.y[b]) * (h.z[b] + h.z[c]) +
                    (h.y[a] + h.y[e]) * (h.z[d] + h.z[e]) - (h.y[d] + h.y[e]) * (h.z[a] + h.z[e]) -
@@ -203,8 +202,8 @@ void volume_derivatives(const Hex& h, double dvx[8], double dvy[8], double dvz[8
 
 // Hourglass-control force of one element from its corner velocities (four +-1 modes).
 void hourglass_force(const Hex& pos, const Hex& vel, const double dvx[8], const double dvy[8],
-                     const double dvz[8], double volume, double coefficient, double fx[8],
-                     double fy[8], double fz[8]) {
+                     const double dvz[8], double volume, double coefficient, double fx[8], double fy[8],
+                     double fz[8]) {
   const double inv_vol = volume > 1e-30 ? 1.0 / volume : 0.0;
   double hx[4], hy[4], hz[4];
   for (int i = 0; i < 4; ++i) {
@@ -253,8 +252,8 @@ double characteristic_length(const Hex& h, double volume) {
 }
 
 // The divergence of the velocity at the element centre (trace of the velocity gradient).
-double velocity_divergence(const Hex& vel, const double bx[8], const double by[8],
-                           const double bz[8], double detj) {
+double velocity_divergence(const Hex& vel, const double bx[8], const double by[8], const double bz[8],
+                           double detj) {
   if (!(detj > 0)) return 0.0;
   double dxx = 0, dyy = 0, dzz = 0;
   for (int c = 0; c < 8; ++c) {
@@ -371,10 +370,12 @@ void calc_q_gradients(Mesh& m) {
            az = det_x * dze_y - det_y * dze_x;
     m.delx_xi(e) = vol / std::sqrt(ax * ax + ay * ay + az * az + 1e-36);
     m.delv_xi(e) = norm * (ax * vxi_x + ay * vxi_y + az * vxi_z);
-    ax = dxi_y * dze_z - dxi_z * dze_y, ay = -(dxi_x * dze_z - dxi_z * dze_x), az = dxi_x * dze_y - dxi_y * dze_x;
+    ax = dxi_y * dze_z - dxi_z * dze_y, ay = -(dxi_x * dze_z - dxi_z * dze_x),
+    az = dxi_x * dze_y - dxi_y * dze_x;
     m.delx_eta(e) = vol / std::sqrt(ax * ax + ay * ay + az * az + 1e-36);
     m.delv_eta(e) = norm * (ax * vet_x + ay * vet_y + az * vet_z);
-    ax = dxi_y * det_z - dxi_z * det_y, ay = -(dxi_x * det_z - dxi_z * det_x), az = dxi_x * det_y - dxi_y * det_x;
+    ax = dxi_y * det_z - dxi_z * det_y, ay = -(dxi_x * det_z - dxi_z * det_x),
+    az = dxi_x * det_y - dxi_y * det_x;
     m.delx_zeta(e) = vol / std::sqrt(ax * ax + ay * ay + az * az + 1e-36);
     m.delv_zeta(e) = norm * (ax * vze_x + ay * vze_y + az * vze_z);
   }

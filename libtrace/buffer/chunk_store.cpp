@@ -97,7 +97,8 @@ int ChunkStore::probe_spill(const std::string& spill_path, size_t bytes) {
   // Side-effect free: nothing is created (the directory appears at the first spill). The
   // nearest existing ancestor of the file must be a writable directory on a writable file
   // system with room for `bytes`.
-  std::string dir = spill_path.substr(0, spill_path.rfind('/') == std::string::npos ? 0 : spill_path.rfind('/'));
+  std::string dir = spill_path.substr(0,
+                                      spill_path.rfind('/') == std::string::npos ? 0 : spill_path.rfind('/'));
   if (dir.empty()) dir = ".";
   struct stat st;
   while (::stat(dir.c_str(), &st) != 0) {
@@ -138,8 +139,7 @@ Status ChunkStore::append_or_throw(std::vector<uint8_t>&& chunk) {
   runtime::alloc_fault_point(runtime::AllocSite::kStore);
   ChunkRef ref;
   CRITPATH_FORWARD_IF_ERROR(read_header(chunk.data(), chunk.size(), ref.header));
-  if (chunk.size() != kChunkHeaderSize + size_t(ref.header.payload_size))
-    return Status::kCorrupt;
+  if (chunk.size() != kChunkHeaderSize + size_t(ref.header.payload_size)) return Status::kCorrupt;
   ref.size = uint32_t(chunk.size());
 
   std::lock_guard<std::mutex> lock(mu_);
@@ -231,7 +231,7 @@ Status ChunkStore::open_file(const std::string& path) {
   spill_fd_ = fd;
   spill_path_ = path;
   owns_spill_file_ = false;
-  spill_failed_ = true;    // appends after open_file stay in memory
+  spill_failed_ = true;  // appends after open_file stay in memory
   budget_ = UINT64_MAX;
 
   // Index the headers only; payloads are read lazily by read(). A damaged tail leaves the
@@ -320,9 +320,8 @@ std::vector<size_t> ChunkStore::chunks_of(uint16_t location) const {
   std::vector<size_t> idx;
   for (size_t i = 0; i < refs_.size(); ++i)
     if (refs_[i].header.location == location) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    return refs_[a].header.sequence < refs_[b].header.sequence;
-  });
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](size_t a, size_t b) { return refs_[a].header.sequence < refs_[b].header.sequence; });
   return idx;
 }
 

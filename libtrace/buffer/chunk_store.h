@@ -33,11 +33,11 @@ struct ChunkRef {
 struct ChunkStoreStats {
   uint64_t chunks = 0;
   uint64_t events = 0;
-  uint64_t bytes_total = 0;       // compressed bytes, header included
+  uint64_t bytes_total = 0;  // compressed bytes, header included
   uint64_t bytes_in_memory = 0;
   uint64_t bytes_spilled = 0;
   uint64_t chunks_spilled = 0;
-  uint64_t encoded_bytes = 0;     // bytes before zstd
+  uint64_t encoded_bytes = 0;  // bytes before zstd
   // Wrapping sum of the chunks' first and last event times: tells one rank's trace from
   // another's with the same sizes (critpath-analyze checks a kept file against its .json).
   uint64_t fingerprint = 0;

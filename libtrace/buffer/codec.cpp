@@ -142,26 +142,19 @@ constexpr Layout layout_of(uint8_t kind) {
     case EventKind::kExit:
     case EventKind::kMeasurementOff:
     case EventKind::kMeasurementOn:
-    case EventKind::kCallsite:
-      return Layout::kRegion;
-    case EventKind::kCollBegin:
-      return Layout::kEmpty;
+    case EventKind::kCallsite: return Layout::kRegion;
+    case EventKind::kCollBegin: return Layout::kEmpty;
     case EventKind::kSend:
-    case EventKind::kRecv:
-      return Layout::kP2p;
+    case EventKind::kRecv: return Layout::kP2p;
     case EventKind::kIsend:
-    case EventKind::kIrecv:
-      return Layout::kP2pReq;
+    case EventKind::kIrecv: return Layout::kP2pReq;
     case EventKind::kIsendComplete:
     case EventKind::kIrecvRequest:
     case EventKind::kRequestTest:
     case EventKind::kRequestCancel:
-    case EventKind::kIcollComplete:
-      return Layout::kRequest;
-    case EventKind::kCollEnd:
-      return Layout::kColl;
-    case EventKind::kIcollPost:
-      return Layout::kCollReq;
+    case EventKind::kIcollComplete: return Layout::kRequest;
+    case EventKind::kCollEnd: return Layout::kColl;
+    case EventKind::kIcollPost: return Layout::kCollReq;
     case EventKind::kRmaWinCreate:
     case EventKind::kRmaWinFree:
     case EventKind::kRmaPut:
@@ -169,12 +162,9 @@ constexpr Layout layout_of(uint8_t kind) {
     case EventKind::kRmaAccumulate:
     case EventKind::kRmaSync:
     case EventKind::kRmaCollSync:
-    case EventKind::kRmaRequestComplete:
-      return Layout::kRma;
-    case EventKind::kCounters:
-      return Layout::kCounters;
-    default:
-      return Layout::kNone;
+    case EventKind::kRmaRequestComplete: return Layout::kRma;
+    case EventKind::kCounters: return Layout::kCounters;
+    default: return Layout::kNone;
   }
 }
 
@@ -182,15 +172,12 @@ constexpr Layout layout_of(uint8_t kind) {
 constexpr unsigned fixed_extra(Layout l) {
   switch (l) {
     case Layout::kP2p:
-    case Layout::kRequest:
-      return 1;
+    case Layout::kRequest: return 1;
     case Layout::kP2pReq:
     case Layout::kColl:
     case Layout::kCollReq:
-    case Layout::kRma:
-      return 2;
-    default:
-      return 0;
+    case Layout::kRma: return 2;
+    default: return 0;
   }
 }
 
@@ -229,21 +216,15 @@ inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
   f.flags = p->flags;
   f.layout = l;
   switch (l) {
-    case Layout::kRegion:
-      f.region = p->arg;
-      break;
-    case Layout::kP2pReq:
-      f.request = x[1].w0;
-      [[fallthrough]];
+    case Layout::kRegion: f.region = p->arg; break;
+    case Layout::kP2pReq: f.request = x[1].w0; [[fallthrough]];
     case Layout::kP2p:
       f.comm = p->arg;
       f.peer = int32_t(uint32_t(x[0].w0));
       f.tag = int32_t(uint32_t(x[0].w0 >> 32));
       f.bytes = x[0].w1;
       break;
-    case Layout::kRequest:
-      f.request = x[0].w0;
-      break;
+    case Layout::kRequest: f.request = x[0].w0; break;
     case Layout::kColl:
     case Layout::kCollReq:
       f.comm = p->arg;
@@ -266,8 +247,7 @@ inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
       f.counter_slots = x;
       break;
     case Layout::kEmpty:
-    case Layout::kNone:
-      break;
+    case Layout::kNone: break;
   }
   return 1 + extra;
 }
@@ -319,11 +299,10 @@ static_assert(uint8_t(EventKind::kKindEnd) <= kFlagsBit);
 
 // Encodes [begin, end) into buf[base, base + returned length). Grows buf if needed (never
 // shrinks it, so a reused scratch vector stops allocating after the largest chunk).
-Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf, size_t base,
-                   ChunkHeader& h, size_t& length) {
+Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf, size_t base, ChunkHeader& h,
+                   size_t& length) {
   const size_t nslots = size_t(end - begin);
-  if (nslots > (kMaxEncodedSize - kStreamPrefix) / kMaxEncodedPerSlot)
-    return Status::kInvalidArgument;
+  if (nslots > (kMaxEncodedSize - kStreamPrefix) / kMaxEncodedPerSlot) return Status::kInvalidArgument;
   // Columns are written into disjoint worst-case regions, then T and A are moved down so
   // they follow K directly.
   const size_t k_off = base + kStreamPrefix;
@@ -360,9 +339,7 @@ Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf
       prev_request = r;
     };
     switch (f.layout) {
-      case Layout::kRegion:
-        a = put_varint(a, f.region);
-        break;
+      case Layout::kRegion: a = put_varint(a, f.region); break;
       case Layout::kP2p:
       case Layout::kP2pReq:
         a = put_varint(a, f.comm);
@@ -371,9 +348,7 @@ Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf
         a = put_varint(a, f.bytes);
         if (f.layout == Layout::kP2pReq) put_request_delta(f.request);
         break;
-      case Layout::kRequest:
-        put_request_delta(f.request);
-        break;
+      case Layout::kRequest: put_request_delta(f.request); break;
       case Layout::kColl:
       case Layout::kCollReq:
         a = put_varint(a, f.region);
@@ -381,10 +356,8 @@ Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf
         a = put_varint(a, zigzag(f.root));
         a = put_varint(a, f.bytes);
         a = put_varint(a, f.bytes_received);
-        if (f.layout == Layout::kCollReq)
-          put_request_delta(f.request);
-        else
-          a = put_varint(a, f.request);
+        if (f.layout == Layout::kCollReq) put_request_delta(f.request);
+        else a = put_varint(a, f.request);
         break;
       case Layout::kRma:
         a = put_varint(a, f.comm);
@@ -406,8 +379,7 @@ Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf
         break;
       }
       case Layout::kEmpty:
-      case Layout::kNone:
-        break;
+      case Layout::kNone: break;
     }
     const uint64_t delta = f.time - prev_time;
     prev_time = f.time;
@@ -462,8 +434,7 @@ Status read_header(const uint8_t* data, size_t size, ChunkHeader& h) {
   if (r.encoded_size > kMaxEncodedSize ||
       uint64_t(r.encoded_size) < kStreamPrefix + 2 * uint64_t(r.event_count))
     return Status::kCorrupt;
-  if (r.payload_size == 0 || r.payload_size > UINT32_MAX - kChunkHeaderSize)
-    return Status::kCorrupt;
+  if (r.payload_size == 0 || r.payload_size > UINT32_MAX - kChunkHeaderSize) return Status::kCorrupt;
   h = r;
   return Status::kOk;
 }
@@ -483,12 +454,8 @@ unsigned event_to_slots(const Event& e, Slot* out) {
     out->arg = arg;
   };
   switch (l) {
-    case Layout::kRegion:
-      head(0, e.region);
-      return 1;
-    case Layout::kEmpty:
-      head(0, 0);
-      return 1;
+    case Layout::kRegion: head(0, e.region); return 1;
+    case Layout::kEmpty: head(0, 0); return 1;
     case Layout::kP2p:
     case Layout::kP2pReq: {
       const bool req = l == Layout::kP2pReq;
@@ -530,8 +497,7 @@ unsigned event_to_slots(const Event& e, Slot* out) {
       }
       return 1 + extra;
     }
-    case Layout::kNone:
-      break;
+    case Layout::kNone: break;
   }
   // Unknown kind: a bare head, which slots_to_events and the encoder reject.
   head(0, 0);
@@ -565,8 +531,7 @@ Status slots_to_events(const Slot* begin, const Slot* end, std::vector<Event>& o
 // -----------------------------------------------------------------------------------------
 // Varint stream.
 
-Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out,
-                    ChunkHeader& h) {
+Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out, ChunkHeader& h) {
   const size_t base = out.size();
   size_t length = 0;
   const Status s = encode_into(begin, end, out, base, h, length);
@@ -670,9 +635,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
           e.bytes = a.u64();
           if (l == Layout::kP2pReq) e.request = request_delta();
           break;
-        case Layout::kRequest:
-          e.request = request_delta();
-          break;
+        case Layout::kRequest: e.request = request_delta(); break;
         case Layout::kColl:
         case Layout::kCollReq:
           e.region = a.u32();
@@ -705,8 +668,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
         }
         case Layout::kRegion:
         case Layout::kEmpty:
-        case Layout::kNone:
-          break;
+        case Layout::kNone: break;
       }
       region = e.region;
       comm = e.comm;
@@ -725,8 +687,8 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
 
 }  // namespace
 
-Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
-                     uint32_t event_count, std::vector<Event>& out) {
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                     std::vector<Event>& out) {
   const size_t base = out.size();
   const bool ok = decode_stream<FullSink>(data, size, first_time, event_count, [&](uint32_t n) {
     out.resize(base + n);
@@ -737,8 +699,8 @@ Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
   return Status::kCorrupt;
 }
 
-Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
-                     uint32_t event_count, DecodedChunk& out) {
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                     DecodedChunk& out) {
   out.clear();
   const bool ok = decode_stream<CompactSink>(data, size, first_time, event_count, [&](uint32_t n) {
     if (out.events.size() < n) out.events.resize(n);
@@ -765,8 +727,8 @@ ChunkCompressor::ChunkCompressor(int level) : level_(level), cctx_(ZSTD_createCC
 
 ChunkCompressor::~ChunkCompressor() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-Status ChunkCompressor::compress(const Slot* begin, const Slot* end, uint16_t location,
-                                 uint32_t sequence, std::vector<uint8_t>& out) {
+Status ChunkCompressor::compress(const Slot* begin, const Slot* end, uint16_t location, uint32_t sequence,
+                                 std::vector<uint8_t>& out) {
   if (cctx_ == nullptr) return Status::kNoMemory;
   ChunkHeader h;
   h.location = location;
@@ -777,8 +739,8 @@ Status ChunkCompressor::compress(const Slot* begin, const Slot* end, uint16_t lo
 
   const size_t bound = ZSTD_compressBound(encoded);
   out.resize(kChunkHeaderSize + bound);
-  const size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx*>(cctx_), out.data() + kChunkHeaderSize,
-                                  bound, scratch_.data(), encoded);
+  const size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx*>(cctx_), out.data() + kChunkHeaderSize, bound,
+                                  scratch_.data(), encoded);
   if (ZSTD_isError(n) || n > UINT32_MAX) {
     out.clear();
     return Status::kCompressError;
@@ -804,20 +766,18 @@ Status ChunkDecoder::decompress(const uint8_t* chunk, size_t size, ChunkHeader& 
       ZSTD_getFrameContentSize(payload, h.payload_size) != h.encoded_size)
     return Status::kCorrupt;
   if (scratch_.size() < h.encoded_size) scratch_.resize(h.encoded_size);
-  n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(), h.encoded_size,
-                          payload, h.payload_size);
+  n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(), h.encoded_size, payload,
+                          h.payload_size);
   if (ZSTD_isError(n) || n != h.encoded_size) return Status::kCorrupt;
   return Status::kOk;
 }
 
-Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
-                            std::vector<Event>& out) {
+Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header, std::vector<Event>& out) {
   out.clear();
   ChunkHeader h;
   size_t n = 0;
   CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
-  CRITPATH_FORWARD_IF_ERROR(
-      decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
   if (h.event_count > 0 && out.back().time != h.last_time) {
     out.clear();
     return Status::kCorrupt;
@@ -826,14 +786,12 @@ Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& head
   return Status::kOk;
 }
 
-Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header,
-                            DecodedChunk& out) {
+Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& header, DecodedChunk& out) {
   out.clear();
   ChunkHeader h;
   size_t n = 0;
   CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
-  CRITPATH_FORWARD_IF_ERROR(
-      decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
   if (h.event_count > 0 && out.events[out.count - 1].time != h.last_time) {
     out.clear();
     return Status::kCorrupt;

@@ -57,12 +57,11 @@ Status slots_to_events(const Slot* begin, const Slot* end, std::vector<Event>& o
 
 // Encodes raw slots into the varint stream. Appends to `out`; fills event_count,
 // first_time and last_time of `h` (other header fields untouched).
-Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out,
-                    ChunkHeader& h);
+Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out, ChunkHeader& h);
 
 // Decodes a varint stream produced by encode_slots. Appends to `out`.
-Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
-                     uint32_t event_count, std::vector<Event>& out);
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                     std::vector<Event>& out);
 
 // A decoded chunk in the compact form the replay passes walk (TraceReader::next_chunk): 16
 // bytes per event, so a whole chunk stays in cache. Events that carry only a region (ENTER,
@@ -70,10 +69,10 @@ Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
 // but time, region, flags and kind is zero. The others are kept whole in `wide`.
 struct CompactEvent {
   uint64_t time;
-  uint32_t ref;    // narrow: the region; wide: the index in DecodedChunk::wide
+  uint32_t ref;  // narrow: the region; wide: the index in DecodedChunk::wide
   uint16_t flags;
   EventKind kind;
-  uint8_t wide;    // 1: the event is wide[ref]
+  uint8_t wide;  // 1: the event is wide[ref]
 };
 static_assert(sizeof(CompactEvent) == 16, "compact events are 16 bytes");
 
@@ -103,8 +102,8 @@ struct DecodedChunk {
 
 // Decodes a varint stream into the compact form, replacing `out` (reusing its storage).
 // The same checks and the same all-or-nothing result as decode_events.
-Status decode_events(const uint8_t* data, size_t size, uint64_t first_time,
-                     uint32_t event_count, DecodedChunk& out);
+Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                     DecodedChunk& out);
 
 // Compresses raw slots into a complete chunk (header + zstd frame), replacing `out`.
 // `scratch` is reused across calls to avoid allocation. `zstd_cctx` is a ZSTD_CCtx* owned by

@@ -78,14 +78,12 @@ ClockPair sample_pair(TimerKind k) {
   return best;
 }
 
-TickConverter::TickConverter(TimerKind k, ClockPair begin, ClockPair end)
-    : kind_(k), begin_(begin) {
+TickConverter::TickConverter(TimerKind k, ClockPair begin, ClockPair end) : kind_(k), begin_(begin) {
   if (k == TimerKind::kTsc && end.ticks > begin.ticks && end.ns > begin.ns)
     ns_per_tick_ = double(end.ns - begin.ns) / double(end.ticks - begin.ticks);
   else if (k == TimerKind::kTsc)
     ns_per_tick_ = 0.4;  // no usable span (clock went wrong): assume 2.5 GHz, visibly odd
-  else
-    ns_per_tick_ = 1.0;
+  else ns_per_tick_ = 1.0;
 }
 
 }  // namespace critpath::clock

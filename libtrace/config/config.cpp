@@ -68,9 +68,7 @@ struct Parsed {
 Parsed parse_value(const FlagInfo& f, std::string_view text) {
   Parsed p;
   switch (f.kind) {
-    case Kind::kBool:
-      p.error = parse_bool_value(text, p.b);
-      break;
+    case Kind::kBool: p.error = parse_bool_value(text, p.b); break;
     case Kind::kSize: {
       Range<uint64_t> r{};
       parse_range(f.limits, r);  // validated at compile time
@@ -90,12 +88,8 @@ Parsed parse_value(const FlagInfo& f, std::string_view text) {
       if (p.error == ValueError::kOk && p.i > r.max) p.error = ValueError::kAboveMax;
       break;
     }
-    case Kind::kString:
-      p.text = text;
-      break;
-    case Kind::kChoice:
-      p.error = parse_choice_value(text, f.limits, p.text);
-      break;
+    case Kind::kString: p.text = text; break;
+    case Kind::kChoice: p.error = parse_choice_value(text, f.limits, p.text); break;
     case Kind::kFile:
       p.error = check_file_value(text);
       p.text = text;
@@ -111,9 +105,7 @@ Parsed parse_value(const FlagInfo& f, std::string_view text) {
 }
 
 // The kinds whose empty value means "the default" rather than an error.
-bool empty_is_default(Kind k) {
-  return k == Kind::kString || k == Kind::kFile || k == Kind::kClockSkew;
-}
+bool empty_is_default(Kind k) { return k == Kind::kString || k == Kind::kFile || k == Kind::kClockSkew; }
 
 void store(bool& m, const Parsed& p) { m = p.b; }
 void store(uint64_t& m, const Parsed& p) { m = p.u; }
@@ -127,8 +119,7 @@ void store_flag(Config& cfg, size_t index, const Parsed& p) {
     store(cfg.member, p);                                             \
     break;
 #include "libtrace/config/flags.inc"
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -173,17 +164,13 @@ void append_reason(std::string& out, const FlagInfo& f, ValueError e) {
       return "is out of range (offset and jump within +-" + std::to_string(int(kMaxSkewSeconds)) +
              " s, drift within +-" + std::to_string(int(kMaxSkewPpm)) + " ppm)";
     if (!lo.empty() && !hi.empty()) return "is out of range " + std::string(f.limits);
-    if (below)
-      return "is below the minimum " + (lo.empty() ? std::to_string(INT_MIN) : std::string(lo));
+    if (below) return "is below the minimum " + (lo.empty() ? std::to_string(INT_MIN) : std::string(lo));
     return "is above the maximum " + (hi.empty() ? std::to_string(INT_MAX) : std::string(hi));
   };
   out += ' ';
   switch (e) {
-    case ValueError::kOk:
-      break;
-    case ValueError::kEmpty:
-      out += "is empty";
-      break;
+    case ValueError::kOk: break;
+    case ValueError::kEmpty: out += "is empty"; break;
     case ValueError::kSyntax:
       switch (f.kind) {
         case Kind::kBool: out += "is not a boolean (1/0, true/false, yes/no, on/off)"; break;
@@ -211,22 +198,12 @@ void append_reason(std::string& out, const FlagInfo& f, ValueError e) {
       out += f.default_text;
       out += ')';
       break;
-    case ValueError::kOverflow:
-      out += "is too large (over 64 bits)";
-      break;
+    case ValueError::kOverflow: out += "is too large (over 64 bits)"; break;
     case ValueError::kBelowMin:
-    case ValueError::kAboveMax:
-      out += range_text(e == ValueError::kBelowMin);
-      break;
-    case ValueError::kNoSuchFile:
-      out += "does not exist";
-      break;
-    case ValueError::kDirectory:
-      out += "is a directory, not a file";
-      break;
-    case ValueError::kUnreadable:
-      out += "cannot be read";
-      break;
+    case ValueError::kAboveMax: out += range_text(e == ValueError::kBelowMin); break;
+    case ValueError::kNoSuchFile: out += "does not exist"; break;
+    case ValueError::kDirectory: out += "is a directory, not a file"; break;
+    case ValueError::kUnreadable: out += "cannot be read"; break;
   }
 }
 
@@ -297,10 +274,8 @@ void append_value(std::string& out, const std::string& v) {
   }
   out += '\'';
   for (const char c : v) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
+    if (c == '\'') out += "'\\''";
+    else out += c;
   }
   out += '\'';
 }
@@ -437,8 +412,7 @@ ValueError parse_clock_skew_value(std::string_view text, ClockSkewValue& skew) n
     const std::string_view item = detail::trim(rest.substr(0, comma));
     if (n == 3 || item.empty()) return ValueError::kSyntax;
     // from_chars: plain decimal or exponent notation, no leading '+', no hex floats.
-    const auto r = std::from_chars(item.data(), item.data() + item.size(), v[n],
-                                   std::chars_format::general);
+    const auto r = std::from_chars(item.data(), item.data() + item.size(), v[n], std::chars_format::general);
     if (r.ec == std::errc::result_out_of_range) return ValueError::kAboveMax;
     if (r.ec != std::errc() || r.ptr != item.data() + item.size() || !std::isfinite(v[n]))
       return ValueError::kSyntax;
@@ -447,8 +421,7 @@ ValueError parse_clock_skew_value(std::string_view text, ClockSkewValue& skew) n
     rest.remove_prefix(comma + 1);
   }
   if (n < 2) return ValueError::kSyntax;
-  if (std::fabs(v[0]) > kMaxSkewSeconds || std::fabs(v[1]) > kMaxSkewPpm ||
-      std::fabs(v[2]) > kMaxSkewSeconds)
+  if (std::fabs(v[0]) > kMaxSkewSeconds || std::fabs(v[1]) > kMaxSkewPpm || std::fabs(v[2]) > kMaxSkewSeconds)
     return ValueError::kAboveMax;
   skew = ClockSkewValue{v[0], v[1], v[2]};
   return ValueError::kOk;
@@ -463,8 +436,7 @@ ValueError check_file_value(std::string_view path) noexcept {
     if (ec || !std::filesystem::exists(st)) return ValueError::kNoSuchFile;
     if (std::filesystem::is_directory(st)) return ValueError::kDirectory;
     // A pipe or device may be read only once, or block: only regular files are opened.
-    if (std::filesystem::is_regular_file(st) && !std::ifstream(p).is_open())
-      return ValueError::kUnreadable;
+    if (std::filesystem::is_regular_file(st) && !std::ifstream(p).is_open()) return ValueError::kUnreadable;
     return ValueError::kOk;
   } catch (...) {
     return ValueError::kUnreadable;
@@ -536,8 +508,8 @@ const Config& current() noexcept { return storage(); }
 
 void set_current(const Config& config) noexcept {
   try {
-    Config copy(config);             // may throw: the installed config is untouched then
-    storage() = std::move(copy);     // noexcept
+    Config copy(config);          // may throw: the installed config is untouched then
+    storage() = std::move(copy);  // noexcept
   } catch (...) {
   }
 }

@@ -34,20 +34,20 @@ namespace critpath::config {
 
 // Value type of a flag. Append-only (new kinds get new values).
 enum class Kind : uint8_t {
-  kBool = 0,    // 1/0, true/false, yes/no, on/off (any case)          -> bool
-  kSize = 1,    // bytes, 4096 | 512K | 64M | 64MiB | 1g (binary units) -> uint64_t
-  kInt = 2,     // decimal integer within the row's limits              -> int
-  kString = 3,  // anything; empty means the default                   -> std::string
-  kChoice = 4,  // one of the row's words (any case), stored canonical -> std::string
-  kFile = 5,    // path of a file that can be read (not a directory);  -> std::string
-                // empty means the default
+  kBool = 0,       // 1/0, true/false, yes/no, on/off (any case)          -> bool
+  kSize = 1,       // bytes, 4096 | 512K | 64M | 64MiB | 1g (binary units) -> uint64_t
+  kInt = 2,        // decimal integer within the row's limits              -> int
+  kString = 3,     // anything; empty means the default                   -> std::string
+  kChoice = 4,     // one of the row's words (any case), stored canonical -> std::string
+  kFile = 5,       // path of a file that can be read (not a directory);  -> std::string
+                   // empty means the default
   kClockSkew = 6,  // "<offset s>,<drift ppm>[,<jump s>]" (parse_clock_skew_value);
                    // empty means the default                          -> std::string
 };
 
 // One CRITPATH_FLAG row. All views point to static storage.
 struct FlagInfo {
-  std::string_view name;          // "CRITPATH_BUFFER_SIZE"
+  std::string_view name;  // "CRITPATH_BUFFER_SIZE"
   Kind kind;
   std::string_view default_text;  // "64M"; "" for an empty String default
   std::string_view limits;        // "1M..", "-7..19", "auto|tsc|monotonic", ""
@@ -69,15 +69,15 @@ std::span<const LauncherVarInfo> launcher_vars() noexcept;
 // Why a value was rejected. kOk = accepted.
 enum class ValueError : uint8_t {
   kOk = 0,
-  kEmpty = 1,     // "" or only blanks (non-String flags)
-  kSyntax = 2,    // not a bool / size / integer / listed word
-  kNegative = 3,  // a size with a minus sign
-  kOverflow = 4,  // does not fit in 64 bits
-  kBelowMin = 5,  // parsed, but under the row's minimum
-  kAboveMax = 6,  // parsed, but over the row's maximum
-  kNoSuchFile = 7,   // File: nothing at that path
-  kDirectory = 8,    // File: a directory
-  kUnreadable = 9,   // File: a regular file that cannot be opened for reading
+  kEmpty = 1,       // "" or only blanks (non-String flags)
+  kSyntax = 2,      // not a bool / size / integer / listed word
+  kNegative = 3,    // a size with a minus sign
+  kOverflow = 4,    // does not fit in 64 bits
+  kBelowMin = 5,    // parsed, but under the row's minimum
+  kAboveMax = 6,    // parsed, but over the row's maximum
+  kNoSuchFile = 7,  // File: nothing at that path
+  kDirectory = 8,   // File: a directory
+  kUnreadable = 9,  // File: a regular file that cannot be opened for reading
 };
 
 namespace detail {
@@ -250,10 +250,8 @@ constexpr bool parse_range(std::string_view limits, Range<T>& range) {
   if (dots == std::string_view::npos) return false;
   const std::string_view lo = limits.substr(0, dots), hi = limits.substr(dots + 2);
   auto one = [](std::string_view t, T& out) {
-    if constexpr (std::is_same_v<T, uint64_t>)
-      return parse_size_value(t, out) == ValueError::kOk;
-    else
-      return parse_int_value(t, out) == ValueError::kOk;
+    if constexpr (std::is_same_v<T, uint64_t>) return parse_size_value(t, out) == ValueError::kOk;
+    else return parse_int_value(t, out) == ValueError::kOk;
   };
   if (!lo.empty() && !one(lo, range.min)) return false;
   if (!hi.empty() && !one(hi, range.max)) return false;
@@ -270,10 +268,8 @@ consteval T checked_number(std::string_view text, std::string_view limits) {
   Range<T> range{};
   T v{};
   ValueError e;
-  if constexpr (std::is_same_v<T, uint64_t>)
-    e = parse_size_value(text, v);
-  else
-    e = parse_int_value(text, v);
+  if constexpr (std::is_same_v<T, uint64_t>) e = parse_size_value(text, v);
+  else e = parse_int_value(text, v);
   if (!parse_range(limits, range) || e != ValueError::kOk || v < range.min || v > range.max)
     invalid_default_in_flags_inc();
   return v;
@@ -304,16 +300,14 @@ struct Int {
   static constexpr Kind kKind = Kind::kInt;
   static consteval int default_value(std::string_view text, std::string_view limits) {
     Range<int64_t> r{};
-    if (!parse_range(limits, r) || r.min < INT_MIN || r.max > INT_MAX)
-      detail::invalid_default_in_flags_inc();
+    if (!parse_range(limits, r) || r.min < INT_MIN || r.max > INT_MAX) detail::invalid_default_in_flags_inc();
     return int(detail::checked_number<int64_t>(text, limits));
   }
 };
 struct String {
   using value_type = std::string;
   static constexpr Kind kKind = Kind::kString;
-  static consteval std::string_view default_value(std::string_view text,
-                                                  std::string_view limits) {
+  static consteval std::string_view default_value(std::string_view text, std::string_view limits) {
     if (!limits.empty()) detail::invalid_default_in_flags_inc();
     return text;
   }
@@ -323,8 +317,7 @@ template <Kind K>
 struct CheckedText {
   using value_type = std::string;
   static constexpr Kind kKind = K;
-  static consteval std::string_view default_value(std::string_view text,
-                                                  std::string_view limits) {
+  static consteval std::string_view default_value(std::string_view text, std::string_view limits) {
     if (!text.empty() || !limits.empty()) detail::invalid_default_in_flags_inc();
     return text;
   }
@@ -334,8 +327,7 @@ using ClockSkew = CheckedText<Kind::kClockSkew>;
 struct Choice {
   using value_type = std::string;
   static constexpr Kind kKind = Kind::kChoice;
-  static consteval std::string_view default_value(std::string_view text,
-                                                  std::string_view limits) {
+  static consteval std::string_view default_value(std::string_view text, std::string_view limits) {
     std::string_view w;
     if (parse_choice_value(text, limits, w) != ValueError::kOk || w != text)
       detail::invalid_default_in_flags_inc();

@@ -8,8 +8,7 @@
 namespace critpath::defs {
 
 namespace {
-RegionDef make_def(uint32_t id, std::string name, RegionKind kind, std::string file = {},
-                   uint32_t line = 0) {
+RegionDef make_def(uint32_t id, std::string name, RegionKind kind, std::string file = {}, uint32_t line = 0) {
   RegionDef d;
   d.id = id;
   d.name = std::move(name);
@@ -33,8 +32,7 @@ const char* to_string(RegionKind k) {
 
 RegionTable::RegionTable() { define_fixed(kRootRegion, "main", RegionKind::kArtificial); }
 
-uint32_t RegionTable::define(std::string_view name, RegionKind kind, std::string_view file,
-                             uint32_t line) {
+uint32_t RegionTable::define(std::string_view name, RegionKind kind, std::string_view file, uint32_t line) {
   std::lock_guard<std::mutex> lock(mu_);
   std::string key(name);
   auto it = by_name_.find(key);
@@ -45,8 +43,7 @@ uint32_t RegionTable::define(std::string_view name, RegionKind kind, std::string
   return id;
 }
 
-void RegionTable::define_fixed(uint32_t id, std::string_view name, RegionKind kind,
-                               MpiSemantics mpi) {
+void RegionTable::define_fixed(uint32_t id, std::string_view name, RegionKind kind, MpiSemantics mpi) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_id_.find(id);
   if (it != by_id_.end()) {
@@ -89,8 +86,7 @@ std::vector<RegionDef> RegionTable::snapshot() const {
   return out;
 }
 
-void RegionTable::rename(uint32_t id, std::string_view name, std::string_view file,
-                         uint32_t line) {
+void RegionTable::rename(uint32_t id, std::string_view name, std::string_view file, uint32_t line) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;
@@ -103,8 +99,7 @@ void RegionTable::rename(uint32_t id, std::string_view name, std::string_view fi
   by_name_.emplace(d.name, id);  // keeps an existing owner of the name
 }
 
-void RegionTable::add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks,
-                                 bool auto_filtered) {
+void RegionTable::add_unrecorded(uint32_t id, uint64_t visits, uint64_t ticks, bool auto_filtered) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_id_.find(id);
   if (it == by_id_.end()) return;
@@ -143,9 +138,7 @@ Definitions& current() {
 RegionTable& regions() { return current().regions; }
 CommTable& comms() { return current().comms; }
 WindowTable& windows() { return current().windows; }
-void set_counter_names(std::vector<std::string> names) {
-  current().set_counter_names(std::move(names));
-}
+void set_counter_names(std::vector<std::string> names) { current().set_counter_names(std::move(names)); }
 std::vector<std::string> counter_names() { return current().counter_names(); }
 void set_instrumentation(const Instrumentation& info) { current().set_instrumentation(info); }
 

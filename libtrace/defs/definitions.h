@@ -46,10 +46,10 @@ const char* to_string(RegionKind k);
 // (analyzer/session/trace_archive.cpp): never renumber, only append.
 enum class MpiClass : uint8_t {  // the mpi_* time hierarchy (docs/metrics.md)
   kNone = 0,
-  kP2p = 1,          // sends, receives, Wait*/Test*, probes, persistent requests, cancel/free
-  kCollective = 2,   // blocking, nonblocking and neighbourhood collectives, MPI_Reduce_local
-  kRma = 3,          // one-sided: windows, their synchronization, RMA operations
-  kManagement = 4,   // everything else: MPI_Init/Finalize, communicators, groups, topologies
+  kP2p = 1,         // sends, receives, Wait*/Test*, probes, persistent requests, cancel/free
+  kCollective = 2,  // blocking, nonblocking and neighbourhood collectives, MPI_Reduce_local
+  kRma = 3,         // one-sided: windows, their synchronization, RMA operations
+  kManagement = 4,  // everything else: MPI_Init/Finalize, communicators, groups, topologies
 };
 // How a collective's members wait for each other.
 enum class MpiSync : uint8_t {
@@ -82,23 +82,23 @@ enum class MpiLifecycle : uint8_t {
 };
 enum class MpiRma : uint8_t {  // the role of a one-sided call (the spec's `rma`)
   kNone = 0,
-  kComm = 1,       // an RMA operation: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
-                   // Compare_and_swap and the request-based R* forms (mpi_rma_comm)
-  kCreate = 2,     // MPI_Win_create, _allocate, _allocate_shared, _create_dynamic
-  kFree = 3,       // MPI_Win_free
-  kFence = 4,      // MPI_Win_fence
-  kStart = 5,      // MPI_Win_start: opens an access epoch (PSCW)
-  kComplete = 6,   // MPI_Win_complete: closes it
-  kPost = 7,       // MPI_Win_post: opens an exposure epoch
-  kWait = 8,       // MPI_Win_wait: closes it, blocking
-  kTest = 9,       // MPI_Win_test: closes it when it succeeds (recorded only then)
-  kLock = 10,      // MPI_Win_lock
-  kUnlock = 11,    // MPI_Win_unlock
-  kLockAll = 12,   // MPI_Win_lock_all
-  kUnlockAll = 13, // MPI_Win_unlock_all
-  kFlush = 14,     // MPI_Win_flush, MPI_Win_flush_local (one target)
-  kFlushAll = 15,  // MPI_Win_flush_all, MPI_Win_flush_local_all
-  kOther = 16,     // MPI_Win_sync, attach, detach and other window calls (mpi_rma_sync)
+  kComm = 1,        // an RMA operation: Put, Get, Accumulate, Get_accumulate, Fetch_and_op,
+                    // Compare_and_swap and the request-based R* forms (mpi_rma_comm)
+  kCreate = 2,      // MPI_Win_create, _allocate, _allocate_shared, _create_dynamic
+  kFree = 3,        // MPI_Win_free
+  kFence = 4,       // MPI_Win_fence
+  kStart = 5,       // MPI_Win_start: opens an access epoch (PSCW)
+  kComplete = 6,    // MPI_Win_complete: closes it
+  kPost = 7,        // MPI_Win_post: opens an exposure epoch
+  kWait = 8,        // MPI_Win_wait: closes it, blocking
+  kTest = 9,        // MPI_Win_test: closes it when it succeeds (recorded only then)
+  kLock = 10,       // MPI_Win_lock
+  kUnlock = 11,     // MPI_Win_unlock
+  kLockAll = 12,    // MPI_Win_lock_all
+  kUnlockAll = 13,  // MPI_Win_unlock_all
+  kFlush = 14,      // MPI_Win_flush, MPI_Win_flush_local (one target)
+  kFlushAll = 15,   // MPI_Win_flush_all, MPI_Win_flush_local_all
+  kOther = 16,      // MPI_Win_sync, attach, detach and other window calls (mpi_rma_sync)
 };
 struct MpiSemantics {
   MpiClass cls = MpiClass::kNone;
@@ -145,8 +145,7 @@ class RegionTable {
  public:
   RegionTable();
   // Returns the id of the region called `name` of this kind, defining it on first use.
-  uint32_t define(std::string_view name, RegionKind kind, std::string_view file = {},
-                  uint32_t line = 0);
+  uint32_t define(std::string_view name, RegionKind kind, std::string_view file = {}, uint32_t line = 0);
   // Defines a region under a fixed id (MPI functions, the root). Idempotent; a region defined
   // without MPI semantics gets them from a later call that gives them.
   void define_fixed(uint32_t id, std::string_view name, RegionKind kind, MpiSemantics mpi = {});
@@ -189,8 +188,8 @@ struct CommDef {
   std::vector<int32_t> members;  // world rank of each comm rank, in comm-rank order
   std::vector<int32_t> remote;   // intercommunicators: the remote group's world ranks
   uint32_t parent = kCommUnknown;
-  std::string created_by;        // "MPI_COMM_WORLD", "MPI_Comm_split", ...
-  std::vector<int32_t> dims;     // Cartesian topology, if any
+  std::string created_by;     // "MPI_COMM_WORLD", "MPI_Comm_split", ...
+  std::vector<int32_t> dims;  // Cartesian topology, if any
   std::vector<int32_t> periods;
   bool freed = false;
 };
@@ -273,10 +272,10 @@ struct Instrumentation {
   // XRay: functions with sleds in the executable. GCC: functions whose hooks ran while
   // recording (GCC mode cannot know the functions never called).
   uint64_t instrumented = 0;
-  uint64_t patched = 0;        // XRay: functions patched when recording started
-  uint64_t unpatched = 0;      // XRay: patched, then unpatched because the automatic filter dropped them
-  uint64_t filtered = 0;       // left out by CRITPATH_FILTER (XRay: never patched)
-  uint64_t auto_filtered = 0;  // dropped by the automatic filter (XRay: these are the unpatched)
+  uint64_t patched = 0;            // XRay: functions patched when recording started
+  uint64_t unpatched = 0;          // XRay: patched, then unpatched because the automatic filter dropped them
+  uint64_t filtered = 0;           // left out by CRITPATH_FILTER (XRay: never patched)
+  uint64_t auto_filtered = 0;      // dropped by the automatic filter (XRay: these are the unpatched)
   uint64_t sites_patched_out = 0;  // GCC: hook call sites of (auto-)filtered functions made jumps
 };
 

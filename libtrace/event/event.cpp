@@ -36,8 +36,7 @@ const char* to_string(EventKind kind) {
     case EventKind::kCounters: return "COUNTERS";
     case EventKind::kCallsite: return "CALLSITE";
     case EventKind::kRmaLast:  // a range marker, not a recorded kind
-    case EventKind::kKindEnd:
-      break;
+    case EventKind::kKindEnd: break;
   }
   return "UNKNOWN";
 }

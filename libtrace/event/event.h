@@ -43,13 +43,13 @@ enum class EventKind : uint8_t {
   kIcollComplete = 14,  // request
   // 32..63: one-sided communication (window id in `comm`, target in `peer`).
   kRmaFirst = 32,
-  kRmaWinCreate = 32,    // comm = window, root = parent comm id
-  kRmaWinFree = 33,      // comm = window
-  kRmaPut = 34,          // comm = window, peer = target, bytes
-  kRmaGet = 35,          // comm = window, peer = target, bytes
-  kRmaAccumulate = 36,   // comm = window, peer = target, bytes
-  kRmaSync = 37,         // comm = window, op = sync kind, peer = target or -1, request = group id
-  kRmaCollSync = 38,     // comm = window (fence and similar), op = sync kind
+  kRmaWinCreate = 32,        // comm = window, root = parent comm id
+  kRmaWinFree = 33,          // comm = window
+  kRmaPut = 34,              // comm = window, peer = target, bytes
+  kRmaGet = 35,              // comm = window, peer = target, bytes
+  kRmaAccumulate = 36,       // comm = window, peer = target, bytes
+  kRmaSync = 37,             // comm = window, op = sync kind, peer = target or -1, request = group id
+  kRmaCollSync = 38,         // comm = window (fence and similar), op = sync kind
   kRmaRequestComplete = 39,  // comm = window, request: a request-based RMA op (MPI_Rput...)
                              // completed in a Wait/Test; same slot layout as the other RMA kinds
   kRmaLast = 63,
@@ -66,8 +66,7 @@ const char* to_string(EventKind kind);
 
 // True for kinds that carry message/collective payload fields in `Event`.
 constexpr bool is_p2p(EventKind k) {
-  return k == EventKind::kSend || k == EventKind::kRecv || k == EventKind::kIsend ||
-         k == EventKind::kIrecv;
+  return k == EventKind::kSend || k == EventKind::kRecv || k == EventKind::kIsend || k == EventKind::kIrecv;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -126,21 +125,18 @@ struct Event {
   uint32_t comm = 0;    // communicator id (window id for RMA)
   int32_t peer = 0;     // P2P peer / RMA target (rank in comm)
   int32_t tag = 0;
-  int32_t root = 0;     // collectives: root rank in comm, or -1
+  int32_t root = 0;  // collectives: root rank in comm, or -1
   uint16_t flags = 0;
   EventKind kind = EventKind::kInvalid;
   uint8_t reserved = 0;
-  uint64_t bytes = 0;           // P2P bytes; collective bytes sent; RMA bytes; COUNTERS count
-  uint64_t bytes_received = 0;  // collectives
-  uint64_t request = 0;         // critpath request id (not the MPI handle)
+  uint64_t bytes = 0;                    // P2P bytes; collective bytes sent; RMA bytes; COUNTERS count
+  uint64_t bytes_received = 0;           // collectives
+  uint64_t request = 0;                  // critpath request id (not the MPI handle)
   uint64_t counters[kMaxCounters] = {};  // COUNTERS values (count in `bytes`)
 
-  friend bool operator==(const Event& a, const Event& b) {
-    return std::memcmp(&a, &b, sizeof(Event)) == 0;
-  }
+  friend bool operator==(const Event& a, const Event& b) { return std::memcmp(&a, &b, sizeof(Event)) == 0; }
 };
 // operator== compares bytes: keep Event free of padding holes that could hold garbage.
-static_assert(sizeof(Event) == 8 + 4 * 5 + 4 + 8 * 3 + 8 * kMaxCounters,
-              "Event must stay padding-free");
+static_assert(sizeof(Event) == 8 + 4 * 5 + 4 + 8 * 3 + 8 * kMaxCounters, "Event must stay padding-free");
 
 }  // namespace critpath::trace

@@ -7,10 +7,10 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -113,10 +113,10 @@ class Recorder {
   RawChunk* allocate();                  // requires mu_ held; may throw (nothing changed)
   void release(RawChunk* c);             // requires mu_ held; never allocates
   trace::ChunkCompressor* inline_compressor(uint16_t location);  // requires mu_; may throw
-  void compress(RawChunk* c, trace::ChunkCompressor& z);  // requires mu_ NOT held; no throw
+  void compress(RawChunk* c, trace::ChunkCompressor& z);         // requires mu_ NOT held; no throw
   void compressor_main();
   void compressor_loop();
-  void enqueue(RawChunk* c);             // requires mu_ held; may throw before taking c
+  void enqueue(RawChunk* c);  // requires mu_ held; may throw before taking c
   // Failure bookkeeping, all requiring mu_ held.
   bool wanted(const RawChunk& c) const {
     return !rank_stopped_ && (c.location >= cut_.size() || c.sequence < cut_[c.location]);
@@ -138,7 +138,7 @@ class Recorder {
   ChunkQueue filled_;
   std::vector<RawChunk*> free_;  // capacity >= all_.size()
   std::vector<RawChunk*> all_;
-  std::vector<ThreadState*> threads_;  // attached threads (state 1) only
+  std::vector<ThreadState*> threads_;                              // attached threads (state 1) only
   std::vector<std::unique_ptr<trace::ChunkCompressor>> inline_z_;  // per location
   std::vector<uint32_t> cut_;  // per location: first sequence not stored (kNoCut: none)
   std::thread compressor_;
@@ -255,8 +255,7 @@ void Recorder::install(ThreadState& t, RawChunk* c) {
   t.limit = c->slots + (c->capacity - trace::kMaxEventSlots);
 }
 
-void Recorder::cut_location(uint16_t location, uint32_t sequence, const char* where,
-                            const char* why) {
+void Recorder::cut_location(uint16_t location, uint32_t sequence, const char* where, const char* why) {
   bool first = true;
   if (location < cut_.size()) {
     first = cut_[location] == kNoCut;
@@ -268,11 +267,9 @@ void Recorder::cut_location(uint16_t location, uint32_t sequence, const char* wh
   // One stderr line per run for this cause; every stopped thread gets its report note.
   if (!warned_thread_stop_) {
     warned_thread_stop_ = true;
-    log::warn("thread %u stopped recording at %s (%s): its trace is partial", unsigned(location),
-              where, why);
+    log::warn("thread %u stopped recording at %s (%s): its trace is partial", unsigned(location), where, why);
   } else {
-    log::note("thread %u stopped recording at %s (%s): its trace is partial", unsigned(location),
-              where, why);
+    log::note("thread %u stopped recording at %s (%s): its trace is partial", unsigned(location), where, why);
   }
 }
 
@@ -284,8 +281,7 @@ void Recorder::drop_chunk(const RawChunk& c, const char* where, const char* why)
 void Recorder::stop_rank(const char* where, const char* why) {
   if (rank_stopped_) return;
   rank_stopped_ = true;
-  log::warn("recording stopped on this rank at %s (%s): the traces of its threads are partial",
-            where, why);
+  log::warn("recording stopped on this rank at %s (%s): the traces of its threads are partial", where, why);
 }
 
 void Recorder::forget_thread(ThreadState& t) {
@@ -333,8 +329,10 @@ void Recorder::compress(RawChunk* c, trace::ChunkCompressor& z) {
   compress_errors_.fetch_add(1);
   if (in_store && s == Status::kIoError) {  // the spill failed: kept in memory instead
     const int err = store_.spill_errno();
-    log::warn_once("chunk", "spilling trace chunks to %s failed (%s): they stay in memory from now on, "
-                   "up to %llu MiB", store_.spill_path().c_str(), err ? std::strerror(err) : "I/O error",
+    log::warn_once("chunk",
+                   "spilling trace chunks to %s failed (%s): they stay in memory from now on, "
+                   "up to %llu MiB",
+                   store_.spill_path().c_str(), err ? std::strerror(err) : "I/O error",
                    static_cast<unsigned long long>(opt_.memory_cap >> 20));
     return;
   }

@@ -30,7 +30,7 @@ namespace critpath::runtime {
 
 // Measurement phase, process-wide. Only kRecording records.
 enum class Phase : uint8_t {
-  kPreInit = 0,     // before MPI_Init: adapters pass through
+  kPreInit = 0,  // before MPI_Init: adapters pass through
   kRecording = 1,
   kPaused = 2,      // MPI_Pcontrol(0)
   kFinalizing = 3,  // inside MPI_Finalize: flushing and analysing
@@ -44,14 +44,14 @@ extern bool g_use_tsc;  // chosen once at init (clock/clock.h explains the choic
 // Per-thread recording state. Trivially destructible so TLS teardown never calls into the
 // C++ runtime (which may malloc); a pthread key destructor returns its chunk.
 struct alignas(64) ThreadState {
-  trace::Slot* pos;    // next free slot
-  trace::Slot* limit;  // flush once pos >= limit
-  trace::Slot* base;   // start of the current raw chunk
-  uint32_t sequence;   // next chunk sequence number of this location
-  uint16_t location;   // thread index within the rank (0 = the MPI_Init thread)
-  uint8_t in_mpi;      // an MPI wrapper is active on this thread (nested MPI calls pass through)
-  uint8_t state;       // 0 = not attached, 1 = attached, 2 = stopped (records go to a sink),
-                       // 3 = departed
+  trace::Slot* pos;         // next free slot
+  trace::Slot* limit;       // flush once pos >= limit
+  trace::Slot* base;        // start of the current raw chunk
+  uint32_t sequence;        // next chunk sequence number of this location
+  uint16_t location;        // thread index within the rank (0 = the MPI_Init thread)
+  uint8_t in_mpi;           // an MPI wrapper is active on this thread (nested MPI calls pass through)
+  uint8_t state;            // 0 = not attached, 1 = attached, 2 = stopped (records go to a sink),
+                            // 3 = departed
   uint64_t overhead_ticks;  // ticks spent in cold paths (flush, inline compression)
   uint64_t slots_written;   // slots in chunks already handed off
   void* chunk;              // the RawChunk owning [base, limit) (recorder.cpp)
@@ -90,8 +90,8 @@ CRITPATH_NOINSTR inline ThreadState* ready_state() {
   return &t;
 }
 
-CRITPATH_NOINSTR inline void write_head(trace::Slot* s, uint64_t tsc, trace::EventKind kind,
-                                        uint8_t nextra, uint32_t arg) {
+CRITPATH_NOINSTR inline void write_head(trace::Slot* s, uint64_t tsc, trace::EventKind kind, uint8_t nextra,
+                                        uint32_t arg) {
   s->tsc = tsc;
   s->kind = uint8_t(kind);
   s->nextra = nextra;
@@ -105,8 +105,8 @@ CRITPATH_NOINSTR inline void commit(ThreadState& t, trace::Slot* next) {
 }
 
 // ENTER/EXIT of a region. The cheapest record: one clock read, one 16-byte store.
-CRITPATH_NOINSTR inline void record_region(ThreadState& t, trace::EventKind kind,
-                                           uint32_t region, uint64_t tsc) {
+CRITPATH_NOINSTR inline void record_region(ThreadState& t, trace::EventKind kind, uint32_t region,
+                                           uint64_t tsc) {
   trace::Slot* s = t.pos;
   write_head(s, tsc, kind, 0, region);
   commit(t, s + 1);
@@ -135,9 +135,8 @@ CRITPATH_NOINSTR inline void record_region_now(trace::EventKind kind, uint32_t r
 }
 
 // SEND/RECV (request = 0) and ISEND/IRECV (request != 0).
-CRITPATH_NOINSTR inline void record_p2p(ThreadState& t, trace::EventKind kind, uint32_t comm,
-                                        int32_t peer, int32_t tag, uint64_t bytes,
-                                        uint64_t request) {
+CRITPATH_NOINSTR inline void record_p2p(ThreadState& t, trace::EventKind kind, uint32_t comm, int32_t peer,
+                                        int32_t tag, uint64_t bytes, uint64_t request) {
   trace::Slot* s = t.pos;
   const bool has_req = kind == trace::EventKind::kIsend || kind == trace::EventKind::kIrecv;
   write_head(s, now(), kind, has_req ? 2 : 1, comm);
@@ -152,8 +151,7 @@ CRITPATH_NOINSTR inline void record_p2p(ThreadState& t, trace::EventKind kind, u
 }
 
 // ISEND_COMPLETE, IRECV_REQUEST, REQUEST_CANCEL, ICOLL_COMPLETE.
-CRITPATH_NOINSTR inline void record_request(ThreadState& t, trace::EventKind kind,
-                                            uint64_t request) {
+CRITPATH_NOINSTR inline void record_request(ThreadState& t, trace::EventKind kind, uint64_t request) {
   trace::Slot* s = t.pos;
   write_head(s, now(), kind, 1, 0);
   auto* x = reinterpret_cast<trace::ExtraSlot*>(s + 1);
@@ -169,9 +167,8 @@ CRITPATH_NOINSTR inline void record_coll_begin(ThreadState& t) {
 }
 
 // COLL_END (request = 0) and ICOLL_POST (request != 0). op = region id of the MPI call.
-CRITPATH_NOINSTR inline void record_coll_end(ThreadState& t, trace::EventKind kind,
-                                             uint32_t op, uint32_t comm, int32_t root,
-                                             uint64_t sent, uint64_t received,
+CRITPATH_NOINSTR inline void record_coll_end(ThreadState& t, trace::EventKind kind, uint32_t op,
+                                             uint32_t comm, int32_t root, uint64_t sent, uint64_t received,
                                              uint64_t request) {
   trace::Slot* s = t.pos;
   write_head(s, now(), kind, 2, comm);
@@ -184,9 +181,8 @@ CRITPATH_NOINSTR inline void record_coll_end(ThreadState& t, trace::EventKind ki
 }
 
 // RMA events (kinds 32..63). window = critpath window id.
-CRITPATH_NOINSTR inline void record_rma(ThreadState& t, trace::EventKind kind, uint32_t window,
-                                        int32_t peer, uint32_t op, uint64_t bytes,
-                                        uint64_t request, int32_t root) {
+CRITPATH_NOINSTR inline void record_rma(ThreadState& t, trace::EventKind kind, uint32_t window, int32_t peer,
+                                        uint32_t op, uint64_t bytes, uint64_t request, int32_t root) {
   trace::Slot* s = t.pos;
   write_head(s, now(), kind, 2, window);
   auto* x = reinterpret_cast<trace::ExtraSlot*>(s + 1);

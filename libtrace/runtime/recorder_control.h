@@ -25,9 +25,9 @@
 namespace critpath::runtime {
 
 struct RecorderOptions {
-  uint64_t chunk_bytes = 256 * 1024;          // raw chunk size per thread
-  uint64_t memory_budget = 64ull << 20;       // compressed bytes kept in memory
-  std::string spill_path;                     // file for chunks past the budget
+  uint64_t chunk_bytes = 256 * 1024;     // raw chunk size per thread
+  uint64_t memory_budget = 64ull << 20;  // compressed bytes kept in memory
+  std::string spill_path;                // file for chunks past the budget
   // When chunks cannot be spilled (no spill_path, or spilling failed): compressed bytes
   // kept in memory at most; past it recording stops with a note (the application's memory
   // is not the tracer's to exhaust).
@@ -39,8 +39,8 @@ struct RecorderOptions {
 struct RecorderStats {
   uint64_t overhead_ticks_max_thread = 0;  // max over this rank's threads of cold-path ticks
   uint64_t overhead_ticks_total = 0;
-  uint64_t compress_ticks = 0;             // ticks spent compressing (any thread)
-  uint64_t inline_compressions = 0;        // chunks the application thread compressed itself
+  uint64_t compress_ticks = 0;       // ticks spent compressing (any thread)
+  uint64_t inline_compressions = 0;  // chunks the application thread compressed itself
   uint64_t threads = 0;
   uint64_t raw_chunks_allocated = 0;
   uint64_t compress_errors = 0;
@@ -65,7 +65,7 @@ struct PartialDump {
   trace::ChunkStoreStats stored;  // what went to the chunk file
   uint64_t tail_chunks = 0;       // raw chunks that went to the tail file
   uint64_t tail_slots = 0;
-  bool complete = true;           // false: a lock stayed taken or a write failed
+  bool complete = true;  // false: a lock stayed taken or a write failed
 };
 // Async-signal-safe (runtime/sigsafe.h). Requires: the phase is no longer kRecording, and
 // one caller at a time. Threads that are writing an event right now may finish it after the

@@ -61,7 +61,8 @@ bool finish_recording(Phase& was) {
   return transition(bit(Phase::kRecording) | bit(Phase::kPaused), Phase::kRecording, &was);
 }
 bool enter_finalizing() {
-  return transition(bit(Phase::kRecording) | bit(Phase::kPaused) | bit(Phase::kFinalizing), Phase::kFinalizing);
+  return transition(bit(Phase::kRecording) | bit(Phase::kPaused) | bit(Phase::kFinalizing),
+                    Phase::kFinalizing);
 }
 bool end_session() { return transition(bit(Phase::kFinalizing) | bit(Phase::kPreInit), Phase::kDone); }
 void disable_measurement() { g_phase.store(uint8_t(Phase::kDisabled)); }
@@ -69,8 +70,7 @@ void disable_measurement() { g_phase.store(uint8_t(Phase::kDisabled)); }
 void register_session(const SessionHooks* hooks) { g_hooks.store(hooks); }
 
 void session_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
-  if (const SessionHooks* h = g_hooks.load(); h && h->on_init)
-    h->on_init(t_enter, init_region, thread_level);
+  if (const SessionHooks* h = g_hooks.load(); h && h->on_init) h->on_init(t_enter, init_region, thread_level);
   if (recording()) notify_recording_start();
 }
 void session_finalize(uint32_t finalize_region) {

@@ -80,16 +80,16 @@ constexpr int kRootHere = -2;
 constexpr int kRootNone = -3;
 
 struct CollArgs {
-  int size = 1;         // ranks in the communicator (its local group, if an intercommunicator)
-  int remote_size = 0;  // intercommunicators: ranks in the remote group; 0 otherwise
-  int rank = 0;         // this rank in it
-  int root = -1;        // rooted collectives: the root (or kRootHere / kRootNone); -1 otherwise
+  int size = 1;           // ranks in the communicator (its local group, if an intercommunicator)
+  int remote_size = 0;    // intercommunicators: ranks in the remote group; 0 otherwise
+  int rank = 0;           // this rank in it
+  int root = -1;          // rooted collectives: the root (or kRootHere / kRootNone); -1 otherwise
   bool in_place = false;  // MPI_IN_PLACE was passed (sendbuf, or recvbuf for Scatter(v))
   int64_t sendcount = 0;
   int64_t recvcount = 0;
   const int* sendcounts = nullptr;  // v/w variants: `size` entries (`remote_size`, see above)
   const int* recvcounts = nullptr;
-  int indegree = 0;   // neighbourhood collectives: sources / destinations of this rank
+  int indegree = 0;  // neighbourhood collectives: sources / destinations of this rank
   int outdegree = 0;
 };
 
@@ -127,8 +127,7 @@ CollBytes coll_bytes(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
   const int out = a.outdegree > 0 ? a.outdegree : 0;
   CollBytes b;
   switch (rule) {
-    case CollRule::kBarrier:
-      break;
+    case CollRule::kBarrier: break;
     case CollRule::kBcast:  // the buffer is described by the send/recv count and type
       if (is_root) b.sent = times(a.sendcount, TypeArg::kSend);
       else b.received = times(a.recvcount, TypeArg::kRecv);
@@ -223,8 +222,7 @@ CollBytes coll_bytes(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
       for (int i = 0; i < out; ++i) b.sent += times(at(a.sendcounts, i, out), TypeArg::kSend, i);
       for (int i = 0; i < in; ++i) b.received += times(at(a.recvcounts, i, in), TypeArg::kRecv, i);
       break;
-    case CollRule::kNone:
-      break;
+    case CollRule::kNone: break;
   }
   return b;
 }

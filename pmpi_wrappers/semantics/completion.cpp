@@ -19,8 +19,8 @@ constexpr uint32_t kNoSlot = RequestTable::kNone;
 
 Completion::Completion(runtime::ThreadState* t, uint32_t region, bool is_test, int count,
                        MPI_Request* reqs) noexcept
-    : t_(t), region_(region), test_(is_test), n_(count > 0 && reqs ? count : 0),
-      reqs_(reqs), slots_(stack_slots_) {
+    : t_(t), region_(region), test_(is_test), n_(count > 0 && reqs ? count : 0), reqs_(reqs),
+      slots_(stack_slots_) {
   runtime::t_state.in_mpi = 1;
   if (t_) {
     if (test_) t0_ = runtime::now();
@@ -31,8 +31,10 @@ Completion::Completion(runtime::ThreadState* t, uint32_t region, bool is_test, i
     if (!slots_) {
       // Cannot remember the claims: leave these requests alone (their entries go stale and
       // are overwritten when the table reuses the slots; counted, one warning).
-      log::warn_once("wrappers-alloc", "out of memory tracking %d requests; some "
-                     "nonblocking completions are not traced", n_);
+      log::warn_once("wrappers-alloc",
+                     "out of memory tracking %d requests; some "
+                     "nonblocking completions are not traced",
+                     n_);
       count_untracked_request();
       n_ = 0;
       return;
@@ -84,8 +86,8 @@ void Completion::drop(int i) noexcept {
   RequestInfo& info = table.at(slots_[i]);
   if (info.kind == RequestKind::kIdup) finish_idup(info.bytes, false);
   if (info.flags & request_flag::kPersistent) {
-    info.flags &= uint8_t(~(request_flag::kActive | request_flag::kRecorded |
-                            request_flag::kCancelRequested));
+    info.flags &= uint8_t(
+        ~(request_flag::kActive | request_flag::kRecorded | request_flag::kCancelRequested));
     info.id = 0;
     table.release(slots_[i]);
   } else {
@@ -116,23 +118,20 @@ void Completion::complete(int i, const MPI_Status* st) noexcept {
   const bool have_status = st != MPI_STATUS_IGNORE && st != nullptr;
   if (t_ && (info.flags & request_flag::kRecorded)) {
     int cancelled = 0;
-    if ((info.flags & request_flag::kCancelRequested) && have_status)
-      PMPI_Test_cancelled(st, &cancelled);
+    if ((info.flags & request_flag::kCancelRequested) && have_status) PMPI_Test_cancelled(st, &cancelled);
     if (cancelled) {
       runtime::record_request(*t_, trace::EventKind::kRequestCancel, info.id);
     } else if (info.kind == RequestKind::kColl) {
       runtime::record_request(*t_, trace::EventKind::kIcollComplete, info.id);
     } else if (info.kind == RequestKind::kRma) {
-      runtime::record_rma(*t_, trace::EventKind::kRmaRequestComplete, info.comm, -1, 0, 0, info.id,
-                          -1);
+      runtime::record_rma(*t_, trace::EventKind::kRmaRequestComplete, info.comm, -1, 0, 0, info.id, -1);
     } else if (info.kind == RequestKind::kSend) {
       runtime::record_request(*t_, trace::EventKind::kIsendComplete, info.id);
     } else if (have_status) {
       runtime::record_p2p(*t_, trace::EventKind::kIrecv, info.comm, st->MPI_SOURCE, st->MPI_TAG,
                           status_bytes(st), info.id);
     } else {
-      runtime::record_p2p(*t_, trace::EventKind::kIrecv, info.comm, info.peer, info.tag, 0,
-                          info.id);
+      runtime::record_p2p(*t_, trace::EventKind::kIrecv, info.comm, info.peer, info.tag, 0, info.id);
     }
   }
   drop(i);  // same bookkeeping as an error completion: inactive or erased
@@ -194,8 +193,7 @@ void Completion::finish_all(int rc, const int* flag, MPI_Status* st) noexcept {
   close(true);
 }
 
-void Completion::finish_some(int rc, const int* outcount, const int* indices,
-                             MPI_Status* st) noexcept {
+void Completion::finish_some(int rc, const int* outcount, const int* indices, MPI_Status* st) noexcept {
   const bool have_st = st != MPI_STATUSES_IGNORE && st != nullptr;
   int done = 0;
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && outcount && *outcount != MPI_UNDEFINED)

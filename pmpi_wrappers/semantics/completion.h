@@ -48,8 +48,7 @@ class Completion {
 
   // t: the recording thread state, or nullptr to track without recording (paused).
   // Marks the thread in_mpi and, for waits with t != nullptr, records ENTER(region).
-  Completion(runtime::ThreadState* t, uint32_t region, bool is_test, int count,
-             MPI_Request* reqs) noexcept;
+  Completion(runtime::ThreadState* t, uint32_t region, bool is_test, int count, MPI_Request* reqs) noexcept;
   ~Completion();
   Completion(const Completion&) = delete;
   Completion& operator=(const Completion&) = delete;
@@ -67,10 +66,10 @@ class Completion {
 
  private:
   void complete(int i, const MPI_Status* st) noexcept;  // events + untrack
-  void drop(int i) noexcept;                             // completed with an error: untrack
-  void release(int i) noexcept;                          // still pending: unclaim
-  void open_events(bool completed) noexcept;             // deferred ENTER of tests
-  void close(bool completed) noexcept;                   // release the rest, EXIT or count
+  void drop(int i) noexcept;                            // completed with an error: untrack
+  void release(int i) noexcept;                         // still pending: unclaim
+  void open_events(bool completed) noexcept;            // deferred ENTER of tests
+  void close(bool completed) noexcept;                  // release the rest, EXIT or count
 
   runtime::ThreadState* t_;
   uint32_t region_;

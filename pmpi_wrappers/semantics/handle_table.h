@@ -214,8 +214,7 @@ class ClaimTable {
     for (std::atomic<uint64_t>& k : shared_) {
       uint64_t v = k.load(std::memory_order_relaxed);
       if (v == key) return;
-      if (v == 0 && (k.compare_exchange_strong(v, key, std::memory_order_relaxed) || v == key))
-        return;
+      if (v == 0 && (k.compare_exchange_strong(v, key, std::memory_order_relaxed) || v == key)) return;
     }
   }
   bool is_shared(uint64_t key) const {

@@ -30,7 +30,8 @@ void insert_request(MPI_Request request, const RequestInfo& info) {
     count_untracked_request();
     // Cold: once per run, count what is really outstanding (a scan of the table).
     if (!g_request_table_full_said.exchange(true, std::memory_order_relaxed))
-      log::warn_once("wrappers-requests", "no room to track an MPI request (%u outstanding, room "
+      log::warn_once("wrappers-requests",
+                     "no room to track an MPI request (%u outstanding, room "
                      "for %u); completions of the requests that did not fit are not traced",
                      requests().size(), RequestTable::kCapacity);
   }
@@ -112,14 +113,12 @@ void start_requests(runtime::ThreadState* t, int count, const MPI_Request* reqs)
     RequestInfo& info = table.at(s);
     if (info.flags & request_flag::kPersistent) {
       info.id = next_request_id();
-      info.flags = request_flag::kPersistent | request_flag::kActive |
-                   (t ? request_flag::kRecorded : 0);
+      info.flags = request_flag::kPersistent | request_flag::kActive | (t ? request_flag::kRecorded : 0);
       if (t) {
         if (info.kind == RequestKind::kSend)
-          runtime::record_p2p(*t, trace::EventKind::kIsend, info.comm, info.peer, info.tag,
-                              info.bytes, info.id);
-        else
-          runtime::record_request(*t, trace::EventKind::kIrecvRequest, info.id);
+          runtime::record_p2p(*t, trace::EventKind::kIsend, info.comm, info.peer, info.tag, info.bytes,
+                              info.id);
+        else runtime::record_request(*t, trace::EventKind::kIrecvRequest, info.id);
       }
     }
     table.release(s);
@@ -201,8 +200,8 @@ void neighbor_degrees(MPI_Comm comm, int rank, int& in, int& out) {
 
 CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c) {
   const bool rooted = c.rule == CollRule::kBcast || c.rule == CollRule::kGather ||
-                     c.rule == CollRule::kGatherv || c.rule == CollRule::kScatter ||
-                     c.rule == CollRule::kScatterv || c.rule == CollRule::kReduce;
+                      c.rule == CollRule::kGatherv || c.rule == CollRule::kScatter ||
+                      c.rule == CollRule::kScatterv || c.rule == CollRule::kReduce;
   // Intercommunicator forms: MPI_PROC_NULL marks a root-group bystander (no data), MPI_ROOT
   // the root. (MPICH's MPI_PROC_NULL is -1, the "no root" value of the other rules.)
   CollArgs a;
@@ -225,10 +224,10 @@ CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c) 
   });
 }
 
-void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule,
-                 int root, bool in_place, int sendcount, int recvcount, const int* sendcounts,
-                 const int* recvcounts, MPI_Datatype sendtype, MPI_Datatype recvtype,
-                 const MPI_Datatype* sendtypes, const MPI_Datatype* recvtypes) {
+void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule, int root,
+                 bool in_place, int sendcount, int recvcount, const int* sendcounts, const int* recvcounts,
+                 MPI_Datatype sendtype, MPI_Datatype recvtype, const MPI_Datatype* sendtypes,
+                 const MPI_Datatype* recvtypes) {
   const CommView cv = comm_view(comm);
   CollBytes b;
   if (rc == MPI_SUCCESS) {
@@ -246,8 +245,7 @@ void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm
     c.recvtypes = recvtypes;
     b = coll_call_bytes(cv, comm, c);
   }
-  runtime::record_coll_end(t, trace::EventKind::kCollEnd, region, cv.id, root, b.sent,
-                           b.received, 0);
+  runtime::record_coll_end(t, trace::EventKind::kCollEnd, region, cv.id, root, b.sent, b.received, 0);
 }
 
 void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, MPI_Comm comm,
@@ -260,8 +258,8 @@ void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, M
   info.flags = request_flag::kActive | request_flag::kRecorded;
   info.comm = cv.id;
   insert_request(request, info);
-  runtime::record_coll_end(t, trace::EventKind::kIcollPost, region, cv.id, c.root, b.sent,
-                           b.received, info.id);
+  runtime::record_coll_end(t, trace::EventKind::kIcollPost, region, cv.id, c.root, b.sent, b.received,
+                           info.id);
 }
 
 // ---- one-sided ----------------------------------------------------------------------------
@@ -271,12 +269,11 @@ CommMap& win_map() { return g_win_map; }
 void note_session(uint32_t region) {
   if (tracking() || region != region::kMPI_Session_finalize) return;
   log::warn_once("sessions", "MPI-4 Sessions are not traced (critpath follows MPI_Init .. MPI_Finalize, "
-                 "the World Model): this process gets no report");
+                             "the World Model): this process gets no report");
 }
 
-void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win,
-                     int target, uint64_t origin_bytes, int64_t result_bytes,
-                     const MPI_Request* request) {
+void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win, int target,
+                     uint64_t origin_bytes, int64_t result_bytes, const MPI_Request* request) {
   if (target == MPI_PROC_NULL) return;
   const uint32_t w = win_id(win);
   uint64_t id = 0;
@@ -290,19 +287,17 @@ void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t re
   }
   runtime::record_rma(t, kind, w, target, region, origin_bytes, id, -1);
   if (result_bytes >= 0)
-    runtime::record_rma(t, trace::EventKind::kRmaGet, w, target, region, uint64_t(result_bytes),
-                        id, -1);
+    runtime::record_rma(t, trace::EventKind::kRmaGet, w, target, region, uint64_t(result_bytes), id, -1);
 }
 
-void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target,
-                     int lock_type, bool collective) {
+void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target, int lock_type,
+                     bool collective) {
   const int lock = lock_type == MPI_LOCK_EXCLUSIVE ? 1 : lock_type == MPI_LOCK_SHARED ? 2 : 0;
   runtime::record_rma(t, collective ? trace::EventKind::kRmaCollSync : trace::EventKind::kRmaSync,
                       win_id(win), target, region, 0, 0, lock);
 }
 
-void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win,
-                           MPI_Group group) {
+void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, MPI_Group group) {
   const uint32_t w = win_id(win);
   int n = 0;
   MPI_Group wg = MPI_GROUP_NULL;
@@ -315,8 +310,8 @@ void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win
     for (int i = 0; i < k; ++i) ranks[i] = base + i;
     if (PMPI_Group_translate_ranks(group, k, ranks, wg, out) != MPI_SUCCESS) break;
     for (int i = 0; i < k; ++i)
-      runtime::record_rma(t, trace::EventKind::kRmaSync, w,
-                          out[i] == MPI_UNDEFINED ? -1 : out[i], region, 0, 0, 0);
+      runtime::record_rma(t, trace::EventKind::kRmaSync, w, out[i] == MPI_UNDEFINED ? -1 : out[i], region, 0,
+                          0, 0);
   }
   PMPI_Group_free(&wg);
 }
@@ -346,8 +341,7 @@ std::vector<int32_t> group_world_ranks(MPI_Group g) {
     for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = int(i);
     std::vector<int> translated(out.size(), MPI_UNDEFINED);
     if (PMPI_Group_translate_ranks(g, size, ranks.data(), world, translated.data()) == MPI_SUCCESS)
-      for (size_t i = 0; i < out.size(); ++i)
-        out[i] = translated[i] == MPI_UNDEFINED ? -1 : translated[i];
+      for (size_t i = 0; i < out.size(); ++i) out[i] = translated[i] == MPI_UNDEFINED ? -1 : translated[i];
     PMPI_Group_free(&world);
   }
   return out;
@@ -364,8 +358,7 @@ std::vector<int32_t> world_members(MPI_Comm c, int size) {
 }
 
 // Defines a tracked communicator with an agreed id (cold).
-void define_comm(uint32_t parent_id, MPI_Comm newcomm, CommView v, bool inter,
-                 uint32_t creator_region) {
+void define_comm(uint32_t parent_id, MPI_Comm newcomm, CommView v, bool inter, uint32_t creator_region) {
   defs::CommDef def;
   def.id = v.id;
   def.members = world_members(newcomm, v.size);
@@ -394,8 +387,10 @@ void define_comm(uint32_t parent_id, MPI_Comm newcomm, CommView v, bool inter,
   def.created_by = region_name(creator_region);
   defs::comms().define(std::move(def));
   if (!g_comm_map.insert(handle_bits(newcomm), v))
-    log::warn_once("wrappers-comms", "more than %u communicators alive; events on the "
-                   "excess ones carry an unknown communicator id", CommMap::kCapacity);
+    log::warn_once("wrappers-comms",
+                   "more than %u communicators alive; events on the "
+                   "excess ones carry an unknown communicator id",
+                   CommMap::kCapacity);
 }
 
 // Intercommunicator id: the group whose rank 0 has the lower world rank leads; its rank 0
@@ -453,13 +448,13 @@ void track_new_comm(MPI_Comm parent, MPI_Comm newcomm, uint32_t creator_region) 
       v.id = agree_inter_id(newcomm);
     } else {
       uint32_t id = 0;
-      if (v.rank == 0)
-        id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
+      if (v.rank == 0) id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
       PMPI_Bcast(&id, 1, MPI_UINT32_T, 0, newcomm);
       v.id = id;
     }
     if (v.id == kCommIdUnknown) {
-      log::warn_once("wrappers-inter", "an intercommunicator with processes outside "
+      log::warn_once("wrappers-inter",
+                     "an intercommunicator with processes outside "
                      "MPI_COMM_WORLD is not traced; its events carry an unknown communicator");
       g_comm_map.insert(handle_bits(newcomm), v);
       return;
@@ -483,8 +478,7 @@ void post_idup(runtime::ThreadState* t, MPI_Comm parent, MPI_Comm* newcomm, MPI_
   if (inter) {  // rare: fall back to agreeing at completion (blocking bcasts on the new comm)
     st->id = kCommIdUnknown;
   } else {
-    if (pv.rank == 0)
-      st->id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
+    if (pv.rank == 0) st->id = pack_comm_id(g_world.world.rank, g_comm_sequence.next(), g_world.rank_bits);
     if (PMPI_Ibcast(&st->id, 1, MPI_UINT32_T, 0, parent, &st->bcast) != MPI_SUCCESS) {
       delete st;
       return;
@@ -502,8 +496,7 @@ void post_idup(runtime::ThreadState* t, MPI_Comm parent, MPI_Comm* newcomm, MPI_
     delete st;
     return;
   }
-  if (t)
-    runtime::record_coll_end(*t, trace::EventKind::kIcollPost, region, pv.id, -1, 0, 0, info.id);
+  if (t) runtime::record_coll_end(*t, trace::EventKind::kIcollPost, region, pv.id, -1, 0, 0, info.id);
 }
 
 void finish_idup(uint64_t state, bool completed) {
@@ -547,8 +540,10 @@ void track_new_win(runtime::ThreadState* t, MPI_Comm comm, MPI_Win win, uint32_t
     def.created_by = region_name(region);
     defs::windows().define(std::move(def));
     if (!g_win_map.insert(handle_bits(win), v))
-      log::warn_once("wrappers-wins", "more than %u windows alive; events on the excess ones "
-                     "carry an unknown window id", CommMap::kCapacity);
+      log::warn_once("wrappers-wins",
+                     "more than %u windows alive; events on the excess ones "
+                     "carry an unknown window id",
+                     CommMap::kCapacity);
     if (t)
       runtime::record_rma(*t, trace::EventKind::kRmaWinCreate, id, -1, region, local_bytes, 0,
                           int32_t(parent));

@@ -62,9 +62,7 @@ CRITPATH_NOINSTR inline runtime::ThreadState* recording_state() {
 
 // For the tracking guard, after recording_state() returned nullptr: true when this call
 // must still update the tables (paused, or this thread has no buffer) and is not nested.
-CRITPATH_NOINSTR inline bool track_unrecorded() {
-  return tracking() && !runtime::t_state.in_mpi;
-}
+CRITPATH_NOINSTR inline bool track_unrecorded() { return tracking() && !runtime::t_state.in_mpi; }
 
 // The owner tag of the calling thread's request-table entries (handle_table.h, "Shared
 // handles"): its location + 1 once it has a buffer, 0 before.
@@ -133,11 +131,11 @@ constexpr uint32_t kMpichBuiltinTypeMask = 0xff000000u;
 constexpr uint32_t kMpichBuiltinType = 0x4c000000u;
 constexpr uint64_t mpich_builtin_size(uint32_t h) { return (h >> 8) & 0xffu; }
 static_assert((uint32_t(MPI_INT) & kMpichBuiltinTypeMask) == kMpichBuiltinType &&
-              mpich_builtin_size(uint32_t(MPI_INT)) == sizeof(int) &&
-              mpich_builtin_size(uint32_t(MPI_DOUBLE)) == sizeof(double) &&
-              mpich_builtin_size(uint32_t(MPI_CHAR)) == 1 &&
-              mpich_builtin_size(uint32_t(MPI_LONG_LONG)) == sizeof(long long) &&
-              (uint32_t(MPI_DATATYPE_NULL) & kMpichBuiltinTypeMask) != kMpichBuiltinType,
+                  mpich_builtin_size(uint32_t(MPI_INT)) == sizeof(int) &&
+                  mpich_builtin_size(uint32_t(MPI_DOUBLE)) == sizeof(double) &&
+                  mpich_builtin_size(uint32_t(MPI_CHAR)) == 1 &&
+                  mpich_builtin_size(uint32_t(MPI_LONG_LONG)) == sizeof(long long) &&
+                  (uint32_t(MPI_DATATYPE_NULL) & kMpichBuiltinTypeMask) != kMpichBuiltinType,
               "MPICH's builtin datatype handle encoding changed: drop the fast path");
 }  // namespace detail
 #endif
@@ -170,9 +168,14 @@ CRITPATH_NOINSTR inline uint64_t type_bytes(int count, MPI_Datatype t) {
 // them saves a PMPI_Get_elements_x call (~115 instructions) per receive; a status type
 // without those fields falls back to the call.
 template <class Status>
-concept MpichStatus = requires(const Status& s) { s.count_lo; s.count_hi_and_cancelled; };
+concept MpichStatus = requires(const Status& s) {
+  s.count_lo;
+  s.count_hi_and_cancelled;
+};
 template <class Status>
-concept OmpiStatus = requires(const Status& s) { s._ucount; };
+concept OmpiStatus = requires(const Status& s) {
+  s._ucount;
+};
 template <class Status>
 CRITPATH_NOINSTR inline uint64_t status_bytes_of(const Status* st) {
   if constexpr (MpichStatus<Status>) {
@@ -219,8 +222,8 @@ uint32_t take_message_comm(MPI_Message message);
 // Probe family: records EXIT (blocking probes; ENTER was recorded before the call) or, for
 // MPI_Iprobe/MPI_Improbe, ENTER(t0)+EXIT only when a message was found (else counted), and
 // tracks the matched message of MPI_Mprobe/MPI_Improbe.
-void finish_probe(runtime::ThreadState* t, uint32_t region, uint64_t t0, bool is_test,
-                  int rc, const int* flag, const MPI_Message* message, MPI_Comm comm);
+void finish_probe(runtime::ThreadState* t, uint32_t region, uint64_t t0, bool is_test, int rc,
+                  const int* flag, const MPI_Message* message, MPI_Comm comm);
 
 // Collectives: this rank's bytes under the rule (coll_bytes.h). root: the root argument of
 // rooted collectives (MPI_ROOT counts as the root, MPI_PROC_NULL as no data: intercommunicator
@@ -242,10 +245,10 @@ CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c);
 
 // Blocking collectives: COLL_END with this rank's bytes. rc != MPI_SUCCESS records zero
 // bytes (the arguments may be invalid).
-void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule,
-                 int root, bool in_place, int sendcount, int recvcount, const int* sendcounts,
-                 const int* recvcounts, MPI_Datatype sendtype, MPI_Datatype recvtype,
-                 const MPI_Datatype* sendtypes, const MPI_Datatype* recvtypes);
+void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule, int root,
+                 bool in_place, int sendcount, int recvcount, const int* sendcounts, const int* recvcounts,
+                 MPI_Datatype sendtype, MPI_Datatype recvtype, const MPI_Datatype* sendtypes,
+                 const MPI_Datatype* recvtypes);
 
 // Nonblocking collectives, after a successful post: a fresh request id, ICOLL_POST(op,
 // comm, root, bytes, id) and a tracked request whose completion records ICOLL_COMPLETE(id).
@@ -267,13 +270,12 @@ CRITPATH_NOINSTR inline uint32_t win_id(MPI_Win w) {
 // fetching forms a second RMA_GET with the result bytes (result_bytes >= 0). request: the
 // request-based forms' request (MPI_REQUEST_NULL otherwise); tracked so that its completion
 // records RMA_REQUEST_COMPLETE. target == MPI_PROC_NULL records nothing.
-void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win,
-                     int target, uint64_t origin_bytes, int64_t result_bytes,
-                     const MPI_Request* request);
+void record_rma_comm(runtime::ThreadState& t, trace::EventKind kind, uint32_t region, MPI_Win win, int target,
+                     uint64_t origin_bytes, int64_t result_bytes, const MPI_Request* request);
 // Synchronisation: RMA_SYNC(peer = target or -1, root = lock type: 1 exclusive, 2 shared,
 // 0 otherwise) or, for collective ones (fence), RMA_COLL_SYNC.
-void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target,
-                     int lock_type, bool collective);
+void record_rma_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, int target, int lock_type,
+                     bool collective);
 // MPI_Win_post/MPI_Win_start: one RMA_SYNC per group member, peer = its rank in the window.
 void record_rma_group_sync(runtime::ThreadState& t, uint32_t region, MPI_Win win, MPI_Group group);
 // After a successful window constructor (collective over comm): agree on the window id

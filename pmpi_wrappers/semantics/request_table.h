@@ -50,7 +50,7 @@ struct RequestInfo {
   int32_t tag = 0;
   RequestKind kind = RequestKind::kSend;
   uint8_t flags = 0;
-  uint32_t comm = 0;   // critpath communicator id
+  uint32_t comm = 0;  // critpath communicator id
 };
 static_assert(sizeof(RequestInfo) == 32);
 
@@ -97,8 +97,8 @@ inline MessageTable& messages() { return detail::g_messages; }
 // executable: the null check is off here, for ./test.sh --sanitize.)
 __attribute__((no_sanitize("null"))) inline uint64_t next_request_id() {
   detail::IdBlock& b = detail::t_ids;
-  if (__builtin_expect(b.next < b.end && b.generation == detail::g_id_generation.load(
-                                             std::memory_order_relaxed), 1))
+  if (__builtin_expect(
+          b.next < b.end && b.generation == detail::g_id_generation.load(std::memory_order_relaxed), 1))
     return b.next++;
   return detail::refill_request_ids();
 }

@@ -75,8 +75,7 @@ uint64_t unknown_comm_uses() { return g_unknown_comm.load(std::memory_order_rela
 void add_to(std::atomic<uint64_t>& counter, uint16_t location, uint64_t n) {
   if (CRITPATH_LIKELY(location < kCounterSlots))
     counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  else
-    counter.fetch_add(n, std::memory_order_relaxed);
+  else counter.fetch_add(n, std::memory_order_relaxed);
 }
 
 void count_test_without_completion(uint16_t location, uint64_t ticks) {

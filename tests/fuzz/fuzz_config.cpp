@@ -52,10 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     while (end < size && data[end] != 0) ++end;
     std::string value(reinterpret_cast<const char*>(data) + at, end - at);
     at = end + 1;
-    if (pick < 0xf0 && !known.empty())
-      entries.push_back(known[pick % known.size()] + "=" + value);
-    else
-      entries.push_back(value);  // a whole entry of its own: any name, or none
+    if (pick < 0xf0 && !known.empty()) entries.push_back(known[pick % known.size()] + "=" + value);
+    else entries.push_back(value);  // a whole entry of its own: any name, or none
   }
   std::vector<const char*> envp;
   for (const std::string& e : entries) envp.push_back(e.c_str());

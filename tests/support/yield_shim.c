@@ -47,8 +47,7 @@ static int critpath_shim_spins = -1; /* -1: not read yet */
 static __thread unsigned critpath_shim_idle_polls;
 
 static critpath_ucp_progress_fn critpath_resolve_progress(void) {
-  critpath_ucp_progress_fn fn =
-      __atomic_load_n(&critpath_real_ucp_worker_progress, __ATOMIC_ACQUIRE);
+  critpath_ucp_progress_fn fn = __atomic_load_n(&critpath_real_ucp_worker_progress, __ATOMIC_ACQUIRE);
   if (fn == 0) {
     /* POSIX leaves converting void* to a function pointer to the platform; on Linux it is
      * exact. Going through a union keeps -Wpedantic quiet. */
@@ -58,8 +57,7 @@ static critpath_ucp_progress_fn critpath_resolve_progress(void) {
     } sym;
     sym.obj = dlsym(RTLD_NEXT, "ucp_worker_progress");
     fn = sym.fn;
-    if (fn != 0)
-      __atomic_store_n(&critpath_real_ucp_worker_progress, fn, __ATOMIC_RELEASE);
+    if (fn != 0) __atomic_store_n(&critpath_real_ucp_worker_progress, fn, __ATOMIC_RELEASE);
   }
   return fn;
 }
@@ -70,9 +68,7 @@ static unsigned critpath_spin_limit(void) {
     const char *text = getenv("YIELD_SHIM_SPINS");
     char *end = 0;
     long value = text != 0 ? strtol(text, &end, 10) : -1;
-    spins = (text != 0 && end != text && *end == '\0' && value >= 0 && value < 1000000)
-                ? (int)value
-                : kSpins;
+    spins = (text != 0 && end != text && *end == '\0' && value >= 0 && value < 1000000) ? (int)value : kSpins;
     __atomic_store_n(&critpath_shim_spins, spins, __ATOMIC_RELAXED);
   }
   return (unsigned)spins;

@@ -14,8 +14,7 @@ CpWalkMode cp_walk_mode(std::string_view word) {
   return CpWalkMode::kAuto;
 }
 
-std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
-                                   const RunBounds& b) {
+std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b) {
   std::vector<WaitRecord> out = ws.records;
   if (t.init_call == kNoCall) return out;
   const engine::CallRecord& c = t.calls[t.init_call];
@@ -87,8 +86,8 @@ Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecor
   return s;
 }
 
-std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,
-                                 size_t nodes, int32_t init_node) {
+std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments, size_t nodes,
+                                 int32_t init_node) {
   std::vector<double> by_node(nodes, 0.0);
   if (segments.empty() || t.gap_begin.size() != t.calls.size() + 1) return by_node;
   // The open segment's time per node, for its dominant node (few nodes: a linear list).

@@ -33,11 +33,11 @@
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/path_walk.h"
-#include "analyzer/engine/results.h"
-#include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/engine/timeline.h"
+#include "analyzer/engine/results.h"
 #include "analyzer/engine/run_info.h"
+#include "analyzer/engine/timeline.h"
+#include "analyzer/passes/wait_states/wait_states.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::passes {
@@ -88,8 +88,7 @@ CpWalkMode cp_walk_mode(std::string_view word);
 
 // The wait records the walk follows: `ws.records` plus MPI_Init's wait for the last rank to
 // enter it ([enter, last_init_enter], caused by last_init_rank). Ascending by call.
-std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws,
-                                   const RunBounds& b);
+std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b);
 
 // Collective over `group` (the engine walks on its communicator). `records` from cp_records().
 Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
@@ -100,8 +99,8 @@ Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecor
 // spread evenly over each gap (segments begin and end at MPI calls, so a gap is split only at
 // the path's two ends). Returns CP seconds per local node (size `nodes`) and sets each
 // segment's dominant node. Time before the rank's first event goes to `init_node`.
-std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments,
-                                 size_t nodes, int32_t init_node);
+std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegment>& segments, size_t nodes,
+                                 int32_t init_node);
 
 // Local: the intervals during which this rank does non-waiting work: its measured span
 // [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
@@ -121,17 +120,17 @@ constexpr int kBins = 4096;                  // otherwise: bins over the span
 // the path of window k runs from (L_k, T_k) back to T_{k-1}). What analyze_critical_path
 // reports from.
 struct CpLocal {
-  RunBounds b;               // the run's (set by the first window)
+  RunBounds b;                     // the run's (set by the first window)
   double my_init = 0, my_fin = 0;  // this rank's MPI_Init / MPI_Finalize entries
-  double t0 = 0, t1 = 0;     // the application phase: first MPI_Init exit, last MPI_Finalize entry
-  CpWalk walk;               // hops, partial, method, levels (max), rounds, bytes (sums); segments:
-                             // all (whole run) or the longest (window by window)
-  double walk_s = 0;         // walk time (sum over windows)
-  double analysis_s = 0;     // critical_path_window's time (sum over windows)
-  uint64_t segments = 0;     // this rank's segments in all
-  double seg_len = 0;        // their length
-  std::vector<double> cp_node;    // CP seconds per local call-path node
-  std::vector<double> wait_node;  // waiting seconds per local node (the walk's records)
+  double t0 = 0, t1 = 0;           // the application phase: first MPI_Init exit, last MPI_Finalize entry
+  CpWalk walk;                     // hops, partial, method, levels (max), rounds, bytes (sums); segments:
+                                   // all (whole run) or the longest (window by window)
+  double walk_s = 0;               // walk time (sum over windows)
+  double analysis_s = 0;           // critical_path_window's time (sum over windows)
+  uint64_t segments = 0;           // this rank's segments in all
+  double seg_len = 0;              // their length
+  std::vector<double> cp_node;     // CP seconds per local call-path node
+  std::vector<double> wait_node;   // waiting seconds per local node (the walk's records)
   double busy = 0, busy_span = 0;  // non-waiting work: in the application phase, in the span
   // Rank 0: the parallelism histogram, fraction × window length per k, and that length.
   std::vector<double> histogram;
@@ -155,9 +154,9 @@ struct CpWindowInput {
   size_t nodes = 0;                            // local call-path nodes known so far
   std::function<double(uint64_t)> to_global;
   CpWalkMode walk_mode = CpWalkMode::kAuto;
-  bool first = true, last = true;              // the whole run: both
-  double cut_time = 0;                         // not last: T_k, the cut's latest entry
-  int cut_rank = -1;                           // and L_k, whose entry it is
+  bool first = true, last = true;  // the whole run: both
+  double cut_time = 0;             // not last: T_k, the cut's latest entry
+  int cut_rank = -1;               // and L_k, whose entry it is
 };
 
 // Collective over `group`: the window's walk, clip, busy time and parallelism, added to `acc`.

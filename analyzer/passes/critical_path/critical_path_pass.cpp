@@ -55,7 +55,9 @@ class CriticalPathPass : public Pass {
     return s;
   }
 
-  std::string failure(Status, Step) const override { return "the critical-path analysis failed; the report lacks it"; }
+  std::string failure(Status, Step) const override {
+    return "the critical-path analysis failed; the report lacks it";
+  }
 
  private:
   CpWalkMode walk_mode_ = CpWalkMode::kAuto;

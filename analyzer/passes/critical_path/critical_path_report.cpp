@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path.h"
@@ -19,7 +19,7 @@ namespace {
 
 using engine::kNoCall;
 
-constexpr size_t kTableRows = 40;            // rows of the summary table
+constexpr size_t kTableRows = 40;  // rows of the summary table
 
 // Per-rank totals gathered to rank 0 (the metrics' per-rank sums come from the store).
 enum RankCol : int {
@@ -142,9 +142,8 @@ nlohmann::json critical_path_json(const CpFigures& f, const CpLocal& acc, bool e
   cpj["average_parallelism_with_init"] = avg_par_span;
   cpj["work_s"] = busy_total;
   cpj["application_phase_s"] = app_cp;
-  cpj["parallelism_histogram"] = {{"method", exact ? "exact" : "bins"},
-                                  {"bins", exact ? 0 : kBins},
-                                  {"fraction", histogram}};
+  cpj["parallelism_histogram"] = {
+      {"method", exact ? "exact" : "bins"}, {"bins", exact ? 0 : kBins}, {"fraction", histogram}};
   cpj["partition_source"] = partition_source;
   return cpj;
 }
@@ -153,7 +152,7 @@ nlohmann::json critical_path_json(const CpFigures& f, const CpLocal& acc, bool e
 // rows for report.json (`cp_rows`, all of them).
 std::string table_section(const CpFigures& f, nlohmann::json& cp_rows) {
   const std::vector<double>&cp_sum = f.cp_sum, &impact = f.impact, &intra = f.intra, &inter = f.inter,
-                       &avg = f.avg, &work_max = f.work_max, &cp_imb = f.cp_imb, &prof_imb = f.prof_imb;
+        &avg = f.avg, &work_max = f.work_max, &cp_imb = f.cp_imb, &prof_imb = f.prof_imb;
   const double cp_len = f.cp_len, span = f.span, avg_par = f.avg_par;
   const int P = f.P;
   const uint64_t hops = f.hops;
@@ -184,11 +183,10 @@ std::string table_section(const CpFigures& f, nlohmann::json& cp_rows) {
                 "CPImb = max(CP - Avg, 0); Imb%% = CPImb / CP; Impact = all ranks' own time + imbalance\n"
                 "costs (Intra: within the partition, Inter: partitions that never run it; allocation s).\n"
                 "Flag D: CPImb exceeds the profile imbalance (Max - Avg) noticeably: dynamic imbalance.\n",
-                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops,
-                avg_par, P);
+                cp_len, span, span > 0 ? 100.0 * cp_len / span : 0.0, (unsigned long long)hops, avg_par, P);
   body += buf;
-  std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path",
-                "CP", "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
+  std::snprintf(buf, sizeof buf, "%-40s %11s %6s %11s %11s %11s %6s %11s %11s %11s %s\n", "Call path", "CP",
+                "%CP", "Avg", "Max", "CPImb", "Imb%", "Impact", "Intra", "Inter", "Flag");
   body += buf;
   double rest_cp = 0;
   size_t rest_n = 0;
@@ -247,7 +245,6 @@ std::string parallelism_section(double avg_par, double busy_total, double app_cp
     hist += buf;
   }
   return hist;
-
 }
 
 // The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
@@ -356,8 +353,9 @@ Status gather_segments(const std::vector<CpSegment>& segments, const std::vector
                        const engine::Group& group, GatheredSegments& out) {
   std::vector<CpSegment> s = segments;
   if (s.size() > kMaxSegments) {
-    std::nth_element(s.begin(), s.begin() + long(kMaxSegments), s.end(),
-                     [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+    std::nth_element(
+        s.begin(), s.begin() + long(kMaxSegments), s.end(),
+        [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
     s.resize(kMaxSegments);
   }
   std::vector<double> flat;
@@ -397,8 +395,8 @@ double book_costs(const LocalWork& lw, const std::vector<double>& gcp, const std
 
 // critical_path_imbalance, derived on rank 0: by call path from the reduced sums; by rank
 // spread in proportion to each rank's critical_path share of the call path.
-engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric, const std::vector<double>& cp_imb,
-                                       int P) {
+engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric,
+                                       const std::vector<double>& cp_imb, int P) {
   const std::vector<double>& cp_sum = cp_metric.by_callpath;
   engine::ReducedMetric imb;
   const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
@@ -425,18 +423,18 @@ nlohmann::json partition_rows(const Partitions& parts, const std::string& execut
       if (part_of[size_t(r)] == p) ranks.push_back(r);
     if (ranks.empty()) continue;
     part_rows.push_back({{"name", parts.exe_of.empty() ? executable : parts.exe_of[size_t(ranks.front())]},
-                     {"first_rank", ranks.front()},
-                     {"ranks", int(ranks.size())},
-                     {"rank_list", ranks},
-                     {"appnum", parts.appnums[size_t(ranks.front())]}});
+                         {"first_rank", ranks.front()},
+                         {"ranks", int(ranks.size())},
+                         {"rank_list", ranks},
+                         {"appnum", parts.appnums[size_t(ranks.front())]}});
   }
   return part_rows;
 }
 
 // report.json critical_path.segments: the longest segments of all ranks, by start time
 // (seconds since `origin`, the first MPI_Init entry).
-nlohmann::json segments_json(const GatheredSegments& in, const std::vector<double>& rc_all, int P, double origin,
-                             const CpFigures& f) {
+nlohmann::json segments_json(const GatheredSegments& in, const std::vector<double>& rc_all, int P,
+                             double origin, const CpFigures& f) {
   const std::vector<double>& seg_all = in.all;
   const std::vector<int>&seg_counts = in.counts, &seg_displs = in.displs;
   nlohmann::json segs = nlohmann::json::array();
@@ -459,7 +457,8 @@ nlohmann::json segments_json(const GatheredSegments& in, const std::vector<doubl
   }
   std::sort(all_segs.begin(), all_segs.end(), [](const Seg& x, const Seg& y) { return x.b < y.b; });
   for (const Seg& s : all_segs)
-    segs.push_back({{"rank", s.r}, {"begin_s", s.b - origin}, {"end_s", s.e - origin}, {"callpath", f.path_of(s.g)}});
+    segs.push_back(
+        {{"rank", s.r}, {"begin_s", s.b - origin}, {"end_s", s.e - origin}, {"callpath", f.path_of(s.g)}});
   return {{"total", segs_total},
           {"kept", all_segs.size()},
           {"truncated", double(all_segs.size()) < segs_total},
@@ -503,11 +502,12 @@ std::string partitions_line(const nlohmann::json& part_rows, const std::string& 
 // summary.txt's "@ Critical path" header line.
 std::string header_line(const CpFigures& f, bool gathered, double analysis_s) {
   char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
-                "%.3f s analysis (walk %.3f s)",
-                f.cp_len, f.span > 0 ? 100.0 * f.cp_len / f.span : 0.0, (unsigned long long)f.hops,
-                gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, f.walk_s);
+  std::snprintf(
+      buf, sizeof buf,
+      "@ Critical path   : %.6f s (%.2f %% of wall time), %llu hops (%s); average parallelism %.2f; "
+      "%.3f s analysis (walk %.3f s)",
+      f.cp_len, f.span > 0 ? 100.0 * f.cp_len / f.span : 0.0, (unsigned long long)f.hops,
+      gathered ? "walked on rank 0" : "pointer jumping", f.avg_par, analysis_s, f.walk_s);
   return buf;
 }
 
@@ -523,7 +523,7 @@ std::vector<double> parallelism_histogram(const CpLocal& acc, int me, int P) {
 
 // Step 4's collectives and their results (rank 0 holds the reduced ones).
 struct CpReduced {
-  double cp_len = 0;                          // every rank: the path's length
+  double cp_len = 0;                           // every rank: the path's length
   std::vector<engine::ReducedMetric> metrics;  // the store's four slots, in slot order
   std::vector<double> work_sum, work_max;      // non-waiting work per call path over the ranks
   std::vector<double> rc_all;                  // [rank][RankCol]
@@ -618,7 +618,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   const double app_span = t1 - t0;
   if (reduced.size() != 4) return Status::kCorrupt;  // the four slots above, in that order
   const std::vector<double>&cp_sum = reduced[0].by_callpath, &impact = reduced[1].by_callpath,
-                       &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
+        &intra = reduced[2].by_callpath, &inter = reduced[3].by_callpath;
   std::vector<double> cp_imb, prof_imb, avg;
   derive_imbalance(cp_sum, work_sum, work_max, P, avg, cp_imb, prof_imb);
   // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
@@ -640,18 +640,20 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   const double analysis_s = acc.analysis_s + double(clock::monotonic_ns() - t_begin) * 1e-9;
 
   nlohmann::json part_rows = partition_rows(parts, in.run->executable, P);
-  const CpFigures f{global, cp_sum, impact, intra, inter, avg, work_max, cp_imb, prof_imb,
-                    cp_len, span, avg_par, acc.walk_s, avg_par_span, busy_total, app_cp, P, hops};
+  const CpFigures f{global, cp_sum, impact,  intra,      inter,        avg,        work_max, cp_imb, prof_imb,
+                    cp_len, span,   avg_par, acc.walk_s, avg_par_span, busy_total, app_cp,   P,      hops};
   nlohmann::json cp_rows = nlohmann::json::array();
   std::string body = table_section(f, cp_rows);
   body += partitions_line(part_rows, parts.source);
   if (walk.partial) body += "The walk was cut short (inconsistent trace): the path is partial.\n";
   rep.sections.push_back({"Critical path (seconds)", body});
-  rep.sections.push_back({"Parallelism (ranks doing non-waiting work)",
-                          parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
+  rep.sections.push_back(
+      {"Parallelism (ranks doing non-waiting work)",
+       parallelism_section(avg_par, busy_total, app_cp, avg_par_span, exact, histogram, P)});
 
   rep.header_lines.push_back(header_line(f, walk.gathered, analysis_s));
-  if (walk.partial) rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
+  if (walk.partial)
+    rep.notes.push_back("rank 0: the critical-path walk was cut short; its results are partial");
 
   // JSON.
   nlohmann::json cpj = critical_path_json(f, acc, exact, histogram, parts.source);

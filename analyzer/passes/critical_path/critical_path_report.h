@@ -17,13 +17,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/passes/critical_path/critical_path.h"
-#include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/engine/timeline.h"
 #include "analyzer/engine/report_input.h"
 #include "analyzer/engine/run_info.h"
+#include "analyzer/engine/timeline.h"
+#include "analyzer/passes/critical_path/critical_path.h"
+#include "analyzer/passes/wait_states/wait_states.h"
 
 namespace critpath::analyzer::passes {
 

@@ -77,8 +77,8 @@ Status run_bounds(const CpWindowInput& in, const engine::Group& group, CpLocal& 
 // its last arrival) back to its beginning (the first MPI_Init entry; the previous cut's last
 // arrival). Its figures are added to `acc.walk`; its segments are left in `walk`.
 // `nrec`: all ranks' wait records + 1.
-Status walk_window(const CpWindowInput& in, const engine::Group& group, const std::vector<WaitRecord>& records,
-                   uint64_t nrec, CpLocal& acc, CpWalk& walk) {
+Status walk_window(const CpWindowInput& in, const engine::Group& group,
+                   const std::vector<WaitRecord>& records, uint64_t nrec, CpLocal& acc, CpWalk& walk) {
   const int me = group.rank(), P = group.size();
   Status status = Status::kOk;
   RunBounds wb = acc.b;
@@ -88,7 +88,7 @@ Status walk_window(const CpWindowInput& in, const engine::Group& group, const st
     wb.last_finalize_rank = in.cut_rank;
     wb.last_finalize_enter = in.cut_time;
     if (in.cut_rank < 0 || in.cut_rank >= P) {  // the cut's instance was not synchronized
-      wb.last_finalize_rank = 0;                 // (not on a consistent trace): no path here
+      wb.last_finalize_rank = 0;                // (not on a consistent trace): no path here
       wb.last_finalize_enter = acc.prev_cut_time;
       acc.walk.partial = true;
     }
@@ -116,10 +116,11 @@ Status walk_window(const CpWindowInput& in, const engine::Group& group, const st
 
 // Step 2: the clip: CP time per local node (from the gap profile), and the waiting time per
 // node. Before the window's first event: MPI_Init's node, or the cut's.
-void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records, CpWalk& walk, CpLocal& acc) {
+void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records, CpWalk& walk,
+                 CpLocal& acc) {
   const engine::Timeline& t = *in.timeline;
-  const int32_t init_node =
-      in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0) : acc.prev_node;
+  const int32_t init_node = in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0)
+                                     : acc.prev_node;
   const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, in.nodes, init_node);
   if (acc.cp_node.size() < cp_node.size()) acc.cp_node.resize(cp_node.size(), 0.0);
   for (size_t n = 0; n < cp_node.size(); ++n) acc.cp_node[n] += cp_node[n];
@@ -127,8 +128,8 @@ void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records
   for (const WaitRecord& r : records) {
     const engine::CallRecord& c = t.calls[r.call];
     if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) continue;
-    acc.wait_node[size_t(c.node)] +=
-        std::max(r.wait_end - c.enter, 0.0) + std::max(c.exit - r.completion_begin, 0.0);
+    acc.wait_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
+                                     std::max(c.exit - r.completion_begin, 0.0);
   }
   for (const CpSegment& s : walk.segments) acc.seg_len += s.end - s.begin;
   acc.segments += walk.segments.size();
@@ -137,9 +138,9 @@ void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records
   } else {  // window by window: the longest ones only (the report keeps no more)
     acc.walk.segments.insert(acc.walk.segments.end(), walk.segments.begin(), walk.segments.end());
     if (acc.walk.segments.size() > kMaxSegments) {
-      std::nth_element(acc.walk.segments.begin(), acc.walk.segments.begin() + long(kMaxSegments),
-                       acc.walk.segments.end(),
-                       [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
+      std::nth_element(
+          acc.walk.segments.begin(), acc.walk.segments.begin() + long(kMaxSegments), acc.walk.segments.end(),
+          [](const CpSegment& x, const CpSegment& y) { return x.end - x.begin > y.end - y.begin; });
       acc.walk.segments.resize(kMaxSegments);
     }
   }
@@ -192,7 +193,8 @@ WindowBusy busy_window(const CpWindowInput& in, int P, const std::vector<WaitRec
 
 // Step 4: parallelism over [r0, r1]: busy intervals of all ranks, merged exactly when few,
 // else binned; rank 0 adds the window's histogram to `acc`.
-Status parallelism_window(const CpWindowInput& in, const engine::Group& group, const WindowBusy& w, CpLocal& acc) {
+Status parallelism_window(const CpWindowInput& in, const engine::Group& group, const WindowBusy& w,
+                          CpLocal& acc) {
   const int me = group.rank(), P = group.size();
   const double r0 = w.r0, r1 = w.r1;
   const std::vector<std::pair<double, double>>& busy = w.busy;
@@ -208,7 +210,8 @@ Status parallelism_window(const CpWindowInput& in, const engine::Group& group, c
       mine.push_back(a);
       mine.push_back(z);
     }
-    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk) status = Status::kMpiError;
+    if (group.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk)
+      status = Status::kMpiError;
     if (me == 0) histogram = sweep_histogram(all, P, r0, r1);
   } else {
     // Each rank's busy fraction per bin; summed, a bin's total s is split between

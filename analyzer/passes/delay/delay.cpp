@@ -32,17 +32,23 @@ constexpr uint32_t kNone = UINT32_MAX;
 
 // How the causer finds its causing call: the message (send / receive), the collective or
 // window-collective instance, or the call index itself (one-sided notes carry it).
-enum CauseKind : uint8_t { kCauseSend = 0, kCauseRecv = 1, kCauseColl = 2, kCauseCall = 3, kCauseWinColl = 4 };
+enum CauseKind : uint8_t {
+  kCauseSend = 0,
+  kCauseRecv = 1,
+  kCauseColl = 2,
+  kCauseCall = 3,
+  kCauseWinColl = 4
+};
 
 struct Inst {
   uint32_t call = kNoCall;  // the waiting call (location 0)
   double amount = 0;
-  int32_t causer = -1;      // world rank
+  int32_t causer = -1;  // world rank
   uint8_t family = 0;
   uint8_t cause_kind = 0;
-  uint32_t cause_a = 0;     // send / receive index on the causer, or the communicator
-  uint32_t cause_b = 0;     // the collective's instance number on that communicator
-  double cause_time = 0;    // when the cause happened (global seconds, the causer's clock)
+  uint32_t cause_a = 0;   // send / receive index on the causer, or the communicator
+  uint32_t cause_b = 0;   // the collective's instance number on that communicator
+  double cause_time = 0;  // when the cause happened (global seconds, the causer's clock)
 };
 
 template <typename T>
@@ -66,8 +72,8 @@ using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, sec
 // (engine::synchronizes: not those with every count zero).
 class SyncIndex {
  public:
-  SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs,
-            const defs::Definitions& defs, int32_t me)
+  SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs, const defs::Definitions& defs,
+            int32_t me)
       : defs_(defs), me_(me) {
     for (const auto& s : t.sends)
       if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
@@ -88,7 +94,7 @@ class SyncIndex {
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
   // wait), lock epochs with their target, window collectives with the window's members.
   void add_rma(const engine::Timeline& t) {
-    std::unordered_map<uint32_t, std::vector<int32_t>> access;                  // win -> targets
+    std::unordered_map<uint32_t, std::vector<int32_t>> access;                 // win -> targets
     std::unordered_map<uint32_t, std::deque<std::vector<int32_t>>> exposures;  // win -> origins
     for (size_t i = 0; i < t.rma.size(); ++i) {
       const engine::RmaRecord& r = t.rma[i];
@@ -115,11 +121,8 @@ class SyncIndex {
           break;
         case defs::MpiRma::kLock:
         case defs::MpiRma::kUnlock:
-        case defs::MpiRma::kFlush:
-          add_sync(peer, r.call);
-          break;
-        default:
-          break;
+        case defs::MpiRma::kFlush: add_sync(peer, r.call); break;
+        default: break;
       }
     }
     for (const auto& c : t.win_colls)
@@ -189,7 +192,7 @@ class SyncIndex {
     p2p_[size_t(peer)].push_back(call);
   }
   std::vector<std::vector<uint32_t>> p2p_;
-  std::vector<size_t> cursor_;  // per peer: where its last search ended
+  std::vector<size_t> cursor_;                        // per peer: where its last search ended
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -338,7 +341,8 @@ class InstanceCollector {
   bool test_call(uint32_t call) {
     const uint32_t region = t_.calls[call].region;
     if (region >= test_region_.size()) test_region_.resize(size_t(region) + 1, -1);
-    if (test_region_[region] < 0) test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
+    if (test_region_[region] < 0)
+      test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
     return test_region_[region] == 1;
   }
   void keep(const Inst& v) {
@@ -374,8 +378,7 @@ class InstanceCollector {
         v.causer = s.latest_sender_rank;
         v.family = kDelayEarlyReduce;
         return true;
-      default:
-        return false;
+      default: return false;
     }
   }
 
@@ -459,8 +462,8 @@ size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint
 
 void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
                      const std::vector<uint64_t>& e_begin,
-                     const std::vector<std::pair<uint64_t, double>>& e_list,
-                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done) {
+                     const std::vector<std::pair<uint64_t, double>>& e_list, std::vector<uint32_t>& indeg,
+                     std::vector<uint8_t>& done) {
   const uint64_t N = r.size();
   // Waits with no later consumer are final; a consumer's cost flows to the waits in its
   // causing interval (Kahn's order over the edges v -> u).
@@ -621,8 +624,8 @@ struct DelaySlots {
 
 DelaySlots delay_slots(engine::MetricStore& store) {
   DelaySlots s;
-  static const char* kFamily[kDelayFamilies] = {"late_sender", "late_receiver", "barrier",
-                                                "nxn", "late_broadcast", "early_reduce", "rma"};
+  static const char* kFamily[kDelayFamilies] = {"late_sender",    "late_receiver", "barrier", "nxn",
+                                                "late_broadcast", "early_reduce",  "rma"};
   for (int f = 0; f < kDelayFamilies; ++f) {
     s.short_term[f] = store.slot(std::string("delay_") + kFamily[f] + "_short_term");
     s.long_term[f] = store.slot(std::string("delay_") + kFamily[f] + "_long_term");
@@ -659,12 +662,12 @@ struct DelayState {
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
-  std::vector<double> base, prop;                   // per instance
-  std::vector<double> indirect;                     // per instance: the causer's reply
+  std::vector<double> base, prop;                                    // per instance
+  std::vector<double> indirect;                                      // per instance: the causer's reply
   std::vector<Caused> caused;
-  std::vector<std::pair<uint32_t, double>> dflat;   // delay vectors
-  std::vector<std::pair<uint32_t, double>> edges;   // (u, a_u / D) per caused
-  std::vector<uint32_t> edge_begin;                 // per caused, into edges
+  std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
+  std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
+  std::vector<uint32_t> edge_begin;                // per caused, into edges
   uint64_t expected_r = 0;  // the distributed propagation: the r_v records this rank will get
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused
@@ -739,8 +742,7 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vec
     interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
     // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
     // spurious differences of at most that size).
-    tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }),
-             tw.end());
+    tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }), tw.end());
     if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
       std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
                        [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -834,8 +836,8 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   // The batch of the propagation: this rank's phase at the causing call (the same as
   // the wait's unless the message crossed a global synchronization; then its cost
   // goes to the remainder).
-  s.caused.push_back({int32_t(w), v_ref, s.phase_of(e), uint8_t(family), D, d_begin,
-                      uint32_t(s.dflat.size()), t.calls[e].enter});
+  s.caused.push_back({int32_t(w), v_ref, s.phase_of(e), uint8_t(family), D, d_begin, uint32_t(s.dflat.size()),
+                      t.calls[e].enter});
   return scale * sum_w;
 }
 
@@ -884,8 +886,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       double indirect = 0;
       if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies)
         out.remainder_s += amount;  // the cause is not on this rank's main thread
-      else
-        indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
+      else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
       put<float>(back, float(indirect));
       back_counts[size_t(w)] += 4;
     }
@@ -895,7 +896,8 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
 }
 
 // The replies of each causer, in the order this rank sent it the waits.
-Status read_indirect_shares(DelayState& s, const std::vector<unsigned char>& recv, const std::vector<int>& rcounts) {
+Status read_indirect_shares(DelayState& s, const std::vector<unsigned char>& recv,
+                            const std::vector<int>& rcounts) {
   s.indirect.assign(s.inst.size(), 0.0);
   const unsigned char* p = recv.data();
   for (int c = 0; c < s.P; ++c) {
@@ -1073,7 +1075,8 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
 //        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
 //        kDelayGraphLimit instances (a larger single phase is one batch), and keeps only the
 //        costs that cross into earlier batches: its memory is one batch, not the run.
-Status propagate_gathered(DelayState& s, const engine::Group& group, const DelayBuckets& bk, DelayResult& out) {
+Status propagate_gathered(DelayState& s, const engine::Group& group, const DelayBuckets& bk,
+                          DelayResult& out) {
   std::unordered_map<uint64_t, double> pending;  // root: costs into earlier batches
   for (uint64_t hi = out.distributed ? 0 : bk.size.size(); hi > 0;) {
     uint64_t lo = hi - 1, n_batch = bk.size[lo];
@@ -1106,7 +1109,8 @@ Status propagate_gathered(DelayState& s, const engine::Group& group, const Delay
 }
 
 // --- 5. Long-term costs at C; the waiting side's classification at W.
-void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store, DelayResult& out) {
+void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
+                    DelayResult& out) {
   for (size_t j = 0; j < s.caused.size(); ++j) {
     const Caused& c = s.caused[j];
     const double rv = s.r_caused[j];
@@ -1162,7 +1166,8 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
   s.r_caused.assign(s.caused.size(), 0.0);
   out.distributed = in.replay == DelayReplay::kDistributed ||
-                    (in.replay == DelayReplay::kAuto && *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax);
+                    (in.replay == DelayReplay::kAuto &&
+                     *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax);
   if (out.distributed) {
     DistributedPropagation dp{s.inst, s.base, s.caused, s.edge_begin, s.edges, P};
     CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, s.expected_r, s.r_caused, out));

@@ -85,10 +85,10 @@ struct DelayInput {
 };
 
 struct DelayResult {
-  double analysed_s = 0;    // this rank's waiting time of the costed families
-  double remainder_s = 0;   // booked on this rank: waiting time the model left unexplained
-  uint64_t instances = 0;   // this rank's wait instances
-  uint64_t bytes_sent = 0;  // analysis payload this rank sent
+  double analysed_s = 0;         // this rank's waiting time of the costed families
+  double remainder_s = 0;        // booked on this rank: waiting time the model left unexplained
+  uint64_t instances = 0;        // this rank's wait instances
+  uint64_t bytes_sent = 0;       // analysis payload this rank sent
   uint64_t graph_instances = 0;  // wait instances of all ranks
   uint32_t batches = 0;          // rounds of the backward propagation on rank 0
   uint64_t largest_batch = 0;    // wait instances in the largest (rank 0's memory bound)
@@ -112,8 +112,8 @@ size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint
 // D_v); indeg[u] = the number of edges into u (consumed). done[x] = 0 for waits on a cycle.
 void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
                      const std::vector<uint64_t>& e_begin,
-                     const std::vector<std::pair<uint64_t, double>>& e_list,
-                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done);
+                     const std::vector<std::pair<uint64_t, double>>& e_list, std::vector<uint32_t>& indeg,
+                     std::vector<uint8_t>& done);
 
 // Collective over `group`. Books the delay metrics (delay_metrics.cpp) into `store`, whose
 // call paths are the global ones.

@@ -25,16 +25,15 @@ std::vector<engine::MetricDecl> delay_metric_decls() {
       {"delay_late_receiver_short_term", "s", "delay_cost_short_term", "  Late Receiver",
        "Part of delay_cost_short_term caused through late_receiver wait states.", Combine::kSum, true},
       {"delay_barrier_short_term", "s", "delay_cost_short_term", "  Wait at Barrier",
-       "Part of delay_cost_short_term caused through wait_barrier (the last rank to arrive).",
-       Combine::kSum, true},
+       "Part of delay_cost_short_term caused through wait_barrier (the last rank to arrive).", Combine::kSum,
+       true},
       {"delay_nxn_short_term", "s", "delay_cost_short_term", "  Wait at N x N",
-       "Part of delay_cost_short_term caused through wait_nxn (the last rank to arrive).",
-       Combine::kSum, true},
+       "Part of delay_cost_short_term caused through wait_nxn (the last rank to arrive).", Combine::kSum,
+       true},
       {"delay_late_broadcast_short_term", "s", "delay_cost_short_term", "  Late Broadcast",
        "Part of delay_cost_short_term caused through late_broadcast (the root).", Combine::kSum, true},
       {"delay_early_reduce_short_term", "s", "delay_cost_short_term", "  Early Reduce",
-       "Part of delay_cost_short_term caused through early_reduce (the last sender).",
-       Combine::kSum, true},
+       "Part of delay_cost_short_term caused through early_reduce (the last sender).", Combine::kSum, true},
       {"delay_rma_short_term", "s", "delay_cost_short_term", "  One-sided",
        "Part of delay_cost_short_term caused through the one-sided wait states (Late Post, Early "
        "Transfer, Early Wait, Wait at Fence / Window Create / Window Free, Lock Contention, Wait "
@@ -75,7 +74,8 @@ std::vector<engine::MetricDecl> delay_metric_decls() {
 
 std::vector<engine::ScalarDecl> delay_scalar_decls() {
   return {
-      {"delay_analysed_s", "s", "The waiting time the delay analysis costed (see *Delay analysis*), all ranks."},
+      {"delay_analysed_s", "s",
+       "The waiting time the delay analysis costed (see *Delay analysis*), all ranks."},
       {"delay_remainder_s", "s",
        "The part of it the cost model left unexplained: `delay_analysed_s` = short-term + "
        "long-term cost + this."},

@@ -33,9 +33,9 @@ class DelayPass : public Pass {
   const char* name() const override { return "delay"; }
   const char* reduce_phase() const override { return "delay"; }
   void configure(const config::Config& cfg) override {
-    enabled_ = cfg.delay_analysis;                                  // CRITPATH_DELAY_ANALYSIS
-    batch_ = uint64_t(std::max(1, cfg.debug_delay_batch));          // CRITPATH_DEBUG_DELAY_BATCH
-    replay_ = cfg.debug_delay_replay == "gathered"      ? DelayReplay::kGathered  // CRITPATH_DEBUG_DELAY_REPLAY
+    enabled_ = cfg.delay_analysis;                                           // CRITPATH_DELAY_ANALYSIS
+    batch_ = uint64_t(std::max(1, cfg.debug_delay_batch));                   // CRITPATH_DEBUG_DELAY_BATCH
+    replay_ = cfg.debug_delay_replay == "gathered" ? DelayReplay::kGathered  // CRITPATH_DEBUG_DELAY_REPLAY
               : cfg.debug_delay_replay == "distributed" ? DelayReplay::kDistributed
                                                         : DelayReplay::kAuto;
   }
@@ -51,19 +51,21 @@ class DelayPass : public Pass {
     if (w.window == 0) windows_.emplace(Windows{engine::MetricStore{size_t(w.unified->n_callpaths)}, {}});
     DelayResult res;
     const double span = c.to_global(c.run.finalize_enter_ticks) - c.to_global(c.run.init_enter_ticks);
-    CRITPATH_FORWARD_IF_ERROR(compute_delay(input(c, w, w.unified->local_to_global, w.unified->n_callpaths, span),
-                                            group, windows_->store, res));
+    CRITPATH_FORWARD_IF_ERROR(compute_delay(
+        input(c, w, w.unified->local_to_global, w.unified->n_callpaths, span), group, windows_->store, res));
     add_window(windows_->res, res);
     return Status::kOk;
   }
 
   Status reduce(const PassContext& c, const ReduceContext& r, const engine::Group& group) override {
-    if (windows_) return report_delay(windows_->res, windows_->store, group, c.definitions, r.unified.global, r.report);
+    if (windows_)
+      return report_delay(windows_->res, windows_->store, group, c.definitions, r.unified.global, r.report);
     if (c.results.find(kWaitStates) == nullptr || r.whole == nullptr) return Status::kInvalidArgument;
     engine::MetricStore store{size_t(r.unified.n_callpaths)};
     DelayResult res;
-    CRITPATH_FORWARD_IF_ERROR(compute_delay(
-        input(c, *r.whole, r.unified.local_to_global, r.unified.n_callpaths, r.wall_time_s), group, store, res));
+    CRITPATH_FORWARD_IF_ERROR(
+        compute_delay(input(c, *r.whole, r.unified.local_to_global, r.unified.n_callpaths, r.wall_time_s),
+                      group, store, res));
     return report_delay(res, store, group, c.definitions, r.unified.global, r.report);
   }
 

@@ -134,7 +134,8 @@ std::string topology_maps(const defs::Definitions& definitions, const engine::Re
       waiting.push_back(at(wd->by_rank, r) + at(wi->by_rank, r));
   std::set<std::pair<std::vector<int32_t>, std::vector<int32_t>>> seen;
   std::vector<defs::CommDef> comms = definitions.comms.snapshot();
-  std::sort(comms.begin(), comms.end(), [](const defs::CommDef& a, const defs::CommDef& b) { return a.id < b.id; });
+  std::sort(comms.begin(), comms.end(),
+            [](const defs::CommDef& a, const defs::CommDef& b) { return a.id < b.id; });
   int maps = 0;
   for (const defs::CommDef& c : comms) {
     if (c.dims.empty() || c.members.size() < 2 || maps >= 4) continue;
@@ -156,10 +157,8 @@ std::string topology_maps(const defs::Definitions& definitions, const engine::Re
 
 }  // namespace
 
-
-Status report_delay(const DelayResult& res, const engine::MetricStore& store,
-                    const engine::Group& group, const defs::Definitions& definitions,
-                    const GlobalProfile& global, ReportInput& in) {
+Status report_delay(const DelayResult& res, const engine::MetricStore& store, const engine::Group& group,
+                    const defs::Definitions& definitions, const GlobalProfile& global, ReportInput& in) {
   CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
   double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
@@ -198,7 +197,8 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store,
        "in turn.\n";
   o += delaying_callpaths(*st, *lt, global);
   o += delaying_ranks(*st, *lt);
-  o += topology_maps(definitions, find(in, "wait_direct"), find(in, "wait_indirect"), *st, *lt, in.extra_json);
+  o += topology_maps(definitions, find(in, "wait_direct"), find(in, "wait_indirect"), *st, *lt,
+                     in.extra_json);
   in.sections.push_back({"Root causes of waiting time", o});
   return Status::kOk;
 }

@@ -6,8 +6,8 @@
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/passes/delay/delay.h"
 #include "analyzer/engine/report_input.h"
+#include "analyzer/passes/delay/delay.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 
@@ -16,8 +16,7 @@ namespace critpath::analyzer::passes {
 // Collective over `group`. On rank 0 appends the metrics, the section, scalars
 // (delay_analysed_s, delay_remainder_s, delay_bytes) and notes to `in`. `definitions`: rank
 // 0's (the Cartesian communicators it knows).
-Status report_delay(const DelayResult& res, const engine::MetricStore& store,
-                    const engine::Group& group, const defs::Definitions& definitions,
-                    const GlobalProfile& global, ReportInput& in);
+Status report_delay(const DelayResult& res, const engine::MetricStore& store, const engine::Group& group,
+                    const defs::Definitions& definitions, const GlobalProfile& global, ReportInput& in);
 
 }  // namespace critpath::analyzer::passes

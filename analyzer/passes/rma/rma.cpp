@@ -24,8 +24,8 @@ uint32_t longest(const engine::Timeline& t, const std::vector<uint32_t>& calls) 
 }
 
 // A note of `type` to `peer` about epoch `ordinal` on `win`, with times t0, t1.
-RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, uint32_t call,
-                  double t0, double t1 = 0) {
+RmaNote make_note(RmaNote::Type type, int32_t peer, uint32_t win, uint32_t ordinal, uint32_t call, double t0,
+                  double t1 = 0) {
   RmaNote n;
   n.type = type;
   n.call = call;
@@ -49,9 +49,9 @@ bool holds(const std::vector<uint32_t>& sorted, uint32_t win) {
 
 // Per window, the epochs open while scanning the rank's records.
 struct RmaSearch::WinState {
-  std::vector<int32_t> members;  // window rank -> world rank
-  int64_t access = -1;           // open PSCW access epoch (index in access_)
-  std::vector<size_t> exposures; // open exposure epochs (indices in exposure_), oldest first
+  std::vector<int32_t> members;      // window rank -> world rank
+  int64_t access = -1;               // open PSCW access epoch (index in access_)
+  std::vector<size_t> exposures;     // open exposure epochs (indices in exposure_), oldest first
   std::map<int32_t, size_t> locked;  // target -> open lock epoch (index in passive_)
   bool lock_all = false;             // a lock_all epoch is open: its targets are in `locked`
   uint32_t lock_all_call = kNoCall;
@@ -61,12 +61,10 @@ struct RmaSearch::WinState {
     double exit = -1, enter = 0;
     uint32_t call = kNoCall;
   };
-  std::map<int32_t, LastOp> fence_last;  // target -> the last operation towards it
+  std::map<int32_t, LastOp> fence_last;               // target -> the last operation towards it
   std::map<std::pair<int32_t, int>, uint32_t> count;  // (partner, kind) -> epochs so far
 
-  int32_t world(int32_t r) const {
-    return r >= 0 && size_t(r) < members.size() ? members[size_t(r)] : -1;
-  }
+  int32_t world(int32_t r) const { return r >= 0 && size_t(r) < members.size() ? members[size_t(r)] : -1; }
 };
 
 RmaSearch::RmaSearch(const engine::Timeline& t, const std::vector<engine::CollSync>& wsync,
@@ -83,7 +81,8 @@ void RmaSearch::close_passive(Passive& p) {
   const CallRecord& first = t_.calls[p.calls.front()];
   const CallRecord& last = t_.calls[p.calls.back()];
   const CallRecord& x = t_.calls[p.blocking];
-  RmaNote n = make_note(RmaNote::kLockEpoch, p.target, p.win, p.ordinal, p.calls.back(), first.enter, x.enter);
+  RmaNote n = make_note(RmaNote::kLockEpoch, p.target, p.win, p.ordinal, p.calls.back(), first.enter,
+                        x.enter);
   n.lock = p.lock;
   n.t[2] = x.exit;
   n.t[3] = last.enter;
@@ -110,13 +109,12 @@ void RmaSearch::scan() {
     const uint32_t win = r0.win;
     WinState& s = state(win);
     switch (r0.kind) {
-      case MpiRma::kComm:
-        scan_transfers(s, i, j);
-        break;
+      case MpiRma::kComm: scan_transfers(s, i, j); break;
       case MpiRma::kFence: {
         // Close fence epoch s.fences: tell each target when the last operation towards it ended.
         for (const auto& [target, last] : s.fence_last)
-          out_.push_back(make_note(RmaNote::kFenceOps, target, win, s.fences, last.call, last.exit, last.enter));
+          out_.push_back(
+              make_note(RmaNote::kFenceOps, target, win, s.fences, last.call, last.exit, last.enter));
         s.fence_last.clear();
         ++s.fences;
         break;
@@ -125,25 +123,20 @@ void RmaSearch::scan() {
       case MpiRma::kComplete:
       case MpiRma::kPost:
       case MpiRma::kWait:
-      case MpiRma::kTest:
-        scan_pscw(s, i, j);
-        break;
+      case MpiRma::kTest: scan_pscw(s, i, j); break;
       case MpiRma::kLock:
       case MpiRma::kLockAll:
       case MpiRma::kFlush:
       case MpiRma::kFlushAll:
       case MpiRma::kUnlock:
-      case MpiRma::kUnlockAll:
-        scan_passive(s, i);
-        break;
+      case MpiRma::kUnlockAll: scan_passive(s, i); break;
       case MpiRma::kFree:
         s.fences = 0;
         s.fence_last.clear();
         break;
       case MpiRma::kCreate:
       case MpiRma::kOther:
-      case MpiRma::kNone:
-        break;
+      case MpiRma::kNone: break;
     }
     i = j;
   }
@@ -177,8 +170,9 @@ void RmaSearch::scan_transfers(WinState& s, size_t i, size_t j) {
     const int32_t target = s.world(r.peer);
     if (c.node >= 0) {
       if (size_t(c.node) >= bytes_.size()) bytes_.resize(size_t(c.node) + 1, {0, 0, 0});
-      bytes_[size_t(c.node)][r.op == RmaRecord::kPut ? 0 : r.op == RmaRecord::kGet ? 1 : 2] +=
-          double(r.bytes);
+      bytes_[size_t(c.node)][r.op == RmaRecord::kPut   ? 0
+                             : r.op == RmaRecord::kGet ? 1
+                                                       : 2] += double(r.bytes);
     }
     if (target < 0 || (k > i && t_.rma[k - 1].peer == r.peer)) continue;  // one per call
     if (s.access >= 0) {
@@ -249,8 +243,7 @@ void RmaSearch::scan_pscw(WinState& s, size_t i, size_t j) {
       ++epochs_;
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -305,8 +298,7 @@ void RmaSearch::scan_passive(WinState& s, size_t i) {
       s.lock_all_call = kNoCall;
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -403,7 +395,8 @@ std::vector<RmaWait> RmaSearch::waits() const {
     w.cause_time = b.cause_time;
     out.push_back(w);
   }
-  std::stable_sort(out.begin(), out.end(), [](const RmaWait& a, const RmaWait& b) { return a.call < b.call; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RmaWait& a, const RmaWait& b) { return a.call < b.call; });
   return out;
 }
 
@@ -537,8 +530,7 @@ void RmaSearch::book_window_collectives() {
     // synchronize all members.
     if (wait >= early)
       add(kRmaWaitAtFence, c.call, wait, s.latest_rank, s.latest_begin, kNoCall, true, c.comm, nth);
-    else
-      add(kRmaWaitAtFence, c.call, early, early_rank, early_time, early_call);
+    else add(kRmaWaitAtFence, c.call, early, early_rank, early_time, early_call);
   }
 }
 
@@ -585,7 +577,8 @@ std::vector<std::string> RmaSearch::notes() const {
     if (definitions_.windows.find(win, d) && !d.members.empty() && d.members.front() != me_) continue;
     std::snprintf(buf, sizeof buf,
                   "RMA analysis skipped: inconsistent RMA epochs on window %u (its members "
-                  "recorded different numbers of creations, fences or frees)", win);
+                  "recorded different numbers of creations, fences or frees)",
+                  win);
     out.emplace_back(buf);
   }
   for (const auto& [win, n] : unmatched_) {

@@ -73,11 +73,11 @@ static_assert(sizeof(RmaNote) == 64, "RMA notes travel as 64-byte records");
 struct RmaWait {
   uint32_t call = UINT32_MAX;  // the waiting call
   double amount = 0;
-  int32_t causer = -1;         // world rank
-  bool window_coll = false;    // cause named by (win, nth) instead of cause_call
+  int32_t causer = -1;       // world rank
+  bool window_coll = false;  // cause named by (win, nth) instead of cause_call
   uint32_t cause_call = UINT32_MAX;
   uint32_t win = 0, nth = 0;
-  double cause_time = 0;       // when the cause happened (global seconds, the causer's clock)
+  double cause_time = 0;  // when the cause happened (global seconds, the causer's clock)
 };
 
 // The RMA search of one rank, in steps, so that unit tests can route the notes themselves:
@@ -88,8 +88,7 @@ class RmaSearch {
   // `wsync`: engine::sync_window_collectives' result for t.win_colls; `inconsistent`: its
   // inconsistent windows.
   RmaSearch(const engine::Timeline& t, const std::vector<engine::CollSync>& wsync,
-            const std::vector<uint32_t>& inconsistent, const defs::Definitions& definitions,
-            int32_t my_rank);
+            const std::vector<uint32_t>& inconsistent, const defs::Definitions& definitions, int32_t my_rank);
 
   const std::vector<RmaNote>& outgoing() const { return out_; }
   void receive(const std::vector<RmaNote>& notes);  // `peer` = the sender
@@ -114,14 +113,14 @@ class RmaSearch {
   };
   struct Exposure {  // a PSCW exposure epoch: Win_post .. Win_wait / Win_test
     uint32_t win = 0, post = engine::kNoCall, close = engine::kNoCall;
-    bool blocking = false;  // closed by Win_wait
+    bool blocking = false;                              // closed by Win_wait
     std::vector<std::pair<int32_t, uint32_t>> origins;  // (world rank, ordinal)
   };
   struct Passive {  // a lock epoch towards one target (lock .. unlock, or in a lock_all epoch)
     uint32_t win = 0, ordinal = 0;
     int32_t target = -1;
     uint8_t lock = 2;
-    std::vector<uint32_t> calls;  // the epoch's calls concerning the target, in order
+    std::vector<uint32_t> calls;          // the epoch's calls concerning the target, in order
     uint32_t blocking = engine::kNoCall;  // the longest of them (where the epoch waited)
   };
   struct WinState;
@@ -156,9 +155,9 @@ class RmaSearch {
   std::vector<Exposure> exposure_;
   std::vector<Passive> passive_;
   std::map<std::tuple<uint32_t, int32_t, uint32_t>, size_t> passive_at_;  // (win, target, ordinal)
-  std::map<std::pair<uint32_t, uint32_t>, RmaNote> fence_ops_;  // (win, epoch) -> latest op
+  std::map<std::pair<uint32_t, uint32_t>, RmaNote> fence_ops_;            // (win, epoch) -> latest op
   std::map<std::tuple<uint32_t, int32_t, uint32_t>, RmaNote> posts_, completes_;
-  std::vector<uint32_t> skipped_;  // inconsistent windows
+  std::vector<uint32_t> skipped_;           // inconsistent windows
   std::map<uint32_t, uint64_t> unmatched_;  // window -> epochs without their partner's note
   std::vector<std::array<double, 3>> bytes_;
   uint64_t epochs_ = 0;

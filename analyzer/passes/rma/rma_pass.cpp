@@ -21,8 +21,8 @@ class RmaPass : public Pass {
   Status analyze(const PassContext& c, const WindowContext& w, const engine::Group& group) override {
     RmaResult res;
     res.one_sided.by_node.resize(w.nodes);
-    const Status s = compute_rma(w.timeline, w.wsync, w.inconsistent_windows, c.definitions, c.run.rank, group,
-                                 res.one_sided, res);
+    const Status s = compute_rma(w.timeline, w.wsync, w.inconsistent_windows, c.definitions, c.run.rank,
+                                 group, res.one_sided, res);
     for (const std::string& n : res.notes) c.warn(n);
     c.results.publish(kRma, std::move(res));
     return s;

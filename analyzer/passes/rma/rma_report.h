@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "analyzer/engine/group.h"
-#include "analyzer/passes/rma/rma.h"
 #include "analyzer/engine/report_input.h"
+#include "analyzer/passes/rma/rma.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::passes {

@@ -48,8 +48,8 @@ class Names {
 
 }  // namespace
 
-Status write_timeline(const TimelineInput& t, const engine::Group& group,
-                      const std::string& output_dir, ReportInput& in) {
+Status write_timeline(const TimelineInput& t, const engine::Group& group, const std::string& output_dir,
+                      ReportInput& in) {
   Names names(*t.definitions);
   std::string o;
   char buf[512];
@@ -63,8 +63,10 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group,
   if (t.slices)
     for (const auto& s : t.slices->slices()) {
       if (!room()) continue;
-      std::snprintf(buf, sizeof buf, ",\n{\"ph\":\"X\",\"cat\":\"region\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
-                    t.rank, unsigned(s.location), us(s.begin), std::max(0.0, (s.end - s.begin) * 1e6));
+      std::snprintf(
+          buf, sizeof buf,
+          ",\n{\"ph\":\"X\",\"cat\":\"region\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"name\":",
+          t.rank, unsigned(s.location), us(s.begin), std::max(0.0, (s.end - s.begin) * 1e6));
       o += buf + names(s.region) + "}";
     }
   const engine::Timeline& tl = *t.timeline;
@@ -96,10 +98,11 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group,
     events += 2;
     const unsigned long long id = (static_cast<unsigned long long>(t.rank) << 32) | i;
     const engine::CallRecord& c = tl.calls[r.complete_call];
-    std::snprintf(buf, sizeof buf,
-                  ",\n{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"message\",\"id\":%llu,\"pid\":%d,\"tid\":0,\"ts\":%.3f}"
-                  ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"message\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"ts\":%.3f}",
-                  id, r.peer, us(ts), id, t.rank, unsigned(c.location), us(c.enter));
+    std::snprintf(
+        buf, sizeof buf,
+        ",\n{\"ph\":\"s\",\"cat\":\"msg\",\"name\":\"message\",\"id\":%llu,\"pid\":%d,\"tid\":0,\"ts\":%.3f}"
+        ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"msg\",\"name\":\"message\",\"id\":%llu,\"pid\":%d,\"tid\":%u,\"ts\":%.3f}",
+        id, r.peer, us(ts), id, t.rank, unsigned(c.location), us(c.enter));
     o += buf;
   }
   uint64_t counts[2] = {events, dropped};
@@ -110,7 +113,8 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group,
   if (!group.is_root()) return Status::kOk;
 
   const int P = group.size();
-  std::string head = "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"critpath\"},\"traceEvents\":[\n";
+  std::string head =
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"critpath\"},\"traceEvents\":[\n";
   head += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(P) +
           ",\"args\":{\"name\":\"critical path\"}}";
   for (int r = 0; r < P; ++r)
@@ -126,14 +130,15 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group,
   if (list)
     for (const auto& s : *list) {
       const double b = s.value("begin_s", 0.0), e = s.value("end_s", 0.0);
-      std::snprintf(buf, sizeof buf,
-                    ",\n{\"ph\":\"X\",\"cat\":\"critical_path\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
-                    "\"args\":{\"rank\":%d},\"name\":",
-                    P, b * 1e6, std::max(0.0, (e - b) * 1e6), s.value("rank", -1));
+      std::snprintf(
+          buf, sizeof buf,
+          ",\n{\"ph\":\"X\",\"cat\":\"critical_path\",\"pid\":%d,\"tid\":0,\"ts\":%.3f,\"dur\":%.3f,"
+          "\"args\":{\"rank\":%d},\"name\":",
+          P, b * 1e6, std::max(0.0, (e - b) * 1e6), s.value("rank", -1));
       cp += buf + nlohmann::json(s.value("callpath", std::string("?"))).dump() + "}";
     }
-  CRITPATH_FORWARD_IF_ERROR(
-      write_file_atomic(output_dir + "/timeline.json", head + std::string(all.begin(), all.end()) + cp + "\n]}\n"));
+  CRITPATH_FORWARD_IF_ERROR(write_file_atomic(output_dir + "/timeline.json",
+                                              head + std::string(all.begin(), all.end()) + cp + "\n]}\n"));
   if (counts[1] > 0)
     in.notes.push_back("timeline: " + std::to_string(counts[1]) + " events beyond " +
                        "CRITPATH_TIMELINE_MAX_EVENTS left out of timeline.json (" +

@@ -19,9 +19,9 @@
 
 #include "analyzer/engine/exchange.h"
 #include "analyzer/engine/group.h"
+#include "analyzer/engine/report_input.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/passes/wait_states/wait_states.h"
-#include "analyzer/engine/report_input.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
 
@@ -62,13 +62,13 @@ struct TimelineInput {
   const passes::WaitStates* waits = nullptr;
   const defs::Definitions* definitions = nullptr;
   int rank = 0;
-  double t0 = 0;  // global seconds of the first MPI_Init entry
+  double t0 = 0;   // global seconds of the first MPI_Init entry
   size_t cap = 0;  // events per rank
 };
 
 // Collective over `group`: every rank's events to rank 0, which writes
 // `output_dir`/timeline.json with the critical-path track from in.extra_json. Notes go to `in`.
-Status write_timeline(const TimelineInput& t, const engine::Group& group,
-                      const std::string& output_dir, ReportInput& in);
+Status write_timeline(const TimelineInput& t, const engine::Group& group, const std::string& output_dir,
+                      ReportInput& in);
 
 }  // namespace critpath::analyzer

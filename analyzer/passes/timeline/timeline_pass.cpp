@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "analyzer/passes/pass.h"
-#include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/passes/timeline/timeline_export.h"
+#include "analyzer/passes/wait_states/wait_states.h"
 
 namespace critpath::analyzer::passes {
 namespace {
@@ -19,8 +19,8 @@ class TimelinePass : public Pass {
   const char* name() const override { return "timeline"; }
   const char* reduce_phase() const override { return "timeline"; }
   void configure(const config::Config& cfg) override {
-    enabled_ = cfg.timeline;                                              // CRITPATH_TIMELINE
-    max_events_ = uint64_t(std::max(1, cfg.timeline_max_events));         // CRITPATH_TIMELINE_MAX_EVENTS
+    enabled_ = cfg.timeline;                                       // CRITPATH_TIMELINE
+    max_events_ = uint64_t(std::max(1, cfg.timeline_max_events));  // CRITPATH_TIMELINE_MAX_EVENTS
   }
   bool enabled() const override { return enabled_; }
   bool wants_events() const override { return true; }
@@ -31,7 +31,8 @@ class TimelinePass : public Pass {
   }
   void begin_location(uint16_t location) override { slices_->begin_location(location); }
   void on_event(const trace::Event& e, double global_s, int32_t) override {
-    if (e.kind == trace::EventKind::kEnter || e.kind == trace::EventKind::kExit) slices_->on_event(e, global_s);
+    if (e.kind == trace::EventKind::kEnter || e.kind == trace::EventKind::kExit)
+      slices_->on_event(e, global_s);
   }
 
   Status reduce(const PassContext& c, const ReduceContext& r, const engine::Group& group) override {

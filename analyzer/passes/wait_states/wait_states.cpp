@@ -20,7 +20,8 @@ const PatternDef& pattern_def(int p) {
   // The rows of wait_states_metrics.cpp, then rma_metrics.cpp's patterns, in WaitPattern order.
   static const std::vector<PatternDef> kDefs = [] {
     std::vector<PatternDef> defs;
-    for (const engine::MetricDecl& d : wait_state_metric_decls()) defs.push_back({d.id, d.title, d.definition});
+    for (const engine::MetricDecl& d : wait_state_metric_decls())
+      defs.push_back({d.id, d.title, d.definition});
     for (const engine::MetricDecl& d : rma_pattern_decls()) defs.push_back({d.id, d.title, d.definition});
     return defs;
   }();
@@ -137,8 +138,8 @@ class RecordBook {
 // call completes are consecutive; in a call completing several receives only the largest
 // wait counts (Scalasca's Waitall/any/some rule), booked once at that call. Marks the calls
 // holding a late-sender wait in `ls_calls`.
-void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, const defs::Definitions& definitions,
-                       std::vector<uint8_t>& ls_calls) {
+void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
+                       const defs::Definitions& definitions, std::vector<uint8_t>& ls_calls) {
   const engine::Timeline& t = ctx.t;
   std::unordered_map<uint32_t, bool> test_regions;  // region -> is an MPI_Test* call
   auto is_test = [&](uint32_t call) {
@@ -182,9 +183,9 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, cons
       for (auto it = recent.begin(); it != recent.end();) {
         if (it->send_enter > ts) {
           ctx.book(kLateSenderWrongOrder, it->call, it->idle);
-          ctx.book(it->source == r.peer ? kLateSenderWrongOrderSameSource
-                                        : kLateSenderWrongOrderDifferentSource,
-                   it->call, it->idle);
+          ctx.book(
+              it->source == r.peer ? kLateSenderWrongOrderSameSource : kLateSenderWrongOrderDifferentSource,
+              it->call, it->idle);
           it = recent.erase(it);
         } else {
           recent_max = std::max(recent_max, it->send_enter);
@@ -202,9 +203,10 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, cons
 // --- Late receiver: the sender's completion call waited for the receive to be posted
 // (Scalasca's condition: the call ended after the post). Per call only the largest wait;
 // a call that already holds a late-sender wait is skipped (no double counting).
-void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m, const std::vector<uint8_t>& ls_calls) {
+void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
+                         const std::vector<uint8_t>& ls_calls) {
   const engine::Timeline& t = ctx.t;
-  std::map<uint32_t, double> lr;  // ordered: reports must be reproducible
+  std::map<uint32_t, double> lr;                            // ordered: reports must be reproducible
   std::map<uint32_t, std::pair<int32_t, double>> lr_cause;  // call -> (receiver, post enter)
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const engine::SendRecord& s = t.sends[i];
@@ -261,8 +263,7 @@ void book_collectives(Ctx& ctx, RecordBook& rb, const std::vector<engine::CollSy
         break;
       case CollKind::kNToOne:
         if (s.my_comm_rank == c.root && s.latest_sender_rank >= 0) {
-          ctx.book(kEarlyReduce, c.complete_call,
-                   std::min(s.latest_sender_begin, end) - wait_enter);
+          ctx.book(kEarlyReduce, c.complete_call, std::min(s.latest_sender_begin, end) - wait_enter);
           rb.pre(c.complete_call, std::min(s.latest_sender_begin, end), s.latest_sender_rank,
                  s.latest_sender_begin);
         }
@@ -274,8 +275,7 @@ void book_collectives(Ctx& ctx, RecordBook& rb, const std::vector<engine::CollSy
         rb.pre(c.complete_call, std::min(s.prefix_latest, end),
                s.prefix_latest == s.latest_begin ? s.latest_rank : -1, s.prefix_latest);
         break;
-      case CollKind::kOther:
-        break;
+      case CollKind::kOther: break;
     }
   }
 }
@@ -285,8 +285,7 @@ void book_init_finalize(Ctx& ctx, RecordBook& rb, const RunSync& run) {
   const engine::Timeline& t = ctx.t;
   if (t.init_call != kNoCall) {
     const engine::CallRecord& c = t.calls[t.init_call];
-    ctx.book(kInitCompletion, t.init_call,
-             c.exit - std::max(run.earliest_init_exit, run.latest_init_enter));
+    ctx.book(kInitCompletion, t.init_call, c.exit - std::max(run.earliest_init_exit, run.latest_init_enter));
     rb.post(t.init_call, std::max(run.earliest_init_exit, run.latest_init_enter));
   }
   if (t.finalize_call != kNoCall)
@@ -297,8 +296,7 @@ void book_init_finalize(Ctx& ctx, RecordBook& rb, const RunSync& run) {
 
 WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
                                const std::vector<engine::CollSync>& cs, const RunSync& run,
-                               const defs::Definitions& definitions, size_t nodes,
-                               int32_t my_rank) {
+                               const defs::Definitions& definitions, size_t nodes, int32_t my_rank) {
   WaitStates w;
   add_wait_states(w, t, m, cs, run, definitions, nodes, my_rank);
   return w;

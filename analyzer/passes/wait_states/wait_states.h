@@ -113,8 +113,7 @@ struct WaitStates {
 // `definitions`: the traced rank's (MPI call semantics, communicator members).
 WaitStates compute_wait_states(const engine::Timeline& t, const engine::P2pMatch& m,
                                const std::vector<engine::CollSync>& cs, const RunSync& run,
-                               const defs::Definitions& definitions, size_t nodes,
-                               int32_t my_rank);
+                               const defs::Definitions& definitions, size_t nodes, int32_t my_rank);
 // The same, added to `w` (phase by phase, engine/window.h: one call per window, in window
 // order): the per-node times and the statistics accumulate, `records` are the window's.
 void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2pMatch& m,

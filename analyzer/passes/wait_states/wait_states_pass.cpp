@@ -52,7 +52,9 @@ class WaitStatesPass : public Pass {
   const char* name() const override { return "wait_states"; }
   const char* analyze_phase() const override { return "wait_states"; }
   const char* reduce_phase() const override { return "wait_state_reduction"; }
-  void configure(const config::Config& cfg) override { threshold_pct_ = std::atof(cfg.report_threshold.c_str()); }
+  void configure(const config::Config& cfg) override {
+    threshold_pct_ = std::atof(cfg.report_threshold.c_str());
+  }
 
   bool windowed() const override { return true; }
 
@@ -84,7 +86,9 @@ class WaitStatesPass : public Pass {
     }
   }
 
-  std::string failure(Status, Step) const override { return "reducing the wait states failed; the report lacks them"; }
+  std::string failure(Status, Step) const override {
+    return "reducing the wait states failed; the report lacks them";
+  }
 
  private:
   double threshold_pct_ = 0.1;  // CRITPATH_REPORT_THRESHOLD

@@ -42,7 +42,8 @@ double median(std::vector<double> v) {
 
 // The patterns and the MPI time hierarchy per global call path, into `store`.
 void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const defs::Definitions& definitions,
-                       const clock::TickConverter& conv, const std::vector<int>& l2g, engine::MetricStore& store) {
+                       const clock::TickConverter& conv, const std::vector<int>& l2g,
+                       engine::MetricStore& store) {
   const size_t G = store.callpaths();
   int slot[int(kPatternCount) + int(kHierCount)];
   for (int p = 0; p < kPatternCount; ++p) slot[p] = store.slot(pattern_def(p).id);
@@ -66,7 +67,9 @@ void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const de
     }
     store.add(slot[kPatternCount + h], g, excl);
     if (h == kMpiRma)
-      store.add(slot[int(kPatternCount) + int(def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g, excl);
+      store.add(
+          slot[int(kPatternCount) + int(def.mpi.rma == defs::MpiRma::kComm ? kMpiRmaComm : kMpiRmaSync)], g,
+          excl);
   }
 }
 
@@ -95,8 +98,8 @@ std::vector<double> stat_blocks(const WaitStates& ws, const std::vector<int>& l2
 
 // "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.
 // `metric`: the reduced patterns, in WaitPattern order.
-void waits_section(const ReducedMetric* metric, size_t G, double alloc, double threshold_pct, const std::function<std::string(int)>& path_of,
-                   ReportInput& in) {
+void waits_section(const ReducedMetric* metric, size_t G, double alloc, double threshold_pct,
+                   const std::function<std::string(int)>& path_of, ReportInput& in) {
   char buf[512];
   std::string body;
   std::snprintf(buf, sizeof buf, "%-28s %12s %9s  %-40s %s\n", "Pattern", "Seconds", "%Alloc",
@@ -138,7 +141,6 @@ void waits_section(const ReducedMetric* metric, size_t G, double alloc, double t
     body += buf;
   }
   in.sections.push_back({"Wait states (seconds; % of allocation = ranks x wall time)", body});
-
 }
 
 // "Time hierarchy": time, computation, the classes of MPI time (`htot`, all ranks).
@@ -166,12 +168,12 @@ void hierarchy_section(const std::vector<double>& htot, const GlobalProfile& glo
         hline((std::string("      ") + kHierId[sub]).c_str(), htot[size_t(sub)]);
   }
   in.sections.push_back({"Time hierarchy (seconds, all ranks)", hier});
-
 }
 
 // Statistics (trace.stat-like) over every rank's blocks: summary.txt's sections and report.json
 // `wait_state_stats`.
-void statistics_sections(const std::vector<double>& all_blocks, int size, const std::function<std::string(int)>& path_of, ReportInput& in) {
+void statistics_sections(const std::vector<double>& all_blocks, int size,
+                         const std::function<std::string(int)>& path_of, ReportInput& in) {
   char buf[512];
   nlohmann::json stats = nlohmann::json::object();
   std::string st_text;
@@ -210,7 +212,8 @@ void statistics_sections(const std::vector<double>& all_blocks, int size, const 
     pj["min"] = mn;
     pj["max"] = mx;
     nlohmann::json wj = nlohmann::json::array();
-    for (const Instance& w : worst) wj.push_back({{"callpath", path_of(w.node)}, {"rank", w.rank}, {"time", w.value}});
+    for (const Instance& w : worst)
+      wj.push_back({{"callpath", path_of(w.node)}, {"rank", w.rank}, {"time", w.value}});
     pj["worst"] = std::move(wj);
     stats[pattern_def(p).id] = std::move(pj);
     if (count <= 0) continue;
@@ -230,12 +233,11 @@ void statistics_sections(const std::vector<double>& all_blocks, int size, const 
 
 }  // namespace
 
-
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const defs::Definitions& definitions, const clock::TickConverter& conv,
-                          const std::vector<int>& l2g, int n_callpaths,
-                          const engine::Group& group, const GlobalProfile& global,
-                          double wall_time_s, double threshold_pct, ReportInput& in) {
+                          const std::vector<int>& l2g, int n_callpaths, const engine::Group& group,
+                          const GlobalProfile& global, double wall_time_s, double threshold_pct,
+                          ReportInput& in) {
   const int size = group.size();
   const size_t G = size_t(n_callpaths);
 

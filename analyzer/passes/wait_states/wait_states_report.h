@@ -9,10 +9,10 @@
 
 #include <vector>
 
-#include "analyzer/passes/wait_states/wait_states.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/report_input.h"
+#include "analyzer/passes/wait_states/wait_states.h"
 
 namespace critpath::analyzer::passes {
 
@@ -23,7 +23,7 @@ namespace critpath::analyzer::passes {
 Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
                           const defs::Definitions& definitions, const clock::TickConverter& conv,
                           const std::vector<int>& local_to_global, int n_callpaths,
-                          const engine::Group& group, const GlobalProfile& global,
-                          double wall_time_s, double threshold_pct, ReportInput& in);
+                          const engine::Group& group, const GlobalProfile& global, double wall_time_s,
+                          double threshold_pct, ReportInput& in);
 
 }  // namespace critpath::analyzer::passes

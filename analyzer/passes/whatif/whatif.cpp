@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -74,19 +74,17 @@ bool get_var(const std::vector<unsigned char>& b, size_t& at, uint64_t& v) {
 // message (P2pMatch). Collectives: (communicator or window id, instance ordinal on it).
 enum EntryType : uint32_t {
   kP2p = 0,
-  kCollIn = 1,    // a member's enter' to the coordinator / root / every member
-  kCollOut = 2,   // the coordinator's result to a member
+  kCollIn = 1,   // a member's enter' to the coordinator / root / every member
+  kCollOut = 2,  // the coordinator's result to a member
   kWinIn = 3,
   kWinOut = 4,
-  kRma = 5,       // a one-sided wait's cause time to the waiter: (the waiter's wait index, 0)
+  kRma = 5,  // a one-sided wait's cause time to the waiter: (the waiter's wait index, 0)
 };
 
 struct Key {
   int32_t src;
   uint32_t type, a, b;
-  bool operator==(const Key& o) const {
-    return src == o.src && type == o.type && a == o.a && b == o.b;
-  }
+  bool operator==(const Key& o) const { return src == o.src && type == o.type && a == o.a && b == o.b; }
 };
 struct KeyHash {
   size_t operator()(const Key& k) const {
@@ -414,15 +412,9 @@ class Executor {
           std::fill(ready_.begin(), ready_.end(), kNone);
           break;
         }
-        case kOpEnterGap:
-          CRITPATH_FORWARD_IF_ERROR(enter_gap());
-          break;
-        case kOpTell:
-          CRITPATH_FORWARD_IF_ERROR(tell(io));
-          break;
-        case kOpTellAt:
-          CRITPATH_FORWARD_IF_ERROR(tell_at(io));
-          break;
+        case kOpEnterGap: CRITPATH_FORWARD_IF_ERROR(enter_gap()); break;
+        case kOpTell: CRITPATH_FORWARD_IF_ERROR(tell(io)); break;
+        case kOpTellAt: CRITPATH_FORWARD_IF_ERROR(tell_at(io)); break;
         case kOpNeed:
           CRITPATH_FORWARD_IF_ERROR(need(io, at, deadline_ns, blocked, late));
           if (blocked || late) return Status::kOk;
@@ -433,30 +425,18 @@ class Executor {
           saved_[slot] = enter_;
           break;
         }
-        case kOpTakeSaved:
-          CRITPATH_FORWARD_IF_ERROR(take_saved());
-          break;
-        case kOpTakeEnter:
-          take(ready_, enter_);
-          break;
-        case kOpAccEnter:
-          acc_ = enter_;
-          break;
-        case kOpTakeAcc:
-          take(ready_, acc_);
-          break;
-        case kOpFlush:
-          CRITPATH_FORWARD_IF_ERROR(io.flush());
-          break;
+        case kOpTakeSaved: CRITPATH_FORWARD_IF_ERROR(take_saved()); break;
+        case kOpTakeEnter: take(ready_, enter_); break;
+        case kOpAccEnter: acc_ = enter_; break;
+        case kOpTakeAcc: take(ready_, acc_); break;
+        case kOpFlush: CRITPATH_FORWARD_IF_ERROR(io.flush()); break;
         case kOpExitAt: {
           double t = 0;
           if (!raw(t)) return Status::kCorrupt;
           std::fill(cur_.begin(), cur_.end(), t);
           break;
         }
-        case kOpExit:
-          CRITPATH_FORWARD_IF_ERROR(exit_call());
-          break;
+        case kOpExit: CRITPATH_FORWARD_IF_ERROR(exit_call()); break;
         case kOpEnd: {
           uint8_t reg = 0;
           if (!byte(reg)) return Status::kCorrupt;
@@ -464,8 +444,7 @@ class Executor {
           done_ = true;
           break;
         }
-        default:
-          return Status::kCorrupt;
+        default: return Status::kCorrupt;
       }
     }
     return Status::kOk;
@@ -516,7 +495,8 @@ class Executor {
     if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
       return Status::kCorrupt;
     bool got = false;
-    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(src), uint32_t(type), uint32_t(a), uint32_t(b), v_.data(), got));
+    CRITPATH_FORWARD_IF_ERROR(
+        io.need(me_, int(src), uint32_t(type), uint32_t(a), uint32_t(b), v_.data(), got));
     if (!got) {
       p_ = at;  // resumes here
       blocked = true;
@@ -677,8 +657,7 @@ class Simulator {
  public:
   Simulator(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group)
       : in_(in), t_(*in.timeline), match_(*in.match), lanes_(lanes), group_(group), V_(lanes.size()),
-        me_(group.rank()), P_(group.size()), rw_(in.rma_waits ? *in.rma_waits : no_rma_waits()),
-        delta_(V_) {
+        me_(group.rank()), P_(group.size()), rw_(in.rma_waits ? *in.rma_waits : no_rma_waits()), delta_(V_) {
     for (const Hypothesis& h : lanes) ideal_.push_back(h.kind == LaneKind::kIdealNetwork ? 1 : 0);
   }
 
@@ -758,14 +737,9 @@ class Simulator {
           f = mine[l] > 0 && sums[V_ + l] > 0 ? (sums[l] / sums[V_ + l]) / mine[l] : 1.0;
           break;
         case LaneKind::kZero:
-        case LaneKind::kSlack:
-          f = 0.0;
-          break;
-        case LaneKind::kScale:
-          f = lanes_[l].factor;
-          break;
-        default:
-          break;
+        case LaneKind::kSlack: f = 0.0; break;
+        case LaneKind::kScale: f = lanes_[l].factor; break;
+        default: break;
       }
       for (size_t n = 0; n < N_; ++n)
         if (hit_[l * N_ + n]) fac_[l * N_ + n] = f;
@@ -887,8 +861,12 @@ class Simulator {
     prog_.push_back(reg);
     for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
   }
-  void tell(Reg reg, int dest, uint32_t type, uint32_t a, uint32_t b) { keyed(kOpTell, reg, dest, type, a, b); }
-  void need(Reg into, int src, uint32_t type, uint32_t a, uint32_t b) { keyed(kOpNeed, into, src, type, a, b); }
+  void tell(Reg reg, int dest, uint32_t type, uint32_t a, uint32_t b) {
+    keyed(kOpTell, reg, dest, type, a, b);
+  }
+  void need(Reg into, int src, uint32_t type, uint32_t a, uint32_t b) {
+    keyed(kOpNeed, into, src, type, a, b);
+  }
 
   // Every call of the main thread, in order, as operations.
   void compile() {
@@ -934,8 +912,8 @@ class Simulator {
     double frac = 1.0;  // of the gap on the critical path (slack lanes)
     if (any_slack_) {
       static const std::vector<CpSegment> none;
-      const double o = overlap(in_.cp_segments ? *in_.cp_segments : none, seg_from_,
-                               t_.calls[k - 1].exit, call.enter);
+      const double o = overlap(in_.cp_segments ? *in_.cp_segments : none, seg_from_, t_.calls[k - 1].exit,
+                               call.enter);
       frac = gap > 0 ? std::min(1.0, o / gap) : 0.0;
     }
     std::fill(delta_.begin(), delta_.end(), 0.0);
@@ -1230,10 +1208,8 @@ class Simulator {
                     "%% of the run): a message-bound run; `critpath-analyze --whatif` on the kept "
                     "trace (CRITPATH_KEEP_TRACE=1) has none",
                     in_.timeout_s);
-    else if (late)
-      std::snprintf(why, sizeof why, "the replay did not finish within %.0f s", in_.timeout_s);
-    else
-      std::snprintf(why, sizeof why, "the replay met an inconsistent trace");
+    else if (late) std::snprintf(why, sizeof why, "the replay did not finish within %.0f s", in_.timeout_s);
+    else std::snprintf(why, sizeof why, "the replay met an inconsistent trace");
     out.failure = why;
     out.over_budget = late;
   }
@@ -1277,8 +1253,8 @@ class Simulator {
   std::vector<uint32_t> ordinal_;
   std::map<std::pair<bool, uint32_t>, std::vector<int32_t>> members_;
   std::map<uint32_t, std::vector<RmaTell>> rma_tell_;  // causer's call -> whom to tell
-  std::vector<RmaTell> rma_tell_now_;                   // causes outside the replayed calls
-  std::vector<double> delta_;                           // scratch: per lane, one gap's change
+  std::vector<RmaTell> rma_tell_now_;                  // causes outside the replayed calls
+  std::vector<double> delta_;                          // scratch: per lane, one gap's change
   std::vector<unsigned char> prog_;
   ProgramInfo info_;
   Latency p2p_latency_, coll_latency_;
@@ -1286,8 +1262,8 @@ class Simulator {
 
 }  // namespace
 
-Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
-                const engine::Group& group, WhatIfResult& out) {
+Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group,
+                WhatIfResult& out) {
   out = WhatIfResult{};
   out.ranks = group.size();
   if (lanes.empty()) return Status::kOk;

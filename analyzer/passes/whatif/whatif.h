@@ -69,12 +69,12 @@ enum class LaneKind : uint8_t {
 // One lane of the replay.
 struct Hypothesis {
   LaneKind kind = LaneKind::kIdentity;
-  double factor = 1;            // kScale
-  std::string spec;             // as written: "balance:solve", or generated "zero:main/foo"
-  std::string callpath;         // what it acts on, for the report
-  bool automatic = false;       // chosen by the analysis (CRITPATH_WHATIF_TOP)
-  int target = -1;              // automatic: the global call path it was chosen for
-  std::vector<int> callpaths;   // global call paths whose computation it changes
+  double factor = 1;           // kScale
+  std::string spec;            // as written: "balance:solve", or generated "zero:main/foo"
+  std::string callpath;        // what it acts on, for the report
+  bool automatic = false;      // chosen by the analysis (CRITPATH_WHATIF_TOP)
+  int target = -1;             // automatic: the global call path it was chosen for
+  std::vector<int> callpaths;  // global call paths whose computation it changes
 };
 
 // Parses CRITPATH_WHATIF ("balance:solve;scale:0.5:exchange;zero:io"); the call-path names
@@ -100,35 +100,35 @@ struct WhatIfInput {
   const defs::Definitions* definitions = nullptr;
   const std::vector<int>* local_to_global = nullptr;
   const std::vector<CpSegment>* cp_segments = nullptr;  // this rank's (slack lanes), or none
-  const std::vector<RmaWait>* rma_waits = nullptr;       // the one-sided waits (RmaResult), or none
-  double first_init_enter = 0;   // run-wide, the span's start
-  double earliest_init_exit = 0;  // run-wide, POP's window start
-  double timeout_s = 60;          // the replay gives up after this
-  bool budgeted = false;          // the timeout is CRITPATH_SIMULATION_BUDGET's (the note says so)
-  uint32_t debug_delay_us = 0;    // CRITPATH_DEBUG_SIMULATION_DELAY: sleep at every dependency
+  const std::vector<RmaWait>* rma_waits = nullptr;      // the one-sided waits (RmaResult), or none
+  double first_init_enter = 0;                          // run-wide, the span's start
+  double earliest_init_exit = 0;                        // run-wide, POP's window start
+  double timeout_s = 60;                                // the replay gives up after this
+  bool budgeted = false;        // the timeout is CRITPATH_SIMULATION_BUDGET's (the note says so)
+  uint32_t debug_delay_us = 0;  // CRITPATH_DEBUG_SIMULATION_DELAY: sleep at every dependency
   ReplayMode replay = ReplayMode::kAuto;
 };
 
 // Reduced over the ranks: complete on the root (a gathered replay fills it there only).
 struct WhatIfResult {
   bool ok = false;
-  bool gathered = false;          // replayed on the root (ReplayMode), else distributed
-  std::string failure;            // why not, when !ok
-  bool over_budget = false;       // gave up at the deadline
-  std::vector<double> span;       // per lane: last MPI_Finalize entry' - first MPI_Init entry
-  std::vector<double> wait;       // per lane: waiting time summed over ranks
-  std::vector<double> pop_span;   // per lane: last MPI_Finalize entry' - earliest MPI_Init exit
+  bool gathered = false;         // replayed on the root (ReplayMode), else distributed
+  std::string failure;           // why not, when !ok
+  bool over_budget = false;      // gave up at the deadline
+  std::vector<double> span;      // per lane: last MPI_Finalize entry' - first MPI_Init entry
+  std::vector<double> wait;      // per lane: waiting time summed over ranks
+  std::vector<double> pop_span;  // per lane: last MPI_Finalize entry' - earliest MPI_Init exit
   double measured_span = 0, measured_wait = 0, measured_pop_span = 0;
   double useful_sum = 0, useful_max = 0;  // computation outside MPI in POP's window
   int ranks = 0;
-  uint64_t messages = 0;          // sim-time entries exchanged (distributed: analysis messages)
-  uint64_t bytes_sent = 0;        // analysis payload, all ranks (gathered: the programs)
-  uint64_t clamped = 0;           // calls that ended before what they waited for (clock errors)
-  double seconds = 0;             // the replay's time on the slowest rank
+  uint64_t messages = 0;    // sim-time entries exchanged (distributed: analysis messages)
+  uint64_t bytes_sent = 0;  // analysis payload, all ranks (gathered: the programs)
+  uint64_t clamped = 0;     // calls that ended before what they waited for (clock errors)
+  double seconds = 0;       // the replay's time on the slowest rank
 };
 
 // Collective over `group`.
-Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes,
-                const engine::Group& group, WhatIfResult& out);
+Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, const engine::Group& group,
+                WhatIfResult& out);
 
 }  // namespace critpath::analyzer::passes

@@ -17,12 +17,12 @@ class WhatIfPass : public Pass {
   const char* name() const override { return "whatif"; }
   const char* reduce_phase() const override { return "whatif"; }
   void configure(const config::Config& cfg) override {
-    enabled_ = cfg.simulation;                       // CRITPATH_SIMULATION
-    budget_pct_ = cfg.simulation_budget;             // CRITPATH_SIMULATION_BUDGET
-    options_.hypotheses = cfg.whatif;                // CRITPATH_WHATIF
-    options_.top = cfg.whatif_top;                   // CRITPATH_WHATIF_TOP
+    enabled_ = cfg.simulation;                         // CRITPATH_SIMULATION
+    budget_pct_ = cfg.simulation_budget;               // CRITPATH_SIMULATION_BUDGET
+    options_.hypotheses = cfg.whatif;                  // CRITPATH_WHATIF
+    options_.top = cfg.whatif_top;                     // CRITPATH_WHATIF_TOP
     delay_us_ = uint32_t(cfg.debug_simulation_delay);  // CRITPATH_DEBUG_SIMULATION_DELAY
-    replay_ = cfg.debug_simulation_replay == "gathered"      ? ReplayMode::kGathered  // _DEBUG_SIMULATION_REPLAY
+    replay_ = cfg.debug_simulation_replay == "gathered" ? ReplayMode::kGathered  // _DEBUG_SIMULATION_REPLAY
               : cfg.debug_simulation_replay == "distributed" ? ReplayMode::kDistributed
                                                              : ReplayMode::kAuto;
   }
@@ -52,7 +52,9 @@ class WhatIfPass : public Pass {
     return analyze_whatif(wi, options_, r.unified.global, group, r.report);
   }
 
-  std::string failure(Status, Step) const override { return "the what-if simulation failed; the report lacks it"; }
+  std::string failure(Status, Step) const override {
+    return "the what-if simulation failed; the report lacks it";
+  }
 
  private:
   bool enabled_ = true;

@@ -35,15 +35,14 @@ std::vector<int> resolve(const GlobalProfile& global, const std::string& name) {
   std::vector<int> out;
   for (size_t g = 0; g < cps.size(); ++g) {
     bool under = false;
-    for (int a = int(g); a >= 0 && size_t(a) < cps.size() && !under; a = cps[size_t(a)].parent) under = in[size_t(a)];
+    for (int a = int(g); a >= 0 && size_t(a) < cps.size() && !under; a = cps[size_t(a)].parent)
+      under = in[size_t(a)];
     if (under) out.push_back(int(g));
   }
   return out;
 }
 
-bool is_computation(const GlobalCallpath& c) {
-  return c.kind != defs::RegionKind::kMpi && c.parent >= 0;
-}
+bool is_computation(const GlobalCallpath& c) { return c.kind != defs::RegionKind::kMpi && c.parent >= 0; }
 
 // The automatic hypotheses' call paths: the top `k` by critical-path time, then the top `k`
 // by delay cost not already chosen.
@@ -109,7 +108,9 @@ void choose_lanes(const WhatIfOptions& options, const GlobalProfile& global, con
       h.automatic = true;
       h.target = g;
       h.callpath = path;
-      h.spec = std::string(kind == LaneKind::kBalance ? "balance" : kind == LaneKind::kZero ? "zero" : "slack") +
+      h.spec = std::string(kind == LaneKind::kBalance ? "balance"
+                           : kind == LaneKind::kZero  ? "zero"
+                                                      : "slack") +
                ":" + path;
       h.callpaths = {g};
       lanes.push_back(std::move(h));
@@ -166,7 +167,8 @@ void pop_metrics(const WhatIfResult& res, ReportInput& rep) {
   rep.sections.push_back({"POP metrics (ideal network simulated in situ)", pop});
 }
 
-void whatif_scalars(const WhatIfResult& res, size_t lanes, double span_err, double wait_err, engine::Scalars& sc) {
+void whatif_scalars(const WhatIfResult& res, size_t lanes, double span_err, double wait_err,
+                    engine::Scalars& sc) {
   const double id_span = res.span[0], id_wait = res.wait[0];
   sc.set("whatif_identity_span_error_pct", span_err);
   sc.set("whatif_identity_wait_error_pct", wait_err);
@@ -183,8 +185,9 @@ void whatif_scalars(const WhatIfResult& res, size_t lanes, double span_err, doub
 
 // Slack and logical zeroing per automatic call path ([Hollingsworth1994], Fig. 5): the metrics `lz` and
 // `slack`, and summary.txt's table of the bounds ("" when no automatic lane). Rank 0.
-std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResult& res, const GlobalProfile& global,
-                          const ReportInput& rep, engine::ReducedMetric& lz, engine::ReducedMetric& slack) {
+std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResult& res,
+                          const GlobalProfile& global, const ReportInput& rep, engine::ReducedMetric& lz,
+                          engine::ReducedMetric& slack) {
   const double span = res.measured_span, id_span = res.span[0];
   auto predicted = [&](size_t l) { return span - (id_span - res.span[l]); };
   char buf[512];
@@ -209,8 +212,9 @@ std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResu
     const int g = lanes[l].target;
     if (!lanes[l].automatic || g < 0 || size_t(g) >= G || !shown.insert(g).second) continue;
     std::snprintf(buf, sizeof buf, "%-44s %14.6f %16.6f %12.6f\n",
-                  lanes[l].callpath.size() > 44 ? ("..." + lanes[l].callpath.substr(lanes[l].callpath.size() - 41)).c_str()
-                                                : lanes[l].callpath.c_str(),
+                  lanes[l].callpath.size() > 44
+                      ? ("..." + lanes[l].callpath.substr(lanes[l].callpath.size() - 41)).c_str()
+                      : lanes[l].callpath.c_str(),
                   cp ? at(cp->by_callpath, size_t(g)) : 0.0, lz.by_callpath[size_t(g)],
                   slack.by_callpath[size_t(g)]);
     bounds += buf;
@@ -228,7 +232,8 @@ std::string tuning_bounds(const std::vector<Hypothesis>& lanes, const WhatIfResu
 
 // The "@ What-if" header line (how the replay ran, the model check) and the notes on clamped
 // calls and a model check that is off. Rank 0.
-void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, double wait_err, ReportInput& rep) {
+void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, double wait_err,
+                       ReportInput& rep) {
   const double span = res.measured_span, id_span = res.span[0], id_wait = res.wait[0];
   char buf[512];
   char how[128];
@@ -256,8 +261,8 @@ void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, d
 
 }  // namespace
 
-Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
-                      const GlobalProfile& global, const engine::Group& group, ReportInput& rep) {
+Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options, const GlobalProfile& global,
+                      const engine::Group& group, ReportInput& rep) {
   // --- Rank 0 decides the lanes.
   std::vector<Hypothesis> lanes;
   std::vector<std::string> notes;
@@ -284,8 +289,9 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   }
   const double span = res.measured_span, id_span = res.span[0], id_wait = res.wait[0];
   const double span_err = span > 0 ? 100.0 * std::fabs(id_span - span) / span : 0.0;
-  const double wait_err = res.measured_wait > 0 ? 100.0 * std::fabs(id_wait - res.measured_wait) / res.measured_wait
-                          : 100.0 * std::fabs(id_wait) / std::max(span, 1e-9);
+  const double wait_err = res.measured_wait > 0
+                              ? 100.0 * std::fabs(id_wait - res.measured_wait) / res.measured_wait
+                              : 100.0 * std::fabs(id_wait) / std::max(span, 1e-9);
   char buf[512];
   model_check_lines(res, lanes.size(), span_err, wait_err, rep);
 
@@ -296,8 +302,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
   std::vector<size_t> order;
   for (size_t l = 2; l < lanes.size(); ++l)
     if (lanes[l].kind != LaneKind::kSlack) order.push_back(l);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return res.span[a] < res.span[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return res.span[a] < res.span[b]; });
   std::string body;
   std::snprintf(buf, sizeof buf,
                 "Model check: replaying the unmodified trace gives the span within %.2f %% and the "

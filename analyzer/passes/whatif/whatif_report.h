@@ -15,8 +15,8 @@
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/profile.h"
-#include "analyzer/passes/whatif/whatif.h"
 #include "analyzer/engine/report_input.h"
+#include "analyzer/passes/whatif/whatif.h"
 
 namespace critpath::analyzer::passes {
 
@@ -27,7 +27,7 @@ struct WhatIfOptions {
 
 // Collective over `group`. `global` and `report` are read and written on rank 0 only (the
 // critical-path and delay metrics must already be in report.extra_metrics there).
-Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options,
-                      const GlobalProfile& global, const engine::Group& group, ReportInput& report);
+Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options, const GlobalProfile& global,
+                      const engine::Group& group, ReportInput& report);
 
 }  // namespace critpath::analyzer::passes

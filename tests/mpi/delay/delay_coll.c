@@ -40,9 +40,9 @@
  */
 #include "../waits/waits_util.h"
 
-#define SHORT_MS 50 /* the others' work ends at start + SHORT_MS ... */
+#define SHORT_MS 50  /* the others' work ends at start + SHORT_MS ... */
 #define EXTRA_MS 100 /* ... the delaying rank's EXTRA_MS (= D) later */
-#define END_MS 200 /* every scenario's common end deadline */
+#define END_MS 200   /* every scenario's common end deadline */
 
 static void work_until(long ms) {
   CRITPATH_REGION_BEGIN("work");
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < n; ++i) known |= only && !strcmp(only, names[i]);
   if (!known || size < 2) {
     if (rank == 0)
-      fprintf(stderr, "delay_coll: unknown scenario '%s' or fewer than 2 ranks (%d)\n",
-              only ? only : "(all)", size);
+      fprintf(stderr, "delay_coll: unknown scenario '%s' or fewer than 2 ranks (%d)\n", only ? only : "(all)",
+              size);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   run_scenarios(names, n, only, NULL, scenario);

@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
     if (strcmp(argv[a], "balanced") == 0) balanced = 1;
     if (argv[a][0] == 'x' && atol(argv[a] + 1) > 0) scale = atol(argv[a] + 1);
   }
-  const long compute_ms = scale * (balanced ? (BORDER_MS + COMPUTE_MS) / 2
-                                   : (x == 0 || x == NX - 1) ? BORDER_MS : COMPUTE_MS);
+  const long compute_ms = scale * (balanced                  ? (BORDER_MS + COMPUTE_MS) / 2
+                                   : (x == 0 || x == NX - 1) ? BORDER_MS
+                                                             : COMPUTE_MS);
 
   (void)run_scenarios; /* waits_util.h's; unused here */
   align();
@@ -99,8 +100,9 @@ int main(int argc, char** argv) {
     checksum += out[0];
   }
   MPI_Comm_free(&cart);
-  if (rank == 0) printf("wavefront: %d x %d grid, %d octants x %d planes, checksum %.1f\n", NX, NY,
-                        OCTANTS, PLANES, checksum);
+  if (rank == 0)
+    printf("wavefront: %d x %d grid, %d octants x %d planes, checksum %.1f\n", NX, NY, OCTANTS, PLANES,
+           checksum);
   MPI_Finalize();
   return 0;
 }

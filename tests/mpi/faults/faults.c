@@ -9,9 +9,9 @@
  * KIND none everyone finalizes. The SIGSEGV, SIGBUS and SIGFPE are real hardware faults. */
 #include <mpi.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -21,11 +21,11 @@ static void fault(const char* kind) {
     volatile int* volatile bad = (int*)(uintptr_t)8;
     *bad = 1;
   } else if (!strcmp(kind, "bus")) {
-    FILE* f = tmpfile();  /* an empty file mapped: touching it is a SIGBUS */
+    FILE* f = tmpfile(); /* an empty file mapped: touching it is a SIGBUS */
     volatile char* p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
     p[0] = 1;
   } else if (!strcmp(kind, "fpe")) {
-    volatile int zero = 0, one = 1;  /* both volatile: GCC turns 1 / x into a comparison */
+    volatile int zero = 0, one = 1; /* both volatile: GCC turns 1 / x into a comparison */
     volatile int x = one / zero;
     (void)x;
   } else if (!strcmp(kind, "abrt")) {
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1, token = 7;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Barrier(MPI_COMM_WORLD);  /* the ranks leave MPI_Init far apart on a loaded machine */
+  MPI_Barrier(MPI_COMM_WORLD); /* the ranks leave MPI_Init far apart on a loaded machine */
   if (rank % 2 == 0 && rank + 1 < size) {
     usleep(300000);
     MPI_Send(&token, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);

@@ -99,8 +99,12 @@ class Rank {
     const double local = s + (rank_ == 1 ? kRank1Ahead : 0.0);
     return kOffset + uint64_t(local * double(kResolution) + 0.5);
   }
-  void enter(double s, uint32_t r) { check(OTF2_EvtWriter_Enter(w_, nullptr, ts(s), local_region(rank_, r)), "enter"); }
-  void leave(double s, uint32_t r) { check(OTF2_EvtWriter_Leave(w_, nullptr, ts(s), local_region(rank_, r)), "leave"); }
+  void enter(double s, uint32_t r) {
+    check(OTF2_EvtWriter_Enter(w_, nullptr, ts(s), local_region(rank_, r)), "enter");
+  }
+  void leave(double s, uint32_t r) {
+    check(OTF2_EvtWriter_Leave(w_, nullptr, ts(s), local_region(rank_, r)), "leave");
+  }
   // MPI_Init / MPI_Finalize as Score-P writes them: the program's begin (end), and the
   // creation (destruction) of MPI_COMM_WORLD and MPI_COMM_SELF in a collective pair.
   void init(double from, double to) {
@@ -115,11 +119,13 @@ class Rank {
     enter(from, region);
     check(OTF2_EvtWriter_MpiCollectiveBegin(w_, nullptr, ts(from)), "coll begin");
     for (uint32_t comm : {kWorld, kSelf})
-      check(create ? OTF2_EvtWriter_CommCreate(w_, nullptr, ts(to), comm) : OTF2_EvtWriter_CommDestroy(w_, nullptr, ts(to), comm),
+      check(create ? OTF2_EvtWriter_CommCreate(w_, nullptr, ts(to), comm)
+                   : OTF2_EvtWriter_CommDestroy(w_, nullptr, ts(to), comm),
             "comm create/destroy");
-    check(OTF2_EvtWriter_MpiCollectiveEnd(w_, nullptr, ts(to),
-                                          create ? OTF2_COLLECTIVE_OP_CREATE_HANDLE : OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
-                                          kWorld, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
+    check(OTF2_EvtWriter_MpiCollectiveEnd(
+              w_, nullptr, ts(to),
+              create ? OTF2_COLLECTIVE_OP_CREATE_HANDLE : OTF2_COLLECTIVE_OP_DESTROY_HANDLE, kWorld,
+              OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
           "coll end");
     leave(to, region);
   }
@@ -127,10 +133,12 @@ class Rank {
     enter(from, kCompute);
     leave(to, kCompute);
   }
-  void collective(uint32_t region, OTF2_CollectiveOp op, uint32_t comm, double from, double to, uint64_t bytes) {
+  void collective(uint32_t region, OTF2_CollectiveOp op, uint32_t comm, double from, double to,
+                  uint64_t bytes) {
     enter(from, region);
     check(OTF2_EvtWriter_MpiCollectiveBegin(w_, nullptr, ts(from)), "coll begin");
-    check(OTF2_EvtWriter_MpiCollectiveEnd(w_, nullptr, ts(to), op, comm, OTF2_COLLECTIVE_ROOT_NONE, bytes, bytes),
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w_, nullptr, ts(to), op, comm, OTF2_COLLECTIVE_ROOT_NONE, bytes,
+                                          bytes),
           "coll end");
     leave(to, region);
   }
@@ -178,9 +186,10 @@ void write_scenario(const std::string& what, Archive& ar) {
       k.enter(0.6, kWinCreate);
       check(OTF2_EvtWriter_RmaCollectiveBegin(k.w(), nullptr, k.ts(0.6)), "rma begin");
       check(OTF2_EvtWriter_RmaWinCreate(k.w(), nullptr, k.ts(0.7), kWin), "win create");
-      check(OTF2_EvtWriter_RmaCollectiveEnd(k.w(), nullptr, k.ts(0.7), OTF2_COLLECTIVE_OP_CREATE_HANDLE,
-                                            OTF2_RMA_SYNC_LEVEL_PROCESS, kWin, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
-            "rma end");
+      check(
+          OTF2_EvtWriter_RmaCollectiveEnd(k.w(), nullptr, k.ts(0.7), OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+                                          OTF2_RMA_SYNC_LEVEL_PROCESS, kWin, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
+          "rma end");
       k.leave(0.7, kWinCreate);
       const double in = i == ar.ranks - 1 ? 2.0 : 1.0;
       k.compute(0.7, in);
@@ -193,7 +202,8 @@ void write_scenario(const std::string& what, Archive& ar) {
         }
         k.enter(from, kWinFence);
         check(OTF2_EvtWriter_RmaCollectiveBegin(k.w(), nullptr, k.ts(from)), "rma begin");
-        if (fence == 1 && i == 0) check(OTF2_EvtWriter_RmaOpCompleteBlocking(k.w(), nullptr, k.ts(to), kWin, 1), "complete");
+        if (fence == 1 && i == 0)
+          check(OTF2_EvtWriter_RmaOpCompleteBlocking(k.w(), nullptr, k.ts(to), kWin, 1), "complete");
         check(OTF2_EvtWriter_RmaCollectiveEnd(k.w(), nullptr, k.ts(to), OTF2_COLLECTIVE_OP_BARRIER,
                                               OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, kWin,
                                               OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
@@ -203,9 +213,10 @@ void write_scenario(const std::string& what, Archive& ar) {
       k.enter(3.5, kWinFree);
       check(OTF2_EvtWriter_RmaCollectiveBegin(k.w(), nullptr, k.ts(3.5)), "rma begin");
       check(OTF2_EvtWriter_RmaWinDestroy(k.w(), nullptr, k.ts(3.6), kWin), "win destroy");
-      check(OTF2_EvtWriter_RmaCollectiveEnd(k.w(), nullptr, k.ts(3.6), OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
-                                            OTF2_RMA_SYNC_LEVEL_PROCESS, kWin, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
-            "rma end");
+      check(
+          OTF2_EvtWriter_RmaCollectiveEnd(k.w(), nullptr, k.ts(3.6), OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
+                                          OTF2_RMA_SYNC_LEVEL_PROCESS, kWin, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
+          "rma end");
       k.leave(3.6, kWinFree);
     }
   } else if (what == "grid16") {
@@ -216,8 +227,9 @@ void write_scenario(const std::string& what, Archive& ar) {
       k.enter(0.5, kCommSplit);
       check(OTF2_EvtWriter_MpiCollectiveBegin(k.w(), nullptr, k.ts(0.5)), "coll begin");
       check(OTF2_EvtWriter_CommCreate(k.w(), nullptr, k.ts(0.51), row), "comm create");
-      check(OTF2_EvtWriter_MpiCollectiveEnd(k.w(), nullptr, k.ts(0.51), OTF2_COLLECTIVE_OP_CREATE_HANDLE, kWorld,
-                                            OTF2_COLLECTIVE_ROOT_NONE, 0, 0), "coll end");
+      check(OTF2_EvtWriter_MpiCollectiveEnd(k.w(), nullptr, k.ts(0.51), OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+                                            kWorld, OTF2_COLLECTIVE_ROOT_NONE, 0, 0),
+            "coll end");
       k.leave(0.51, kCommSplit);
       double t = 0.51;
       uint64_t req = 1;
@@ -232,22 +244,27 @@ void write_scenario(const std::string& what, Archive& ar) {
         check(OTF2_EvtWriter_MpiIrecvRequest(k.w(), nullptr, k.ts(t), req), "irecv request");
         k.leave(t + 0.0001, kIrecv);
         k.enter(t + 0.0002, kIsend);
-        check(OTF2_EvtWriter_MpiIsend(k.w(), nullptr, k.ts(t + 0.0002), uint32_t(right), kWorld, 3, 4096, req + 1),
+        check(OTF2_EvtWriter_MpiIsend(k.w(), nullptr, k.ts(t + 0.0002), uint32_t(right), kWorld, 3, 4096,
+                                      req + 1),
               "isend");
         k.leave(t + 0.0003, kIsend);
         // The left neighbour's send was posted at its own base + work: wait for it.
-        const double left_sent = base + 0.1 + 0.01 * left + (ar.row_of[size_t(left)] == 3 ? 0.05 : 0.0) + 0.0002;
+        const double left_sent = base + 0.1 + 0.01 * left + (ar.row_of[size_t(left)] == 3 ? 0.05 : 0.0) +
+                                 0.0002;
         const double done = std::max(t + 0.0004, left_sent + 0.001);
         k.enter(t + 0.0004, kWaitall);
         check(OTF2_EvtWriter_MpiIsendComplete(k.w(), nullptr, k.ts(done), req + 1), "isend complete");
-        check(OTF2_EvtWriter_MpiIrecv(k.w(), nullptr, k.ts(done), uint32_t(left), kWorld, 3, 4096, req), "irecv");
+        check(OTF2_EvtWriter_MpiIrecv(k.w(), nullptr, k.ts(done), uint32_t(left), kWorld, 3, 4096, req),
+              "irecv");
         k.leave(done, kWaitall);
         req += 2;
         // Row allreduce: all leave when the row's last member arrived.
         double last_in = 0;
         for (int j = 0; j < n; ++j)
-          if (ar.row_of[size_t(j)] == ar.row_of[size_t(i)]) last_in = std::max(last_in, base + 0.5 + 0.005 * j);
-        k.collective(kAllreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, row, base + 0.5 + 0.005 * i, last_in + 0.001, 8);
+          if (ar.row_of[size_t(j)] == ar.row_of[size_t(i)])
+            last_in = std::max(last_in, base + 0.5 + 0.005 * j);
+        k.collective(kAllreduce, OTF2_COLLECTIVE_OP_ALLREDUCE, row, base + 0.5 + 0.005 * i, last_in + 0.001,
+                     8);
         k.collective(kBarrier, OTF2_COLLECTIVE_OP_BARRIER, kWorld, last_in + 0.002 + 0.001 * i,
                      base + 0.5 + 0.005 * n + 0.05, 0);
       }
@@ -297,34 +314,42 @@ void write_definitions(Archive& ar) {
   };
   // Strings first (collected, then written in order).
   for (const RegionSpec& r : kRegions) str(r.name);
-  for (const char* s : {"", "machine", "node", "Linux", "host0", "MPI", "Master thread", "OMP thread 1",
-                        "CUDA[0:0]", "GPU", "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_Comm_split", "MPI_Win_create window"})
+  for (const char* s :
+       {"", "machine", "node", "Linux", "host0", "MPI", "Master thread", "OMP thread 1", "CUDA[0:0]", "GPU",
+        "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_Comm_split", "MPI_Win_create window"})
     str(s);
   for (int i = 0; i < ar.ranks; ++i) str("MPI Rank " + std::to_string(i));
   for (size_t i = 0; i < strings.size(); ++i)
     check(OTF2_GlobalDefWriter_WriteString(g, OTF2_StringRef(i), strings[i].c_str()), "string");
   // Global offset = the earliest time stamp; length up to the last one.
-  check(OTF2_GlobalDefWriter_WriteClockProperties(g, kResolution, kOffset, 12 * kResolution, 1700000000000000000ull),
+  check(OTF2_GlobalDefWriter_WriteClockProperties(g, kResolution, kOffset, 12 * kResolution,
+                                                  1700000000000000000ull),
         "clock properties");
-  check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS), "paradigm");
-  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, str("Linux"), str("machine"), OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+  check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS),
+        "paradigm");
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, str("Linux"), str("machine"),
+                                                 OTF2_UNDEFINED_SYSTEM_TREE_NODE),
         "node");
   check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, str("host0"), str("node"), 0), "node");
   for (int i = 0; i < ar.ranks; ++i)
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, OTF2_LocationGroupRef(i), str("MPI Rank " + std::to_string(i)),
-                                                  OTF2_LOCATION_GROUP_TYPE_PROCESS, 1, OTF2_UNDEFINED_LOCATION_GROUP),
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(
+              g, OTF2_LocationGroupRef(i), str("MPI Rank " + std::to_string(i)),
+              OTF2_LOCATION_GROUP_TYPE_PROCESS, 1, OTF2_UNDEFINED_LOCATION_GROUP),
           "location group");
   if (ar.extras)
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, 1000, str("GPU"), OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 1, 0),
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, 1000, str("GPU"), OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+                                                  1, 0),
           "location group");
   for (int i = 0; i < ar.ranks; ++i)
-    check(OTF2_GlobalDefWriter_WriteLocation(g, OTF2_LocationRef(i), str("Master thread"), OTF2_LOCATION_TYPE_CPU_THREAD,
-                                             0, OTF2_LocationGroupRef(i)),
+    check(OTF2_GlobalDefWriter_WriteLocation(g, OTF2_LocationRef(i), str("Master thread"),
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, 0, OTF2_LocationGroupRef(i)),
           "location");
   if (ar.extras) {
     check(OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t(1) << 32) | 0, str("OMP thread 1"),
-                                             OTF2_LOCATION_TYPE_CPU_THREAD, 4, 0), "location");
-    check(OTF2_GlobalDefWriter_WriteLocation(g, 1000, str("CUDA[0:0]"), OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, 2, 1000),
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, 4, 0),
+          "location");
+    check(OTF2_GlobalDefWriter_WriteLocation(g, 1000, str("CUDA[0:0]"), OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+                                             2, 1000),
           "location");
   }
   for (uint32_t i = 0; i < kRegionCount; ++i) {
@@ -335,12 +360,14 @@ void write_definitions(Archive& ar) {
   }
   std::vector<uint64_t> all;
   for (int i = 0; i < ar.ranks; ++i) all.push_back(uint64_t(i));
-  check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupLocations, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, uint32_t(all.size()), all.data()),
+  check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupLocations, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, uint32_t(all.size()),
+                                        all.data()),
         "group");
-  check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupWorld, str(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE, uint32_t(all.size()), all.data()),
-        "group");
+  check(
+      OTF2_GlobalDefWriter_WriteGroup(g, kGroupWorld, str(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                      OTF2_GROUP_FLAG_NONE, uint32_t(all.size()), all.data()),
+      "group");
   check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupSelf, str(""), OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, 0, nullptr),
         "group");
@@ -351,7 +378,8 @@ void write_definitions(Archive& ar) {
     for (int i = 0; i < ar.ranks; ++i)
       if (ar.row_of[size_t(i)] == row) m.push_back(uint64_t(i));
     check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupRow0 + uint32_t(row), str(""), OTF2_GROUP_TYPE_COMM_GROUP,
-                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, uint32_t(m.size()), m.data()),
+                                          OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, uint32_t(m.size()),
+                                          m.data()),
           "group");
   }
   check(OTF2_GlobalDefWriter_WriteComm(g, kWorld, str("MPI_COMM_WORLD"), kGroupWorld, OTF2_UNDEFINED_COMM,
@@ -361,8 +389,9 @@ void write_definitions(Archive& ar) {
                                        OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS),
         "comm");
   for (int row = 0; row < rows; ++row)
-    check(OTF2_GlobalDefWriter_WriteComm(g, kRowComm0 + uint32_t(row), str("MPI_Comm_split"), kGroupRow0 + uint32_t(row),
-                                         kWorld, OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS),
+    check(OTF2_GlobalDefWriter_WriteComm(g, kRowComm0 + uint32_t(row), str("MPI_Comm_split"),
+                                         kGroupRow0 + uint32_t(row), kWorld,
+                                         OTF2_COMM_FLAG_CREATE_DESTROY_EVENTS),
           "comm");
   check(OTF2_GlobalDefWriter_WriteRmaWin(g, kWin, str("MPI_Win_create window"), kWorld,
                                          OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),

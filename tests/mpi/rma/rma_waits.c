@@ -30,7 +30,7 @@
 
 #include "../waits/waits_util.h"
 
-static MPI_Win win;  /* the scenarios' window: 64 doubles per rank */
+static MPI_Win win; /* the scenarios' window: 64 doubles per rank */
 static double* base;
 
 static MPI_Group group_of(int r) {
@@ -79,7 +79,7 @@ static void creations(void) {
     if (k == 1) MPI_Win_allocate(128, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem[k], &w[k]);
     if (k == 2) MPI_Win_allocate_shared(128, sizeof(double), MPI_INFO_NULL, shm, &mem[k], &w[k]);
     if (k == 3) MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w[k]);
-    sleep_from_start_ms(at + 20);  /* everybody done before the next one */
+    sleep_from_start_ms(at + 20); /* everybody done before the next one */
     at += 20;
   }
   for (int k = 0; k < 4; ++k) {
@@ -138,7 +138,7 @@ static void body(const char* name) {
       MPI_Put(one, 4, MPI_DOUBLE, 1, 0, 4, MPI_DOUBLE, win);
       MPI_Win_unlock(1, win);
     } else if (rank == 1) {
-      sleep_from_start_ms(D_MS);  /* computing: no MPI call */
+      sleep_from_start_ms(D_MS); /* computing: no MPI call */
     }
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (!strcmp(name, "paused")) {
@@ -191,9 +191,9 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-  static const char* const names[] = {"create", "fence_late", "early_fence", "late_post",
-                                      "early_transfer", "early_wait", "lock", "progress", "paused",
-                                      "bytes"};
+  static const char* const names[] = {"create",         "fence_late", "early_fence", "late_post",
+                                      "early_transfer", "early_wait", "lock",        "progress",
+                                      "paused",         "bytes"};
   run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, NULL, body);
   MPI_Win_free(&win);
   MPI_Finalize();

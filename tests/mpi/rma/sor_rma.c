@@ -19,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#define N 32       /* interior points per dimension per rank */
+#define N 32 /* interior points per dimension per rank */
 #define ITERS 12
-#define T_MS 60    /* iteration period */
-#define E_MS 20    /* rank 5's extra work per iteration */
+#define T_MS 60 /* iteration period */
+#define E_MS 20 /* rank 5's extra work per iteration */
 #define SLOW 5
 
 static struct timespec t0;
@@ -50,14 +50,14 @@ int main(int argc, char** argv) {
   MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
   MPI_Comm_rank(grid, &rank);
   MPI_Cart_coords(grid, rank, 2, coords);
-  int nb[4];  /* up, down, left, right */
+  int nb[4]; /* up, down, left, right */
   MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
   MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
 
   double* u;
   MPI_Win win;
-  MPI_Win_allocate((MPI_Aint)((N + 2) * (N + 2) * sizeof(double)), sizeof(double), MPI_INFO_NULL, grid,
-                   &u, &win);
+  MPI_Win_allocate((MPI_Aint)((N + 2) * (N + 2) * sizeof(double)), sizeof(double), MPI_INFO_NULL, grid, &u,
+                   &win);
   memset(u, 0, (N + 2) * (N + 2) * sizeof(double));
   double f = 1.0, h2 = 1.0 / ((N * dims[0] + 1.0) * (N * dims[0] + 1.0)), omega = 1.5;
   MPI_Datatype column;
@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
       MPI_Win_start(neighbours, 0, win);
     }
     /* Halos: my first/last row and column into the neighbours' ghost cells. */
-    if (nb[0] != MPI_PROC_NULL) MPI_Put(&u[IDX(1, 1)], N, MPI_DOUBLE, nb[0], IDX(N + 1, 1), N, MPI_DOUBLE, win);
+    if (nb[0] != MPI_PROC_NULL)
+      MPI_Put(&u[IDX(1, 1)], N, MPI_DOUBLE, nb[0], IDX(N + 1, 1), N, MPI_DOUBLE, win);
     if (nb[1] != MPI_PROC_NULL) MPI_Put(&u[IDX(N, 1)], N, MPI_DOUBLE, nb[1], IDX(0, 1), N, MPI_DOUBLE, win);
     if (nb[2] != MPI_PROC_NULL) MPI_Put(&u[IDX(1, 1)], 1, column, nb[2], IDX(1, N + 1), 1, column, win);
     if (nb[3] != MPI_PROC_NULL) MPI_Put(&u[IDX(1, N)], 1, column, nb[3], IDX(1, 0), 1, column, win);
@@ -110,13 +111,15 @@ int main(int argc, char** argv) {
     double local = 0;
     for (int i = 1; i <= N; ++i)
       for (int j = 1; j <= N; ++j) {
-        const double r = u[IDX(i - 1, j)] + u[IDX(i + 1, j)] + u[IDX(i, j - 1)] + u[IDX(i, j + 1)] +
-                         h2 * f - 4 * u[IDX(i, j)];
+        const double r = u[IDX(i - 1, j)] + u[IDX(i + 1, j)] + u[IDX(i, j - 1)] + u[IDX(i, j + 1)] + h2 * f -
+                         4 * u[IDX(i, j)];
         local += r * r;
       }
     MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, grid);
   }
-  if (rank == 0) printf("sor_rma: %d x %d ranks, %d iterations, residual %.10e\n", dims[0], dims[1], ITERS, sqrt(residual));
+  if (rank == 0)
+    printf("sor_rma: %d x %d ranks, %d iterations, residual %.10e\n", dims[0], dims[1], ITERS,
+           sqrt(residual));
   MPI_Group_free(&neighbours);
   MPI_Group_free(&world_group);
   MPI_Type_free(&column);

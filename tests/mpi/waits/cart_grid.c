@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
     CRITPATH_REGION_END("compute");
     int src, dst;
     MPI_Cart_shift(cart, 0, 1, &src, &dst);
-    MPI_Sendrecv(&u[0], 1, MPI_DOUBLE, dst, 7, &halo[0], 1, MPI_DOUBLE, src, 7, cart,
-                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&u[0], 1, MPI_DOUBLE, dst, 7, &halo[0], 1, MPI_DOUBLE, src, 7, cart, MPI_STATUS_IGNORE);
     MPI_Cart_shift(cart, 1, 1, &src, &dst);
     MPI_Request req[4];
     MPI_Status st[4];

@@ -52,20 +52,14 @@ static void run(const char* n) {
     else MPI_Iexscan(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
   } else if (!strcmp(n, "ibcast") || !strncmp(n, "iscatter", 8)) { /* late root */
     if (rank == root) sleep_from_start_ms(L_MS);
-    if (!strcmp(n, "ibcast"))
-      MPI_Ibcast(sb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
-    else if (!strcmp(n, "iscatter"))
-      MPI_Iscatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
-    else
-      MPI_Iscatterv(sb, cnt, dis, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
+    if (!strcmp(n, "ibcast")) MPI_Ibcast(sb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
+    else if (!strcmp(n, "iscatter")) MPI_Iscatter(sb, 2, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
+    else MPI_Iscatterv(sb, cnt, dis, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
   } else { /* ireduce, igather(v): the root first, the last sender D*(P-1) later */
     sleep_from_start_ms((long)D_MS * ((rank - root + size) % size));
-    if (!strcmp(n, "ireduce"))
-      MPI_Ireduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD, &r);
-    else if (!strcmp(n, "igather"))
-      MPI_Igather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
-    else
-      MPI_Igatherv(sb, 2, MPI_INT, rb, cnt, dis, MPI_INT, root, MPI_COMM_WORLD, &r);
+    if (!strcmp(n, "ireduce")) MPI_Ireduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD, &r);
+    else if (!strcmp(n, "igather")) MPI_Igather(sb, 2, MPI_INT, rb, 2, MPI_INT, root, MPI_COMM_WORLD, &r);
+    else MPI_Igatherv(sb, 2, MPI_INT, rb, cnt, dis, MPI_INT, root, MPI_COMM_WORLD, &r);
   }
   MPI_Wait(&r, MPI_STATUS_IGNORE);
   free(sb);
@@ -78,8 +72,8 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  static const char* names[] = {"ibcast", "iscatter", "iscatterv", "ireduce",
-                                "igather", "igatherv", "iscan",    "iexscan"};
+  static const char* names[] = {"ibcast",  "iscatter", "iscatterv", "ireduce",
+                                "igather", "igatherv", "iscan",     "iexscan"};
   run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, NULL, run);
   if (rank == 0) printf("icoll_waits: done on %d ranks\n", size);
   MPI_Finalize();

@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       if (provided < MPI_THREAD_MULTIPLE)
         printf("SKIP: the MPI library provides thread level %d\n", provided);
-      else
-        printf("thread_waits: needs exactly 2 ranks\n");
+      else printf("thread_waits: needs exactly 2 ranks\n");
     }
     MPI_Finalize();
     return size != 2 ? 1 : 0;

@@ -151,9 +151,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  static const char* names[] = {"ls_blocking", "ls_nonblocking", "ls_anysource", "wrong_order",
-                                "late_receiver", "barrier", "allreduce", "alltoallv", "bcast",
-                                "reduce", "scan", "iallreduce", "split"};
+  static const char* names[] = {
+      "ls_blocking", "ls_nonblocking", "ls_anysource", "wrong_order", "late_receiver", "barrier", "allreduce",
+      "alltoallv",   "bcast",          "reduce",       "scan",        "iallreduce",    "split"};
   /* split aligns each half itself */
   run_scenarios(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL, "split", scenario);
   print_lateness(names, sizeof names / sizeof names[0], argc > 1 ? argv[1] : NULL);

@@ -90,14 +90,14 @@ static void align(void) {
  * after aligning the ranks to a common start unless `unaligned` names it; then a final
  * barrier outside the scenarios. `body` runs one scenario by name. */
 static inline void run_scenarios(const char* const* names, size_t n, const char* only, const char* unaligned,
-                          void (*body)(const char*)) {
+                                 void (*body)(const char*)) {
   for (size_t i = 0; i < n; ++i) {
     const char* name = names[i];
     if (only && strcmp(only, name)) continue;
     char region[64];
     snprintf(region, sizeof region, "s_%s", name);
     const unsigned h = critpath_region_define(region);
-    waits_late_ns = 0;  /* the alignment's wake-up included: a late rank starts late */
+    waits_late_ns = 0; /* the alignment's wake-up included: a late rank starts late */
     if (!unaligned || strcmp(name, unaligned)) align();
     critpath_enter(h);
     body(name);
@@ -112,7 +112,8 @@ static inline void run_scenarios(const char* const* names, size_t n, const char*
 /* One stdout line "waits-lateness RANK SCENARIO NS" per scenario run (after run_scenarios). */
 static inline void print_lateness(const char* const* names, size_t n, const char* only) {
   for (size_t i = 0; i < n && i < WAITS_MAX_SCENARIOS; ++i)
-    if (!only || !strcmp(only, names[i])) printf("waits-lateness %d %s %lld\n", rank, names[i], waits_lateness_ns[i]);
+    if (!only || !strcmp(only, names[i]))
+      printf("waits-lateness %d %s %lld\n", rank, names[i], waits_lateness_ns[i]);
   fflush(stdout);
 }
 

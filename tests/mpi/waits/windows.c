@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   if (argc > 3 && strcmp(argv[3], "split") == 0) MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &comm);
   long checksum = 0;
   for (int i = 0; i < N_ITER; ++i) {
-    const long base = 100 + (long)i * PERIOD_MS;  /* the iteration's start, ms after t0 */
+    const long base = 100 + (long)i * PERIOD_MS; /* the iteration's start, ms after t0 */
     sleep_from_start_ms(base);
     int v = i, w = -1, x = rank, y = 0;
 

@@ -35,10 +35,8 @@ int main(int argc, char** argv) {
   double x = rank + 1, sum = 0, total = 0;
   for (int i = 0; i < NITER; ++i) {
     long us = BASE_MS * 1000L;
-    if (balanced)
-      us += EXTRA_MS * 1000L / size;
-    else if (rank == 0)
-      us += EXTRA_MS * 1000L;
+    if (balanced) us += EXTRA_MS * 1000L / size;
+    else if (rank == 0) us += EXTRA_MS * 1000L;
     CRITPATH_REGION_BEGIN("solve");
     work_us(us);
     CRITPATH_REGION_END("solve");
@@ -50,7 +48,8 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     total += sum;
   }
-  if (rank == 0) printf("balance: %s, %d iterations, total %.0f\n", balanced ? "balanced" : "unbalanced", NITER, total);
+  if (rank == 0)
+    printf("balance: %s, %d iterations, total %.0f\n", balanced ? "balanced" : "unbalanced", NITER, total);
   MPI_Finalize();
   return 0;
 }

@@ -38,8 +38,7 @@ inline const std::vector<EventKind>& all_kinds() {
 // Random but valid events: only the fields a kind uses are set, the rest stay zero.
 class RandomEventSource {
  public:
-  explicit RandomEventSource(uint64_t seed, uint64_t start_time = 1000)
-      : rng_(seed), time_(start_time) {}
+  explicit RandomEventSource(uint64_t seed, uint64_t start_time = 1000) : rng_(seed), time_(start_time) {}
 
   uint64_t time() const { return time_; }
 
@@ -63,9 +62,7 @@ class RandomEventSource {
       case EventKind::kExit:
       case EventKind::kMeasurementOff:
       case EventKind::kMeasurementOn:
-      case EventKind::kCallsite:
-        e.region = small_or_big_u32();
-        break;
+      case EventKind::kCallsite: e.region = small_or_big_u32(); break;
       case EventKind::kSend:
       case EventKind::kRecv:
       case EventKind::kIsend:
@@ -80,11 +77,8 @@ class RandomEventSource {
       case EventKind::kIrecvRequest:
       case EventKind::kRequestTest:
       case EventKind::kRequestCancel:
-      case EventKind::kIcollComplete:
-        e.request = request();
-        break;
-      case EventKind::kCollBegin:
-        break;
+      case EventKind::kIcollComplete: e.request = request(); break;
+      case EventKind::kCollBegin: break;
       case EventKind::kCollEnd:
       case EventKind::kIcollPost:
         e.region = small_or_big_u32();
@@ -165,8 +159,8 @@ struct ChunkSeed {
   size_t events;  // events generated for this chunk
 };
 
-inline void generate_chunk(const ChunkSeed& cs, size_t chunk_slots, size_t max_events,
-                           RawChunk& out, uint64_t* end_time = nullptr) {
+inline void generate_chunk(const ChunkSeed& cs, size_t chunk_slots, size_t max_events, RawChunk& out,
+                           uint64_t* end_time = nullptr) {
   RandomEventSource src(cs.seed, cs.start_time);
   out.events.clear();
   out.slots.resize(chunk_slots + kMaxEventSlots);
@@ -200,8 +194,8 @@ inline std::vector<ChunkSeed> fill_store(ChunkStore& store, uint64_t seed, size_
     cs.events = raw.events.size();
     done += cs.events;
     seeds.push_back(cs);
-    const Status c = comp.compress(raw.slots.data(), raw.slots.data() + raw.slots.size(),
-                                   location, seq, chunk);
+    const Status c = comp.compress(raw.slots.data(), raw.slots.data() + raw.slots.size(), location, seq,
+                                   chunk);
     const Status a = c == Status::kOk ? store.append(std::move(chunk)) : c;
     if (append_status) append_status->push_back(a);
     if (keep) keep->push_back(raw);
@@ -212,9 +206,8 @@ inline std::vector<ChunkSeed> fill_store(ChunkStore& store, uint64_t seed, size_
 // Walks the store's location forward and then backward with one TraceReader and compares
 // every event with the regenerated sequence. Returns the number of mismatches (0 = ok);
 // `first_bad` describes the first one.
-inline uint64_t verify_store(const ChunkStore& store, uint16_t location,
-                             const std::vector<ChunkSeed>& seeds, size_t total_events,
-                             size_t chunk_slots, std::string& first_bad) {
+inline uint64_t verify_store(const ChunkStore& store, uint16_t location, const std::vector<ChunkSeed>& seeds,
+                             size_t total_events, size_t chunk_slots, std::string& first_bad) {
   uint64_t bad = 0;
   auto note = [&](const std::string& what) {
     if (bad++ == 0) first_bad = what;

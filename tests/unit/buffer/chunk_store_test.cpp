@@ -106,8 +106,7 @@ TEST_CASE("a tiny budget spills most chunks and still decodes identically", "[bu
   CHECK(!file_exists(spill));  // the temporary spill file goes with its store
 }
 
-TEST_CASE("an unwritable spill directory keeps chunks in memory and reports once",
-          "[buffer]") {
+TEST_CASE("an unwritable spill directory keeps chunks in memory and reports once", "[buffer]") {
   const size_t n = 1000000;
   ChunkStore store;
   store.configure(32 * 1024, "/proc/critpath-nope/spill.bin");
@@ -124,8 +123,7 @@ TEST_CASE("an unwritable spill directory keeps chunks in memory and reports once
   CHECK(first_bad == "");
 }
 
-TEST_CASE("without a spill file, memory past the budget is capped: then appends are refused",
-          "[buffer]") {
+TEST_CASE("without a spill file, memory past the budget is capped: then appends are refused", "[buffer]") {
   ChunkStore store;
   store.configure(32 * 1024, "", 256 * 1024);  // no spill file: in memory up to 256 KiB
   std::vector<Status> st;
@@ -265,8 +263,8 @@ TEST_CASE("chunks_of orders by sequence whatever the append order", "[buffer]") 
   ChunkStore store;
   std::vector<uint8_t> chunk;
   for (size_t i : order) {
-    REQUIRE(comp.compress(raws[i].slots.data(), raws[i].slots.data() + raws[i].slots.size(), 4,
-                          uint32_t(i), chunk) == Status::kOk);
+    REQUIRE(comp.compress(raws[i].slots.data(), raws[i].slots.data() + raws[i].slots.size(), 4, uint32_t(i),
+                          chunk) == Status::kOk);
     REQUIRE(store.append(std::move(chunk)) == Status::kOk);
   }
   const std::vector<size_t> idx = store.chunks_of(4);

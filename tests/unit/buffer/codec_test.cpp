@@ -191,10 +191,10 @@ TEST_CASE("chunk header serializes little-endian at fixed offsets", "[codec]") {
   h.last_time = 0x2122232425262728ull;
   uint8_t b[kChunkHeaderSize];
   write_header(h, b);
-  const uint8_t golden[kChunkHeaderSize] = {
-      0x43, 0x50, 0x43, 0x4b, 0x01, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x02, 0x00,
-      0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x0a, 0x0b, 0x0c, 0x0d, 0x18, 0x17, 0x16, 0x15,
-      0x14, 0x13, 0x12, 0x11, 0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21};
+  const uint8_t golden[kChunkHeaderSize] = {0x43, 0x50, 0x43, 0x4b, 0x01, 0x00, 0x01, 0x02, 0x03, 0x04,
+                                            0x05, 0x06, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                                            0x0a, 0x0b, 0x0c, 0x0d, 0x18, 0x17, 0x16, 0x15, 0x14, 0x13,
+                                            0x12, 0x11, 0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21};
   CHECK(std::memcmp(b, golden, kChunkHeaderSize) == 0);
   CHECK(std::memcmp(b, "CPCK", 4) == 0);
 
@@ -238,21 +238,20 @@ TEST_CASE("encoded stream matches the v1 golden bytes", "[codec]") {
   ChunkHeader h;
   REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
   const std::vector<uint8_t> golden = {
-      0xee,                                            // pre-existing byte
-      0x07, 0x00, 0x00, 0x00,                          // t_size = 7
-      0x01, 0x02, 0x01, 0x82, 0x05, 0x06,              // K (0x82: EXIT + flags)
-      0x00, 0xd8, 0x04, 0x64, 0x14, 0x50, 0x00,        // T: zigzag residuals 0,300,50,10,40,0
-      0x05, 0x05, 0x05, 0x02, 0x05,                    // A: regions, flags=2 before region
-      0x01, 0x03, 0x0e, 0xac, 0x02, 0x14,              //    ISEND comm, peer, tag, bytes, req
-      0x01};                                           //    ISEND_COMPLETE request delta -1
+      0xee,                                      // pre-existing byte
+      0x07, 0x00, 0x00, 0x00,                    // t_size = 7
+      0x01, 0x02, 0x01, 0x82, 0x05, 0x06,        // K (0x82: EXIT + flags)
+      0x00, 0xd8, 0x04, 0x64, 0x14, 0x50, 0x00,  // T: zigzag residuals 0,300,50,10,40,0
+      0x05, 0x05, 0x05, 0x02, 0x05,              // A: regions, flags=2 before region
+      0x01, 0x03, 0x0e, 0xac, 0x02, 0x14,        //    ISEND comm, peer, tag, bytes, req
+      0x01};                                     //    ISEND_COMPLETE request delta -1
   CHECK(enc == golden);
   CHECK(h.event_count == 6);
   CHECK(h.first_time == 1000);
   CHECK(h.last_time == 1700);
 
   std::vector<Event> back;
-  REQUIRE(decode_events(enc.data() + 1, enc.size() - 1, h.first_time, h.event_count, back) ==
-          Status::kOk);
+  REQUIRE(decode_events(enc.data() + 1, enc.size() - 1, h.first_time, h.event_count, back) == Status::kOk);
   CHECK(first_difference(back, ev) == -1);
 }
 
@@ -271,8 +270,7 @@ TEST_CASE("every kind round-trips through slots, stream and chunk", "[codec]") {
   CHECK(h.first_time == ev.front().time);
   CHECK(h.last_time == ev.back().time);
   std::vector<Event> decoded;
-  REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, decoded) ==
-          Status::kOk);
+  REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, decoded) == Status::kOk);
   CHECK(first_difference(decoded, ev) == -1);
 
   // The same through compressor and decoder, in chunks of assorted sizes; the compressor
@@ -298,8 +296,8 @@ TEST_CASE("every kind round-trips through slots, stream and chunk", "[codec]") {
     CHECK(ch.event_count == n);
     CHECK(ch.payload_size + kChunkHeaderSize == chunk.size());
     REQUIRE(out.size() == n);
-    CHECK(first_difference(out, std::vector<Event>(ev.begin() + long(ev_at),
-                                                   ev.begin() + long(ev_at + n))) == -1);
+    CHECK(first_difference(out, std::vector<Event>(ev.begin() + long(ev_at), ev.begin() + long(ev_at + n))) ==
+          -1);
     at = end;
     ev_at += n;
     ++seq;

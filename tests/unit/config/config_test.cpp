@@ -209,8 +209,7 @@ TEST_CASE("bool, int and choice value parsers", "[config]") {
 
   std::string_view word;
   CHECK((cfg::parse_choice_value("TSC", "auto|tsc|monotonic", word) == E::kOk && word == "tsc"));
-  CHECK((cfg::parse_choice_value("monotonic", "auto|tsc|monotonic", word) == E::kOk &&
-         word == "monotonic"));
+  CHECK((cfg::parse_choice_value("monotonic", "auto|tsc|monotonic", word) == E::kOk && word == "monotonic"));
   CHECK(cfg::parse_choice_value("mono", "auto|tsc|monotonic", word) == E::kSyntax);
   CHECK(cfg::parse_choice_value("auto|tsc", "auto|tsc|monotonic", word) == E::kSyntax);
 }
@@ -218,11 +217,11 @@ TEST_CASE("bool, int and choice value parsers", "[config]") {
 TEST_CASE("valid values are applied without warnings", "[config]") {
   std::vector<std::string> w;
   const cfg::Config c = parse_env(
-      {"PATH=/usr/bin", "CRITPATH_ENABLE=off", "CRITPATH_BUFFER_SIZE=1g",
-       "CRITPATH_CHUNK_SIZE=4096", "CRITPATH_SPILL_DIR=/tmp/a b", "CRITPATH_OUTPUT_DIR=out",
-       "CRITPATH_COMPRESSION_LEVEL=-7", "CRITPATH_COMPRESS_THREAD=No", "CRITPATH_TIMER=TSC",
-       "CRITPATH_ANALYSIS=0", "CRITPATH_KEEP_TRACE=yes", "CRITPATH_DUMP_EVENTS=TRUE",
-       "CRITPATH_VERBOSE=4", "CRITPATH_MPI=openmpi", "CRITPATHX_FOO=1", "critpath_enable=0"},
+      {"PATH=/usr/bin", "CRITPATH_ENABLE=off", "CRITPATH_BUFFER_SIZE=1g", "CRITPATH_CHUNK_SIZE=4096",
+       "CRITPATH_SPILL_DIR=/tmp/a b", "CRITPATH_OUTPUT_DIR=out", "CRITPATH_COMPRESSION_LEVEL=-7",
+       "CRITPATH_COMPRESS_THREAD=No", "CRITPATH_TIMER=TSC", "CRITPATH_ANALYSIS=0", "CRITPATH_KEEP_TRACE=yes",
+       "CRITPATH_DUMP_EVENTS=TRUE", "CRITPATH_VERBOSE=4", "CRITPATH_MPI=openmpi", "CRITPATHX_FOO=1",
+       "critpath_enable=0"},
       w);
   CHECK(w.empty());
   CHECK_FALSE(c.enable);
@@ -364,8 +363,8 @@ TEST_CASE("clock skews: two or three bounded decimal numbers", "[config]") {
   const std::string range =
       "is out of range (offset and jump within +-3600 s, drift within +-10000 ppm); using the "
       "default (empty)";
-  for (const char* bad : {"x!y z", "99999999999999999999999", "1", "1,", ",1", "1,2,3,4", "nan,0",
-                          "inf,1", "0x10,1", "1;2", "1,2,3x", "1 2"})
+  for (const char* bad : {"x!y z", "99999999999999999999999", "1", "1,", ",1", "1,2,3,4", "nan,0", "inf,1",
+                          "0x10,1", "1;2", "1,2,3x", "1 2"})
     expect_one_warning(std::string("CRITPATH_DEBUG_CLOCK_SKEW=") + bad,
                        std::string("critpath: CRITPATH_DEBUG_CLOCK_SKEW='") + bad + "' " + shape);
   for (const char* big : {"99999999999999999999999,0", "3601,0", "0,10001", "0,0,-3601", "1e400,0"})
@@ -410,10 +409,9 @@ TEST_CASE("unknown CRITPATH_ names warn, with a suggestion when close", "[config
 
 TEST_CASE("several problems: one warning each, in order, good values still apply", "[config]") {
   std::vector<std::string> w{"an earlier line"};  // parse() appends
-  const cfg::Config c =
-      parse_env({"CRITPATH_BUFFER_SIZE=abc", "CRITPATH_VERBOSE=3", "CRITPATH_ENABLE=2",
-                 "CRITPATH_TIMR=tsc", "CRITPATH_TIMER=tsc", "CRITPATH_CHUNK_SIZE=1Q"},
-                w);
+  const cfg::Config c = parse_env({"CRITPATH_BUFFER_SIZE=abc", "CRITPATH_VERBOSE=3", "CRITPATH_ENABLE=2",
+                                   "CRITPATH_TIMR=tsc", "CRITPATH_TIMER=tsc", "CRITPATH_CHUNK_SIZE=1Q"},
+                                  w);
   REQUIRE(w.size() == 5);
   CHECK(w[0] == "an earlier line");
   CHECK(w[1].starts_with("critpath: CRITPATH_BUFFER_SIZE='abc'"));
@@ -436,9 +434,8 @@ TEST_CASE("odd environments", "[config]") {
   CHECK(w.empty());
 
   // Not NAME=VALUE: ignored. Duplicates: the first wins, as with getenv.
-  cfg::Config c = parse_env({"CRITPATH_VERBOSE", "CRITPATH_VERBOSE=2", "CRITPATH_VERBOSE=3",
-                             "CRITPATH_VERBOSE=bad"},
-                            w);
+  cfg::Config c = parse_env(
+      {"CRITPATH_VERBOSE", "CRITPATH_VERBOSE=2", "CRITPATH_VERBOSE=3", "CRITPATH_VERBOSE=bad"}, w);
   CHECK(w.empty());
   CHECK(c.verbose == 2);
 
@@ -476,8 +473,8 @@ TEST_CASE("format_size picks the largest exact unit", "[config]") {
   CHECK(cfg::format_size(kTiB) == "1T");
   CHECK(cfg::format_size(1024 * kTiB) == "1024T");
   CHECK(cfg::format_size(UINT64_MAX) == "18446744073709551615");
-  for (uint64_t v : {uint64_t(0), uint64_t(1), 1536 * kMiB, 1024 * kTiB, UINT64_MAX,
-                     UINT64_MAX - UINT64_MAX % kTiB}) {
+  for (uint64_t v :
+       {uint64_t(0), uint64_t(1), 1536 * kMiB, 1024 * kTiB, UINT64_MAX, UINT64_MAX - UINT64_MAX % kTiB}) {
     uint64_t back = 7;
     CHECK(cfg::parse_size(cfg::format_size(v), back));
     CHECK(back == v);
@@ -562,8 +559,8 @@ TEST_CASE("docs/configuration.md is up to date with flags.inc", "[config]") {
     size_t i = 0;
     while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
     FAIL("docs/configuration.md is stale; run: python3 libtrace/config/gen_config_doc.py\n"
-         << "first difference at line " << i + 1 << "\n  committed: "
-         << (i < a.size() ? a[i] : "<end>") << "\n  expected:  " << (i < b.size() ? b[i] : "<end>"));
+         << "first difference at line " << i + 1 << "\n  committed: " << (i < a.size() ? a[i] : "<end>")
+         << "\n  expected:  " << (i < b.size() ? b[i] : "<end>"));
   }
   // Every variable appears in the rendered table.
   for (const cfg::FlagInfo& f : cfg::flags())

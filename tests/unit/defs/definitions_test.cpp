@@ -53,9 +53,8 @@ TEST_CASE("MPI regions carry their semantics", "[defs]") {
 // The MPI semantics values are stored as integers in kept traces
 // (analyzer/session/trace_archive.cpp): never renumber. Checked when this file compiles; that an
 // archive holds these values and reads them back, by tests/unit/analyzer/session/.
-static_assert(int(MpiClass::kNone) == 0 && int(MpiClass::kP2p) == 1 &&
-              int(MpiClass::kCollective) == 2 && int(MpiClass::kRma) == 3 &&
-              int(MpiClass::kManagement) == 4);
+static_assert(int(MpiClass::kNone) == 0 && int(MpiClass::kP2p) == 1 && int(MpiClass::kCollective) == 2 &&
+              int(MpiClass::kRma) == 3 && int(MpiClass::kManagement) == 4);
 static_assert(int(MpiSync::kNone) == 0 && int(MpiSync::kBarrier) == 1 && int(MpiSync::kNxN) == 2 &&
               int(MpiSync::kOneToN) == 3 && int(MpiSync::kNToOne) == 4 && int(MpiSync::kScan) == 5 &&
               int(MpiSync::kOther) == 6);

@@ -47,16 +47,17 @@ SCOREP_REGION_NAMES_BEGIN
   EXCLUDE solve_tiny
   INCLUDE hash\#tag
 SCOREP_REGION_NAMES_END
-)", &err) == Status::kOk);
+)",
+                  &err) == Status::kOk);
   INFO(err);
   CHECK(f.rule_count() == 6);
   CHECK_FALSE(f.excluded("main", "main", "/src/a.c"));
   CHECK_FALSE(f.excluded("solve_big", "solve_big", "/src/a.c"));
   CHECK(f.excluded("solve_tiny", "solve_tiny", "/src/a.c"));
   CHECK(f.excluded("helper", "helper", "/src/a.c"));
-  CHECK_FALSE(f.excluded("foo(int)", "_Z3fooi", ""));       // MANGLED pattern
-  CHECK(f.excluded("_Z3fooi", "foo(int)", ""));             // ... not matched against demangled
-  CHECK_FALSE(f.excluded("hash#tag", "hash#tag", ""));      // \# is a literal '#'
+  CHECK_FALSE(f.excluded("foo(int)", "_Z3fooi", ""));   // MANGLED pattern
+  CHECK(f.excluded("_Z3fooi", "foo(int)", ""));         // ... not matched against demangled
+  CHECK_FALSE(f.excluded("hash#tag", "hash#tag", ""));  // \# is a literal '#'
   // A file excluded stays excluded: region rules cannot re-include it.
   CHECK(f.excluded("main", "main", "/src/third_party/lib.c"));
   CHECK_FALSE(f.excluded("main", "main", "/src/third_party/keep.c"));

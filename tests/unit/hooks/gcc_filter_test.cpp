@@ -75,7 +75,8 @@ TEST_CASE("gcc filter: Fortran names", "[hooks]") {
 SCOREP_REGION_NAMES_BEGIN
   EXCLUDE work::comp* *_sub_
 SCOREP_REGION_NAMES_END
-)", SourceLang::kFortran);
+)",
+                                        SourceLang::kFortran);
   CHECK(x.functions == std::vector<std::string>{"comp", "_sub"});
 }
 
@@ -90,10 +91,11 @@ SCOREP_REGION_NAMES_BEGIN
 SCOREP_REGION_NAMES_END
 )");
   CHECK(x.files == std::vector<std::string>{"/third_party/", ".inl", "/opt/vendor/"});
-  CHECK(x.functions == std::vector<std::string>{"solve", "_kernel", "util", "ns::Domain::y", "ns::Domain::x"});
+  CHECK(x.functions ==
+        std::vector<std::string>{"solve", "_kernel", "util", "ns::Domain::y", "ns::Domain::x"});
   REQUIRE(x.entries.size() == 14);
   CHECK(x.entries[3].mapping == Mapping::kRuntimeOnly);  // */a/*/b.c
-  CHECK(x.runtime_only() == 5);  // a/*/b.c, a*b, tiny?, *, MANGLED _ZN2ns*
+  CHECK(x.runtime_only() == 5);                          // a/*/b.c, a*b, tiny?, *, MANGLED _ZN2ns*
   CHECK(hooks::gcc_options(x) ==
         std::vector<std::string>{
             "-finstrument-functions-exclude-function-list=solve,_kernel,util,ns::Domain::y,ns::Domain::x",
@@ -115,7 +117,8 @@ SCOREP_REGION_NAMES_END
   CHECK(x.entries[3].mapping == Mapping::kMapped);
   CHECK(x.functions == std::vector<std::string>{"helper"});
   CHECK(x.runtime_only() == 1);
-  CHECK(hooks::gcc_options(exclusions_of("SCOREP_REGION_NAMES_BEGIN\nINCLUDE x\nSCOREP_REGION_NAMES_END\n")).empty());
+  CHECK(hooks::gcc_options(exclusions_of("SCOREP_REGION_NAMES_BEGIN\nINCLUDE x\nSCOREP_REGION_NAMES_END\n"))
+            .empty());
 }
 
 TEST_CASE("gcc filter: the suggested filter file's escaped names", "[hooks]") {
@@ -125,8 +128,8 @@ TEST_CASE("gcc filter: the suggested filter file's escaped names", "[hooks]") {
   CHECK(esc == "double\\ ns::sum<double\\*>(double\\*,\\ int)\\ \\[clone\\ .cold\\]");
   Filter f;
   std::string err;
-  REQUIRE(f.parse("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE " + esc + " other\nSCOREP_REGION_NAMES_END\n", &err) ==
-          Status::kOk);
+  REQUIRE(f.parse("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE " + esc + " other\nSCOREP_REGION_NAMES_END\n",
+                  &err) == Status::kOk);
   CHECK(f.excluded(name, "", ""));
   CHECK_FALSE(f.excluded("double ns::sum<double*>(double*, int)", "", ""));
   const GccExclusions x = hooks::gcc_exclusions(f, SourceLang::kCxx);

@@ -5,10 +5,10 @@
 
 #include <chrono>
 
+#include <unistd.h>
 #include <cstdio>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "compiler_hooks/counters.h"

@@ -15,14 +15,15 @@ int g_patched = 0;
 extern "C" __attribute__((noinline, used)) void critpath_test_fake_hook() {
   g_calls = g_calls + 1;
   const uintptr_t ret = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
-  if (critpath::hooks::site_patch::patch(ret, reinterpret_cast<uintptr_t>(&critpath_test_fake_hook))) ++g_patched;
+  if (critpath::hooks::site_patch::patch(ret, reinterpret_cast<uintptr_t>(&critpath_test_fake_hook)))
+    ++g_patched;
 }
 
 // Eight call sites; the empty asm keeps each call a call (no tail jump).
-#define CRITPATH_TEST_SITE(n)                                  \
-  __attribute__((noinline)) void site_##n() {                  \
-    critpath_test_fake_hook();                                 \
-    __asm__ __volatile__("" ::: "memory");                     \
+#define CRITPATH_TEST_SITE(n)                 \
+  __attribute__((noinline)) void site_##n() { \
+    critpath_test_fake_hook();                \
+    __asm__ __volatile__("" ::: "memory");    \
   }
 CRITPATH_TEST_SITE(0)
 CRITPATH_TEST_SITE(1)
@@ -68,7 +69,7 @@ TEST_CASE("site patch: anything but a call of the hook is left alone", "[hooks]"
   CHECK_FALSE(critpath::hooks::site_patch::patch(reinterpret_cast<uintptr_t>(&site_0) + 1, hook));
   // A call, but of another function: site_1's call of the fake hook is not a call of site_0.
   CHECK_FALSE(critpath::hooks::site_patch::patch(reinterpret_cast<uintptr_t>(&site_1) + 5,
-                                                  reinterpret_cast<uintptr_t>(&site_0)));
+                                                 reinterpret_cast<uintptr_t>(&site_0)));
   // Asked twice: the negative answer is remembered, and the same.
   CHECK_FALSE(critpath::hooks::site_patch::patch(reinterpret_cast<uintptr_t>(&g_data[32]), hook));
 }

@@ -5,10 +5,10 @@
 // (modes_xray*).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "compiler_hooks/hook_core.h"
@@ -35,8 +35,7 @@ struct Fake {
 };
 Fake g_fake;
 const uintptr_t kAddr[4] = {0, reinterpret_cast<uintptr_t>(&cp_xray_a),
-                            reinterpret_cast<uintptr_t>(&cp_xray_b),
-                            reinterpret_cast<uintptr_t>(&cp_xray_c)};
+                            reinterpret_cast<uintptr_t>(&cp_xray_b), reinterpret_cast<uintptr_t>(&cp_xray_c)};
 
 int fake_set_handler(void (*h)(int32_t, int)) {
   g_fake.handler = h;
@@ -123,7 +122,8 @@ size_t count(const std::vector<trace::Event>& ev, EventKind k, uint32_t region) 
 
 }  // namespace
 
-TEST_CASE("xray: patched at start, recorded, unpatched when auto-filtered, all unpatched at stop", "[hooks]") {
+TEST_CASE("xray: patched at start, recorded, unpatched when auto-filtered, all unpatched at stop",
+          "[hooks]") {
   hooks::reset_for_testing();
   hooks::xray::reset_for_testing();
   g_fake = Fake{};

@@ -147,8 +147,7 @@ void keep_writing(runtime::ThreadState& t, uint32_t region, int iterations) {
 // count.
 uint64_t check_prefix(const trace::ChunkStore& store, uint16_t location, uint32_t region) {
   const std::vector<size_t> chunks = store.chunks_of(location);
-  for (size_t k = 0; k < chunks.size(); ++k)
-    REQUIRE(store.ref(chunks[k]).header.sequence == uint32_t(k));
+  for (size_t k = 0; k < chunks.size(); ++k) REQUIRE(store.ref(chunks[k]).header.sequence == uint32_t(k));
   trace::TraceReader r(store, location);
   r.seek_begin();
   trace::Event e;
@@ -255,8 +254,7 @@ TEST_CASE("record failure: a failed buffer hand-off stops that thread only", "[r
   CHECK(notes[0].find("thread 1 stopped recording") != std::string::npos);
 }
 
-TEST_CASE("record failure: bad_alloc on the compressor thread cuts that thread's trace",
-          "[runtime]") {
+TEST_CASE("record failure: bad_alloc on the compressor thread cuts that thread's trace", "[runtime]") {
   FreshRecorder rec(/*compress_thread=*/true);
   StderrCapture err;
   constexpr int kIters = 2000;

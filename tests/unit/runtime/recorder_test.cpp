@@ -26,8 +26,8 @@ void ensure_started() {
   static bool started = false;
   if (started) return;
   runtime::RecorderOptions o;
-  o.chunk_bytes = 4096;        // tiny chunks: many hand-offs
-  o.memory_budget = 64 * 1024; // tiny budget: most chunks spill
+  o.chunk_bytes = 4096;         // tiny chunks: many hand-offs
+  o.memory_budget = 64 * 1024;  // tiny budget: most chunks spill
   o.spill_path = "/tmp/critpath-unit-recorder." + std::to_string(getpid()) + ".spill";
   o.compress_thread = true;
   REQUIRE(runtime::recorder_start(o) == Status::kOk);

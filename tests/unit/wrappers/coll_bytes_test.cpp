@@ -10,10 +10,10 @@
 
 #include "pmpi_wrappers/semantics/coll_bytes.h"
 
+using critpath::pmpi::coll_bytes;
 using critpath::pmpi::CollArgs;
 using critpath::pmpi::CollBytes;
 using critpath::pmpi::CollRule;
-using critpath::pmpi::coll_bytes;
 using critpath::pmpi::TypeArg;
 
 namespace {
@@ -76,8 +76,7 @@ TEST_CASE("gather: the root receives N blocks; recvtype unread on non-roots", "[
   Sizer root;
   CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, 3, 3), root) == CollBytes{12, 96});
   Sizer in_place;  // root with MPI_IN_PLACE: sendcount/sendtype are not significant
-  CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, 999, 3, true), in_place) ==
-        CollBytes{24, 96});
+  CHECK(coll_bytes(CollRule::kGather, args(4, 0, 0, 999, 3, true), in_place) == CollBytes{24, 96});
   CHECK_FALSE(in_place.used(TypeArg::kSend));
 }
 

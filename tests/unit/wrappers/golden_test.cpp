@@ -42,14 +42,14 @@ std::string generated_block(const std::string& all, const std::string& fn) {
 
 TEST_CASE("generated wrappers match the golden files", "[wrappers]") {
 #if defined(CRITPATH_WRAPPERS_GENERATED_DIR) && defined(CRITPATH_SOURCE_DIR)
-  const std::string all =
-      slurp(std::string(CRITPATH_WRAPPERS_GENERATED_DIR) + "/pmpi_wrappers/mpi_wrappers.cpp");
+  const std::string all = slurp(std::string(CRITPATH_WRAPPERS_GENERATED_DIR) +
+                                "/pmpi_wrappers/mpi_wrappers.cpp");
   REQUIRE_FALSE(all.empty());
   for (const char* fn : {"MPI_Send", "MPI_Irecv", "MPI_Waitall", "MPI_Allreduce", "MPI_Ibcast",
                          "MPI_Rget_accumulate", "MPI_Win_create"}) {
     INFO("function " << fn << " (refresh: gen_wrappers.py --update-golden, see this file)");
-    const std::string golden =
-        slurp(std::string(CRITPATH_SOURCE_DIR) + "/tests/unit/wrappers/golden/" + fn + ".cpp.txt");
+    const std::string golden = slurp(std::string(CRITPATH_SOURCE_DIR) + "/tests/unit/wrappers/golden/" + fn +
+                                     ".cpp.txt");
     REQUIRE_FALSE(golden.empty());
     CHECK(generated_block(all, fn) == golden);
   }

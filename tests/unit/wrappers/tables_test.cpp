@@ -183,7 +183,8 @@ TEST_CASE("communicator map: find, replace, erase", "[semantics]") {
   CHECK(m->erase(0x84000002) == 9);
   CHECK_FALSE(m->find(0x84000002, v));
   CHECK(m->erase(0x84000002) == kCommIdUnknown);
-  for (uint64_t h = 0; h < 1000; ++h) REQUIRE(m->insert(0x7f0000000000ull + h * 64, CommView{uint32_t(h + 2), 1, 0}));
+  for (uint64_t h = 0; h < 1000; ++h)
+    REQUIRE(m->insert(0x7f0000000000ull + h * 64, CommView{uint32_t(h + 2), 1, 0}));
   for (uint64_t h = 0; h < 1000; h += 7) {
     REQUIRE(m->find(0x7f0000000000ull + h * 64, v));
     CHECK(v.id == h + 2);

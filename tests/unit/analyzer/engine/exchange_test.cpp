@@ -54,16 +54,16 @@ struct TimelineWriter {
 
 TEST_CASE("p2p matching: the k-th send of (comm, tag) meets the k-th receive posted", "[engine]") {
   TimelineWriter w;
-  w.send(1.0, 5);  // send 0: first of tag 5
-  w.send(2.0, 5);  // send 1: second of tag 5
-  w.send(3.0, 7);  // send 2: tag 7, never received
+  w.send(1.0, 5);                      // send 0: first of tag 5
+  w.send(2.0, 5);                      // send 1: second of tag 5
+  w.send(3.0, 7);                      // send 2: tag 7, never received
   const uint32_t irecv = w.call(4.0);  // MPI_Irecv tag 5: posted first...
   const uint32_t recv = w.call(5.0);   // ...MPI_Recv tag 5: posted second, completed first
   const uint32_t wait = w.call(6.0);
   const uint32_t lone = w.call(7.0);
-  w.recv(recv, recv, 1, 5);    // recv 0
-  w.recv(irecv, wait, 0, 5);   // recv 1
-  w.recv(lone, lone, 2, 9);    // recv 2: tag 9, nothing sent
+  w.recv(recv, recv, 1, 5);   // recv 0
+  w.recv(irecv, wait, 0, 5);  // recv 1
+  w.recv(lone, lone, 2, 9);   // recv 2: tag 9, nothing sent
 
   const engine::Comm local;
   REQUIRE(local.is_local());

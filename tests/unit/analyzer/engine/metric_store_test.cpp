@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <stdexcept>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "analyzer/engine/group.h"
@@ -67,8 +67,9 @@ TEST_CASE("scalars keep their type and render as report.json's scalars", "[engin
   s.set("analysis_windows", 4);  // again: replaces
   CHECK(s.number("delay_bytes") == 12.5);
   CHECK(s.number("rma_analysis_bytes", -1) == -1);  // declared, unset
-  CHECK(s.json().dump() ==
-        R"({"analysis_phases":{"delay_s":0.25},"analysis_windowed":false,"analysis_windows":4,"delay_bytes":12.5})");
+  CHECK(
+      s.json().dump() ==
+      R"({"analysis_phases":{"delay_s":0.25},"analysis_windowed":false,"analysis_windows":4,"delay_bytes":12.5})");
 }
 
 TEST_CASE("an undeclared metric or scalar id fails", "[engine]") {
@@ -80,8 +81,8 @@ TEST_CASE("an undeclared metric or scalar id fails", "[engine]") {
   // With a hook that only counts (as the release builds' warning does), the id is dropped.
   static int reported = 0;
   reported = 0;
-  const engine::UndeclaredIdHook previous =
-      engine::set_undeclared_id_hook([](const char*, const std::string&) { ++reported; });
+  const engine::UndeclaredIdHook previous = engine::set_undeclared_id_hook(
+      [](const char*, const std::string&) { ++reported; });
   s.set("no_such_scalar", 1.0);
   CHECK(store.slot("no_such_metric") == engine::MetricStore::kNoMetric);
   engine::set_undeclared_id_hook(previous);
@@ -142,7 +143,8 @@ TEST_CASE("a one-rank group's collectives are local copies", "[engine]") {
 
 // docs/metrics.md holds each generated table between two markers; CRITPATH_UPDATE_DOCS=1
 // rewrites it.
-static void check_generated_docs(const std::string& begin, const std::string& end, const std::string& wanted) {
+static void check_generated_docs(const std::string& begin, const std::string& end,
+                                 const std::string& wanted) {
   const std::string path = std::string(CRITPATH_SOURCE_DIR) + "/docs/metrics.md";
   std::ifstream in(path);
   REQUIRE(in.good());
@@ -169,6 +171,7 @@ TEST_CASE("docs/metrics.md's metric tables are generated from the declarations",
 }
 
 TEST_CASE("docs/metrics.md's scalar table is generated from the declarations", "[engine]") {
-  check_generated_docs("<!-- BEGIN GENERATED SCALAR TABLE: engine/metric_store.cpp, passes/*/*_metrics.cpp -->\n",
-                       "<!-- END GENERATED SCALAR TABLE -->", engine::render_scalar_table() + "\n");
+  check_generated_docs(
+      "<!-- BEGIN GENERATED SCALAR TABLE: engine/metric_store.cpp, passes/*/*_metrics.cpp -->\n",
+      "<!-- END GENERATED SCALAR TABLE -->", engine::render_scalar_table() + "\n");
 }

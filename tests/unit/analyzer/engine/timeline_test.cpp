@@ -18,8 +18,8 @@ using trace::EventKind;
 
 namespace {
 
-constexpr uint32_t kInit = 960, kFinalize = 961, kSend = 962, kIsend = 963, kRecv = 964,
-                   kIrecv = 965, kWaitall = 966, kAllreduce = 967, kIbarrier = 968;
+constexpr uint32_t kInit = 960, kFinalize = 961, kSend = 962, kIsend = 963, kRecv = 964, kIrecv = 965,
+                   kWaitall = 966, kAllreduce = 967, kIbarrier = 968;
 constexpr uint32_t kPairComm = 7;  // comm rank 0 is world rank 2, comm rank 1 world rank 0
 constexpr int32_t kMe = 3;         // this rank in MPI_COMM_WORLD
 
@@ -57,8 +57,8 @@ void feed(engine::TimelineBuilder& b, const test::TraceWriter& w, uint16_t locat
 }
 
 // A message event (p2p or collective) inside its own MPI call.
-Event& in_call(test::TraceWriter& w, uint32_t region, EventKind k, uint32_t comm, int32_t peer,
-               int32_t tag, uint64_t bytes, uint64_t request = 0) {
+Event& in_call(test::TraceWriter& w, uint32_t region, EventKind k, uint32_t comm, int32_t peer, int32_t tag,
+               uint64_t bytes, uint64_t request = 0) {
   w.call(region);
   Event& e = w.add(k, k == EventKind::kCollEnd || k == EventKind::kIcollPost ? region : 0);
   e.comm = comm;
@@ -72,19 +72,19 @@ Event& in_call(test::TraceWriter& w, uint32_t region, EventKind k, uint32_t comm
 }  // namespace
 
 TEST_CASE("timeline: calls, messages and collectives of one thread", "[engine]") {
-  test::TraceWriter w;  // events at 1010, 1020, ... ticks; event i's node is i
-  w.call(defs::kRootRegion);                                                  // 0: not MPI
-  w.call(kInit);                                                              // 1: call 0
+  test::TraceWriter w;        // events at 1010, 1020, ... ticks; event i's node is i
+  w.call(defs::kRootRegion);  // 0: not MPI
+  w.call(kInit);              // 1: call 0
   w.end(kInit);
-  in_call(w, kSend, EventKind::kSend, kPairComm, 1, 5, 64);                   // 3: call 1
+  in_call(w, kSend, EventKind::kSend, kPairComm, 1, 5, 64);  // 3: call 1
   w.end(kSend);
-  in_call(w, kIrecv, EventKind::kIrecvRequest, kPairComm, 0, 5, 0, 42);       // 6: call 2
+  in_call(w, kIrecv, EventKind::kIrecvRequest, kPairComm, 0, 5, 0, 42);  // 6: call 2
   w.end(kIrecv);
-  in_call(w, kRecv, EventKind::kRecv, defs::kCommSelf, 0, 9, 16);             // 9: call 3
+  in_call(w, kRecv, EventKind::kRecv, defs::kCommSelf, 0, 9, 16);  // 9: call 3
   w.end(kRecv);
-  in_call(w, kIsend, EventKind::kIsend, defs::kCommWorld, 2, 1, 8, 43);       // 12: call 4
+  in_call(w, kIsend, EventKind::kIsend, defs::kCommWorld, 2, 1, 8, 43);  // 12: call 4
   w.end(kIsend);
-  w.call(kAllreduce);                                                         // 15: call 5
+  w.call(kAllreduce);  // 15: call 5
   w.add(EventKind::kCollBegin);
   Event& red = w.add(EventKind::kCollEnd, kAllreduce);
   red.comm = defs::kCommWorld;
@@ -94,13 +94,13 @@ TEST_CASE("timeline: calls, messages and collectives of one thread", "[engine]")
   w.end(kAllreduce);
   in_call(w, kIbarrier, EventKind::kIcollPost, defs::kCommWorld, 0, 0, 0, 44).root = -1;  // 19
   w.end(kIbarrier);
-  in_call(w, kWaitall, EventKind::kIrecv, kPairComm, 0, 5, 128, 42);          // 22: call 7
+  in_call(w, kWaitall, EventKind::kIrecv, kPairComm, 0, 5, 128, 42);  // 22: call 7
   w.add(EventKind::kIsendComplete).request = 43;
   w.add(EventKind::kIcollComplete).request = 44;
   w.end(kWaitall);
-  in_call(w, kSend, EventKind::kSend, 99, 0, 0, 4);                           // 27: unknown comm
+  in_call(w, kSend, EventKind::kSend, 99, 0, 0, 4);  // 27: unknown comm
   w.end(kSend);
-  w.call(kFinalize);                                                          // 30: call 9
+  w.call(kFinalize);  // 30: call 9
   w.end(kFinalize);
   w.end(defs::kRootRegion);
 

@@ -24,8 +24,8 @@ using trace::EventKind;
 
 namespace {
 
-constexpr uint32_t kBarrier = 980, kAllreduce = 981, kSend = 982, kRecv = 983, kIrecv = 984,
-                   kWait = 985, kUser = 986, kPut = 987, kBcast = 988;
+constexpr uint32_t kBarrier = 980, kAllreduce = 981, kSend = 982, kRecv = 983, kIrecv = 984, kWait = 985,
+                   kUser = 986, kPut = 987, kBcast = 988;
 
 defs::Definitions& test_defs() {
   static defs::Definitions* d = [] {
@@ -71,17 +71,17 @@ struct Writer : test::TraceWriter {
 TEST_CASE("window scan: candidates, requests and messages in flight", "[engine][window]") {
   Writer w;
   w.call(kUser);
-  w.world_coll(kBarrier);                    // 0: clean
-  w.p2p(kSend, EventKind::kSend);            // a message out...
-  w.world_coll(kAllreduce);                  // 1: net +1
-  w.p2p(kRecv, EventKind::kRecv);            // ...and one in
-  w.world_coll(kAllreduce, 7);               // another communicator: no candidate
-  w.world_coll(kBcast);                      // not N x N: no candidate
+  w.world_coll(kBarrier);          // 0: clean
+  w.p2p(kSend, EventKind::kSend);  // a message out...
+  w.world_coll(kAllreduce);        // 1: net +1
+  w.p2p(kRecv, EventKind::kRecv);  // ...and one in
+  w.world_coll(kAllreduce, 7);     // another communicator: no candidate
+  w.world_coll(kBcast);            // not N x N: no candidate
   w.p2p(kIrecv, EventKind::kIrecvRequest, 42);
-  w.p2p(kSend, EventKind::kSend);            // (its message, on one rank)
-  w.world_coll(kBarrier);                    // 2: a receive pending, net +1
+  w.p2p(kSend, EventKind::kSend);  // (its message, on one rank)
+  w.world_coll(kBarrier);          // 2: a receive pending, net +1
   w.p2p(kWait, EventKind::kIrecv, 42);
-  w.world_coll(kBarrier);                    // 3: clean
+  w.world_coll(kBarrier);                         // 3: clean
   w.world_coll(kAllreduce, defs::kCommWorld, 0);  // 4: moves no data, need not synchronize
   w.end(kUser);
   trace::ChunkStore store;
@@ -202,7 +202,8 @@ TEST_CASE("wait states added window by window equal the whole timeline's", "[eng
     one.append(w, late[w]);
     passes::add_wait_states(by_window, one.t, one.m, one.cs, run, test_defs(), 2, 1);
   }
-  const passes::WaitStates all = passes::compute_wait_states(whole.t, whole.m, whole.cs, run, test_defs(), 2, 1);
+  const passes::WaitStates all = passes::compute_wait_states(whole.t, whole.m, whole.cs, run, test_defs(), 2,
+                                                             1);
   REQUIRE(by_window.by_node.size() == all.by_node.size());
   for (size_t n = 0; n < all.by_node.size(); ++n)
     for (int p = 0; p < passes::kPatternCount; ++p)

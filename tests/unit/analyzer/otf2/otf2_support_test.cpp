@@ -63,12 +63,14 @@ TEST_CASE("collective operations are found by name, nonblocking twins included",
         g.mpi.sync == defs::MpiSync::kNone)
       continue;
     INFO(g.name);
-    CHECK((o::collective_op(g.name) == OTF2_COLLECTIVE_OP_BARRIER) == (g.mpi.sync == defs::MpiSync::kBarrier));
+    CHECK((o::collective_op(g.name) == OTF2_COLLECTIVE_OP_BARRIER) ==
+          (g.mpi.sync == defs::MpiSync::kBarrier));
   }
 }
 
 TEST_CASE("regions other than MPI calls keep their kind through their OTF2 style", "[otf2]") {
-  for (defs::RegionKind k : {defs::RegionKind::kUser, defs::RegionKind::kFunction, defs::RegionKind::kArtificial}) {
+  for (defs::RegionKind k :
+       {defs::RegionKind::kUser, defs::RegionKind::kFunction, defs::RegionKind::kArtificial}) {
     defs::RegionDef d;
     d.kind = k;
     const o::RegionStyle s = o::region_style(d);
@@ -76,9 +78,11 @@ TEST_CASE("regions other than MPI calls keep their kind through their OTF2 style
   }
   defs::RegionDef site;
   site.kind = defs::RegionKind::kCallsite;
-  CHECK(o::region_style(site).role == OTF2_REGION_ROLE_CODE);  // read back as a call site only from critpath's archives
+  CHECK(o::region_style(site).role ==
+        OTF2_REGION_ROLE_CODE);  // read back as a call site only from critpath's archives
   CHECK(o::region_kind(OTF2_PARADIGM_OPENMP, OTF2_REGION_ROLE_PARALLEL) == defs::RegionKind::kUser);
-  CHECK(o::region_kind(OTF2_PARADIGM_MEASUREMENT_SYSTEM, OTF2_REGION_ROLE_FUNCTION) == defs::RegionKind::kUser);
+  CHECK(o::region_kind(OTF2_PARADIGM_MEASUREMENT_SYSTEM, OTF2_REGION_ROLE_FUNCTION) ==
+        defs::RegionKind::kUser);
 }
 
 TEST_CASE("locations are numbered as Score-P numbers them", "[otf2]") {

@@ -76,7 +76,8 @@ TEST_CASE("results: typed keys, publish, find, withdraw", "[results]") {
   CHECK(r.find(kWidget)->value == 4);
 }
 
-TEST_CASE("pass list: needs name passes of the list, every row has a pass, the engine reads the list", "[results]") {
+TEST_CASE("pass list: needs name passes of the list, every row has a pass, the engine reads the list",
+          "[results]") {
   config::Config cfg;
   auto passes = passes::make_passes(cfg);
   for (const PassInfo& row : passes::pass_list()) {
@@ -127,8 +128,8 @@ TEST_CASE("passes end to end on Group::local(): rma, then wait states composing 
   const std::function<double(uint64_t)> to_global = [](uint64_t ticks) { return double(ticks) * 1e-9; };
   const std::function<void(const std::string&)> warn = [](const std::string&) {};
   const PassContext ctx{run, pass_defs(), to_global, results, warn};
-  const WindowContext wc{t, m, none, none, no_windows, t.calls.size(), -1, true, 0, -1, 0.0, 0.1, 2.0,
-                         nullptr, nullptr};
+  const WindowContext wc{t, m,  none, none, no_windows, t.calls.size(), -1,     true,
+                         0, -1, 0.0,  0.1,  2.0,        nullptr,        nullptr};
   const engine::Group group = engine::Group::local();
   REQUIRE(rma->analyze(ctx, wc, group) == Status::kOk);
   const passes::RmaResult* one_sided = results.find(passes::kRma);

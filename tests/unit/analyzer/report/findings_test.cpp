@@ -97,9 +97,9 @@ TEST_CASE("the findings' wait states and their delay families are declared", "[r
   }
   // The top-level wait states of each MPI class, in declaration order; completions are not named.
   const std::vector<std::string> expected = {
-      "late_sender",         "late_receiver",      "wait_barrier",         "wait_nxn",
-      "late_broadcast",      "early_reduce",       "early_scan",           "wait_finalize",
-      "rma_late_post",       "rma_early_transfer", "rma_early_wait",       "rma_wait_at_fence",
-      "rma_wait_at_create",  "rma_wait_at_free",   "rma_lock_contention",  "rma_wait_for_progress"};
+      "late_sender",        "late_receiver",      "wait_barrier",        "wait_nxn",
+      "late_broadcast",     "early_reduce",       "early_scan",          "wait_finalize",
+      "rma_late_post",      "rma_early_transfer", "rma_early_wait",      "rma_wait_at_fence",
+      "rma_wait_at_create", "rma_wait_at_free",   "rma_lock_contention", "rma_wait_for_progress"};
   CHECK(findings == expected);
 }

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "analyzer/engine/profile.h"
-#include "analyzer/report/report.h"
 #include "analyzer/engine/run_info.h"
+#include "analyzer/report/report.h"
 
 using namespace critpath;
 using namespace critpath::analyzer;
@@ -18,8 +18,8 @@ using namespace critpath::analyzer;
 namespace {
 
 // A call path of the two-rank profile below: `sum` and `max` of its exclusive time.
-GlobalCallpath callpath(const char* path, const char* region, defs::RegionKind kind,
-                        int32_t parent, double sum_excl, double max_excl, double visits) {
+GlobalCallpath callpath(const char* path, const char* region, defs::RegionKind kind, int32_t parent,
+                        double sum_excl, double max_excl, double visits) {
   GlobalCallpath c;
   c.path = path;
   c.region = region;
@@ -123,7 +123,7 @@ TEST_CASE("report.json: a small input rendered, parsed back", "[report]") {
   CHECK(s["overhead_max_rank_s"] == 0.5);
   CHECK(s["partial_ranks"] == 1);
   CHECK(s["analysis_pct_of_wall"] == 5.0);
-  CHECK(s["late_sender_count"] == 3);  // a pass's scalar, merged into "scalars"
+  CHECK(s["late_sender_count"] == 3);            // a pass's scalar, merged into "scalars"
   CHECK(j["critical_path"]["length_s"] == 9.5);  // a pass's own key, added
 
   REQUIRE(j["ranks"].size() == 2);

@@ -29,7 +29,7 @@ TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]"
   // wait 0 with a_u = 0.1, D = 0.1, scale = 1): base_0 = scale * a_0 = 0.1, edge 1 -> 0 with
   // coef a_0 / D = 1. C's wait has no consumer: r_1 = 0, so r_0 = 0.1 (+ 1 * r_1).
   std::vector<double> r = {0.1, 0.0};
-  std::vector<uint64_t> v_of = {1};     // one caused record: wait 1's, at B
+  std::vector<uint64_t> v_of = {1};  // one caused record: wait 1's, at B
   std::vector<uint64_t> e_begin = {0, 1};
   std::vector<std::pair<uint64_t, double>> e_list = {{0, 1.0}};
   std::vector<uint32_t> indeg = {1, 0};

@@ -105,7 +105,8 @@ std::vector<WaitStates> run(std::vector<Rank>& ranks) {
   std::vector<std::unique_ptr<RmaSearch>> s;
   const std::vector<uint32_t> none;
   for (int r = 0; r < P; ++r)
-    s.push_back(std::make_unique<RmaSearch>(ranks[size_t(r)].t, ranks[size_t(r)].wsync, none, rma_defs(P), r));
+    s.push_back(
+        std::make_unique<RmaSearch>(ranks[size_t(r)].t, ranks[size_t(r)].wsync, none, rma_defs(P), r));
   auto route = [&](auto notes_of, auto deliver) {
     std::vector<std::vector<RmaNote>> inbox(static_cast<size_t>(P));
     for (int r = 0; r < P; ++r)
@@ -116,7 +117,8 @@ std::vector<WaitStates> run(std::vector<Rank>& ranks) {
       }
     for (int r = 0; r < P; ++r) deliver(*s[size_t(r)], inbox[size_t(r)]);
   };
-  route([](RmaSearch& x) { return x.outgoing(); }, [](RmaSearch& x, const std::vector<RmaNote>& n) { x.receive(n); });
+  route([](RmaSearch& x) { return x.outgoing(); },
+        [](RmaSearch& x, const std::vector<RmaNote>& n) { x.receive(n); });
   route([](RmaSearch& x) { return x.replies(); },
         [](RmaSearch& x, const std::vector<RmaNote>& n) { x.receive_replies(n); });
   std::vector<WaitStates> out(static_cast<size_t>(P));
@@ -177,7 +179,7 @@ TEST_CASE("Early Wait and Late Complete over two origins", "[rma]") {
   ranks[0].put(2, 0.5, 0.51);
   ranks[0].call(MpiRma::kComplete, 0.6, 0.61);
   ranks[1].call(MpiRma::kStart, 0.0, 0.01, {2});
-  ranks[1].put(2, 1.0, 1.01);  // the last operation ends at 1.01
+  ranks[1].put(2, 1.0, 1.01);                   // the last operation ends at 1.01
   ranks[1].call(MpiRma::kComplete, 1.5, 1.99);  // the latest complete enters at 1.5
   const auto w = run(ranks);
   CHECK(at(w[2], wait, passes::kRmaEarlyWait) == Approx(1.4));
@@ -243,8 +245,8 @@ TEST_CASE("Lock contention: the second exclusive origin waits for the first one'
 
 TEST_CASE("Wait for progress: the target computes outside MPI", "[rma]") {
   std::vector<Rank> ranks(2);
-  ranks[1].call(MpiRma::kOther, 0.0, 0.01);   // then computes until 1.0
-  ranks[1].call(MpiRma::kOther, 1.0, 1.5);    // its next MPI call
+  ranks[1].call(MpiRma::kOther, 0.0, 0.01);  // then computes until 1.0
+  ranks[1].call(MpiRma::kOther, 1.0, 1.5);   // its next MPI call
   ranks[0].call(MpiRma::kLock, 0.1, 0.11, {1}, engine::RmaRecord::kSync, 2);
   ranks[0].put(1, 0.12, 0.13);
   const uint32_t unlock = ranks[0].call(MpiRma::kUnlock, 0.2, 1.05, {1});

@@ -19,8 +19,8 @@ using passes::WaitStates;
 namespace {
 
 // Region ids far above the generated MPI table's, with the semantics the spec gives them.
-constexpr uint32_t kRecv = 990, kSsend = 991, kTest = 992, kBarrier = 993, kColl = 994,
-                   kInit = 995, kFinalize = 996, kWaitall = 997;
+constexpr uint32_t kRecv = 990, kSsend = 991, kTest = 992, kBarrier = 993, kColl = 994, kInit = 995,
+                   kFinalize = 996, kWaitall = 997;
 
 // The test's own definitions, not the process-wide ones: the pass reads only what it is given.
 defs::Definitions& test_defs() {
@@ -85,8 +85,8 @@ struct Synth {
     m.group.push_back(0);
     m.pos.push_back(0);
   }
-  void coll(uint32_t call, CollKind kind, int32_t root, const engine::CollSync& sync,
-            uint64_t sent = 8, uint64_t received = 8) {
+  void coll(uint32_t call, CollKind kind, int32_t root, const engine::CollSync& sync, uint64_t sent = 8,
+            uint64_t received = 8) {
     engine::CollRecord c;
     c.comm = defs::kCommWorld;
     c.kind = kind;

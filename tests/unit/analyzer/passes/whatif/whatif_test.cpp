@@ -115,14 +115,14 @@ TEST_CASE("what-if: every lane of a one-rank timeline by hand", "[whatif]") {
   lanes[3].callpaths = {1};
   lanes[4].kind = LaneKind::kBalance;  // one rank: its own time is the mean
   lanes[4].callpaths = {1};
-  lanes[5].kind = LaneKind::kZero;     // the root's time is not touched
+  lanes[5].kind = LaneKind::kZero;  // the root's time is not touched
   lanes[5].callpaths = {0};
   const engine::Group g = engine::Group::local();
   WhatIfResult res;
   REQUIRE(simulate(in, lanes, g, res) == critpath::Status::kOk);
   REQUIRE(res.ok);
   CHECK(res.measured_span == Approx(6.0));
-  CHECK(res.span[0] == Approx(6.0));   // identity
+  CHECK(res.span[0] == Approx(6.0));  // identity
   // Ideal network: the Send's 0.5 s and the Recv's 0.2 s vanish.
   CHECK(res.span[1] == Approx(5.3));
   // Zero solve: 1 + 0.5 -> Send [1.5, 2.0] -> 0.5 -> Recv [2.5, 2.7] -> Finalize 2.7.
