@@ -302,6 +302,11 @@ Comm::~Comm() {
 // ---- new communicators ----------------------------------------------------------------
 
 Status Comm::dup(Comm& out) const {
+  if (mpi_ != MPI_COMM_NULL && borrowed_) {  // the application's communicator: see borrowed_
+    MPI_Comm made = MPI_COMM_NULL;
+    const int rc = PMPI_Comm_dup(mpi_, &made);
+    return adopt(rc, made, out);
+  }
   if (mpi_ != MPI_COMM_NULL) return native(mpi_, out);
   if (!hosted_) {
     out = Comm();
@@ -445,6 +450,9 @@ Status Comm::barrier() const {
 
 Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && borrowed_)
+    return PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_) == MPI_SUCCESS ? Status::kOk
+                                                                                 : Status::kMpiError;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
@@ -517,6 +525,8 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
 
 Status Comm::bcast(void* buf, size_t bytes, int root) const {
   if (bytes == 0) return Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && borrowed_)
+    return PMPI_Bcast(buf, int(bytes), MPI_BYTE, root, mpi_) == MPI_SUCCESS ? Status::kOk : Status::kMpiError;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });
@@ -533,6 +543,10 @@ Status Comm::bcast(void* buf, size_t bytes, int root) const {
 }
 
 Status Comm::allgather(const void* mine, size_t bytes, void* all) const {
+  if (mpi_ != MPI_COMM_NULL && borrowed_)
+    return PMPI_Allgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, mpi_) == MPI_SUCCESS
+               ? Status::kOk
+               : Status::kMpiError;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) {
       return PMPI_Iallgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, mpi_, q);

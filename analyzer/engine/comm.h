@@ -47,7 +47,12 @@ class Comm {
   // given (the session's exchanges inside MPI_Init on MPI_COMM_WORLD, critpath-analyze's own
   // world): never duplicated nor freed here, its error handler left as the application set it
   // (a failing operation then aborts if that handler says so; otherwise it returns kMpiError).
-  // Collectives only: post() and receive() would meet the application's messages.
+  // Collectives only: post() and receive() would meet the application's messages. Its dup(),
+  // bcast(), allreduce() and allgather() are the blocking MPI calls, as the session made them
+  // before it went through Comm: under Open MPI 4.1 a nonblocking duplication of the
+  // application's MPI_COMM_WORLD during its run made its later MPI_Dist_graph_create hang in
+  // the context-id agreement (mpi.wrappers.comm, one run in three), and nonblocking
+  // collectives would use the application's communicator's tag space besides.
   static Status borrow(MPI_Comm comm, Comm& out);
   // `n_locations` locations over the processes of `procs` (collective over `procs`), in
   // contiguous blocks (locations_of). `mine` receives one communicator per location this
