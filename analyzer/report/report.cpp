@@ -322,31 +322,22 @@ void summary_auto_filtered(const ReportInput& in, const InstrumentationSummary& 
   if (!af.empty()) {
     const std::string filter = run.output_dir + "/suggested-filter.txt";
     o += section("Auto-filtered regions");
+    // How to leave their hooks out at compile time (GCC mode).
+    const std::string rebuild = "    critpath-cxx --filter " + filter +
+                                " ...\nor set CRITPATH_FILTER=" + filter +
+                                " for the build.\n`critpath-filter --explain " + filter +
+                                "` lists what GCC cannot match exactly.\n";
     if (instr.gcc && instr.sites_patched_out > 0)
       o += "Not recorded after their first CRITPATH_AUTOFILTER_VISITS visits on a thread (mean below\n"
            "CRITPATH_AUTOFILTER_NS); then each of their hook calls was patched out at its next call\n"
            "(CRITPATH_PATCH_HOOKS): later visits are not counted, their time is their callers' own time.\n"
-           "A build without their hooks at all (GCC mode; critpath-cc and critpath-f90 alike):\n"
-           "    critpath-cxx --filter " +
-           filter +
-           " ...\n"
-           "or set CRITPATH_FILTER=" +
-           filter +
-           " for the build.\n"
-           "`critpath-filter --explain " +
-           filter + "` lists what GCC cannot match exactly.\n";
+           "A build without their hooks at all (GCC mode; critpath-cc and critpath-f90 alike):\n" +
+           rebuild;
     else if (instr.gcc || !instr.xray)
       o += "Not recorded after their first visits (mean below CRITPATH_AUTOFILTER_NS); visits and time\n"
            "stay in the profile. Their hooks still ran at every call: rebuild with them left out at\n"
-           "compile time (GCC mode; critpath-cc and critpath-f90 alike):\n"
-           "    critpath-cxx --filter " +
-           filter +
-           " ...\n"
-           "or set CRITPATH_FILTER=" +
-           filter +
-           " for the build.\n"
-           "`critpath-filter --explain " +
-           filter + "` lists what GCC cannot match exactly.\n";
+           "compile time (GCC mode; critpath-cc and critpath-f90 alike):\n" +
+           rebuild;
     else
       o += "Unpatched after their first CRITPATH_AUTOFILTER_VISITS visits on a thread (mean below\n"
            "CRITPATH_AUTOFILTER_NS): later calls run XRay's nop sleds and are not counted; their time is\n"
