@@ -280,7 +280,7 @@ TEST_CASE("chunks_of orders by sequence whatever the append order", "[buffer]") 
   CHECK(store.size() == raws.size());
 }
 
-TEST_CASE("concurrent appends from several threads", "[buffer]") {
+TEST_CASE("concurrent appends from several threads", "[buffer][tsan]") {
   TempDir dir;
   ChunkStore store;
   store.configure(128 * 1024, dir.path + "/spill.bin");

@@ -303,7 +303,7 @@ TEST_CASE("symbols: C++ and Fortran names are demangled; addresses resolve", "[h
   CHECK(none.name == "0x10");
 }
 
-TEST_CASE("hooks: other threads keep their own shadow stacks and leave cleanly", "[hooks]") {
+TEST_CASE("hooks: other threads keep their own shadow stacks and leave cleanly", "[hooks][tsan]") {
   hooks::reset_for_testing();
   Recording rec(runtime::Phase::kPreInit);
   enter(A);

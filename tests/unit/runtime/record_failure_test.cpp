@@ -198,7 +198,7 @@ bool wait_for(const std::function<bool()>& cond) {
 
 }  // namespace
 
-TEST_CASE("record failure: injection is off by default and disarms after firing", "[runtime]") {
+TEST_CASE("record failure: injection is off by default and disarms after firing", "[runtime][tsan]") {
   runtime::debug_fail_allocations_after(0);
   CHECK(runtime::debug_allocations_until_failure() == 0);
   CHECK_NOTHROW(runtime::alloc_fault_point(AllocSite::kStore));
@@ -210,7 +210,7 @@ TEST_CASE("record failure: injection is off by default and disarms after firing"
   CHECK(runtime::debug_allocations_until_failure() == 0);
 }
 
-TEST_CASE("record failure: a failed buffer hand-off stops that thread only", "[runtime]") {
+TEST_CASE("record failure: a failed buffer hand-off stops that thread only", "[runtime][tsan]") {
   FreshRecorder rec(/*compress_thread=*/true);
   StderrCapture err;
   constexpr int kIters = 2000;
@@ -254,7 +254,7 @@ TEST_CASE("record failure: a failed buffer hand-off stops that thread only", "[r
   CHECK(notes[0].find("thread 1 stopped recording") != std::string::npos);
 }
 
-TEST_CASE("record failure: bad_alloc on the compressor thread cuts that thread's trace", "[runtime]") {
+TEST_CASE("record failure: bad_alloc on the compressor thread cuts that thread's trace", "[runtime][tsan]") {
   FreshRecorder rec(/*compress_thread=*/true);
   StderrCapture err;
   constexpr int kIters = 2000;
@@ -296,7 +296,7 @@ TEST_CASE("record failure: bad_alloc on the compressor thread cuts that thread's
   CHECK(log::notes().size() == 1);
 }
 
-TEST_CASE("record failure: the chunk store out of memory stops the rank", "[runtime]") {
+TEST_CASE("record failure: the chunk store out of memory stops the rank", "[runtime][tsan]") {
   FreshRecorder rec(/*compress_thread=*/false);  // inline: appends happen at hand-off
   StderrCapture err;
   constexpr int kIters = 2000;
@@ -347,7 +347,7 @@ TEST_CASE("record failure: the chunk store out of memory stops the rank", "[runt
   CHECK(log::notes().size() == 1);
 }
 
-TEST_CASE("record failure: thread registration and inline compressor failures", "[runtime]") {
+TEST_CASE("record failure: thread registration and inline compressor failures", "[runtime][tsan]") {
   SECTION("registration") {
     FreshRecorder rec(/*compress_thread=*/true);
     StderrCapture err;
@@ -399,7 +399,7 @@ TEST_CASE("record failure: thread registration and inline compressor failures", 
   }
 }
 
-TEST_CASE("record failure: a second stopped thread adds a note, not a line", "[runtime]") {
+TEST_CASE("record failure: a second stopped thread adds a note, not a line", "[runtime][tsan]") {
   FreshRecorder rec(/*compress_thread=*/true);
   StderrCapture err;
   for (int k = 0; k < 2; ++k) {

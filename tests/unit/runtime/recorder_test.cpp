@@ -52,7 +52,7 @@ bool record_pattern(uint32_t base_region, int iterations) {
 
 }  // namespace
 
-TEST_CASE("recorder: threads record in order, chunks spill, nothing lost", "[runtime]") {
+TEST_CASE("recorder: threads record in order, chunks spill, nothing lost", "[runtime][tsan]") {
   ensure_started();
   constexpr int kIters = 20000;
   std::vector<std::thread> threads;
@@ -110,7 +110,7 @@ TEST_CASE("recorder: threads record in order, chunks spill, nothing lost", "[run
   }
 }
 
-TEST_CASE("recorder: nothing is recorded outside the recording phase", "[runtime]") {
+TEST_CASE("recorder: nothing is recorded outside the recording phase", "[runtime][tsan]") {
   const uint8_t saved = runtime::g_phase.load();
   runtime::g_phase.store(uint8_t(runtime::Phase::kPaused));
   CHECK(runtime::ready_state() == nullptr);
@@ -121,7 +121,7 @@ TEST_CASE("recorder: nothing is recorded outside the recording phase", "[runtime
   runtime::g_phase.store(saved);
 }
 
-TEST_CASE("user API: region_define is idempotent, thread-safe and cached", "[defs]") {
+TEST_CASE("user API: region_define is idempotent, thread-safe and cached", "[defs][tsan]") {
   const unsigned a = critpath_region_define("solver");
   CHECK(a >= defs::kFirstDynamicRegion);
   CHECK(critpath_region_define("solver") == a);
@@ -158,7 +158,7 @@ TEST_CASE("defs: communicator table", "[defs]") {
   CHECK_FALSE(defs::comms().find(43, out));
 }
 
-TEST_CASE("session phases: only the documented transitions apply", "[runtime]") {
+TEST_CASE("session phases: only the documented transitions apply", "[runtime][tsan]") {
   using runtime::Phase;
   const uint8_t saved = runtime::g_phase.load();
   const bool saved_tsc = runtime::g_use_tsc;

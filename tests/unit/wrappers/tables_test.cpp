@@ -87,7 +87,7 @@ TEST_CASE("claim table: distinct handles, tombstones reused, bounded probing", "
   CHECK(t->size() == 0);
 }
 
-TEST_CASE("claim table: concurrent posts and completions on two threads", "[semantics]") {
+TEST_CASE("claim table: concurrent posts and completions on two threads", "[semantics][tsan]") {
   // Producer inserts handles, consumer claims and erases them; every handle is completed once.
   auto t = std::make_unique<ClaimTable<RequestInfo, 10>>();
   constexpr uint64_t kN = 20000;
@@ -311,7 +311,7 @@ TEST_CASE("claim table: only a full probe window fails an insert", "[semantics]"
   CHECK_FALSE(t->insert(0x12345678, info_with_id(3), 1));  // a new key: no room
 }
 
-TEST_CASE("request ids: per-thread blocks stay unique and restart at reset", "[semantics]") {
+TEST_CASE("request ids: per-thread blocks stay unique and restart at reset", "[semantics][tsan]") {
   reset_request_tracking();
   CHECK(next_request_id() == 1);
   CHECK(next_request_id() == 2);

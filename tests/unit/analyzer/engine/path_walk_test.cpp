@@ -205,7 +205,7 @@ TEST_CASE("latest_before and arrive", "[engine]") {
   CHECK(next_time(h[1]) == 7);
 }
 
-TEST_CASE("a chain across 4 ranks walks like the sequential walk", "[engine]") {
+TEST_CASE("a chain across 4 ranks walks like the sequential walk", "[engine][tsan]") {
   const int P = 4, laps = 50;
   const Recs recs = ring(P, laps);
   const int last = (laps * P - 1) % P;
@@ -221,7 +221,7 @@ TEST_CASE("a chain across 4 ranks walks like the sequential walk", "[engine]") {
   CHECK(total == Approx(start.time - start.first));
 }
 
-TEST_CASE("merging successors: only the record on the path counts", "[engine]") {
+TEST_CASE("merging successors: only the record on the path counts", "[engine][tsan]") {
   // Ranks 1 and 2 both wait for rank 0 after its wait for rank 3: one successor, two
   // predecessors. The path comes from rank 2 (the start), rank 1's record is not on it.
   Recs recs(4);
@@ -239,7 +239,7 @@ TEST_CASE("merging successors: only the record on the path counts", "[engine]") 
   CHECK(j.by_rank[1].segments.empty());
 }
 
-TEST_CASE("a start without hop records is where the path began", "[engine]") {
+TEST_CASE("a start without hop records is where the path began", "[engine][tsan]") {
   Recs recs(4);
   recs[0] = {rec(1, 4, 3, 4)};
   recs[3] = {rec(2, 5, 0, 5)};
@@ -254,7 +254,7 @@ TEST_CASE("a start without hop records is where the path began", "[engine]") {
   require_same(none, make_start(none, 2, 9, 1));
 }
 
-TEST_CASE("a cycle makes the walk partial and never hangs", "[engine]") {
+TEST_CASE("a cycle makes the walk partial and never hangs", "[engine][tsan]") {
   Recs recs(4);
   recs[0] = {rec(1, 5, 1, 5)};
   recs[1] = {rec(1, 5, 0, 5)};
@@ -282,7 +282,7 @@ TEST_CASE("a cycle makes the walk partial and never hangs", "[engine]") {
   CHECK(p.by_rank[0].partial);
 }
 
-TEST_CASE("random traces, consistent or not, walk like the sequential walk", "[engine]") {
+TEST_CASE("random traces, consistent or not, walk like the sequential walk", "[engine][tsan]") {
   std::mt19937_64 rng(12345);
   for (int trial = 0; trial < 150; ++trial) {
     const int P = 1 + int(rng() % 5);
