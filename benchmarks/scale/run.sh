@@ -12,7 +12,8 @@
 #   delay_late_sender_long_term / (long + short term)); then the CPU by phase
 #   (analysis_cpu_phases_s, else rank 0's wall time by phase, analysis_phases).
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
-# out prints its exit status and the table goes on.
+# out prints its exit status and the table goes on. SCALE_SIZES="256 1024" picks the synthesized
+# sizes, SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
 set -uo pipefail
 build=${1:-build}; maxp=${2:-16384}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,7 +74,7 @@ header() {
 echo "scale: $mpi, $(nproc) cores, build $build; outputs in $out"
 echo "--- synthesized wavefront, critpath-analyze hosted on 4 processes"
 header "synth s, analyze s, trace B/rank"
-for p in 256 1024 4096 16384; do
+for p in ${SCALE_SIZES:-256 1024 4096 16384}; do
   [ "$p" -le "$maxp" ] || continue
   d=$out/wavefront-$p
   t0=$(date +%s.%N)
