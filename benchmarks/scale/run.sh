@@ -6,14 +6,15 @@
 # 2. In situ: bench_wavefront (20 planes, 200 us; as benchmarks/run_delay.sh launches it)
 #    oversubscribed on 16, 64, 144 and 256 ranks (SCALE_INSITU=0 skips it).
 # Columns, from report.json's scalars ("n/a" where a figure is absent):
-#   events/rank, wall (analysis_s: rank 0's analysis wall time), cpu/rank (analysis_cpu_s mean,
+#   events/rank, wall (analysis_s: rank 0's analysis wall time), %run (analysis_pct_of_wall:
+#   of the run's wall time), whatif (what-if hypotheses simulated), cpu/rank (analysis_cpu_s mean,
 #   max, rank 0), rounds (analysis_rounds), r0 recv (analysis_bytes.recv_rank0),
 #   r0/med mem (analysis_memory rank0_bytes / median_bytes), LS long-term share (total
 #   delay_late_sender_long_term / (long + short term)); then the CPU by phase
 #   (analysis_cpu_phases_s, else rank 0's wall time by phase, analysis_phases).
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
 # out prints its exit status and the table goes on. SCALE_SIZES="256 1024" picks the synthesized
-# sizes, SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
+# sizes (empty: none), SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
 set -uo pipefail
 build=${1:-build}; maxp=${2:-16384}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ synth=$build/benchmarks/scale/critpath-synth
 analyze=$(find "$build" -name critpath-analyze -type f | head -1)
 mpi=$(grep -m1 '^CRITPATH_MPI:' "$build/CMakeCache.txt" | cut -d= -f2)
 limit=${SCALE_TIMEOUT:-1800}
-out=${SCALE_OUT:-$(mktemp -d)}
+out=${SCALE_OUT:-$(mktemp -d)}; mkdir -p "$out"
 mpirun() {  # mpirun <np> <env K=V...> -- <command...>
   local np=$1; shift; local env=()
   while [ "$1" != -- ]; do env+=("$1"); shift; done; shift
@@ -41,7 +42,7 @@ label, d, extra = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     rep = json.load(open(os.path.join(d, "report.json")))
 except (OSError, ValueError) as e:
-    print(f"{label:>8}  no report ({e.__class__.__name__})"); sys.exit(0)
+    print(f"{label:>8}  no report.json ({extra})"); sys.exit(0)
 s = rep.get("scalars", {}); m = rep.get("metrics", {})
 ranks = len(rep.get("ranks", [])) or rep.get("run", {}).get("ranks", 0) or 1
 def num(v, fmt):
@@ -59,7 +60,8 @@ lt, st = total("delay_late_sender_long_term"), total("delay_late_sender_short_te
 share = f"{lt / (lt + st):.3f}" if lt is not None and st is not None and lt + st > 0 else "n/a"
 ev = s.get("events")
 print(f"{label:>8}  {num(ev / ranks if isinstance(ev, (int, float)) else None, '{:.0f}'):>8}  "
-      f"{num(s.get('analysis_s'), '{:.2f}'):>8}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
+      f"{num(s.get('analysis_s'), '{:.2f}'):>8}  {num(s.get('analysis_pct_of_wall'), '{:.0f}'):>5}  "
+      f"{len(rep.get('whatif') or []):>6}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
       f"{num(get('analysis_bytes', 'recv_rank0'), '{:.3g}'):>9}  {ratio:>6}  {share:>6}  {extra}")
 phases = s.get("analysis_cpu_phases_s") or s.get("analysis_phases") or {}
 which = "cpu/rank" if s.get("analysis_cpu_phases_s") else "rank-0 wall"
@@ -68,13 +70,14 @@ print(f"{'':>8}  phases ({which}): " + ", ".join(f"{k.removesuffix('_s')} {v:.3f
 PY
 }
 header() {
-  printf '%8s  %8s  %8s  %24s  %6s  %9s  %6s  %6s  %s\n' P ev/rank wall_s "cpu/rank mean/max/r0 s" rounds \
+  printf '%8s  %8s  %8s  %5s  %6s  %24s  %6s  %9s  %6s  %6s  %s\n' P ev/rank wall_s %run whatif \
+    "cpu/rank mean/max/r0 s" rounds \
     r0_recv_B r0/med LS_lt "$1"
 }
 echo "scale: $mpi, $(nproc) cores, build $build; outputs in $out"
 echo "--- synthesized wavefront, critpath-analyze hosted on 4 processes"
 header "synth s, analyze s, trace B/rank"
-for p in ${SCALE_SIZES:-256 1024 4096 16384}; do
+for p in ${SCALE_SIZES-256 1024 4096 16384}; do
   [ "$p" -le "$maxp" ] || continue
   d=$out/wavefront-$p
   t0=$(date +%s.%N)
@@ -86,7 +89,7 @@ for p in ${SCALE_SIZES:-256 1024 4096 16384}; do
   rc=$?
   t2=$(date +%s.%N)
   extra=$(python3 -c "print(f'{$t1-$t0:.1f}, {$t2-$t1:.1f}, $bytes')")
-  [ $rc -eq 0 ] || extra="$extra; critpath-analyze exit $rc$([ $rc -eq 124 ] && echo " (timeout ${limit} s)"): $(grep -m1 -i 'error\|critpath' "$d/analyze.log" | cut -c1-120)"
+  [ $rc -eq 0 ] || extra="$extra; critpath-analyze exit $rc$([ $rc -eq 124 ] && echo " (timeout ${limit} s)"): $(grep -m1 -i 'error\|critpath\|signal' "$d/analyze.log" | cut -c1-120)"
   row "$p" "$d/analysis" "$extra"
   rm -rf "$d/trace"
 done
