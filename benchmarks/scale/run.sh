@@ -7,9 +7,9 @@
 #    oversubscribed on 16, 64, 144 and 256 ranks (SCALE_INSITU=0 skips it).
 # Columns, from report.json's scalars ("n/a" where a figure is absent):
 #   events/rank, wall (analysis_s: rank 0's analysis wall time), %run (analysis_pct_of_wall:
-#   of the run's wall time), whatif (what-if hypotheses simulated), cpu/rank (analysis_cpu_s mean,
-#   max, rank 0), rounds (analysis_rounds), r0 recv (analysis_bytes.recv_rank0),
-#   r0/med mem (analysis_memory rank0_bytes / median_bytes), LS long-term share (total
+#   of the run's wall time), whatif (what-if hypotheses simulated; gaveup: over its budget),
+#   cpu/rank (analysis_cpu_s mean, max, rank 0), rounds (analysis_rounds), r0 recv
+#   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes), LS long-term share (total
 #   delay_late_sender_long_term / (long + short term)); then the CPU by phase
 #   (analysis_cpu_phases_s, else rank 0's wall time by phase, analysis_phases).
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
@@ -17,7 +17,6 @@
 # sizes (empty: none), SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
 set -uo pipefail
 build=${1:-build}; maxp=${2:-16384}
-here=$(cd "$(dirname "$0")" && pwd)
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
 synth=$build/benchmarks/scale/critpath-synth
 analyze=$(find "$build" -name critpath-analyze -type f | head -1)
@@ -59,9 +58,11 @@ def total(name):
 lt, st = total("delay_late_sender_long_term"), total("delay_late_sender_short_term")
 share = f"{lt / (lt + st):.3f}" if lt is not None and st is not None and lt + st > 0 else "n/a"
 ev = s.get("events")
+gave_up = any("what-if: not simulated" in n for n in rep.get("notes", []))
+whatif = "gaveup" if gave_up else str(len(rep.get("whatif") or []))
 print(f"{label:>8}  {num(ev / ranks if isinstance(ev, (int, float)) else None, '{:.0f}'):>8}  "
       f"{num(s.get('analysis_s'), '{:.2f}'):>8}  {num(s.get('analysis_pct_of_wall'), '{:.0f}'):>5}  "
-      f"{len(rep.get('whatif') or []):>6}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
+      f"{whatif:>6}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
       f"{num(get('analysis_bytes', 'recv_rank0'), '{:.3g}'):>9}  {ratio:>6}  {share:>6}  {extra}")
 phases = s.get("analysis_cpu_phases_s") or s.get("analysis_phases") or {}
 which = "cpu/rank" if s.get("analysis_cpu_phases_s") else "rank-0 wall"
