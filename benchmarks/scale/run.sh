@@ -9,9 +9,10 @@
 #   events/rank, wall (analysis_s: rank 0's analysis wall time), %run (analysis_pct_of_wall:
 #   of the run's wall time), whatif (what-if hypotheses simulated; gaveup: over its budget),
 #   cpu/rank (analysis_cpu_s mean, max, rank 0), rounds (analysis_rounds), r0 recv
-#   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes), LS long-term share (total
-#   delay_late_sender_long_term / (long + short term)); then the CPU by phase
-#   (analysis_cpu_phases_s, else rank 0's wall time by phase, analysis_phases).
+#   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes),
+#   LS long-term share (total delay_late_sender_long_term / (long + short term)); then the largest memory growth
+#   (analysis_memory_peak_bytes) and the CPU by phase (analysis_cpu_phases_s, else rank 0's
+#   wall time by phase, analysis_phases).
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
 # out prints its exit status and the table goes on. SCALE_SIZES="256 1024" picks the synthesized
 # sizes (empty: none), SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
@@ -64,6 +65,9 @@ print(f"{label:>8}  {num(ev / ranks if isinstance(ev, (int, float)) else None, '
       f"{num(s.get('analysis_s'), '{:.2f}'):>8}  {num(s.get('analysis_pct_of_wall'), '{:.0f}'):>5}  "
       f"{whatif:>6}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
       f"{num(get('analysis_bytes', 'recv_rank0'), '{:.3g}'):>9}  {ratio:>6}  {share:>6}  {extra}")
+peak = s.get("analysis_memory_peak_bytes")
+if isinstance(peak, (int, float)):
+    print(f"{'':>8}  memory: peak +{peak / 2**20:.1f} MiB (rank {s.get('analysis_memory_peak_rank')})")
 phases = s.get("analysis_cpu_phases_s") or s.get("analysis_phases") or {}
 which = "cpu/rank" if s.get("analysis_cpu_phases_s") else "rank-0 wall"
 print(f"{'':>8}  phases ({which}): " + ", ".join(f"{k.removesuffix('_s')} {v:.3f}" for k, v in sorted(
