@@ -114,108 +114,6 @@ struct CollRef {
   bool window;
 };
 
-// The replay of one rank: its inbox and lanes, over the engine's mailbox (engine/mailbox.h).
-class Replay {
- public:
-  Replay(const engine::Group& group, size_t lanes, double timeout_s, uint32_t delay_us)
-      : V_(lanes), delay_us_(delay_us), box_(group, timeout_s) {}
-
-  size_t lanes() const { return V_; }
-  bool past_deadline() const { return box_.past_deadline(); }
-  uint64_t messages() const { return box_.batches_sent(); }
-  uint64_t bytes() const { return box_.bytes_sent(); }
-
-  // Tells `dest` the lane values `v` under `key` (its src: this rank).
-  Status tell(int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) {
-    if (dest == box_.rank()) {
-      inbox_[Key{dest, type, a, b}].assign(v, v + V_);
-      return Status::kOk;
-    }
-    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
-    std::vector<unsigned char>& o = box_.batch(dest);
-    put_var(o, type);
-    put_var(o, a);
-    put_var(o, b);
-    put(o, v[0]);
-    // The other lanes as offsets to lane 0, only those that differ (a mask says which): most
-    // hypotheses leave most of a run's times where they were. An offset is single precision
-    // when that is exact to a picosecond, else double (a second mask says which), so the
-    // replay is as precise as a gathered one (lanes drift apart by seconds over a long run).
-    uint64_t mask = 0, wide = 0;
-    for (size_t l = 1; l < V_; ++l) {
-      const double d = v[l] - v[0];
-      if (d == 0.0) continue;
-      mask |= uint64_t(1) << (l - 1);
-      if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
-    }
-    put_var(o, mask);
-    put_var(o, wide);
-    for (size_t l = 1; l < V_; ++l) {
-      if (!(mask >> (l - 1) & 1)) continue;
-      if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
-      else put(o, float(v[l] - v[0]));
-    }
-    return box_.appended(dest);
-  }
-
-  // The lane values `src` told this rank under the key, waiting for them if need be.
-  Status need(int src, uint32_t type, uint32_t a, uint32_t b, double* v) {
-    const Key k{src, type, a, b};
-    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
-    // Flushed before every dependency, found or not: the messages (and their count in the
-    // report) are the same whatever the timing.
-    CRITPATH_FORWARD_IF_ERROR(box_.flush_all());
-    for (;;) {
-      auto it = inbox_.find(k);
-      if (it != inbox_.end()) {
-        std::copy(it->second.begin(), it->second.end(), v);
-        inbox_.erase(it);
-        return Status::kOk;
-      }
-      if (src == box_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
-      int from = -1;
-      std::vector<unsigned char> in;
-      CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
-      CRITPATH_FORWARD_IF_ERROR(take(from, in));
-    }
-  }
-
-  Status flush_all() { return box_.flush_all(); }
-
-  // After the last call: every message sent to this rank received, every post delivered.
-  Status finish() {
-    return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
-  }
-
- private:
-  Status take(int src, const std::vector<unsigned char>& in) {
-    size_t at = 0;
-    while (at < in.size()) {
-      uint64_t type = 0, a = 0, b = 0, mask = 0, wide = 0;
-      double v0 = 0;
-      if (!get_var(in, at, type) || !get_var(in, at, a) || !get_var(in, at, b) || !get(in, at, v0) ||
-          !get_var(in, at, mask) || !get_var(in, at, wide))
-        return Status::kCorrupt;
-      const Key k{src, uint32_t(type), uint32_t(a), uint32_t(b)};
-      std::vector<double>& v = inbox_[k];
-      v.assign(V_, v0);
-      for (size_t l = 1; l < V_; ++l) {
-        if (!(mask >> (l - 1) & 1)) continue;
-        double d = 0;
-        float f = 0;
-        if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
-        v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
-      }
-    }
-    return Status::kOk;
-  }
-
-  size_t V_;
-  uint32_t delay_us_;  // testing aid (CRITPATH_DEBUG_SIMULATION_DELAY)
-  engine::Mailbox box_;
-  std::unordered_map<Key, std::vector<double>, KeyHash> inbox_;
-};
-
 // Overlap of [a, z] with the ascending, disjoint `segs`, from index `from` on (advanced).
 double overlap(const std::vector<CpSegment>& segs, size_t& from, double a, double z) {
   while (from < segs.size() && segs[from].end <= a) ++from;
@@ -361,23 +259,6 @@ class ReplayIo {
   virtual Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) = 0;
   virtual Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) = 0;
   virtual Status flush() = 0;
-};
-
-// Distributed: the rank's own program, through Replay's messages (need blocks).
-class DistributedIo : public ReplayIo {
- public:
-  explicit DistributedIo(Replay& rp) : rp_(rp) {}
-  Status need(int, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
-    got = true;
-    return rp_.need(src, type, a, b, v);
-  }
-  Status tell(int, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    return rp_.tell(dest, type, a, b, v);
-  }
-  Status flush() override { return rp_.flush_all(); }
-
- private:
-  Replay& rp_;
 };
 
 // Runs one program.
@@ -566,12 +447,89 @@ class Executor {
   uint64_t needs_ = 0;
 };
 
-// Gathered: every rank's program on one process. What a rank tells waits in memory under
-// (receiver, sender, key); a rank that needs a time not told yet is set aside until it is.
-class GatheredReplay : public ReplayIo {
+// The replay of one group of consecutive ranks (ranks_per_group of them; the last group may be
+// smaller): its first rank, the leader, holds every member's program and runs them as one
+// discrete-event simulation, switching to another member wherever one waits for a time not
+// told yet; what a member tells a member waits in memory under (receiver, sender, key), what it
+// tells another group's member travels to that group's leader through the engine's mailbox.
+// One group of every rank is the gathered replay, groups of one rank the distributed one.
+//
+// A mailbox batch begins with its kind: a member's program ([ProgramInfo][program], once, to
+// its leader), or sim-time entries, each
+//   [dest - dest's leader][src - src's leader][type][a][b][lane 0 f64][mask][wide][offsets]
+// with the other lanes as offsets to lane 0, only those that differ (`mask` says which): most
+// hypotheses leave most of a run's times where they were. An offset is single precision when
+// that is exact to a picosecond, else double (`wide` says which).
+enum BatchKind : uint8_t { kBatchEntries = 0, kBatchProgram = 1 };
+
+class GroupReplay : public ReplayIo {
  public:
-  GatheredReplay(size_t lanes, int ranks, uint32_t delay_us)
-      : V_(lanes), blocked_on_(size_t(ranks)), is_blocked_(size_t(ranks), 0), delay_us_(delay_us) {}
+  GroupReplay(const engine::Group& group, size_t lanes, int ranks_per_group, double timeout_s,
+              uint32_t delay_us)
+      : V_(lanes), G_(ranks_per_group), me_(group.rank()), first_(me_ / G_ * G_),
+        n_(std::min(G_, group.size() - first_)), box_(group, timeout_s), progs_(size_t(n_)),
+        infos_(size_t(n_)), blocked_on_(size_t(n_)), is_blocked_(size_t(n_), 0), delay_us_(delay_us) {}
+
+  bool leader() const { return me_ == first_; }
+  bool past_deadline() const { return box_.past_deadline(); }
+  uint64_t dependencies() const { return dependencies_; }
+  uint64_t bytes() const { return bytes_; }
+
+  // A member: its program to the leader.
+  Status send_program(const ProgramInfo& info, const std::vector<unsigned char>& prog) {
+    std::vector<unsigned char>& b = box_.batch(first_);
+    b.push_back(kBatchProgram);
+    const auto* i = reinterpret_cast<const unsigned char*>(&info);
+    b.insert(b.end(), i, i + sizeof info);
+    b.insert(b.end(), prog.begin(), prog.end());
+    return box_.flush_all();
+  }
+
+  // The leader: every member's program (its own first), then the group's replay until every
+  // program ended. `late` when the deadline passed first.
+  Status run(const ProgramInfo& info, std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal,
+             uint64_t deadline, bool& late) {
+    late = false;
+    infos_[0] = info;
+    progs_[0] = std::move(prog);
+    bytes_ += sizeof info + progs_[0].size();
+    while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
+    ex_.reserve(size_t(n_));
+    for (int m = 0; m < n_; ++m) ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal);
+    std::vector<int> runnable;
+    for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
+    for (;;) {
+      while (!runnable.empty()) {
+        const int m = runnable.back();
+        runnable.pop_back();
+        bool blocked = false;
+        CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
+        if (late) return Status::kOk;
+        for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
+        woken_.clear();
+      }
+      bool all_done = true;
+      for (const Executor& e : ex_) all_done &= e.done();
+      if (all_done) return Status::kOk;
+      // Every member waits for another group: what they wait for needs this group's times.
+      CRITPATH_FORWARD_IF_ERROR(flush());
+      const Status s = receive();
+      if (s != Status::kOk) {
+        late = box_.past_deadline();
+        return late ? Status::kOk : s;
+      }
+      for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
+      woken_.clear();
+    }
+  }
+
+  const std::vector<Executor>& executors() const { return ex_; }
+  const std::vector<ProgramInfo>& infos() const { return infos_; }
+
+  // After the replay (every rank, also after a failure): what is still under way delivered.
+  Status finish() {
+    return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
+  }
 
   Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
@@ -579,8 +537,8 @@ class GatheredReplay : public ReplayIo {
     auto it = where_.find(k);
     got = it != where_.end();
     if (!got) {
-      blocked_on_[size_t(me)] = k;
-      is_blocked_[size_t(me)] = 1;
+      blocked_on_[size_t(me - first_)] = k;
+      is_blocked_[size_t(me - first_)] = 1;
       return Status::kOk;
     }
     std::copy(pool_.begin() + long(it->second), pool_.begin() + long(it->second + V_), v);
@@ -590,36 +548,48 @@ class GatheredReplay : public ReplayIo {
   }
 
   Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    if (dest < 0 || size_t(dest) >= blocked_on_.size()) return Status::kInvalidArgument;
-    const Key5 k{dest, me, type, a, b};
-    size_t at;
-    if (!free_.empty()) {
-      at = free_.back();
-      free_.pop_back();
-    } else {
-      at = pool_.size();
-      pool_.resize(at + V_);
-    }
-    std::copy(v, v + V_, pool_.begin() + long(at));
-    if (!where_.emplace(k, at).second) {  // told twice: the first is kept (inconsistent trace)
-      free_.push_back(at);
+    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
+    if (dest >= first_ && dest < first_ + n_) {
+      store(Key5{dest, me, type, a, b}, v);
       return Status::kOk;
     }
-    ++messages_;
-    bytes_ += 8 * V_;
-    if (is_blocked_[size_t(dest)] && blocked_on_[size_t(dest)] == k) {
-      is_blocked_[size_t(dest)] = 0;
-      woken_.push_back(dest);
+    const int to = dest / G_ * G_;
+    std::vector<unsigned char>& o = box_.batch(to);
+    if (o.empty()) {
+      o.push_back(kBatchEntries);
+      dirty_.push_back(to);
     }
-    return Status::kOk;
+    const size_t at = o.size();
+    put_var(o, uint64_t(dest - to));
+    put_var(o, uint64_t(me - first_));
+    put_var(o, type);
+    put_var(o, a);
+    put_var(o, b);
+    put(o, v[0]);
+    uint64_t mask = 0, wide = 0;
+    for (size_t l = 1; l < V_; ++l) {
+      const double d = v[l] - v[0];
+      if (d == 0.0) continue;
+      mask |= uint64_t(1) << (l - 1);
+      if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
+    }
+    put_var(o, mask);
+    put_var(o, wide);
+    for (size_t l = 1; l < V_; ++l) {
+      if (!(mask >> (l - 1) & 1)) continue;
+      if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
+      else put(o, float(v[l] - v[0]));
+    }
+    bytes_ += o.size() - at;
+    return box_.appended(to);
   }
 
-  Status flush() override { return Status::kOk; }
-
-  // Ranks whose awaited time was told since the last call.
-  std::vector<int>& woken() { return woken_; }
-  uint64_t messages() const { return messages_; }
-  uint64_t bytes() const { return bytes_; }
+  // Posts what other groups wait for.
+  Status flush() override {
+    for (int d : dirty_) CRITPATH_FORWARD_IF_ERROR(box_.flush(d));
+    dirty_.clear();
+    return Status::kOk;
+  }
 
  private:
   struct Key5 {
@@ -634,20 +604,94 @@ class GatheredReplay : public ReplayIo {
       return KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
     }
   };
+
+  Status receive() {
+    int from = -1;
+    std::vector<unsigned char> in;
+    CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
+    return take(from, in);
+  }
+
+  // A batch from the leader `src` (entries) or from a member (its program).
+  Status take(int src, const std::vector<unsigned char>& in) {
+    if (in.empty()) return Status::kCorrupt;
+    if (in[0] == kBatchProgram) {
+      const int m = src - first_;
+      if (!leader() || m <= 0 || m >= n_ || in.size() < 1 + sizeof(ProgramInfo) || !progs_[size_t(m)].empty())
+        return Status::kCorrupt;
+      std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
+      progs_[size_t(m)].assign(in.begin() + 1 + long(sizeof(ProgramInfo)), in.end());
+      bytes_ += in.size() - 1;
+      ++programs_;
+      return Status::kOk;
+    }
+    size_t at = 1;
+    std::vector<double>& v = scratch_;
+    v.resize(V_);
+    while (at < in.size()) {
+      uint64_t dest = 0, from = 0, type = 0, a = 0, b = 0, mask = 0, wide = 0;
+      double v0 = 0;
+      if (!get_var(in, at, dest) || !get_var(in, at, from) || !get_var(in, at, type) || !get_var(in, at, a) ||
+          !get_var(in, at, b) || !get(in, at, v0) || !get_var(in, at, mask) || !get_var(in, at, wide) ||
+          dest >= uint64_t(n_))
+        return Status::kCorrupt;
+      std::fill(v.begin(), v.end(), v0);
+      for (size_t l = 1; l < V_; ++l) {
+        if (!(mask >> (l - 1) & 1)) continue;
+        double d = 0;
+        float f = 0;
+        if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
+        v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
+      }
+      store(Key5{first_ + int(dest), src + int(from), uint32_t(type), uint32_t(a), uint32_t(b)}, v.data());
+    }
+    return Status::kOk;
+  }
+
+  // A time told to a member of this group; wakes it when it waits for just that.
+  void store(const Key5& k, const double* v) {
+    size_t at;
+    if (!free_.empty()) {
+      at = free_.back();
+      free_.pop_back();
+    } else {
+      at = pool_.size();
+      pool_.resize(at + V_);
+    }
+    std::copy(v, v + V_, pool_.begin() + long(at));
+    if (!where_.emplace(k, at).second) {  // told twice: the first is kept (inconsistent trace)
+      free_.push_back(at);
+      return;
+    }
+    ++dependencies_;
+    const size_t m = size_t(k.dest - first_);
+    if (is_blocked_[m] && blocked_on_[m] == k) {
+      is_blocked_[m] = 0;
+      woken_.push_back(k.dest - first_);
+    }
+  }
+
   size_t V_;
+  int G_, me_, first_, n_;
+  engine::Mailbox box_;
+  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member
+  std::vector<ProgramInfo> infos_;
+  int programs_ = 0;  // members' programs received
+  std::vector<Executor> ex_;
   std::unordered_map<Key5, size_t, Key5Hash> where_;  // -> the lanes' first index in pool_
-  std::vector<double> pool_;
+  std::vector<double> pool_, scratch_;
   std::vector<size_t> free_;
-  std::vector<Key5> blocked_on_;
+  std::vector<Key5> blocked_on_;  // per member
   std::vector<uint8_t> is_blocked_;
-  std::vector<int> woken_;
+  std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
-  uint64_t messages_ = 0, bytes_ = 0;
+  uint64_t dependencies_ = 0, bytes_ = 0;
 };
 
-// Programs of at most this many bytes, all ranks together, are replayed gathered on rank 0
-// (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): ~20 B per MPI call.
-constexpr uint64_t kGatherLimitBytes = uint64_t(256) << 20;
+// Ranks per replay group by default (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): the leader holds
+// this many programs (about 10 B per MPI call each) beside its own analysis (about 100 B per
+// event), and the dependencies between them cost no message latency.
+constexpr int kGroupRanks = 4;
 
 // The replay of one rank (whatif.h: the model): set_factors, index_calls and ask_rma_causes
 // prepare (the first and last are collective), compile() turns every call of the main thread,
@@ -669,13 +713,10 @@ class Simulator {
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    uint64_t total = prog_.size();
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
-    const bool gathered = in_.replay == ReplayMode::kGathered ||
-                          (in_.replay == ReplayMode::kAuto && total <= kGatherLimitBytes);
-    out.gathered = gathered;
-    if (gathered) return run_gathered(t0, deadline, out);
-    return run_distributed(t0, deadline, out);
+    const int g = in_.replay == ReplayMode::kGathered ? P_ : in_.replay == ReplayMode::kDistributed ? 1 : kGroupRanks;
+    out.group_ranks = std::max(1, std::min(g, P_));
+    out.gathered = out.group_ranks >= P_;
+    return run_grouped(out.group_ranks, t0, deadline, out);
   }
 
  private:
@@ -1098,18 +1139,18 @@ class Simulator {
     tell_rma(k, true, kRegCur);
   }
 
-  // Every rank executes its own program, exchanging sim times with its peers.
-  Status run_distributed(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
-    Replay rp(group_, V_, in_.timeout_s, in_.debug_delay_us);
-    DistributedIo io(rp);
-    Executor ex(prog_.data(), prog_.size(), me_, ideal_);
-    bool blocked = false, late = false;
-    Status status = ex.run(io, deadline, blocked, late);
-    if (status == Status::kOk && (blocked || late || !ex.done())) status = Status::kMpiError;
+  // Every group's leader runs its members' programs, exchanging sim times with the other
+  // groups; the lanes' figures reduced over every rank.
+  Status run_grouped(int ranks_per_group, uint64_t t0, uint64_t deadline, WhatIfResult& out) {
+    GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
+    bool late = false;
+    Status status = rp.leader() ? rp.run(info_, std::move(prog_), ideal_, deadline, late)
+                                : rp.send_program(info_, prog_);
+    prog_ = std::vector<unsigned char>();
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
-    if (status == Status::kOk) status = fs;
-    int ok = status == Status::kOk ? 1 : 0;
+    if (status == Status::kOk && !late) status = fs;
+    int ok = status == Status::kOk && !late ? 1 : 0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
     if (!ok) {
       // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
@@ -1118,85 +1159,28 @@ class Simulator {
       fail(is_late != 0, out);
       return Status::kOk;
     }
-    std::vector<double> mx(V_ + 2), sum(V_ + 5);
-    for (size_t l = 0; l < V_; ++l) {
-      mx[l] = ex.fin()[l];
-      sum[l] = ex.wait()[l];
-    }
-    mx[V_] = info_.fin_m;
-    mx[V_ + 1] = info_.useful;
-    sum[V_] = info_.wait_m;
-    sum[V_ + 1] = info_.useful;
-    sum[V_ + 2] = double(rp.messages());
-    sum[V_ + 3] = double(rp.bytes());
-    sum[V_ + 4] = info_.clamped;
-    double seconds = double(clock::monotonic_ns() - t0) * 1e-9;
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&seconds, 1, engine::ReduceOp::kMax));
-    fill(mx, sum, seconds, out);
-    return Status::kOk;
-  }
-
-  // Rank 0 executes every rank's program as one discrete-event simulation.
-  Status run_gathered(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
-    std::vector<unsigned char> mine(sizeof(ProgramInfo));
-    std::memcpy(mine.data(), &info_, sizeof info_);
-    mine.insert(mine.end(), prog_.begin(), prog_.end());
-    prog_ = std::vector<unsigned char>();
-    std::vector<unsigned char> all;
-    std::vector<int> lens, displs;
-    CRITPATH_FORWARD_IF_ERROR(group_.gather_to_root(mine.data(), mine.size(), all, lens, displs));
-    if (!group_.is_root()) return Status::kOk;
-    mine = std::vector<unsigned char>();
-    GatheredReplay io(V_, P_, in_.debug_delay_us);
-    std::vector<ProgramInfo> infos(static_cast<size_t>(P_));
-    std::vector<Executor> ex;
-    ex.reserve(size_t(P_));
-    for (int r = 0; r < P_; ++r) {
-      const size_t len = size_t(lens[size_t(r)]);
-      if (len < sizeof(ProgramInfo)) return Status::kCorrupt;
-      const unsigned char* p = all.data() + displs[size_t(r)];
-      std::memcpy(&infos[size_t(r)], p, sizeof(ProgramInfo));
-      ex.emplace_back(p + sizeof(ProgramInfo), len - sizeof(ProgramInfo), r, ideal_);
-    }
-    // Each rank runs until it waits for a time not told yet; telling it that time wakes it.
-    std::vector<int> runnable;
-    for (int r = P_ - 1; r >= 0; --r) runnable.push_back(r);
-    Status status = Status::kOk;
-    bool late = false;
-    while (!runnable.empty() && status == Status::kOk && !late) {
-      const int r = runnable.back();
-      runnable.pop_back();
-      bool blocked = false;
-      status = ex[size_t(r)].run(io, deadline, blocked, late);
-      if (late) break;
-      std::vector<int>& woken = io.woken();
-      for (auto it = woken.rbegin(); it != woken.rend(); ++it) runnable.push_back(*it);
-      woken.clear();
-    }
-    bool all_done = true;
-    for (const Executor& e : ex) all_done &= e.done();
-    if (status != Status::kOk || late || !all_done) {
-      fail(late, out);  // not done: a rank waits for a time nobody tells (inconsistent trace)
-      return Status::kOk;
-    }
-    std::vector<double> mx(V_ + 2, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
-    for (int r = 0; r < P_; ++r) {
+    // mx: per lane fin', measured fin, useful maximum, the replay's seconds; sum: per lane the
+    // waiting time, measured waiting, useful, dependencies, bytes, clamped calls.
+    std::vector<double> mx(V_ + 3, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
+    for (size_t m = 0; m < rp.executors().size(); ++m) {
+      const Executor& e = rp.executors()[m];
       for (size_t l = 0; l < V_; ++l) {
-        mx[l] = std::max(mx[l], ex[size_t(r)].fin()[l]);
-        sum[l] += ex[size_t(r)].wait()[l];
+        mx[l] = std::max(mx[l], e.fin()[l]);
+        sum[l] += e.wait()[l];
       }
-      const ProgramInfo& i = infos[size_t(r)];
+      const ProgramInfo& i = rp.infos()[m];
       mx[V_] = std::max(mx[V_], i.fin_m);
       mx[V_ + 1] = std::max(mx[V_ + 1], i.useful);
       sum[V_] += i.wait_m;
       sum[V_ + 1] += i.useful;
       sum[V_ + 4] += i.clamped;
     }
-    sum[V_ + 2] = double(io.messages());
-    sum[V_ + 3] = double(all.size());  // what the gather moved
-    fill(mx, sum, double(clock::monotonic_ns() - t0) * 1e-9, out);
+    sum[V_ + 2] = double(rp.dependencies());
+    sum[V_ + 3] = double(rp.bytes());
+    mx[V_ + 2] = double(clock::monotonic_ns() - t0) * 1e-9;
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
+    fill(mx, sum, mx[V_ + 2], out);
     return Status::kOk;
   }
 
