@@ -241,6 +241,14 @@ enum Op : uint8_t {
   kOpExitAt,       // [t f64]: cur' = t
   kOpExit,         // [flags u8][own f32][after f32 when kExitDep and not kExitWaited]: exit'
   kOpEnd,          // [reg u8]: fin' = enter' or cur'; the program ends
+  // The common cases in fewer bytes (a message costs a send's and a receive's enter, tell or
+  // need, and exit):
+  kOpEnterGap0,  // [gap f32]: kOpEnterGap with no lane's delta
+  kOpTellP2p,    // [dest][a][b]: kOpTell of enter' under (kP2p, a, b)
+  kOpNeedP2p,    // [src][a][b]: kOpNeed into ready' under (kP2p, a, b)
+  kOpExit0,      // [own f32]: kOpExit with no flag
+  kOpExitW,      // [own f32]: kOpExit with kExitDep | kExitWaited
+  kOpExitD,      // [own f32][after f32]: kOpExit with kExitDep
 };
 enum Reg : uint8_t { kRegEnter = 0, kRegCur = 1, kRegAcc = 2, kRegReady = 3 };
 enum ExitFlag : uint8_t { kExitDep = 1, kExitWaited = 2 };
@@ -293,11 +301,14 @@ class Executor {
           std::fill(ready_.begin(), ready_.end(), kNone);
           break;
         }
-        case kOpEnterGap: CRITPATH_FORWARD_IF_ERROR(enter_gap()); break;
-        case kOpTell: CRITPATH_FORWARD_IF_ERROR(tell(io)); break;
+        case kOpEnterGap: CRITPATH_FORWARD_IF_ERROR(enter_gap(true)); break;
+        case kOpEnterGap0: CRITPATH_FORWARD_IF_ERROR(enter_gap(false)); break;
+        case kOpTell: CRITPATH_FORWARD_IF_ERROR(tell(io, false)); break;
+        case kOpTellP2p: CRITPATH_FORWARD_IF_ERROR(tell(io, true)); break;
         case kOpTellAt: CRITPATH_FORWARD_IF_ERROR(tell_at(io)); break;
         case kOpNeed:
-          CRITPATH_FORWARD_IF_ERROR(need(io, at, deadline_ns, blocked, late));
+        case kOpNeedP2p:
+          CRITPATH_FORWARD_IF_ERROR(need(io, at, op == kOpNeedP2p, deadline_ns, blocked, late));
           if (blocked || late) return Status::kOk;
           break;
         case kOpSave: {
@@ -317,7 +328,9 @@ class Executor {
           std::fill(cur_.begin(), cur_.end(), t);
           break;
         }
-        case kOpExit: CRITPATH_FORWARD_IF_ERROR(exit_call()); break;
+        case kOpExit0: CRITPATH_FORWARD_IF_ERROR(exit_call(0)); break;
+        case kOpExitW: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep | kExitWaited)); break;
+        case kOpExitD: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep)); break;
         case kOpEnd: {
           uint8_t reg = 0;
           if (!byte(reg)) return Status::kCorrupt;
@@ -333,10 +346,10 @@ class Executor {
 
  private:
   // The operations of run() with operands, each after its op byte.
-  Status enter_gap() {
+  Status enter_gap(bool deltas) {
     float gap = 0;
     uint8_t k = 0;
-    if (!raw(gap) || !byte(k)) return Status::kCorrupt;
+    if (!raw(gap) || (deltas && !byte(k))) return Status::kCorrupt;
     std::fill(v_.begin(), v_.end(), double(gap));
     for (uint8_t i = 0; i < k; ++i) {
       uint8_t l = 0;
@@ -348,10 +361,10 @@ class Executor {
     std::fill(ready_.begin(), ready_.end(), kNone);
     return Status::kOk;
   }
-  Status tell(ReplayIo& io) {
-    uint8_t reg = 0;
-    uint64_t dest = 0, type = 0, a = 0, b = 0;
-    if (!byte(reg) || reg > kRegAcc || !var(dest) || !var(type) || !var(a) || !var(b))
+  Status tell(ReplayIo& io, bool p2p) {
+    uint8_t reg = kRegEnter;
+    uint64_t dest = 0, type = kP2p, a = 0, b = 0;
+    if ((!p2p && !byte(reg)) || reg > kRegAcc || !var(dest) || (!p2p && !var(type)) || !var(a) || !var(b))
       return Status::kCorrupt;
     const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
     return io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data());
@@ -365,15 +378,16 @@ class Executor {
   }
   // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
   // deadline passed (`late`).
-  Status need(ReplayIo& io, const unsigned char* at, uint64_t deadline_ns, bool& blocked, bool& late) {
+  Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked, bool& late) {
     if (clock::monotonic_ns() >= deadline_ns) {
       p_ = at;
       late = true;
       return Status::kOk;
     }
-    uint8_t reg = 0;
-    uint64_t src = 0, type = 0, a = 0, b = 0;
-    if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
+    uint8_t reg = kRegReady;
+    uint64_t src = 0, type = kP2p, a = 0, b = 0;
+    if ((!p2p && !byte(reg)) || (reg != kRegReady && reg != kRegAcc) || !var(src) || (!p2p && !var(type)) ||
+        !var(a) || !var(b))
       return Status::kCorrupt;
     bool got = false;
     CRITPATH_FORWARD_IF_ERROR(
@@ -396,10 +410,9 @@ class Executor {
     saved_.erase(it);
     return Status::kOk;
   }
-  Status exit_call() {
-    uint8_t flags = 0;
+  Status exit_call(uint8_t flags) {
     float own_f = 0, after_f = 0;
-    if (!byte(flags) || !raw(own_f)) return Status::kCorrupt;
+    if (!raw(own_f)) return Status::kCorrupt;
     const bool has_dep = flags & kExitDep, waited = flags & kExitWaited;
     if (has_dep && !waited && !raw(after_f)) return Status::kCorrupt;
     const double own = own_f, after = after_f;
@@ -688,10 +701,13 @@ class GroupReplay : public ReplayIo {
   uint64_t dependencies_ = 0, bytes_ = 0;
 };
 
-// Ranks per replay group by default (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): the leader holds
-// this many programs (about 10 B per MPI call each) beside its own analysis (about 100 B per
-// event), and the dependencies between them cost no message latency.
-constexpr int kGroupRanks = 4;
+// Ranks per replay group by default (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): as many as
+// kGroupBytes of programs (the largest rank's counted for every member), at least
+// kGroupMinRanks (a leader holds their programs, about 20 B per MPI call each, beside its own
+// analysis, about 100 B per event) and at most kGroupMaxRanks. Dependencies inside a group cost
+// no message latency: an oversubscribed run's replay of small programs crosses few groups.
+constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
+constexpr int kGroupMinRanks = 4, kGroupMaxRanks = 64;
 
 // The replay of one rank (whatif.h: the model): set_factors, index_calls and ask_rma_causes
 // prepare (the first and last are collective), compile() turns every call of the main thread,
@@ -707,19 +723,29 @@ class Simulator {
 
   Status run(WhatIfResult& out) {
     const uint64_t t0 = clock::monotonic_ns();
-    const uint64_t deadline = t0 + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
     locate_calls();
     CRITPATH_FORWARD_IF_ERROR(set_factors());
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    const int g = in_.replay == ReplayMode::kGathered ? P_ : in_.replay == ReplayMode::kDistributed ? 1 : kGroupRanks;
-    out.group_ranks = std::max(1, std::min(g, P_));
+    uint64_t largest = prog_.size();
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&largest, 1, engine::ReduceOp::kMax));
+    out.group_ranks = in_.replay == ReplayMode::kGathered      ? P_
+                      : in_.replay == ReplayMode::kDistributed ? 1
+                                                               : group_ranks(largest);
     out.gathered = out.group_ranks >= P_;
+    // The budget is the replay's: the collectives before it (slow when oversubscribed) are not.
+    const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
     return run_grouped(out.group_ranks, t0, deadline, out);
   }
 
  private:
+  int group_ranks(uint64_t largest) const {
+    const uint64_t fit = kGroupBytes / std::max<uint64_t>(largest, 1);
+    const int g = int(std::clamp<uint64_t>(fit, kGroupMinRanks, kGroupMaxRanks));
+    return std::min(g, P_);
+  }
+
   // A collective instance as this rank replays it.
   struct Inst {
     const engine::CollRecord* rec;
@@ -898,6 +924,11 @@ class Simulator {
   void op(uint8_t o) { prog_.push_back(o); }
   // kOpTell / kOpNeed: [reg][peer][type][a][b].
   void keyed(Op o, Reg reg, int peer, uint32_t type, uint32_t a, uint32_t b) {
+    if (type == kP2p && (o == kOpTell ? reg == kRegEnter : reg == kRegReady)) {
+      op(o == kOpTell ? kOpTellP2p : kOpNeedP2p);
+      for (uint64_t v : {uint64_t(peer), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
+      return;
+    }
     op(o);
     prog_.push_back(reg);
     for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
@@ -966,18 +997,17 @@ class Simulator {
           delta_[l] += g.seconds * (fac_[l * N_ + size_t(g.node)] - 1.0) *
                        (lanes_[l].kind == LaneKind::kSlack ? frac : 1.0);
     }
-    op(kOpEnterGap);
-    put(prog_, float(gap));
-    const size_t n_at = prog_.size();
-    prog_.push_back(0);
     uint8_t n = 0;
+    for (size_t l = 0; l < V_; ++l) n += float(delta_[l]) != 0.0f ? 1 : 0;
+    op(n ? kOpEnterGap : kOpEnterGap0);
+    put(prog_, float(gap));
+    if (n == 0) return;
+    prog_.push_back(n);
     for (size_t l = 0; l < V_; ++l)
       if (float(delta_[l]) != 0.0f) {
         prog_.push_back(uint8_t(l));
         put(prog_, float(delta_[l]));
-        ++n;
       }
-    prog_[n_at] = n;
   }
 
   void tell_rma(size_t k, bool at_exit, Reg reg) {
@@ -1132,8 +1162,7 @@ class Simulator {
     if (waited) lat.add(own);
     else if (has_dep) after_dep = std::min(lat.median, std::max(0.0, call.exit - ready_m));
     if (has_dep) info_.wait_m += std::max(0.0, ready_m - call.enter);
-    op(kOpExit);
-    prog_.push_back(uint8_t((has_dep ? kExitDep : 0) | (waited ? kExitWaited : 0)));
+    op(!has_dep ? kOpExit0 : waited ? kOpExitW : kOpExitD);
     put(prog_, float(own));
     if (has_dep && !waited) put(prog_, float(after_dep));
     tell_rma(k, true, kRegCur);

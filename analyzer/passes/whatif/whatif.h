@@ -89,9 +89,10 @@ bool decode_lanes(const std::vector<unsigned char>& bytes, std::vector<Hypothesi
 // Where the replay runs (CRITPATH_DEBUG_SIMULATION_REPLAY): in groups of consecutive ranks,
 // each group's programs gathered on its first rank and run there as one sequential
 // discrete-event simulation, the groups exchanging sim times as the run exchanged messages (a
-// message latency per dependency that crosses groups). kAuto: groups of 4 ranks (a run of up
-// to 4 ranks is one group: rank 0); kDistributed: groups of one rank, every rank its own part;
-// kGathered: one group of every rank, on rank 0. The same figures either way.
+// message latency per dependency that crosses groups). kAuto: as many ranks per group as 1 MiB
+// of programs, at least 4 (a run of up to 4 ranks is one group: rank 0) and at most 64;
+// kDistributed: groups of one rank, every rank its own part; kGathered: one group of every
+// rank, on rank 0. The same figures either way.
 enum class ReplayMode : uint8_t { kAuto = 0, kDistributed, kGathered };
 
 struct WhatIfInput {
