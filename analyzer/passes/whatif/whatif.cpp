@@ -272,9 +272,9 @@ class ReplayIo {
 // Runs one program.
 class Executor {
  public:
-  Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal)
+  Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal, bool delayed)
       : p_(p), end_(p + n), me_(me), ideal_(ideal), V_(ideal.size()), enter_(V_, 0.0), cur_(V_, 0.0),
-        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0) {}
+        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
 
   bool done() const { return done_; }
   const std::vector<double>& fin() const { return fin_; }
@@ -285,8 +285,8 @@ class Executor {
   // `deadline_ns` passes (`late`). kCorrupt on a malformed program.
   Status run(ReplayIo& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
-    for (uint32_t n = 0; !done_; ++n) {
-      if ((n & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
+    for (; !done_; ++ops_) {
+      if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
         late = true;
         return Status::kOk;
       }
@@ -379,7 +379,9 @@ class Executor {
   // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
   // deadline passed (`late`).
   Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked, bool& late) {
-    if (clock::monotonic_ns() >= deadline_ns) {
+    // The clock is read at every 64th dependency (and at every one when each sleeps: the
+    // testing aid), beside every 4096th operation.
+    if (((needs_ & 63) == 0 || delayed_) && clock::monotonic_ns() >= deadline_ns) {
       p_ = at;
       late = true;
       return Status::kOk;
@@ -457,7 +459,8 @@ class Executor {
   std::vector<double> enter_, cur_, ready_, acc_, v_, fin_, wait_;
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
-  uint64_t needs_ = 0;
+  uint64_t needs_ = 0, ops_ = 0;
+  bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
 };
 
 // The replay of one group of consecutive ranks (ranks_per_group of them; the last group may be
@@ -474,6 +477,72 @@ class Executor {
 // hypotheses leave most of a run's times where they were. An offset is single precision when
 // that is exact to a picosecond, else double (`wide` says which).
 enum BatchKind : uint8_t { kBatchEntries = 0, kBatchProgram = 1 };
+
+// A sim time's name: (receiver, sender, key).
+struct Key5 {
+  int32_t dest, src;
+  uint32_t type, a, b;
+  bool operator==(const Key5& o) const {
+    return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
+  }
+};
+
+// Key5 -> an index, open addressing (linear probing, deletion by backward shift): a replay
+// stores and takes one entry per dependency, most of them soon after, without allocating.
+class EntryTable {
+ public:
+  // False when the key is there already (its index kept).
+  bool insert(const Key5& k, size_t v) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    size_t i = home(k);
+    for (; slots_[i].full; i = (i + 1) & mask_)
+      if (slots_[i].k == k) return false;
+    slots_[i] = Slot{k, v, true};
+    ++used_;
+    return true;
+  }
+  // The key's index, removed; false when absent.
+  bool take(const Key5& k, size_t& v) {
+    if (slots_.empty()) return false;
+    size_t i = home(k);
+    for (; slots_[i].full; i = (i + 1) & mask_)
+      if (slots_[i].k == k) break;
+    if (!slots_[i].full) return false;
+    v = slots_[i].v;
+    // Backward shift: every later entry of the run that may move to the hole moves there.
+    for (size_t j = (i + 1) & mask_; slots_[j].full; j = (j + 1) & mask_) {
+      const size_t h = home(slots_[j].k);
+      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i].full = false;
+    --used_;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    Key5 k;
+    size_t v;
+    bool full;
+  };
+  size_t home(const Key5& k) const {
+    const size_t h = KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
+    return (h ^ (h >> 29)) & mask_;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    mask_ = slots_.size() - 1;
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.full) insert(s.k, s.v);
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+};
 
 class GroupReplay : public ReplayIo {
  public:
@@ -508,7 +577,8 @@ class GroupReplay : public ReplayIo {
     bytes_ += sizeof info + progs_[0].size();
     while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
-    for (int m = 0; m < n_; ++m) ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal);
+    for (int m = 0; m < n_; ++m) ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal,
+                       delay_us_ > 0);
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
@@ -547,16 +617,15 @@ class GroupReplay : public ReplayIo {
   Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     const Key5 k{me, src, type, a, b};
-    auto it = where_.find(k);
-    got = it != where_.end();
+    size_t at = 0;
+    got = where_.take(k, at);
     if (!got) {
       blocked_on_[size_t(me - first_)] = k;
       is_blocked_[size_t(me - first_)] = 1;
       return Status::kOk;
     }
-    std::copy(pool_.begin() + long(it->second), pool_.begin() + long(it->second + V_), v);
-    free_.push_back(it->second);
-    where_.erase(it);
+    std::copy(pool_.begin() + long(at), pool_.begin() + long(at + V_), v);
+    free_.push_back(at);
     return Status::kOk;
   }
 
@@ -605,19 +674,6 @@ class GroupReplay : public ReplayIo {
   }
 
  private:
-  struct Key5 {
-    int32_t dest, src;
-    uint32_t type, a, b;
-    bool operator==(const Key5& o) const {
-      return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
-    }
-  };
-  struct Key5Hash {
-    size_t operator()(const Key5& k) const {
-      return KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
-    }
-  };
-
   Status receive() {
     int from = -1;
     std::vector<unsigned char> in;
@@ -672,7 +728,7 @@ class GroupReplay : public ReplayIo {
       pool_.resize(at + V_);
     }
     std::copy(v, v + V_, pool_.begin() + long(at));
-    if (!where_.emplace(k, at).second) {  // told twice: the first is kept (inconsistent trace)
+    if (!where_.insert(k, at)) {  // told twice: the first is kept (inconsistent trace)
       free_.push_back(at);
       return;
     }
@@ -691,7 +747,7 @@ class GroupReplay : public ReplayIo {
   std::vector<ProgramInfo> infos_;
   int programs_ = 0;  // members' programs received
   std::vector<Executor> ex_;
-  std::unordered_map<Key5, size_t, Key5Hash> where_;  // -> the lanes' first index in pool_
+  EntryTable where_;  // -> the lanes' first index in pool_
   std::vector<double> pool_, scratch_;
   std::vector<size_t> free_;
   std::vector<Key5> blocked_on_;  // per member
@@ -1123,20 +1179,41 @@ class Simulator {
   // was there before the receive began): the median of what this rank's latest (up to 1024)
   // waited-for dependencies of the same class (receives / collectives and one-sided) cost
   // after they arrived. 0 before the first.
+  // The median is taken of the window as it was after the first 16 and after every 64th
+  // dependency (amortized), and only when read: the slots overwritten since then are kept to
+  // restore that window.
   struct Latency {
     static constexpr size_t kKeep = 1024;
     std::vector<double> seen, scratch;
+    std::vector<std::pair<size_t, double>> overwritten;  // since the last point: (slot, old value)
     uint64_t added = 0;
+    size_t size_at = 0;  // seen.size() at the last point
     double median = 0;
+    bool stale = false;  // median is not yet the last point's
     void add(double v) {
-      if (seen.size() < kKeep) seen.push_back(v);
-      else seen[added % kKeep] = v;
-      ++added;
-      if (added <= 16 || (added & 63) == 0) {  // amortized
-        scratch = seen;
-        std::nth_element(scratch.begin(), scratch.begin() + scratch.size() / 2, scratch.end());
-        median = scratch[scratch.size() / 2];
+      if (seen.size() < kKeep) {
+        seen.push_back(v);
+      } else {
+        overwritten.push_back({added % kKeep, seen[added % kKeep]});
+        seen[added % kKeep] = v;
       }
+      ++added;
+      if (added <= 16 || (added & 63) == 0) {
+        size_at = seen.size();
+        overwritten.clear();
+        stale = true;
+      }
+    }
+    double get() {
+      if (stale) {
+        scratch.assign(seen.begin(), seen.begin() + long(size_at));
+        for (const auto& [slot, old] : overwritten)
+          if (slot < size_at) scratch[slot] = old;
+        std::nth_element(scratch.begin(), scratch.begin() + long(scratch.size() / 2), scratch.end());
+        median = scratch[scratch.size() / 2];
+        stale = false;
+      }
+      return median;
     }
   };
 
@@ -1160,7 +1237,7 @@ class Simulator {
     const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     double after_dep = own;
     if (waited) lat.add(own);
-    else if (has_dep) after_dep = std::min(lat.median, std::max(0.0, call.exit - ready_m));
+    else if (has_dep) after_dep = std::min(lat.get(), std::max(0.0, call.exit - ready_m));
     if (has_dep) info_.wait_m += std::max(0.0, ready_m - call.enter);
     op(!has_dep ? kOpExit0 : waited ? kOpExitW : kOpExitD);
     put(prog_, float(own));
