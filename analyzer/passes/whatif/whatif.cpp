@@ -378,7 +378,8 @@ class Executor {
   }
   // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
   // deadline passed (`late`).
-  Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked, bool& late) {
+  Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked,
+              bool& late) {
     // The clock is read at every 64th dependency (and at every one when each sleeps: the
     // testing aid), beside every 4096th operation.
     if (((needs_ & 63) == 0 || delayed_) && clock::monotonic_ns() >= deadline_ns) {
@@ -529,7 +530,8 @@ class EntryTable {
     bool full;
   };
   size_t home(const Key5& k) const {
-    const size_t h = KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
+    const size_t h = KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^
+                     (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
     return (h ^ (h >> 29)) & mask_;
   }
   void grow() {
@@ -577,8 +579,8 @@ class GroupReplay : public ReplayIo {
     bytes_ += sizeof info + progs_[0].size();
     while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
-    for (int m = 0; m < n_; ++m) ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal,
-                       delay_us_ > 0);
+    for (int m = 0; m < n_; ++m)
+      ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal, delay_us_ > 0);
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {

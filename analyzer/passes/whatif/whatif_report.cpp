@@ -242,8 +242,10 @@ void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, d
     std::snprintf(how, sizeof how, "gathered on rank 0: %.1f MB of replay programs, %llu dependencies",
                   double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
   else
-    std::snprintf(how, sizeof how, "distributed over groups of %d ranks: %.1f MB of replay programs and sim times, %llu dependencies",
-                  res.group_ranks, double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
+    std::snprintf(
+        how, sizeof how,
+        "distributed over groups of %d ranks: %.1f MB of replay programs and sim times, %llu dependencies",
+        res.group_ranks, double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
   std::snprintf(buf, sizeof buf,
                 "@ What-if         : %zu hypotheses in one replay (%s); model check: the unmodified "
                 "trace replays to the span within %.2f %% and the waiting time within %.2f %%",
