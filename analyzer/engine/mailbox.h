@@ -43,6 +43,8 @@ class Mailbox {
   std::vector<unsigned char>& batch(int dest) { return out_[size_t(dest)]; }
   // Posts dest's batch when it is full enough.
   Status appended(int dest) { return out_[size_t(dest)].size() >= kFlushBytes ? flush(dest) : Status::kOk; }
+  // Posts dest's batch when it is not empty.
+  Status flush(int dest);
   // Posts every non-empty batch (call before blocking in next()).
   Status flush_all();
   // The next batch sent to this rank (by `src`), waiting for one if none arrived yet.
@@ -57,8 +59,6 @@ class Mailbox {
   uint64_t bytes_sent() const { return bytes_; }
 
  private:
-  Status flush(int dest);
-
   const Group& group_;
   std::vector<std::vector<unsigned char>> out_;  // per destination, not yet posted
   std::vector<uint64_t> sent_, got_;             // batches per peer

@@ -114,108 +114,6 @@ struct CollRef {
   bool window;
 };
 
-// The replay of one rank: its inbox and lanes, over the engine's mailbox (engine/mailbox.h).
-class Replay {
- public:
-  Replay(const engine::Group& group, size_t lanes, double timeout_s, uint32_t delay_us)
-      : V_(lanes), delay_us_(delay_us), box_(group, timeout_s) {}
-
-  size_t lanes() const { return V_; }
-  bool past_deadline() const { return box_.past_deadline(); }
-  uint64_t messages() const { return box_.batches_sent(); }
-  uint64_t bytes() const { return box_.bytes_sent(); }
-
-  // Tells `dest` the lane values `v` under `key` (its src: this rank).
-  Status tell(int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) {
-    if (dest == box_.rank()) {
-      inbox_[Key{dest, type, a, b}].assign(v, v + V_);
-      return Status::kOk;
-    }
-    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
-    std::vector<unsigned char>& o = box_.batch(dest);
-    put_var(o, type);
-    put_var(o, a);
-    put_var(o, b);
-    put(o, v[0]);
-    // The other lanes as offsets to lane 0, only those that differ (a mask says which): most
-    // hypotheses leave most of a run's times where they were. An offset is single precision
-    // when that is exact to a picosecond, else double (a second mask says which), so the
-    // replay is as precise as a gathered one (lanes drift apart by seconds over a long run).
-    uint64_t mask = 0, wide = 0;
-    for (size_t l = 1; l < V_; ++l) {
-      const double d = v[l] - v[0];
-      if (d == 0.0) continue;
-      mask |= uint64_t(1) << (l - 1);
-      if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
-    }
-    put_var(o, mask);
-    put_var(o, wide);
-    for (size_t l = 1; l < V_; ++l) {
-      if (!(mask >> (l - 1) & 1)) continue;
-      if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
-      else put(o, float(v[l] - v[0]));
-    }
-    return box_.appended(dest);
-  }
-
-  // The lane values `src` told this rank under the key, waiting for them if need be.
-  Status need(int src, uint32_t type, uint32_t a, uint32_t b, double* v) {
-    const Key k{src, type, a, b};
-    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
-    // Flushed before every dependency, found or not: the messages (and their count in the
-    // report) are the same whatever the timing.
-    CRITPATH_FORWARD_IF_ERROR(box_.flush_all());
-    for (;;) {
-      auto it = inbox_.find(k);
-      if (it != inbox_.end()) {
-        std::copy(it->second.begin(), it->second.end(), v);
-        inbox_.erase(it);
-        return Status::kOk;
-      }
-      if (src == box_.rank()) return Status::kInvalidArgument;  // never told: inconsistent
-      int from = -1;
-      std::vector<unsigned char> in;
-      CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
-      CRITPATH_FORWARD_IF_ERROR(take(from, in));
-    }
-  }
-
-  Status flush_all() { return box_.flush_all(); }
-
-  // After the last call: every message sent to this rank received, every post delivered.
-  Status finish() {
-    return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
-  }
-
- private:
-  Status take(int src, const std::vector<unsigned char>& in) {
-    size_t at = 0;
-    while (at < in.size()) {
-      uint64_t type = 0, a = 0, b = 0, mask = 0, wide = 0;
-      double v0 = 0;
-      if (!get_var(in, at, type) || !get_var(in, at, a) || !get_var(in, at, b) || !get(in, at, v0) ||
-          !get_var(in, at, mask) || !get_var(in, at, wide))
-        return Status::kCorrupt;
-      const Key k{src, uint32_t(type), uint32_t(a), uint32_t(b)};
-      std::vector<double>& v = inbox_[k];
-      v.assign(V_, v0);
-      for (size_t l = 1; l < V_; ++l) {
-        if (!(mask >> (l - 1) & 1)) continue;
-        double d = 0;
-        float f = 0;
-        if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
-        v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
-      }
-    }
-    return Status::kOk;
-  }
-
-  size_t V_;
-  uint32_t delay_us_;  // testing aid (CRITPATH_DEBUG_SIMULATION_DELAY)
-  engine::Mailbox box_;
-  std::unordered_map<Key, std::vector<double>, KeyHash> inbox_;
-};
-
 // Overlap of [a, z] with the ascending, disjoint `segs`, from index `from` on (advanced).
 double overlap(const std::vector<CpSegment>& segs, size_t& from, double a, double z) {
   while (from < segs.size() && segs[from].end <= a) ++from;
@@ -343,6 +241,14 @@ enum Op : uint8_t {
   kOpExitAt,       // [t f64]: cur' = t
   kOpExit,         // [flags u8][own f32][after f32 when kExitDep and not kExitWaited]: exit'
   kOpEnd,          // [reg u8]: fin' = enter' or cur'; the program ends
+  // The common cases in fewer bytes (a message costs a send's and a receive's enter, tell or
+  // need, and exit):
+  kOpEnterGap0,  // [gap f32]: kOpEnterGap with no lane's delta
+  kOpTellP2p,    // [dest][a][b]: kOpTell of enter' under (kP2p, a, b)
+  kOpNeedP2p,    // [src][a][b]: kOpNeed into ready' under (kP2p, a, b)
+  kOpExit0,      // [own f32]: kOpExit with no flag
+  kOpExitW,      // [own f32]: kOpExit with kExitDep | kExitWaited
+  kOpExitD,      // [own f32][after f32]: kOpExit with kExitDep
 };
 enum Reg : uint8_t { kRegEnter = 0, kRegCur = 1, kRegAcc = 2, kRegReady = 3 };
 enum ExitFlag : uint8_t { kExitDep = 1, kExitWaited = 2 };
@@ -363,29 +269,12 @@ class ReplayIo {
   virtual Status flush() = 0;
 };
 
-// Distributed: the rank's own program, through Replay's messages (need blocks).
-class DistributedIo : public ReplayIo {
- public:
-  explicit DistributedIo(Replay& rp) : rp_(rp) {}
-  Status need(int, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
-    got = true;
-    return rp_.need(src, type, a, b, v);
-  }
-  Status tell(int, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    return rp_.tell(dest, type, a, b, v);
-  }
-  Status flush() override { return rp_.flush_all(); }
-
- private:
-  Replay& rp_;
-};
-
 // Runs one program.
 class Executor {
  public:
-  Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal)
+  Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal, bool delayed)
       : p_(p), end_(p + n), me_(me), ideal_(ideal), V_(ideal.size()), enter_(V_, 0.0), cur_(V_, 0.0),
-        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0) {}
+        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
 
   bool done() const { return done_; }
   const std::vector<double>& fin() const { return fin_; }
@@ -396,8 +285,8 @@ class Executor {
   // `deadline_ns` passes (`late`). kCorrupt on a malformed program.
   Status run(ReplayIo& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
-    for (uint32_t n = 0; !done_; ++n) {
-      if ((n & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
+    for (; !done_; ++ops_) {
+      if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
         late = true;
         return Status::kOk;
       }
@@ -412,11 +301,14 @@ class Executor {
           std::fill(ready_.begin(), ready_.end(), kNone);
           break;
         }
-        case kOpEnterGap: CRITPATH_FORWARD_IF_ERROR(enter_gap()); break;
-        case kOpTell: CRITPATH_FORWARD_IF_ERROR(tell(io)); break;
+        case kOpEnterGap: CRITPATH_FORWARD_IF_ERROR(enter_gap(true)); break;
+        case kOpEnterGap0: CRITPATH_FORWARD_IF_ERROR(enter_gap(false)); break;
+        case kOpTell: CRITPATH_FORWARD_IF_ERROR(tell(io, false)); break;
+        case kOpTellP2p: CRITPATH_FORWARD_IF_ERROR(tell(io, true)); break;
         case kOpTellAt: CRITPATH_FORWARD_IF_ERROR(tell_at(io)); break;
         case kOpNeed:
-          CRITPATH_FORWARD_IF_ERROR(need(io, at, deadline_ns, blocked, late));
+        case kOpNeedP2p:
+          CRITPATH_FORWARD_IF_ERROR(need(io, at, op == kOpNeedP2p, deadline_ns, blocked, late));
           if (blocked || late) return Status::kOk;
           break;
         case kOpSave: {
@@ -436,7 +328,9 @@ class Executor {
           std::fill(cur_.begin(), cur_.end(), t);
           break;
         }
-        case kOpExit: CRITPATH_FORWARD_IF_ERROR(exit_call()); break;
+        case kOpExit0: CRITPATH_FORWARD_IF_ERROR(exit_call(0)); break;
+        case kOpExitW: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep | kExitWaited)); break;
+        case kOpExitD: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep)); break;
         case kOpEnd: {
           uint8_t reg = 0;
           if (!byte(reg)) return Status::kCorrupt;
@@ -452,10 +346,10 @@ class Executor {
 
  private:
   // The operations of run() with operands, each after its op byte.
-  Status enter_gap() {
+  Status enter_gap(bool deltas) {
     float gap = 0;
     uint8_t k = 0;
-    if (!raw(gap) || !byte(k)) return Status::kCorrupt;
+    if (!raw(gap) || (deltas && !byte(k))) return Status::kCorrupt;
     std::fill(v_.begin(), v_.end(), double(gap));
     for (uint8_t i = 0; i < k; ++i) {
       uint8_t l = 0;
@@ -467,10 +361,10 @@ class Executor {
     std::fill(ready_.begin(), ready_.end(), kNone);
     return Status::kOk;
   }
-  Status tell(ReplayIo& io) {
-    uint8_t reg = 0;
-    uint64_t dest = 0, type = 0, a = 0, b = 0;
-    if (!byte(reg) || reg > kRegAcc || !var(dest) || !var(type) || !var(a) || !var(b))
+  Status tell(ReplayIo& io, bool p2p) {
+    uint8_t reg = kRegEnter;
+    uint64_t dest = 0, type = kP2p, a = 0, b = 0;
+    if ((!p2p && !byte(reg)) || reg > kRegAcc || !var(dest) || (!p2p && !var(type)) || !var(a) || !var(b))
       return Status::kCorrupt;
     const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
     return io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data());
@@ -484,15 +378,19 @@ class Executor {
   }
   // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
   // deadline passed (`late`).
-  Status need(ReplayIo& io, const unsigned char* at, uint64_t deadline_ns, bool& blocked, bool& late) {
-    if (clock::monotonic_ns() >= deadline_ns) {
+  Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked,
+              bool& late) {
+    // The clock is read at every 64th dependency (and at every one when each sleeps: the
+    // testing aid), beside every 4096th operation.
+    if (((needs_ & 63) == 0 || delayed_) && clock::monotonic_ns() >= deadline_ns) {
       p_ = at;
       late = true;
       return Status::kOk;
     }
-    uint8_t reg = 0;
-    uint64_t src = 0, type = 0, a = 0, b = 0;
-    if (!byte(reg) || (reg != kRegReady && reg != kRegAcc) || !var(src) || !var(type) || !var(a) || !var(b))
+    uint8_t reg = kRegReady;
+    uint64_t src = 0, type = kP2p, a = 0, b = 0;
+    if ((!p2p && !byte(reg)) || (reg != kRegReady && reg != kRegAcc) || !var(src) || (!p2p && !var(type)) ||
+        !var(a) || !var(b))
       return Status::kCorrupt;
     bool got = false;
     CRITPATH_FORWARD_IF_ERROR(
@@ -515,10 +413,9 @@ class Executor {
     saved_.erase(it);
     return Status::kOk;
   }
-  Status exit_call() {
-    uint8_t flags = 0;
+  Status exit_call(uint8_t flags) {
     float own_f = 0, after_f = 0;
-    if (!byte(flags) || !raw(own_f)) return Status::kCorrupt;
+    if (!raw(own_f)) return Status::kCorrupt;
     const bool has_dep = flags & kExitDep, waited = flags & kExitWaited;
     if (has_dep && !waited && !raw(after_f)) return Status::kCorrupt;
     const double own = own_f, after = after_f;
@@ -563,35 +460,267 @@ class Executor {
   std::vector<double> enter_, cur_, ready_, acc_, v_, fin_, wait_;
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
-  uint64_t needs_ = 0;
+  uint64_t needs_ = 0, ops_ = 0;
+  bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
 };
 
-// Gathered: every rank's program on one process. What a rank tells waits in memory under
-// (receiver, sender, key); a rank that needs a time not told yet is set aside until it is.
-class GatheredReplay : public ReplayIo {
+// The replay of one group of consecutive ranks (ranks_per_group of them; the last group may be
+// smaller): its first rank, the leader, holds every member's program and runs them as one
+// discrete-event simulation, switching to another member wherever one waits for a time not
+// told yet; what a member tells a member waits in memory under (receiver, sender, key), what it
+// tells another group's member travels to that group's leader through the engine's mailbox.
+// One group of every rank is the gathered replay, groups of one rank the distributed one.
+//
+// A mailbox batch begins with its kind: a member's program ([ProgramInfo][program], once, to
+// its leader), or sim-time entries, each
+//   [dest - dest's leader][src - src's leader][type][a][b][lane 0 f64][mask][wide][offsets]
+// with the other lanes as offsets to lane 0, only those that differ (`mask` says which): most
+// hypotheses leave most of a run's times where they were. An offset is single precision when
+// that is exact to a picosecond, else double (`wide` says which).
+enum BatchKind : uint8_t { kBatchEntries = 0, kBatchProgram = 1 };
+
+// A sim time's name: (receiver, sender, key).
+struct Key5 {
+  int32_t dest, src;
+  uint32_t type, a, b;
+  bool operator==(const Key5& o) const {
+    return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
+  }
+};
+
+// Key5 -> an index, open addressing (linear probing, deletion by backward shift): a replay
+// stores and takes one entry per dependency, most of them soon after, without allocating.
+class EntryTable {
  public:
-  GatheredReplay(size_t lanes, int ranks, uint32_t delay_us)
-      : V_(lanes), blocked_on_(size_t(ranks)), is_blocked_(size_t(ranks), 0), delay_us_(delay_us) {}
+  // False when the key is there already (its index kept).
+  bool insert(const Key5& k, size_t v) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    size_t i = home(k);
+    for (; slots_[i].full; i = (i + 1) & mask_)
+      if (slots_[i].k == k) return false;
+    slots_[i] = Slot{k, v, true};
+    ++used_;
+    return true;
+  }
+  // The key's index, removed; false when absent.
+  bool take(const Key5& k, size_t& v) {
+    if (slots_.empty()) return false;
+    size_t i = home(k);
+    for (; slots_[i].full; i = (i + 1) & mask_)
+      if (slots_[i].k == k) break;
+    if (!slots_[i].full) return false;
+    v = slots_[i].v;
+    // Backward shift: every later entry of the run that may move to the hole moves there.
+    for (size_t j = (i + 1) & mask_; slots_[j].full; j = (j + 1) & mask_) {
+      const size_t h = home(slots_[j].k);
+      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i].full = false;
+    --used_;
+    return true;
+  }
+
+ private:
+  struct Slot {
+    Key5 k;
+    size_t v;
+    bool full;
+  };
+  size_t home(const Key5& k) const {
+    const size_t h = KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^
+                     (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
+    return (h ^ (h >> 29)) & mask_;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    mask_ = slots_.size() - 1;
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.full) insert(s.k, s.v);
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, used_ = 0;
+};
+
+class GroupReplay : public ReplayIo {
+ public:
+  GroupReplay(const engine::Group& group, size_t lanes, int ranks_per_group, double timeout_s,
+              uint32_t delay_us)
+      : V_(lanes), G_(ranks_per_group), me_(group.rank()), first_(me_ / G_ * G_),
+        n_(std::min(G_, group.size() - first_)), box_(group, timeout_s), progs_(size_t(n_)),
+        infos_(size_t(n_)), blocked_on_(size_t(n_)), is_blocked_(size_t(n_), 0), delay_us_(delay_us) {}
+
+  bool leader() const { return me_ == first_; }
+  bool past_deadline() const { return box_.past_deadline(); }
+  uint64_t dependencies() const { return dependencies_; }
+  uint64_t bytes() const { return bytes_; }
+
+  // A member: its program to the leader.
+  Status send_program(const ProgramInfo& info, const std::vector<unsigned char>& prog) {
+    std::vector<unsigned char>& b = box_.batch(first_);
+    b.push_back(kBatchProgram);
+    const auto* i = reinterpret_cast<const unsigned char*>(&info);
+    b.insert(b.end(), i, i + sizeof info);
+    b.insert(b.end(), prog.begin(), prog.end());
+    return box_.flush_all();
+  }
+
+  // The leader: every member's program (its own first), then the group's replay until every
+  // program ended. `late` when the deadline passed first.
+  Status run(const ProgramInfo& info, std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal,
+             uint64_t deadline, bool& late) {
+    late = false;
+    infos_[0] = info;
+    progs_[0] = std::move(prog);
+    bytes_ += sizeof info + progs_[0].size();
+    while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
+    ex_.reserve(size_t(n_));
+    for (int m = 0; m < n_; ++m)
+      ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal, delay_us_ > 0);
+    std::vector<int> runnable;
+    for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
+    for (;;) {
+      while (!runnable.empty()) {
+        const int m = runnable.back();
+        runnable.pop_back();
+        bool blocked = false;
+        CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
+        if (late) return Status::kOk;
+        for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
+        woken_.clear();
+      }
+      bool all_done = true;
+      for (const Executor& e : ex_) all_done &= e.done();
+      if (all_done) return Status::kOk;
+      // Every member waits for another group: what they wait for needs this group's times.
+      CRITPATH_FORWARD_IF_ERROR(flush());
+      const Status s = receive();
+      if (s != Status::kOk) {
+        late = box_.past_deadline();
+        return late ? Status::kOk : s;
+      }
+      for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
+      woken_.clear();
+    }
+  }
+
+  const std::vector<Executor>& executors() const { return ex_; }
+  const std::vector<ProgramInfo>& infos() const { return infos_; }
+
+  // After the replay (every rank, also after a failure): what is still under way delivered.
+  Status finish() {
+    return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
+  }
 
   Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     const Key5 k{me, src, type, a, b};
-    auto it = where_.find(k);
-    got = it != where_.end();
+    size_t at = 0;
+    got = where_.take(k, at);
     if (!got) {
-      blocked_on_[size_t(me)] = k;
-      is_blocked_[size_t(me)] = 1;
+      blocked_on_[size_t(me - first_)] = k;
+      is_blocked_[size_t(me - first_)] = 1;
       return Status::kOk;
     }
-    std::copy(pool_.begin() + long(it->second), pool_.begin() + long(it->second + V_), v);
-    free_.push_back(it->second);
-    where_.erase(it);
+    std::copy(pool_.begin() + long(at), pool_.begin() + long(at + V_), v);
+    free_.push_back(at);
     return Status::kOk;
   }
 
   Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    if (dest < 0 || size_t(dest) >= blocked_on_.size()) return Status::kInvalidArgument;
-    const Key5 k{dest, me, type, a, b};
+    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
+    if (dest >= first_ && dest < first_ + n_) {
+      store(Key5{dest, me, type, a, b}, v);
+      return Status::kOk;
+    }
+    const int to = dest / G_ * G_;
+    std::vector<unsigned char>& o = box_.batch(to);
+    if (o.empty()) {
+      o.push_back(kBatchEntries);
+      dirty_.push_back(to);
+    }
+    const size_t at = o.size();
+    put_var(o, uint64_t(dest - to));
+    put_var(o, uint64_t(me - first_));
+    put_var(o, type);
+    put_var(o, a);
+    put_var(o, b);
+    put(o, v[0]);
+    uint64_t mask = 0, wide = 0;
+    for (size_t l = 1; l < V_; ++l) {
+      const double d = v[l] - v[0];
+      if (d == 0.0) continue;
+      mask |= uint64_t(1) << (l - 1);
+      if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
+    }
+    put_var(o, mask);
+    put_var(o, wide);
+    for (size_t l = 1; l < V_; ++l) {
+      if (!(mask >> (l - 1) & 1)) continue;
+      if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);
+      else put(o, float(v[l] - v[0]));
+    }
+    bytes_ += o.size() - at;
+    return box_.appended(to);
+  }
+
+  // Posts what other groups wait for.
+  Status flush() override {
+    for (int d : dirty_) CRITPATH_FORWARD_IF_ERROR(box_.flush(d));
+    dirty_.clear();
+    return Status::kOk;
+  }
+
+ private:
+  Status receive() {
+    int from = -1;
+    std::vector<unsigned char> in;
+    CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
+    return take(from, in);
+  }
+
+  // A batch from the leader `src` (entries) or from a member (its program).
+  Status take(int src, const std::vector<unsigned char>& in) {
+    if (in.empty()) return Status::kCorrupt;
+    if (in[0] == kBatchProgram) {
+      const int m = src - first_;
+      if (!leader() || m <= 0 || m >= n_ || in.size() < 1 + sizeof(ProgramInfo) || !progs_[size_t(m)].empty())
+        return Status::kCorrupt;
+      std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
+      progs_[size_t(m)].assign(in.begin() + 1 + long(sizeof(ProgramInfo)), in.end());
+      bytes_ += in.size() - 1;
+      ++programs_;
+      return Status::kOk;
+    }
+    size_t at = 1;
+    std::vector<double>& v = scratch_;
+    v.resize(V_);
+    while (at < in.size()) {
+      uint64_t dest = 0, from = 0, type = 0, a = 0, b = 0, mask = 0, wide = 0;
+      double v0 = 0;
+      if (!get_var(in, at, dest) || !get_var(in, at, from) || !get_var(in, at, type) || !get_var(in, at, a) ||
+          !get_var(in, at, b) || !get(in, at, v0) || !get_var(in, at, mask) || !get_var(in, at, wide) ||
+          dest >= uint64_t(n_))
+        return Status::kCorrupt;
+      std::fill(v.begin(), v.end(), v0);
+      for (size_t l = 1; l < V_; ++l) {
+        if (!(mask >> (l - 1) & 1)) continue;
+        double d = 0;
+        float f = 0;
+        if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
+        v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
+      }
+      store(Key5{first_ + int(dest), src + int(from), uint32_t(type), uint32_t(a), uint32_t(b)}, v.data());
+    }
+    return Status::kOk;
+  }
+
+  // A time told to a member of this group; wakes it when it waits for just that.
+  void store(const Key5& k, const double* v) {
     size_t at;
     if (!free_.empty()) {
       at = free_.back();
@@ -601,53 +730,42 @@ class GatheredReplay : public ReplayIo {
       pool_.resize(at + V_);
     }
     std::copy(v, v + V_, pool_.begin() + long(at));
-    if (!where_.emplace(k, at).second) {  // told twice: the first is kept (inconsistent trace)
+    if (!where_.insert(k, at)) {  // told twice: the first is kept (inconsistent trace)
       free_.push_back(at);
-      return Status::kOk;
+      return;
     }
-    ++messages_;
-    bytes_ += 8 * V_;
-    if (is_blocked_[size_t(dest)] && blocked_on_[size_t(dest)] == k) {
-      is_blocked_[size_t(dest)] = 0;
-      woken_.push_back(dest);
+    ++dependencies_;
+    const size_t m = size_t(k.dest - first_);
+    if (is_blocked_[m] && blocked_on_[m] == k) {
+      is_blocked_[m] = 0;
+      woken_.push_back(k.dest - first_);
     }
-    return Status::kOk;
   }
 
-  Status flush() override { return Status::kOk; }
-
-  // Ranks whose awaited time was told since the last call.
-  std::vector<int>& woken() { return woken_; }
-  uint64_t messages() const { return messages_; }
-  uint64_t bytes() const { return bytes_; }
-
- private:
-  struct Key5 {
-    int32_t dest, src;
-    uint32_t type, a, b;
-    bool operator==(const Key5& o) const {
-      return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
-    }
-  };
-  struct Key5Hash {
-    size_t operator()(const Key5& k) const {
-      return KeyHash{}(Key{k.src, k.type, k.a, k.b}) ^ (uint64_t(uint32_t(k.dest)) * 0xD6E8FEB86659FD93ull);
-    }
-  };
   size_t V_;
-  std::unordered_map<Key5, size_t, Key5Hash> where_;  // -> the lanes' first index in pool_
-  std::vector<double> pool_;
+  int G_, me_, first_, n_;
+  engine::Mailbox box_;
+  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member
+  std::vector<ProgramInfo> infos_;
+  int programs_ = 0;  // members' programs received
+  std::vector<Executor> ex_;
+  EntryTable where_;  // -> the lanes' first index in pool_
+  std::vector<double> pool_, scratch_;
   std::vector<size_t> free_;
-  std::vector<Key5> blocked_on_;
+  std::vector<Key5> blocked_on_;  // per member
   std::vector<uint8_t> is_blocked_;
-  std::vector<int> woken_;
+  std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
-  uint64_t messages_ = 0, bytes_ = 0;
+  uint64_t dependencies_ = 0, bytes_ = 0;
 };
 
-// Programs of at most this many bytes, all ranks together, are replayed gathered on rank 0
-// (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): ~20 B per MPI call.
-constexpr uint64_t kGatherLimitBytes = uint64_t(256) << 20;
+// Ranks per replay group by default (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): as many as
+// kGroupBytes of programs (the largest rank's counted for every member), at least
+// kGroupMinRanks (a leader holds their programs, about 20 B per MPI call each, beside its own
+// analysis, about 100 B per event) and at most kGroupMaxRanks. Dependencies inside a group cost
+// no message latency: an oversubscribed run's replay of small programs crosses few groups.
+constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
+constexpr int kGroupMinRanks = 4, kGroupMaxRanks = 64;
 
 // The replay of one rank (whatif.h: the model): set_factors, index_calls and ask_rma_causes
 // prepare (the first and last are collective), compile() turns every call of the main thread,
@@ -663,22 +781,29 @@ class Simulator {
 
   Status run(WhatIfResult& out) {
     const uint64_t t0 = clock::monotonic_ns();
-    const uint64_t deadline = t0 + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
     locate_calls();
     CRITPATH_FORWARD_IF_ERROR(set_factors());
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    uint64_t total = prog_.size();
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
-    const bool gathered = in_.replay == ReplayMode::kGathered ||
-                          (in_.replay == ReplayMode::kAuto && total <= kGatherLimitBytes);
-    out.gathered = gathered;
-    if (gathered) return run_gathered(t0, deadline, out);
-    return run_distributed(t0, deadline, out);
+    uint64_t largest = prog_.size();
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&largest, 1, engine::ReduceOp::kMax));
+    out.group_ranks = in_.replay == ReplayMode::kGathered      ? P_
+                      : in_.replay == ReplayMode::kDistributed ? 1
+                                                               : group_ranks(largest);
+    out.gathered = out.group_ranks >= P_;
+    // The budget is the replay's: the collectives before it (slow when oversubscribed) are not.
+    const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
+    return run_grouped(out.group_ranks, t0, deadline, out);
   }
 
  private:
+  int group_ranks(uint64_t largest) const {
+    const uint64_t fit = kGroupBytes / std::max<uint64_t>(largest, 1);
+    const int g = int(std::clamp<uint64_t>(fit, kGroupMinRanks, kGroupMaxRanks));
+    return std::min(g, P_);
+  }
+
   // A collective instance as this rank replays it.
   struct Inst {
     const engine::CollRecord* rec;
@@ -857,6 +982,11 @@ class Simulator {
   void op(uint8_t o) { prog_.push_back(o); }
   // kOpTell / kOpNeed: [reg][peer][type][a][b].
   void keyed(Op o, Reg reg, int peer, uint32_t type, uint32_t a, uint32_t b) {
+    if (type == kP2p && (o == kOpTell ? reg == kRegEnter : reg == kRegReady)) {
+      op(o == kOpTell ? kOpTellP2p : kOpNeedP2p);
+      for (uint64_t v : {uint64_t(peer), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
+      return;
+    }
     op(o);
     prog_.push_back(reg);
     for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
@@ -925,18 +1055,17 @@ class Simulator {
           delta_[l] += g.seconds * (fac_[l * N_ + size_t(g.node)] - 1.0) *
                        (lanes_[l].kind == LaneKind::kSlack ? frac : 1.0);
     }
-    op(kOpEnterGap);
-    put(prog_, float(gap));
-    const size_t n_at = prog_.size();
-    prog_.push_back(0);
     uint8_t n = 0;
+    for (size_t l = 0; l < V_; ++l) n += float(delta_[l]) != 0.0f ? 1 : 0;
+    op(n ? kOpEnterGap : kOpEnterGap0);
+    put(prog_, float(gap));
+    if (n == 0) return;
+    prog_.push_back(n);
     for (size_t l = 0; l < V_; ++l)
       if (float(delta_[l]) != 0.0f) {
         prog_.push_back(uint8_t(l));
         put(prog_, float(delta_[l]));
-        ++n;
       }
-    prog_[n_at] = n;
   }
 
   void tell_rma(size_t k, bool at_exit, Reg reg) {
@@ -1052,20 +1181,41 @@ class Simulator {
   // was there before the receive began): the median of what this rank's latest (up to 1024)
   // waited-for dependencies of the same class (receives / collectives and one-sided) cost
   // after they arrived. 0 before the first.
+  // The median is taken of the window as it was after the first 16 and after every 64th
+  // dependency (amortized), and only when read: the slots overwritten since then are kept to
+  // restore that window.
   struct Latency {
     static constexpr size_t kKeep = 1024;
     std::vector<double> seen, scratch;
+    std::vector<std::pair<size_t, double>> overwritten;  // since the last point: (slot, old value)
     uint64_t added = 0;
+    size_t size_at = 0;  // seen.size() at the last point
     double median = 0;
+    bool stale = false;  // median is not yet the last point's
     void add(double v) {
-      if (seen.size() < kKeep) seen.push_back(v);
-      else seen[added % kKeep] = v;
-      ++added;
-      if (added <= 16 || (added & 63) == 0) {  // amortized
-        scratch = seen;
-        std::nth_element(scratch.begin(), scratch.begin() + scratch.size() / 2, scratch.end());
-        median = scratch[scratch.size() / 2];
+      if (seen.size() < kKeep) {
+        seen.push_back(v);
+      } else {
+        overwritten.push_back({added % kKeep, seen[added % kKeep]});
+        seen[added % kKeep] = v;
       }
+      ++added;
+      if (added <= 16 || (added & 63) == 0) {
+        size_at = seen.size();
+        overwritten.clear();
+        stale = true;
+      }
+    }
+    double get() {
+      if (stale) {
+        scratch.assign(seen.begin(), seen.begin() + long(size_at));
+        for (const auto& [slot, old] : overwritten)
+          if (slot < size_at) scratch[slot] = old;
+        std::nth_element(scratch.begin(), scratch.begin() + long(scratch.size() / 2), scratch.end());
+        median = scratch[scratch.size() / 2];
+        stale = false;
+      }
+      return median;
     }
   };
 
@@ -1089,27 +1239,26 @@ class Simulator {
     const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     double after_dep = own;
     if (waited) lat.add(own);
-    else if (has_dep) after_dep = std::min(lat.median, std::max(0.0, call.exit - ready_m));
+    else if (has_dep) after_dep = std::min(lat.get(), std::max(0.0, call.exit - ready_m));
     if (has_dep) info_.wait_m += std::max(0.0, ready_m - call.enter);
-    op(kOpExit);
-    prog_.push_back(uint8_t((has_dep ? kExitDep : 0) | (waited ? kExitWaited : 0)));
+    op(!has_dep ? kOpExit0 : waited ? kOpExitW : kOpExitD);
     put(prog_, float(own));
     if (has_dep && !waited) put(prog_, float(after_dep));
     tell_rma(k, true, kRegCur);
   }
 
-  // Every rank executes its own program, exchanging sim times with its peers.
-  Status run_distributed(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
-    Replay rp(group_, V_, in_.timeout_s, in_.debug_delay_us);
-    DistributedIo io(rp);
-    Executor ex(prog_.data(), prog_.size(), me_, ideal_);
-    bool blocked = false, late = false;
-    Status status = ex.run(io, deadline, blocked, late);
-    if (status == Status::kOk && (blocked || late || !ex.done())) status = Status::kMpiError;
+  // Every group's leader runs its members' programs, exchanging sim times with the other
+  // groups; the lanes' figures reduced over every rank.
+  Status run_grouped(int ranks_per_group, uint64_t t0, uint64_t deadline, WhatIfResult& out) {
+    GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
+    bool late = false;
+    Status status = rp.leader() ? rp.run(info_, std::move(prog_), ideal_, deadline, late)
+                                : rp.send_program(info_, prog_);
+    prog_ = std::vector<unsigned char>();
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
-    if (status == Status::kOk) status = fs;
-    int ok = status == Status::kOk ? 1 : 0;
+    if (status == Status::kOk && !late) status = fs;
+    int ok = status == Status::kOk && !late ? 1 : 0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
     if (!ok) {
       // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
@@ -1118,85 +1267,28 @@ class Simulator {
       fail(is_late != 0, out);
       return Status::kOk;
     }
-    std::vector<double> mx(V_ + 2), sum(V_ + 5);
-    for (size_t l = 0; l < V_; ++l) {
-      mx[l] = ex.fin()[l];
-      sum[l] = ex.wait()[l];
-    }
-    mx[V_] = info_.fin_m;
-    mx[V_ + 1] = info_.useful;
-    sum[V_] = info_.wait_m;
-    sum[V_ + 1] = info_.useful;
-    sum[V_ + 2] = double(rp.messages());
-    sum[V_ + 3] = double(rp.bytes());
-    sum[V_ + 4] = info_.clamped;
-    double seconds = double(clock::monotonic_ns() - t0) * 1e-9;
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&seconds, 1, engine::ReduceOp::kMax));
-    fill(mx, sum, seconds, out);
-    return Status::kOk;
-  }
-
-  // Rank 0 executes every rank's program as one discrete-event simulation.
-  Status run_gathered(uint64_t t0, uint64_t deadline, WhatIfResult& out) {
-    std::vector<unsigned char> mine(sizeof(ProgramInfo));
-    std::memcpy(mine.data(), &info_, sizeof info_);
-    mine.insert(mine.end(), prog_.begin(), prog_.end());
-    prog_ = std::vector<unsigned char>();
-    std::vector<unsigned char> all;
-    std::vector<int> lens, displs;
-    CRITPATH_FORWARD_IF_ERROR(group_.gather_to_root(mine.data(), mine.size(), all, lens, displs));
-    if (!group_.is_root()) return Status::kOk;
-    mine = std::vector<unsigned char>();
-    GatheredReplay io(V_, P_, in_.debug_delay_us);
-    std::vector<ProgramInfo> infos(static_cast<size_t>(P_));
-    std::vector<Executor> ex;
-    ex.reserve(size_t(P_));
-    for (int r = 0; r < P_; ++r) {
-      const size_t len = size_t(lens[size_t(r)]);
-      if (len < sizeof(ProgramInfo)) return Status::kCorrupt;
-      const unsigned char* p = all.data() + displs[size_t(r)];
-      std::memcpy(&infos[size_t(r)], p, sizeof(ProgramInfo));
-      ex.emplace_back(p + sizeof(ProgramInfo), len - sizeof(ProgramInfo), r, ideal_);
-    }
-    // Each rank runs until it waits for a time not told yet; telling it that time wakes it.
-    std::vector<int> runnable;
-    for (int r = P_ - 1; r >= 0; --r) runnable.push_back(r);
-    Status status = Status::kOk;
-    bool late = false;
-    while (!runnable.empty() && status == Status::kOk && !late) {
-      const int r = runnable.back();
-      runnable.pop_back();
-      bool blocked = false;
-      status = ex[size_t(r)].run(io, deadline, blocked, late);
-      if (late) break;
-      std::vector<int>& woken = io.woken();
-      for (auto it = woken.rbegin(); it != woken.rend(); ++it) runnable.push_back(*it);
-      woken.clear();
-    }
-    bool all_done = true;
-    for (const Executor& e : ex) all_done &= e.done();
-    if (status != Status::kOk || late || !all_done) {
-      fail(late, out);  // not done: a rank waits for a time nobody tells (inconsistent trace)
-      return Status::kOk;
-    }
-    std::vector<double> mx(V_ + 2, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
-    for (int r = 0; r < P_; ++r) {
+    // mx: per lane fin', measured fin, useful maximum, the replay's seconds; sum: per lane the
+    // waiting time, measured waiting, useful, dependencies, bytes, clamped calls.
+    std::vector<double> mx(V_ + 3, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
+    for (size_t m = 0; m < rp.executors().size(); ++m) {
+      const Executor& e = rp.executors()[m];
       for (size_t l = 0; l < V_; ++l) {
-        mx[l] = std::max(mx[l], ex[size_t(r)].fin()[l]);
-        sum[l] += ex[size_t(r)].wait()[l];
+        mx[l] = std::max(mx[l], e.fin()[l]);
+        sum[l] += e.wait()[l];
       }
-      const ProgramInfo& i = infos[size_t(r)];
+      const ProgramInfo& i = rp.infos()[m];
       mx[V_] = std::max(mx[V_], i.fin_m);
       mx[V_ + 1] = std::max(mx[V_ + 1], i.useful);
       sum[V_] += i.wait_m;
       sum[V_ + 1] += i.useful;
       sum[V_ + 4] += i.clamped;
     }
-    sum[V_ + 2] = double(io.messages());
-    sum[V_ + 3] = double(all.size());  // what the gather moved
-    fill(mx, sum, double(clock::monotonic_ns() - t0) * 1e-9, out);
+    sum[V_ + 2] = double(rp.dependencies());
+    sum[V_ + 3] = double(rp.bytes());
+    mx[V_ + 2] = double(clock::monotonic_ns() - t0) * 1e-9;
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
+    fill(mx, sum, mx[V_ + 2], out);
     return Status::kOk;
   }
 

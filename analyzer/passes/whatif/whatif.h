@@ -31,12 +31,13 @@
 // from the run itself; the ideal network sets it (and L) to 0. What the model leaves out keeps its
 // measured duration (docs/metrics.md lists it: late receivers, PSCW and lock epochs, ...).
 //
-// Each rank compiles its calls into a replay program (whatif.cpp); the programs run
-// distributed — every rank at once, following the run's own dependencies: a rank sends the
-// sim times a peer will need as soon as it knows them (batched per peer, flushed before it
-// blocks) and blocks only where the run itself completed a dependency — or gathered on rank 0
-// as one sequential discrete-event simulation (ReplayMode). Neither can deadlock on a correct
-// MPI program; a deadline bounds both on any other.
+// Each rank compiles its calls into a replay program (whatif.cpp); the programs run in groups
+// of consecutive ranks (ReplayMode), each group's on its first rank as one discrete-event
+// simulation that switches to another member wherever one waits for a time not told yet; the
+// groups run at once, following the run's own dependencies: a group sends the sim times
+// another will need as soon as it knows them (batched per group, flushed before it blocks) and
+// blocks only where the run itself completed a dependency across groups. This cannot deadlock
+// on a correct MPI program; a deadline bounds it on any other.
 #pragma once
 
 #include <cstdint>
@@ -85,11 +86,13 @@ bool parse_whatif(const std::string& text, std::vector<Hypothesis>& out, std::st
 std::vector<unsigned char> encode_lanes(const std::vector<Hypothesis>& lanes);
 bool decode_lanes(const std::vector<unsigned char>& bytes, std::vector<Hypothesis>& lanes);
 
-// Where the replay runs (CRITPATH_DEBUG_SIMULATION_REPLAY): every rank its own part,
-// exchanging sim times as the run exchanged messages (one message latency per dependency that
-// crosses ranks), or every rank's part gathered on rank 0 and run there as one sequential
-// discrete-event simulation (memory instead of message latencies); auto gathers up to 256 MiB
-// of replay programs (about 20 B per MPI call). The same figures either way.
+// Where the replay runs (CRITPATH_DEBUG_SIMULATION_REPLAY): in groups of consecutive ranks,
+// each group's programs gathered on its first rank and run there as one sequential
+// discrete-event simulation, the groups exchanging sim times as the run exchanged messages (a
+// message latency per dependency that crosses groups). kAuto: as many ranks per group as 1 MiB
+// of programs, at least 4 (a run of up to 4 ranks is one group: rank 0) and at most 64;
+// kDistributed: groups of one rank, every rank its own part; kGathered: one group of every
+// rank, on rank 0. The same figures either way.
 enum class ReplayMode : uint8_t { kAuto = 0, kDistributed, kGathered };
 
 struct WhatIfInput {
@@ -112,7 +115,8 @@ struct WhatIfInput {
 // Reduced over the ranks: complete on the root (a gathered replay fills it there only).
 struct WhatIfResult {
   bool ok = false;
-  bool gathered = false;         // replayed on the root (ReplayMode), else distributed
+  bool gathered = false;         // replayed on the root: one group of every rank (ReplayMode)
+  int group_ranks = 1;           // ranks per replay group
   std::string failure;           // why not, when !ok
   bool over_budget = false;      // gave up at the deadline
   std::vector<double> span;      // per lane: last MPI_Finalize entry' - first MPI_Init entry
@@ -121,8 +125,8 @@ struct WhatIfResult {
   double measured_span = 0, measured_wait = 0, measured_pop_span = 0;
   double useful_sum = 0, useful_max = 0;  // computation outside MPI in POP's window
   int ranks = 0;
-  uint64_t messages = 0;    // sim-time entries exchanged (distributed: analysis messages)
-  uint64_t bytes_sent = 0;  // analysis payload, all ranks (gathered: the programs)
+  uint64_t messages = 0;    // dependencies: sim-time entries told
+  uint64_t bytes_sent = 0;  // the programs gathered (the leaders' own too) and the entries between groups
   uint64_t clamped = 0;     // calls that ended before what they waited for (clock errors)
   double seconds = 0;       // the replay's time on the slowest rank
 };

@@ -36,14 +36,18 @@ std::vector<engine::ScalarDecl> whatif_scalar_decls() {
        "Calls that ended before what they waited for began (clock errors): their replay drifts; "
        "the bounds slack ≤ logical zeroing ≤ critical path are checked only when 0."},
       {"whatif_lanes", "count", "Lanes of the replay (identity, ideal network, hypotheses)."},
-      {"whatif_messages", "count",
-       "Messages of the replay, all ranks (gathered replay: the sim-time entries told and the "
-       "replay programs gathered on rank 0)."},
-      {"whatif_bytes", "bytes", "Payload of the replay's messages, all ranks."},
+      {"whatif_messages", "count", "Dependencies of the replay: the sim-time entries told, all ranks."},
+      {"whatif_bytes", "bytes",
+       "Payload of the replay, all ranks: the programs gathered on the groups' first ranks (their "
+       "own included) and the sim times sent between groups."},
       {"whatif_analysis_s", "s",
        "The replay's time on the slowest rank, compiling the programs included (an analysis time)."},
       {"whatif_gathered", "0/1",
-       "1 when the replay ran gathered on rank 0, 0 when distributed (*What-if simulation*, The replay)."},
+       "1 when the replay ran gathered on rank 0 (one group of every rank), 0 when distributed over "
+       "groups (*What-if simulation*, The replay)."},
+      {"whatif_group_ranks", "count",
+       "Ranks per replay group: each group's programs run on its first rank (*What-if simulation*, The "
+       "replay)."},
   };
 }
 

@@ -177,6 +177,7 @@ void whatif_scalars(const WhatIfResult& res, size_t lanes, double span_err, doub
   sc.set("whatif_bytes", res.bytes_sent);
   sc.set("whatif_clamped_calls", res.clamped);
   sc.set("whatif_gathered", res.gathered ? 1 : 0);
+  sc.set("whatif_group_ranks", res.group_ranks);
   sc.set("whatif_analysis_s", res.seconds);  // an analysis time: volatile
   sc.set("whatif_measured_wait_s", res.measured_wait);
   sc.set("whatif_identity_wait_s", id_wait);
@@ -241,9 +242,10 @@ void model_check_lines(const WhatIfResult& res, size_t lanes, double span_err, d
     std::snprintf(how, sizeof how, "gathered on rank 0: %.1f MB of replay programs, %llu dependencies",
                   double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
   else
-    std::snprintf(how, sizeof how, "distributed: %llu messages, %.1f B per message",
-                  (unsigned long long)res.messages,
-                  res.messages ? double(res.bytes_sent) / double(res.messages) : 0.0);
+    std::snprintf(
+        how, sizeof how,
+        "distributed over groups of %d ranks: %.1f MB of replay programs and sim times, %llu dependencies",
+        res.group_ranks, double(res.bytes_sent) * 1e-6, (unsigned long long)res.messages);
   std::snprintf(buf, sizeof buf,
                 "@ What-if         : %zu hypotheses in one replay (%s); model check: the unmodified "
                 "trace replays to the span within %.2f %% and the waiting time within %.2f %%",

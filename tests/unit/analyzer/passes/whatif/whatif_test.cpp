@@ -154,3 +154,32 @@ TEST_CASE("what-if: a call that ended before what it waited for is clamped and c
   CHECK(res.measured_wait == Approx(0.1));  // 3.1 - 3.0, as measured
   CHECK(res.wait[0] == Approx(0.0));
 }
+
+// CRITPATH_DEBUG_SIMULATION_REPLAY: every mode replays the same program to the same figures
+// (one rank: one group of one rank, which is also every rank: `gathered`), and says so.
+TEST_CASE("what-if: every replay mode gives the same figures", "[whatif]") {
+  OneRank o({{0.0, 1.0}, {3.0, 3.5}, {4.0, 4.2}, {6.0, 6.0}}, {{{1, 1.5}, {2, 0.5}}, {{2, 0.5}}, {{1, 1.8}}},
+            3.0);
+  std::vector<Hypothesis> lanes(3);
+  lanes[1].kind = LaneKind::kIdealNetwork;
+  lanes[2].kind = LaneKind::kScale;
+  lanes[2].factor = 0.5;
+  lanes[2].callpaths = {1};
+  std::vector<WhatIfResult> res;
+  for (ReplayMode m : {ReplayMode::kAuto, ReplayMode::kDistributed, ReplayMode::kGathered}) {
+    o.in.replay = m;
+    res.emplace_back();
+    REQUIRE(simulate(o.in, lanes, engine::Group::local(), res.back()) == critpath::Status::kOk);
+    REQUIRE(res.back().ok);
+    CHECK(res.back().group_ranks == 1);
+    CHECK(res.back().gathered);
+    CHECK(res.back().messages == 1);  // the message to itself: one dependency
+  }
+  for (const WhatIfResult& r : res) {
+    CHECK(r.span == res[0].span);
+    CHECK(r.wait == res[0].wait);
+    CHECK(r.pop_span == res[0].pop_span);
+    CHECK(r.bytes_sent == res[0].bytes_sent);
+  }
+  CHECK(res[0].span[2] == Approx(4.35));
+}
