@@ -17,9 +17,11 @@ size_t latest_before(const HopRec* h, size_t n, double t) {
   return it == h ? kNoRecord : size_t(it - h) - 1;
 }
 
-Arrival arrive(const HopRec* h, size_t n, double t) {
+namespace {
+
+// arrive()'s answer once the latest record before t, i (or kNoRecord), is known.
+Arrival arrival_at(const HopRec* h, size_t i, double t) {
   Arrival a;
-  const size_t i = latest_before(h, n, t);
   if (i == kNoRecord) return a;  // kBegan
   const HopRec& r = h[i];
   a.index = i;
@@ -33,6 +35,10 @@ Arrival arrive(const HopRec* h, size_t n, double t) {
   }
   return a;
 }
+
+}  // namespace
+
+Arrival arrive(const HopRec* h, size_t n, double t) { return arrival_at(h, latest_before(h, n, t), t); }
 
 std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
                                                   const std::vector<size_t>& counts, const PathStart& start,
@@ -90,6 +96,22 @@ inline uint64_t gid(int rank, size_t i) { return (uint64_t(rank) << kIdxBits) | 
 inline int owner_of(uint64_t g) { return int(g >> kIdxBits); }
 inline size_t index_of(uint64_t g) { return size_t(g & kIdxMask); }
 
+// arrive(), searching from `hint` on (every record below it entered before t) by galloping:
+// O(log distance) instead of O(log n) when consecutive times are close.
+Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
+  size_t lo = hint, step = 1, hi = hint;
+  while (hi < n && h[hi].enter < t) {
+    lo = hi + 1;
+    hi = hint + step;
+    step *= 2;
+  }
+  hi = std::min(hi, n);
+  const HopRec* it = std::lower_bound(h + lo, h + hi, t,
+                                      [](const HopRec& r, double v) { return r.enter < v; });
+  const size_t i = size_t(it - h);  // h[0 .. i) entered before t, h[i] (if any) not
+  return arrival_at(h, i == 0 ? kNoRecord : i - 1, t);
+}
+
 // Step 1: "the path arrives on you at t" (the start's query carries is_start).
 struct Query {
   double t = 0;
@@ -119,6 +141,32 @@ struct Buckets {
     }
   }
 };
+
+bool segment_less(const PathSegment& a, const PathSegment& b) {
+  return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+}
+
+// Sorts segments that arrived as runs (runs[s] from source s, in source order): runs that
+// are ascending already (a consistent trace) are merged pairwise, anything else is sorted.
+void sort_segments(std::vector<PathSegment>& v, const std::vector<int>& runs) {
+  std::vector<size_t> bounds{0};
+  for (int c : runs) bounds.push_back(bounds.back() + size_t(c));
+  if (bounds.back() != v.size()) return std::sort(v.begin(), v.end(), segment_less);
+  for (size_t r = 0; r + 1 < bounds.size(); ++r)
+    if (!std::is_sorted(v.begin() + long(bounds[r]), v.begin() + long(bounds[r + 1]), segment_less))
+      return std::sort(v.begin(), v.end(), segment_less);
+  while (bounds.size() > 2) {  // merge neighbouring runs: log2(runs) passes
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      const size_t e = r + 2 < bounds.size() ? bounds[r + 2] : bounds[r + 1];
+      if (r + 2 < bounds.size())
+        std::inplace_merge(v.begin() + long(bounds[r]), v.begin() + long(bounds[r + 1]), v.begin() + long(e),
+                           segment_less);
+      merged.push_back(e);
+    }
+    bounds.swap(merged);
+  }
+}
 
 template <typename T>
 const T* as(const std::vector<unsigned char>& v) {
@@ -198,6 +246,9 @@ class JumpWalk {
   std::vector<unsigned char> recv_;
   std::vector<int> recv_counts_;
   Buckets bk_;
+  std::vector<uint64_t> req_, ans_;  // jump_once's buffers, reused level after level
+  std::vector<uint32_t> origin_;
+  std::vector<int> fill_;
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
@@ -259,13 +310,20 @@ Status JumpWalk::resolve_arrivals(const std::vector<Pending>& pending, std::vect
   return a2a(rep.data(), counts_back, sizeof(Reply), true);
 }
 
-// Where each query received arrives among this rank's records.
+// Where each query received arrives among this rank's records. A source's queries come in
+// its records' order, so their times mostly ascend: each search starts from the previous
+// answer (galloping), a full binary search only when the time went back.
 void JumpWalk::answer_queries(std::vector<Reply>& rep) {
   const Query* in = as<Query>(recv_);
   const size_t nin = received();
   rep.resize(nin);
+  size_t hint = 0;  // records below it entered before the previous query's time
+  double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < nin; ++k) {
-    const Arrival a = arrive(mine_.data(), n_, in[k].t);
+    if (!(in[k].t >= prev_t)) hint = 0;
+    prev_t = in[k].t;
+    const Arrival a = arrive_from(mine_.data(), n_, in[k].t, hint);
+    if (a.index != kNoRecord) hint = a.index;
     Reply& r = rep[k];
     r = Reply{};
     r.kind = a.kind;
@@ -348,29 +406,28 @@ Status JumpWalk::jump_once() {
   bk_.finish();
   size_t nreq = 0;
   for (int c : bk_.counts) nreq += size_t(c);
-  std::vector<uint64_t> req(nreq);
-  std::vector<uint32_t> origin(nreq);
-  {
-    std::vector<int> fill = bk_.offsets;
-    for (size_t x = 0; x < n_; ++x) {
-      const uint64_t y = Jk[x];
-      if (y == kEnd) continue;
-      const int pos = fill[size_t(owner_of(y))]++;
-      req[size_t(pos)] = index_of(y);
-      origin[size_t(pos)] = uint32_t(x);
-    }
+  // The buffers live across levels (no fresh pages per level); a request is the local index.
+  req_.resize(nreq);
+  origin_.resize(nreq);
+  fill_ = bk_.offsets;
+  for (size_t x = 0; x < n_; ++x) {
+    const uint64_t y = Jk[x];
+    if (y == kEnd) continue;
+    const int pos = fill_[size_t(owner_of(y))]++;
+    req_[size_t(pos)] = index_of(y);
+    origin_[size_t(pos)] = uint32_t(x);
   }
-  CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(uint64_t)));
+  CRITPATH_FORWARD_IF_ERROR(a2a(req_.data(), bk_.counts, sizeof(uint64_t)));
   const uint64_t* in = as<uint64_t>(recv_);
   const size_t nin = received();
-  std::vector<uint64_t> ans(nin);
-  for (size_t k = 0; k < nin; ++k) ans[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
+  ans_.resize(nin);
+  for (size_t k = 0; k < nin; ++k) ans_[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
   std::vector<int> counts_back = recv_counts_;
   recv_counts_ = bk_.counts;
-  CRITPATH_FORWARD_IF_ERROR(a2a(ans.data(), counts_back, sizeof(uint64_t), true));
+  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), counts_back, sizeof(uint64_t), true));
   const uint64_t* back = as<uint64_t>(recv_);
   std::vector<uint64_t> next(n_, kEnd);
-  for (size_t pos = 0; pos < nreq; ++pos) next[origin[pos]] = back[pos];
+  for (size_t pos = 0; pos < nreq; ++pos) next[origin_[pos]] = back[pos];
   J_.push_back(std::move(next));
   return Status::kOk;
 }
@@ -414,7 +471,9 @@ Status JumpWalk::send_segments() {
     segs.push_back({seg_begin_[it], std::max(seg_end_[it], seg_begin_[it])});
     dest.push_back(seg_rank_[it]);
   };
-  for (uint32_t x : marked_list_) {
+  // In record order: on a consistent trace each destination then gets its segments ascending.
+  for (size_t x = 0; x < n_; ++x) {
+    if (!marked_[x]) continue;
     red[0] += 1 + passes_[x];  // the record's own hop, and the arrivals passed on after it
     add(x);
   }
@@ -433,6 +492,7 @@ Status JumpWalk::send_segments() {
     const PathSegment* in = as<PathSegment>(recv_);
     out_.segments.assign(in, in + received());
   }
+  sort_segments(out_.segments, recv_counts_);
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
@@ -440,9 +500,8 @@ Status JumpWalk::send_segments() {
   out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
                                      [](const PathSegment& s) { return !(s.end > s.begin); }),
                       out_.segments.end());
-  std::sort(out_.segments.begin(), out_.segments.end(), [](const PathSegment& a, const PathSegment& b) {
-    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
-  });
+  if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
+    std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
 }
 
@@ -561,18 +620,13 @@ Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const 
       return h.cause_rank >= 0 && h.cause_rank < P && h.cause_rank != me;
     });
   const std::vector<HopRec>& recs = drop ? kept : mine;
-  uint64_t n_all = recs.size();
-  CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&n_all, 1, MPI_UINT64_T, MPI_SUM));
-  const bool gather = method == PathWalkMethod::kGather ||
-                      (method == PathWalkMethod::kAuto && n_all <= kPathGatherRecords);
   Status s = Status::kOk;
-  if (gather) {
+  if (method == PathWalkMethod::kGather) {
     s = walk_gathered(recs, start, comm, me, P, out);
   } else {
     CommPathExchange ex(comm);
     s = walk_jump(recs, start, ex, out);
   }
-  ++out.rounds;
   return s;
 }
 
