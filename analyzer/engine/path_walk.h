@@ -31,8 +31,9 @@
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
 //
-// Cost per rank: about (2 K + 4) alltoall(v) rounds and 4 allreduces, 16 B + 8 B per local
-// record per doubling level. Memory: K levels × 8 B per hop record (the J_k, kept for the
+// Cost per rank: about (2 K + 4) alltoall(v) rounds and 5 allreduces, 2 × 4 B per local
+// record per doubling level (8 B when a record's global id, its rank and local index, needs
+// more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
 // marking) plus ~40 B per record of state and buffers, on every rank alike: no rank holds
 // more than its own records. It is the default at every size. The gather method (all
 // records on rank 0, 32 B each, a sequential walk there: 5 collectives) remains on request
