@@ -255,6 +255,7 @@ class JumpWalk {
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
   std::vector<uint32_t> origin_;
   std::vector<int> fill_;
+  uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
@@ -403,7 +404,7 @@ Status JumpWalk<Id>::double_pointers(uint64_t N) {
     ++L;
     if (L == K_max) break;  // 2^K_max > N: any longer chain is a cycle
     CRITPATH_FORWARD_IF_ERROR(jump_once());
-    active = active_count(J_.back());
+    active = last_active_;
     CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   }
   out_.levels = L;
@@ -441,7 +442,12 @@ Status JumpWalk<Id>::jump_once() {
   CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), counts_back, sizeof(Id), true));
   const Id* back = as<Id>(recv_);
   std::vector<Id> next(n_, kEnd);
-  for (size_t pos = 0; pos < nreq; ++pos) next[origin_[pos]] = back[pos];
+  uint64_t active = 0;  // records whose J_{k+1} is not the end
+  for (size_t pos = 0; pos < nreq; ++pos) {
+    next[origin_[pos]] = back[pos];
+    active += back[pos] != kEnd;
+  }
+  last_active_ = active;
   J_.push_back(std::move(next));
   return Status::kOk;
 }
