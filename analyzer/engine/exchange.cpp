@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "libtrace/defs/definitions.h"
 
@@ -57,18 +58,46 @@ Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& o
 // Per peer, record indices grouped by (comm, tag), the groups in key order.
 using PeerGroups = std::vector<std::map<GroupKey, std::vector<uint32_t>>>;
 
+// Appends record i to its (peer, comm, tag) group. Consecutive records mostly share their
+// group, so the last group found is tried first (map nodes never move).
+class Grouper {
+ public:
+  explicit Grouper(PeerGroups& g) : g_(g) {}
+  void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
+    if (!last_ || peer != peer_ || comm != comm_ || tag != tag_) {
+      last_ = &g_[size_t(peer)][{comm, tag}];
+      peer_ = peer;
+      comm_ = comm;
+      tag_ = tag;
+    }
+    last_->push_back(i);
+  }
+
+ private:
+  PeerGroups& g_;
+  std::vector<uint32_t>* last_ = nullptr;
+  int32_t peer_ = -1;
+  uint32_t comm_ = 0;
+  int32_t tag_ = 0;
+};
+
 // Sender side: sends per destination, grouped by (comm, tag) in that order, in send order;
 // per destination [comm u32][tag i32][n u32] and n x [send enter f64] per group, into `fwd`.
-PeerGroups pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<std::vector<char>>& fwd) {
+// The groups' index lists end up in out.sends_to (moved, not copied).
+void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<std::vector<char>>& fwd) {
   PeerGroups by_dst(static_cast<size_t>(P));
+  Grouper grouper(by_dst);
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const SendRecord& s = t.sends[i];
-    if (s.peer >= 0 && s.peer < P) by_dst[size_t(s.peer)][{s.comm, s.tag}].push_back(i);
+    if (s.peer >= 0 && s.peer < P) grouper.add(s.peer, s.comm, s.tag, i);
   }
   fwd.assign(static_cast<size_t>(P), {});
   for (int d = 0; d < P; ++d) {
+    size_t bytes = 0;  // the destination's buffer, in one allocation
+    for (const auto& [key, idx] : by_dst[size_t(d)]) bytes += 12 + 8 * idx.size();
+    fwd[size_t(d)].reserve(bytes);
     uint32_t g = 0;
-    for (const auto& [key, idx] : by_dst[size_t(d)]) {
+    for (auto& [key, idx] : by_dst[size_t(d)]) {
       put<uint32_t>(fwd[size_t(d)], key.first);
       put<int32_t>(fwd[size_t(d)], key.second);
       put<uint32_t>(fwd[size_t(d)], uint32_t(idx.size()));
@@ -78,11 +107,10 @@ PeerGroups pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<std::
         out.group[idx[k]] = g;
         out.pos[idx[k]] = k;
       }
-      out.sends_to[size_t(d)].push_back(idx);
+      out.sends_to[size_t(d)].push_back(std::move(idx));
       ++g;
     }
   }
-  return by_dst;
 }
 
 // Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
@@ -93,19 +121,22 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
                  const std::vector<int>& rdispls, P2pMatch& out, std::vector<std::vector<char>>& bwd) {
   constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
   PeerGroups by_src(static_cast<size_t>(P));
+  Grouper grouper(by_src);
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const RecvRecord& r = t.recvs[i];
-    if (r.peer >= 0 && r.peer < P) by_src[size_t(r.peer)][{r.comm, r.tag}].push_back(i);
+    if (r.peer >= 0 && r.peer < P) grouper.add(r.peer, r.comm, r.tag, i);
   }
+  auto posted_before = [&](uint32_t a, uint32_t b) { return t.recvs[a].post_seq < t.recvs[b].post_seq; };
   for (auto& m : by_src)
-    for (auto& [key, idx] : m)
-      std::stable_sort(idx.begin(), idx.end(),
-                       [&](uint32_t a, uint32_t b) { return t.recvs[a].post_seq < t.recvs[b].post_seq; });
+    for (auto& [key, idx] : m)  // mostly in posting order already (blocking receives)
+      if (!std::is_sorted(idx.begin(), idx.end(), posted_before))
+        std::stable_sort(idx.begin(), idx.end(), posted_before);
   uint64_t matched_recvs = 0;
   bwd.assign(static_cast<size_t>(P), {});
   for (int s = 0; s < P; ++s) {
     const char* p = in.data() + rdispls[size_t(s)];
     const char* end = p + rcounts[size_t(s)];
+    bwd[size_t(s)].reserve(size_t(rcounts[size_t(s)]) / 2);  // 4 B back per 8 B received, at most
     uint32_t g = 0;
     while (end - p >= 12) {
       const uint32_t comm = get<uint32_t>(p);
@@ -114,6 +145,7 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
       auto it = by_src[size_t(s)].find({comm, tag});
       const std::vector<uint32_t>* mine = it == by_src[size_t(s)].end() ? nullptr : &it->second;
       std::vector<uint32_t> matched;
+      matched.reserve(mine ? std::min<size_t>(count, mine->size()) : 0);
       for (uint32_t k = 0; k < count && end - p >= 8; ++k) {
         const double t_send = get<double>(p);
         float delta = kNaNf;
@@ -138,12 +170,12 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
 
 // Sender side again: replies come back in the order the sends went out.
 void read_replies(const Timeline& t, int P, const std::vector<char>& in, const std::vector<int>& rcounts,
-                  const std::vector<int>& rdispls, const PeerGroups& by_dst, P2pMatch& out) {
+                  const std::vector<int>& rdispls, P2pMatch& out) {
   uint64_t matched_sends = 0;
   for (int d = 0; d < P; ++d) {
     const char* p = in.data() + rdispls[size_t(d)];
     const char* end = p + rcounts[size_t(d)];
-    for (const auto& [key, idx] : by_dst[size_t(d)])
+    for (const std::vector<uint32_t>& idx : out.sends_to[size_t(d)])
       for (uint32_t i : idx) {
         if (end - p < 4) break;
         const float delta = get<float>(p);
@@ -170,14 +202,14 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   out.recvs_from.assign(static_cast<size_t>(P), {});
 
   std::vector<std::vector<char>> fwd, bwd;
-  const PeerGroups by_dst = pack_sends(t, P, out, fwd);
+  pack_sends(t, P, out, fwd);
   std::vector<char> in;
   std::vector<int> rcounts, rdispls;
   CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
   fwd.clear();
   match_recvs(t, P, in, rcounts, rdispls, out, bwd);
   CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, bwd, in, rcounts, rdispls, out.bytes_sent));
-  read_replies(t, P, in, rcounts, rdispls, by_dst, out);
+  read_replies(t, P, in, rcounts, rdispls, out);
   return Status::kOk;
 }
 

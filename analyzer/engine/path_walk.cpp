@@ -17,9 +17,11 @@ size_t latest_before(const HopRec* h, size_t n, double t) {
   return it == h ? kNoRecord : size_t(it - h) - 1;
 }
 
-Arrival arrive(const HopRec* h, size_t n, double t) {
+namespace {
+
+// arrive()'s answer once the latest record before t, i (or kNoRecord), is known.
+Arrival arrival_at(const HopRec* h, size_t i, double t) {
   Arrival a;
-  const size_t i = latest_before(h, n, t);
   if (i == kNoRecord) return a;  // kBegan
   const HopRec& r = h[i];
   a.index = i;
@@ -33,6 +35,10 @@ Arrival arrive(const HopRec* h, size_t n, double t) {
   }
   return a;
 }
+
+}  // namespace
+
+Arrival arrive(const HopRec* h, size_t n, double t) { return arrival_at(h, latest_before(h, n, t), t); }
 
 std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
                                                   const std::vector<size_t>& counts, const PathStart& start,
@@ -82,13 +88,24 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
 
 namespace {
 
-// A record's global id: its rank in the top 24 bits, its local index below.
-constexpr int kIdxBits = 40;
-constexpr uint64_t kIdxMask = (uint64_t(1) << kIdxBits) - 1;
-constexpr uint64_t kEnd = UINT64_MAX;  // J_k(x) beyond the path's beginning
-inline uint64_t gid(int rank, size_t i) { return (uint64_t(rank) << kIdxBits) | uint64_t(i); }
-inline int owner_of(uint64_t g) { return int(g >> kIdxBits); }
-inline size_t index_of(uint64_t g) { return size_t(g & kIdxMask); }
+// A found record's id on the wire (Reply::id): none.
+constexpr uint64_t kNoId = UINT64_MAX;
+
+// arrive(), searching from `hint` on (every record below it entered before t) by galloping:
+// O(log distance) instead of O(log n) when consecutive times are close.
+Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
+  size_t lo = hint, step = 1, hi = hint;
+  while (hi < n && h[hi].enter < t) {
+    lo = hi + 1;
+    hi = hint + step;
+    step *= 2;
+  }
+  hi = std::min(hi, n);
+  const HopRec* it = std::lower_bound(h + lo, h + hi, t,
+                                      [](const HopRec& r, double v) { return r.enter < v; });
+  const size_t i = size_t(it - h);  // h[0 .. i) entered before t, h[i] (if any) not
+  return arrival_at(h, i == 0 ? kNoRecord : i - 1, t);
+}
 
 // Step 1: "the path arrives on you at t" (the start's query carries is_start).
 struct Query {
@@ -99,8 +116,8 @@ struct Query {
 struct Reply {
   int32_t kind = Arrival::kBegan;
   int32_t next_rank = -1;
-  uint64_t id = kEnd;  // kFound
-  double time = 0;     // kFound: the segment's begin; kPass: the next arrival time
+  uint64_t id = kNoId;  // kFound: the record's global id
+  double time = 0;      // kFound: the segment's begin; kPass: the next arrival time
 };
 static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
 
@@ -120,6 +137,32 @@ struct Buckets {
   }
 };
 
+bool segment_less(const PathSegment& a, const PathSegment& b) {
+  return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+}
+
+// Sorts segments that arrived as runs (runs[s] from source s, in source order): runs that
+// are ascending already (a consistent trace) are merged pairwise, anything else is sorted.
+void sort_segments(std::vector<PathSegment>& v, const std::vector<int>& runs) {
+  std::vector<size_t> bounds{0};
+  for (int c : runs) bounds.push_back(bounds.back() + size_t(c));
+  if (bounds.back() != v.size()) return std::sort(v.begin(), v.end(), segment_less);
+  for (size_t r = 0; r + 1 < bounds.size(); ++r)
+    if (!std::is_sorted(v.begin() + long(bounds[r]), v.begin() + long(bounds[r + 1]), segment_less))
+      return std::sort(v.begin(), v.end(), segment_less);
+  while (bounds.size() > 2) {  // merge neighbouring runs: log2(runs) passes
+    std::vector<size_t> merged{0};
+    for (size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      const size_t e = r + 2 < bounds.size() ? bounds[r + 2] : bounds[r + 1];
+      if (r + 2 < bounds.size())
+        std::inplace_merge(v.begin() + long(bounds[r]), v.begin() + long(bounds[r + 1]), v.begin() + long(e),
+                           segment_less);
+      merged.push_back(e);
+    }
+    bounds.swap(merged);
+  }
+}
+
 template <typename T>
 const T* as(const std::vector<unsigned char>& v) {
   return reinterpret_cast<const T*>(v.data());
@@ -127,13 +170,19 @@ const T* as(const std::vector<unsigned char>& v) {
 
 // The pointer-jumping walk's state on one rank: per item (records 0..n-1, the start n) the
 // segment its arrival yields and its successor, J_k per level, the records on the path.
+// A record's global id (type Id: 32 bits when they fit, which halves the levels' memory and
+// the doubling's bytes) is its rank above `shift` bits, its local index below.
+template <typename Id>
 class JumpWalk {
  public:
-  JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out)
+  static constexpr Id kEnd = std::numeric_limits<Id>::max();  // J_k(x) beyond the path's beginning
+
+  JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
+           int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), seg_rank_(n_ + 1, -1), seg_begin_(n_ + 1, 0), seg_end_(n_ + 1, 0),
-        passes_(n_ + 1, 0), broken_(n_ + 1, 0), ended_(n_ + 1, 0), J_(1, std::vector<uint64_t>(n_, kEnd)),
-        marked_(n_, 0) {}
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), seg_rank_(n_ + 1, -1),
+        seg_begin_(n_ + 1, 0), seg_end_(n_ + 1, 0), passes_(n_ + 1, 0), broken_(n_ + 1, 0), ended_(n_ + 1, 0),
+        J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0) {}
 
   Status find_successors(uint64_t& N);
   Status double_pointers(uint64_t N);
@@ -167,11 +216,14 @@ class JumpWalk {
     for (int c : recv_counts_) nin += size_t(c);
     return nin;
   }
-  static uint64_t active_count(const std::vector<uint64_t>& j) {
+  static uint64_t active_count(const std::vector<Id>& j) {
     uint64_t a = 0;
-    for (uint64_t y : j) a += y != kEnd;
+    for (Id y : j) a += y != kEnd;
     return a;
   }
+  Id gid(int rank, size_t i) const { return Id(Id(rank) << shift_) | Id(i); }
+  int owner_of(Id g) const { return int(g >> shift_); }
+  size_t index_of(Id g) const { return size_t(g & mask_); }
   std::vector<Pending> first_arrivals();
   Status resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order);
   void answer_queries(std::vector<Reply>& rep);
@@ -187,21 +239,28 @@ class JumpWalk {
   const int me_, P_;
   const size_t n_;
   const bool have_start_;
+  const int shift_;
+  const Id mask_;
   std::vector<int32_t> seg_rank_;
   std::vector<double> seg_begin_, seg_end_;
   std::vector<uint32_t> passes_;
   std::vector<uint8_t> broken_;
   std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
-  std::vector<std::vector<uint64_t>> J_;
+  std::vector<std::vector<Id>> J_;
   std::vector<uint8_t> marked_;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
   std::vector<int> recv_counts_;
   Buckets bk_;
+  std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
+  std::vector<uint32_t> origin_;
+  std::vector<int> fill_;
+  uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
-std::vector<JumpWalk::Pending> JumpWalk::first_arrivals() {
+template <typename Id>
+std::vector<typename JumpWalk<Id>::Pending> JumpWalk<Id>::first_arrivals() {
   std::vector<Pending> pending;
   pending.reserve(n_ + 1);
   for (size_t i = 0; i < n_; ++i) {
@@ -221,7 +280,8 @@ std::vector<JumpWalk::Pending> JumpWalk::first_arrivals() {
 }
 
 // Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
-Status JumpWalk::find_successors(uint64_t& N) {
+template <typename Id>
+Status JumpWalk<Id>::find_successors(uint64_t& N) {
   std::vector<Pending> pending = first_arrivals();
   std::vector<uint32_t> order;  // position in pending, destination by destination
   for (int round = 0;; ++round) {
@@ -237,7 +297,8 @@ Status JumpWalk::find_successors(uint64_t& N) {
 }
 
 // One round: each pending arrival asks its rank; the replies land in recv_, in `order`.
-Status JumpWalk::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
+template <typename Id>
+Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
   bk_.reset(P_);
   for (const Pending& p : pending) ++bk_.counts[size_t(p.q)];
   bk_.finish();
@@ -259,18 +320,26 @@ Status JumpWalk::resolve_arrivals(const std::vector<Pending>& pending, std::vect
   return a2a(rep.data(), counts_back, sizeof(Reply), true);
 }
 
-// Where each query received arrives among this rank's records.
-void JumpWalk::answer_queries(std::vector<Reply>& rep) {
+// Where each query received arrives among this rank's records. A source's queries come in
+// its records' order, so their times mostly ascend: each search starts from the previous
+// answer (galloping), a full binary search only when the time went back.
+template <typename Id>
+void JumpWalk<Id>::answer_queries(std::vector<Reply>& rep) {
   const Query* in = as<Query>(recv_);
   const size_t nin = received();
   rep.resize(nin);
+  size_t hint = 0;  // records below it entered before the previous query's time
+  double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < nin; ++k) {
-    const Arrival a = arrive(mine_.data(), n_, in[k].t);
+    if (!(in[k].t >= prev_t)) hint = 0;
+    prev_t = in[k].t;
+    const Arrival a = arrive_from(mine_.data(), n_, in[k].t, hint);
+    if (a.index != kNoRecord) hint = a.index;
     Reply& r = rep[k];
     r = Reply{};
     r.kind = a.kind;
     if (a.kind == Arrival::kFound) {
-      r.id = gid(me_, a.index);
+      r.id = uint64_t(gid(me_, a.index));
       r.time = a.begin;
       if (in[k].is_start && !marked_[a.index]) {  // the path's first record
         marked_[a.index] = 1;
@@ -284,7 +353,8 @@ void JumpWalk::answer_queries(std::vector<Reply>& rep) {
 }
 
 // The replies: found (the segment and J_0), passed on (pending again), or the path began.
-void JumpWalk::take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order) {
+template <typename Id>
+void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order) {
   const Reply* back = as<Reply>(recv_);
   std::vector<Pending> still;
   for (size_t pos = 0; pos < order.size(); ++pos) {
@@ -295,7 +365,7 @@ void JumpWalk::take_replies(std::vector<Pending>& pending, const std::vector<uin
     seg_end_[it] = p.t;
     if (r.kind == Arrival::kFound) {
       seg_begin_[it] = r.time;
-      if (it < n_) J_[0][it] = r.id;
+      if (it < n_) J_[0][it] = Id(r.id);
     } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P_) {
       ++passes_[it];
       p.q = r.next_rank;
@@ -311,7 +381,8 @@ void JumpWalk::take_replies(std::vector<Pending>& pending, const std::vector<uin
 }
 
 // Passed on and on: a cycle of inconsistent waits.
-void JumpWalk::break_cycle(std::vector<Pending>& pending) {
+template <typename Id>
+void JumpWalk<Id>::break_cycle(std::vector<Pending>& pending) {
   for (const Pending& p : pending) {
     broken_[p.item] = ended_[p.item] = 1;
     seg_rank_[p.item] = p.q;
@@ -322,7 +393,8 @@ void JumpWalk::break_cycle(std::vector<Pending>& pending) {
 }
 
 // --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
-Status JumpWalk::double_pointers(uint64_t N) {
+template <typename Id>
+Status JumpWalk<Id>::double_pointers(uint64_t N) {
   uint32_t K_max = 0;
   while (K_max < 63 && (uint64_t(1) << K_max) < N + 2) ++K_max;
   uint64_t active = active_count(J_[0]);
@@ -332,7 +404,7 @@ Status JumpWalk::double_pointers(uint64_t N) {
     ++L;
     if (L == K_max) break;  // 2^K_max > N: any longer chain is a cycle
     CRITPATH_FORWARD_IF_ERROR(jump_once());
-    active = active_count(J_.back());
+    active = last_active_;
     CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   }
   out_.levels = L;
@@ -340,46 +412,52 @@ Status JumpWalk::double_pointers(uint64_t N) {
 }
 
 // J_{k+1}(x) = J_k(J_k(x)): asks each J_k(x)'s owner for its J_k.
-Status JumpWalk::jump_once() {
-  const std::vector<uint64_t>& Jk = J_.back();
+template <typename Id>
+Status JumpWalk<Id>::jump_once() {
+  const std::vector<Id>& Jk = J_.back();
   bk_.reset(P_);
-  for (uint64_t y : Jk)
+  for (Id y : Jk)
     if (y != kEnd) ++bk_.counts[size_t(owner_of(y))];
   bk_.finish();
   size_t nreq = 0;
   for (int c : bk_.counts) nreq += size_t(c);
-  std::vector<uint64_t> req(nreq);
-  std::vector<uint32_t> origin(nreq);
-  {
-    std::vector<int> fill = bk_.offsets;
-    for (size_t x = 0; x < n_; ++x) {
-      const uint64_t y = Jk[x];
-      if (y == kEnd) continue;
-      const int pos = fill[size_t(owner_of(y))]++;
-      req[size_t(pos)] = index_of(y);
-      origin[size_t(pos)] = uint32_t(x);
-    }
+  // The buffers live across levels (no fresh pages per level); a request is the local index.
+  req_.resize(nreq);
+  origin_.resize(nreq);
+  fill_ = bk_.offsets;
+  for (size_t x = 0; x < n_; ++x) {
+    const Id y = Jk[x];
+    if (y == kEnd) continue;
+    const int pos = fill_[size_t(owner_of(y))]++;
+    req_[size_t(pos)] = Id(index_of(y));
+    origin_[size_t(pos)] = uint32_t(x);
   }
-  CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(uint64_t)));
-  const uint64_t* in = as<uint64_t>(recv_);
+  CRITPATH_FORWARD_IF_ERROR(a2a(req_.data(), bk_.counts, sizeof(Id)));
+  const Id* in = as<Id>(recv_);
   const size_t nin = received();
-  std::vector<uint64_t> ans(nin);
-  for (size_t k = 0; k < nin; ++k) ans[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
+  ans_.resize(nin);
+  for (size_t k = 0; k < nin; ++k) ans_[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
   std::vector<int> counts_back = recv_counts_;
   recv_counts_ = bk_.counts;
-  CRITPATH_FORWARD_IF_ERROR(a2a(ans.data(), counts_back, sizeof(uint64_t), true));
-  const uint64_t* back = as<uint64_t>(recv_);
-  std::vector<uint64_t> next(n_, kEnd);
-  for (size_t pos = 0; pos < nreq; ++pos) next[origin[pos]] = back[pos];
+  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), counts_back, sizeof(Id), true));
+  const Id* back = as<Id>(recv_);
+  std::vector<Id> next(n_, kEnd);
+  uint64_t active = 0;  // records whose J_{k+1} is not the end
+  for (size_t pos = 0; pos < nreq; ++pos) {
+    next[origin_[pos]] = back[pos];
+    active += back[pos] != kEnd;
+  }
+  last_active_ = active;
   J_.push_back(std::move(next));
   return Status::kOk;
 }
 
 // --- 3. Marking, top-down: x at level k+1 marks J_k(x).
-Status JumpWalk::mark_path() {
-  std::vector<uint64_t> req;
+template <typename Id>
+Status JumpWalk<Id>::mark_path() {
+  std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
-    const std::vector<uint64_t>& Jk = J_[k];
+    const std::vector<Id>& Jk = J_[k];
     bk_.reset(P_);
     for (uint32_t x : marked_list_)
       if (Jk[x] != kEnd) ++bk_.counts[size_t(owner_of(Jk[x]))];
@@ -389,9 +467,9 @@ Status JumpWalk::mark_path() {
     req.resize(nreq);
     std::vector<int> fill = bk_.offsets;
     for (uint32_t x : marked_list_)
-      if (Jk[x] != kEnd) req[size_t(fill[size_t(owner_of(Jk[x]))]++)] = index_of(Jk[x]);
-    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(uint64_t)));
-    const uint64_t* in = as<uint64_t>(recv_);
+      if (Jk[x] != kEnd) req[size_t(fill[size_t(owner_of(Jk[x]))]++)] = Id(index_of(Jk[x]));
+    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(Id)));
+    const Id* in = as<Id>(recv_);
     const size_t nin = received();
     for (size_t i = 0; i < nin; ++i)
       if (in[i] < n_ && !marked_[in[i]]) {
@@ -405,7 +483,8 @@ Status JumpWalk::mark_path() {
 }
 
 // --- 4. Segments to their ranks; hops, ended chains, broken ends on the path.
-Status JumpWalk::send_segments() {
+template <typename Id>
+Status JumpWalk<Id>::send_segments() {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   std::vector<PathSegment> segs;
   std::vector<int32_t> dest;
@@ -414,7 +493,9 @@ Status JumpWalk::send_segments() {
     segs.push_back({seg_begin_[it], std::max(seg_end_[it], seg_begin_[it])});
     dest.push_back(seg_rank_[it]);
   };
-  for (uint32_t x : marked_list_) {
+  // In record order: on a consistent trace each destination then gets its segments ascending.
+  for (size_t x = 0; x < n_; ++x) {
+    if (!marked_[x]) continue;
     red[0] += 1 + passes_[x];  // the record's own hop, and the arrivals passed on after it
     add(x);
   }
@@ -433,6 +514,7 @@ Status JumpWalk::send_segments() {
     const PathSegment* in = as<PathSegment>(recv_);
     out_.segments.assign(in, in + received());
   }
+  sort_segments(out_.segments, recv_counts_);
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
@@ -440,15 +522,15 @@ Status JumpWalk::send_segments() {
   out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
                                      [](const PathSegment& s) { return !(s.end > s.begin); }),
                       out_.segments.end());
-  std::sort(out_.segments.begin(), out_.segments.end(), [](const PathSegment& a, const PathSegment& b) {
-    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
-  });
+  if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
+    std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
 }
 
 // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest
 // back to `first`, as the sequential walk's cut does.
-Status JumpWalk::close_cycle() {
+template <typename Id>
+Status JumpWalk<Id>::close_cycle() {
   double lo = std::numeric_limits<double>::infinity();
   for (const PathSegment& s : out_.segments) lo = std::min<double>(lo, s.begin);
   double v[1] = {lo};
@@ -459,6 +541,17 @@ Status JumpWalk::close_cycle() {
   return Status::kOk;
 }
 
+template <typename Id>
+Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
+                 PathWalkResult& out, int shift) {
+  JumpWalk<Id> walk(mine, start, ex, out, shift);
+  uint64_t N = 0;  // hop records of all ranks
+  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N));
+  CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N));
+  CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
+  return walk.send_segments();
+}
+
 }  // namespace
 
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
@@ -466,13 +559,18 @@ Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathEx
   const int P = ex.size();
   out = PathWalkResult{};
   out.method = PathWalkMethod::kJump;
-  if (mine.size() > kIdxMask || P >= (1 << (64 - kIdxBits)) - 1) return Status::kInvalidArgument;
-  JumpWalk walk(mine, start, ex, out);
-  uint64_t N = 0;  // hop records of all ranks
-  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N));
-  CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N));
-  CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
-  return walk.send_segments();
+  // Global ids: the rank above `shift` bits, room below for the most records of any rank and
+  // one more (the all-ones id is the end, never a record's).
+  double most = -double(mine.size());
+  ++out.rounds;
+  CRITPATH_FORWARD_IF_ERROR(ex.allreduce_min(&most, 1));
+  int shift = 0, rank_bits = 0;
+  while (shift < 63 && double(uint64_t(1) << shift) <= -most) ++shift;
+  while (rank_bits < 31 && (int64_t(1) << rank_bits) < P) ++rank_bits;
+  if (mine.size() >= UINT32_MAX) return Status::kInvalidArgument;  // items are 32-bit indices
+  if (shift + rank_bits <= 32 && shift < 32) return walk_with<uint32_t>(mine, start, ex, out, shift);
+  if (shift + rank_bits <= 64) return walk_with<uint64_t>(mine, start, ex, out, shift);
+  return Status::kInvalidArgument;
 }
 
 // ---- MPI ---------------------------------------------------------------------------------
@@ -561,18 +659,13 @@ Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const 
       return h.cause_rank >= 0 && h.cause_rank < P && h.cause_rank != me;
     });
   const std::vector<HopRec>& recs = drop ? kept : mine;
-  uint64_t n_all = recs.size();
-  CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&n_all, 1, MPI_UINT64_T, MPI_SUM));
-  const bool gather = method == PathWalkMethod::kGather ||
-                      (method == PathWalkMethod::kAuto && n_all <= kPathGatherRecords);
   Status s = Status::kOk;
-  if (gather) {
+  if (method == PathWalkMethod::kGather) {
     s = walk_gathered(recs, start, comm, me, P, out);
   } else {
     CommPathExchange ex(comm);
     s = walk_jump(recs, start, ex, out);
   }
-  ++out.rounds;
   return s;
 }
 

@@ -31,11 +31,13 @@
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
 //
-// Cost per rank: about (2 K + 4) alltoall(v) rounds and 4 allreduces, 16 B + 8 B per local
-// record per doubling level. Memory: K levels × 8 B per hop record (the J_k, kept for the
-// marking) plus ~100 B per record of state and buffers: with 1M hop records on a rank and
-// K = 23, ~280 MB. The gather method (all records on rank 0, 32 B each, a sequential walk
-// there) needs 6 collectives in all and is used for small totals (kPathGatherRecords).
+// Cost per rank: about (2 K + 4) alltoall(v) rounds and 5 allreduces, 2 × 4 B per local
+// record per doubling level (8 B when a record's global id, its rank and local index, needs
+// more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
+// marking) plus ~40 B per record of state and buffers, on every rank alike: no rank holds
+// more than its own records. It is the default at every size. The gather method (all
+// records on rank 0, 32 B each, a sequential walk there: 5 collectives) remains on request
+// (CRITPATH_DEBUG_CP_WALK=gather), as the reference.
 //
 // Results are the sequential walk's (walk_serial, the reference) whenever that walk is not
 // cut by its hop bound: same segments, same hop count.
@@ -76,10 +78,6 @@ struct PathSegment {
 
 enum class PathWalkMethod : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
 
-// Auto gathers when all ranks together have at most this many hop records (32 B each:
-// 128 MiB on rank 0 at most, less than the jump's ~280 B per record on every rank; and the
-// sequential walk is ~3x faster than the jump's rounds: 2M hops on 4 ranks 0.23 s vs 0.70 s).
-constexpr uint64_t kPathGatherRecords = uint64_t(1) << 22;
 // Rounds of passing on arrivals inside a wait (inconsistent traces only) before such a
 // record counts as a broken end (partial, if it is on the path).
 constexpr int kPassRounds = 64;
@@ -143,8 +141,8 @@ Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathEx
 // ---- MPI ---------------------------------------------------------------------------------
 
 // Collective over `comm` (used for nothing else meanwhile). `mine` ascending by enter;
-// records whose cause_rank is this rank or outside comm are ignored. kAuto: kGather up to
-// kPathGatherRecords records in all, else kJump. Both give walk_serial's path.
+// records whose cause_rank is this rank or outside comm are ignored. kAuto is kJump (nothing
+// converges on rank 0). Both give walk_serial's path.
 Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const Comm& comm,
                  PathWalkMethod method, PathWalkResult& out);
 

@@ -158,7 +158,7 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
     if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
     if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
   }
-  std::sort(waits.begin(), waits.end());
+  if (!std::is_sorted(waits.begin(), waits.end())) std::sort(waits.begin(), waits.end());
   std::vector<std::pair<double, double>> busy;
   double cur = init_enter;
   for (const auto& [a, z] : waits) {

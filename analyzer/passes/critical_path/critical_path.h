@@ -20,9 +20,9 @@
 // path's length is the measured span by construction.
 //
 // The walk itself is the engine's (analyzer/engine/path_walk.h, the only part that talks to
-// MPI): by pointer jumping over every rank's hop records in O(log hops) bulk rounds, or, for
-// small totals, on rank 0 after a gather (CpWalkMode). It always ends, also on inconsistent
-// traces (then it is marked partial).
+// MPI): by pointer jumping over every rank's hop records in O(log hops) bulk rounds (or, on
+// request, on rank 0 after a gather: CpWalkMode). It always ends, also on inconsistent traces
+// (then it is marked partial).
 #pragma once
 
 #include <cstdint>
@@ -70,16 +70,13 @@ struct CpWalk {
   uint64_t bytes_sent = 0;          // walk payload this rank sent
 };
 
-// Auto mode gathers when all ranks together have at most this many hop records (32 B each).
-constexpr uint64_t kCpGatherRecords = engine::kPathGatherRecords;
-
 // How the walk moves along the path (CRITPATH_DEBUG_CP_WALK):
 //   kJump    pointer jumping over all ranks' hop records: ~2 log2(records) alltoallv rounds,
 //            8 B per record per level (engine/path_walk.h)
 //   kGather  every rank's hop records (32 B per waiting call with a remote cause) go to
-//            rank 0, which walks them and scatters the segments: six collectives, for
-//            rank 0's memory
-//   kAuto    kGather up to kCpGatherRecords records in total, else kJump
+//            rank 0, which walks them and scatters the segments: five collectives, all
+//            records in rank 0's memory (the reference, on request only)
+//   kAuto    kJump, at every size: nothing converges on rank 0
 // All give the same path. CRITPATH_DEBUG_CP_WALK=token, the old name of jump, still selects kJump.
 enum class CpWalkMode : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
 
