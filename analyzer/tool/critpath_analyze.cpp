@@ -280,6 +280,8 @@ void for_each_location(size_t n, int first, int workers, Fn fn) {
   options.workers = workers;
   options.on_switch = [&](size_t i, bool) { log::swap_thread_rank(speaks[i]); };
   analyzer::engine::fiber::run(n, fn, options);
+  log::info0(2, "critpath-analyze: %zu ranks as fibers; the deepest fiber stack held %zu KiB", n,
+             analyzer::engine::fiber::max_stack_resident() / 1024);
   for (log::ThreadRank& t : speaks) delete static_cast<std::set<std::string>*>(t.causes);
 }
 
