@@ -1,15 +1,18 @@
 // critpath — analyzer/engine/comm.cpp: the analysis ranks over MPI, natively or hosted.
 //
-// Hosted mode in one picture (process p hosts locations 4..7 of a 16-location run):
+// Hosted mode in one picture (process p hosts locations 4..7 of a 16-location run, as fibers
+// on its worker threads, fiber.h):
 //
-//   thread(4) --\                      one MPI call on HostedComm::procs
-//   thread(5) ---+-- rendezvous --->   (the processes hosting members of this communicator)
-//   thread(6) ---+   (in memory)       made by the last thread to arrive, for all four
-//   thread(7) --/
+//   fiber(4) --\                      one nonblocking MPI call on HostedComm::procs
+//   fiber(5) ---+-- rendezvous --->   (the processes hosting members of this communicator)
+//   fiber(6) ---+   (in memory)       started by the last fiber to arrive, for all four, and
+//   fiber(7) --/                      polled while it yields; the others are parked
 //
 // Reductions combine the members of a process first (MPI_Reduce_local), then across
-// processes (MPI_Allreduce); everything else travels as per-rank byte blobs in one
-// MPI_Alltoallv over the hosting processes.
+// processes (MPI_Iallreduce). A broadcast moves the root's bytes once (MPI_Ibcast), a gather
+// to every rank each member's bytes once per process (MPI_Iallgatherv); all-to-all, gather and
+// scatter route only their non-empty pieces, per destination process one buffer, in one
+// all-to-all of bytes over the hosting processes.
 #include "analyzer/engine/comm.h"
 #include "analyzer/engine/fiber.h"
 #include "analyzer/engine/watchdog.h"
