@@ -16,6 +16,7 @@
 #include "analyzer/engine/clc.h"
 #include "analyzer/engine/clock_sync.h"
 #include "analyzer/engine/exchange.h"
+#include "analyzer/engine/fiber.h"
 #include "analyzer/engine/global_time.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/pass_info.h"
@@ -25,6 +26,17 @@
 #include "libtrace/runtime/log.h"
 
 namespace critpath::analyzer::engine {
+
+// The analysis's own figures of one rank (scalars analysis_cpu_s, analysis_cpu_phases_s,
+// analysis_bytes, analysis_rounds, analysis_memory): fixed size, gathered to rank 0 once.
+constexpr size_t kFigurePhases = 24;
+struct OwnFigures {
+  double cpu_s = 0, sent = 0, received = 0, rounds = 0;
+  double memory = 0, speaks = 0;  // the process's resident growth; whether this rank speaks for it
+  double n_phases = 0;
+  double phase_cpu[kFigurePhases] = {};
+};
+
 namespace {
 
 // Progress on rank 0 for long analyses: nothing during the first ~2 s, then one line
@@ -54,15 +66,28 @@ class Progress {
 // collective counts to the phase that waits. Also the resident memory the process grew by
 // since the analysis began (sampled at every phase end, when a phase's structures are still
 // alive; a peak within a phase is not seen).
+//
+// Every rank also keeps its own CPU time by phase (fiber::cpu_seconds(): the thread's, or on a
+// hosted rank its fiber's), for scalars.analysis_cpu_phases_s.
 class PhaseClock {
  public:
-  PhaseClock(uint64_t start, size_t rss0) : last_(start), rss0_(rss0) {}
+  PhaseClock(uint64_t start, size_t rss0) : last_(start), rss0_(rss0), cpu0_(fiber::cpu_seconds()) {
+    cpu_last_ = cpu0_;
+  }
   void mark(const char* phase) {
     const uint64_t now = clock::monotonic_ns();
     phases_.push_back({phase, double(now - last_) * 1e-9});
     last_ = now;
+    const double cpu = fiber::cpu_seconds();
+    cpu_.push_back(cpu - cpu_last_);
+    cpu_last_ = cpu;
     sample();
   }
+  // CPU seconds since the analysis began, and by phase so far (in the order of the marks).
+  double cpu_total() const { return fiber::cpu_seconds() - cpu0_; }
+  const std::vector<double>& cpu_by_phase() const { return cpu_; }
+  const std::vector<std::pair<std::string, double>>& wall_by_phase() const { return phases_; }
+  size_t rss0() const { return rss0_; }
   // The memory alone (at the end of each analysis window).
   void sample() {
     const size_t h = AnalysisEngine::resident_bytes();
@@ -76,7 +101,69 @@ class PhaseClock {
   size_t rss0_;
   size_t rss_peak_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
+  double cpu0_, cpu_last_ = 0;
+  std::vector<double> cpu_;
 };
+
+// The start of a /proc file into `buf` (`size` bytes, NUL-terminated); false when unreadable.
+bool read_proc(const char* path, char* buf, size_t size) {
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  return true;
+}
+
+// The process's peak resident memory so far (VmHWM of /proc/self/status), 0 when unknown.
+size_t resident_peak_bytes() {
+  char buf[4096];
+  if (!read_proc("/proc/self/status", buf, sizeof buf)) return 0;
+  const char* at = std::strstr(buf, "VmHWM:");
+  unsigned long long kb = 0;
+  if (at == nullptr || std::sscanf(at + 6, "%llu", &kb) != 1) return 0;
+  return size_t(kb) * 1024;
+}
+
+// Rank 0: the figures of every rank (`all`, in rank order) as report.json scalars; the phase
+// names are rank 0's (`wall`), a phase's mean taken over the ranks that marked as many phases.
+void set_own_figures(const std::vector<OwnFigures>& all,
+                     const std::vector<std::pair<std::string, double>>& wall, Scalars& out) {
+  if (all.empty()) return;
+  double cpu_sum = 0, cpu_max = 0, sent_max = 0, recv_max = 0, rounds = 0;
+  std::vector<double> memory;
+  for (const OwnFigures& f : all) {
+    cpu_sum += f.cpu_s;
+    cpu_max = std::max(cpu_max, f.cpu_s);
+    sent_max = std::max(sent_max, f.sent);
+    recv_max = std::max(recv_max, f.received);
+    rounds = std::max(rounds, f.rounds);
+    if (f.speaks > 0) memory.push_back(f.memory);
+  }
+  const double n = double(all.size());
+  out.set("analysis_cpu_s", nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
+  nlohmann::json phases = nlohmann::json::object();
+  const size_t k = std::min<size_t>(size_t(all[0].n_phases), std::min(kFigurePhases, wall.size()));
+  for (size_t i = 0; i < k; ++i) {
+    double sum = 0, ranks = 0;
+    for (const OwnFigures& f : all)
+      if (f.n_phases == all[0].n_phases) {
+        sum += f.phase_cpu[i];
+        ++ranks;
+      }
+    phases[wall[i].first] = ranks > 0 ? sum / ranks : 0.0;
+  }
+  out.set("analysis_cpu_phases_s", std::move(phases));
+  out.set("analysis_bytes", nlohmann::json{{"sent_max", sent_max},
+                                           {"recv_max", recv_max},
+                                           {"sent_rank0", all[0].sent},
+                                           {"recv_rank0", all[0].received}});
+  out.set("analysis_rounds", rounds);
+  std::sort(memory.begin(), memory.end());
+  const double median = memory.empty() ? 0.0 : memory[(memory.size() - 1) / 2];
+  out.set("analysis_memory", nlohmann::json{{"rank0_bytes", all[0].memory}, {"median_bytes", median}});
+}
 
 // The engine's one forward traversal: every location's events, with their call-path nodes,
 // into the replay index and to the passes that want events (engine/pass.h), fused.
@@ -314,7 +401,7 @@ std::vector<std::string> incomplete_notes(const std::vector<std::vector<double>>
 // Everything the stages share.
 struct AnalysisEngine::State {
   State(const RunInfo& run, uint64_t wall0, uint64_t analysis0, size_t rss0)
-      : progress(run.rank, wall0), phases(analysis0, rss0) {}
+      : progress(run.rank, wall0), phases(analysis0, rss0), hwm0(resident_peak_bytes()) {}
   std::vector<std::unique_ptr<Pass>> owned;
   std::vector<Pass*> analyze_order, reduce_order, event_passes;
   std::vector<std::string> left_out;  // passes a windowed analysis leaves out
@@ -325,6 +412,7 @@ struct AnalysisEngine::State {
   std::optional<PassContext> ctx;
   Progress progress;
   PhaseClock phases;
+  size_t hwm0;  // the process's peak resident memory when the analysis began
   // Window by window (engine/window.h): the plan and why.
   WindowPlan plan;
   std::string window_why;  // what asked for windows (and, if the run cannot be cut, why not)
@@ -378,13 +466,8 @@ AnalysisEngine::~AnalysisEngine() = default;
 size_t AnalysisEngine::resident_bytes() {
   // /proc/self/statm, not the allocator's own figures: mallinfo2 walks glibc's arenas, which
   // crashes when another allocator (a sanitizer's, jemalloc) serves malloc.
-  const int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
   char buf[128];
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = '\0';
+  if (!read_proc("/proc/self/statm", buf, sizeof buf)) return 0;
   unsigned long long size = 0, resident = 0;
   if (std::sscanf(buf, "%llu %llu", &size, &resident) != 2) return 0;
   const long page = sysconf(_SC_PAGESIZE);
@@ -407,6 +490,10 @@ void AnalysisEngine::stall_if_chosen(const char* stage) {
   if (settings_.stall_rank != location_.run.rank || settings_.stall_stage != stage) return;
   if (settings_.timeout_s <= 0) return;  // would stall forever
   while (!watchdog_expired()) {
+    if (fiber::current()) {  // a hosted rank: its worker's other ranks go on
+      fiber::yield();
+      continue;
+    }
     const timespec ms = {0, 10000000};
     nanosleep(&ms, nullptr);
   }
@@ -884,6 +971,8 @@ ReportInput AnalysisEngine::report_input() {
   if (group_.allreduce_maxloc(&mem_peak, 1) != Status::kOk)
     mem_peak = {double(s.phases.rss_peak()), location_.run.rank};
   describe_nodes(in);
+  std::vector<OwnFigures> figures;
+  const bool have_figures = gather_own_figures(figures);
   if (location_.run.rank != 0) return ReportInput{};
   in.run = &location_.run;
   in.profile = &s.global;
@@ -896,6 +985,7 @@ ReportInput AnalysisEngine::report_input() {
   in.wall_time_s = (fin_max - init_min) * 1e-9;
   add_header_lines(in);
   add_notes(in, std::move(notes));
+  if (have_figures) set_own_figures(figures, s.phases.wall_by_phase(), in.scalars);
   s.phases.mark("report_input");
   in.analysis_phases = s.phases.take();
   in.analysis_s = double(clock::monotonic_ns() - clock_.analysis0) * 1e-9;
@@ -903,6 +993,30 @@ ReportInput AnalysisEngine::report_input() {
   in.analysis_memory_peak_rank = mem_peak.second;
   in.finalize_wait_s = double(clock_.analysis0 - std::min(clock_.analysis0, clock_.wall0)) * 1e-9;
   return std::move(in);
+}
+
+// The analysis's own figures of this rank, to rank 0 (`all` there): the engine's last
+// collective, counted as a round of its own; its bytes are not counted.
+bool AnalysisEngine::gather_own_figures(std::vector<OwnFigures>& all) {
+  const State& s = *s_;
+  const Comm::Traffic t = group_.comm().traffic();
+  OwnFigures mine;
+  mine.cpu_s = s.phases.cpu_total();
+  mine.sent = double(t.sent);
+  mine.received = double(t.received);
+  mine.rounds = double(t.rounds + 1);
+  mine.speaks = group_.comm().first_in_process() ? 1 : 0;
+  // Growth beyond the resident memory at the start: the process's new peak, if it made one
+  // during the analysis, else the largest sample at the phase ends.
+  const size_t hwm = resident_peak_bytes(), rss0 = s.phases.rss0();
+  const size_t grown = hwm > s.hwm0 && hwm > rss0 ? hwm - rss0 : 0;
+  mine.memory = double(std::max(grown, s.phases.rss_peak()));
+  const std::vector<double>& cpu = s.phases.cpu_by_phase();
+  mine.n_phases = double(std::min(cpu.size(), kFigurePhases));
+  for (size_t i = 0; i < size_t(mine.n_phases); ++i) mine.phase_cpu[i] = cpu[i];
+  std::vector<int> counts, displs;
+  return group_.gather_to_root(&mine, 1, all, counts, displs) == Status::kOk &&
+         all.size() == size_t(group_.size());
 }
 
 // Rank 0: the header lines of the clocks, the replay, the threads and the windows.

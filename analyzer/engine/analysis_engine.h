@@ -37,6 +37,8 @@
 
 namespace critpath::analyzer::engine {
 
+struct OwnFigures;  // analysis_engine.cpp: the analysis's own figures of one rank
+
 // The engine's own settings (analysis.cpp reads them from CRITPATH_*).
 struct EngineSettings {
   bool clc = false;      // CRITPATH_CLOCK_CORRECTION=clc
@@ -98,6 +100,7 @@ class AnalysisEngine {
   bool needs_present(const Pass* p);
   std::vector<double> rank_stats() const;
   void gather_rank_stats(ReportInput& in);
+  bool gather_own_figures(std::vector<OwnFigures>& all);
   std::vector<std::string> gather_notes();
   void describe_nodes(ReportInput& in);
   void add_header_lines(ReportInput& in);

@@ -1,16 +1,20 @@
 // critpath — analyzer/engine/comm.cpp: the analysis ranks over MPI, natively or hosted.
 //
-// Hosted mode in one picture (process p hosts locations 4..7 of a 16-location run):
+// Hosted mode in one picture (process p hosts locations 4..7 of a 16-location run, as fibers
+// on its worker threads, fiber.h):
 //
-//   thread(4) --\                      one MPI call on HostedComm::procs
-//   thread(5) ---+-- rendezvous --->   (the processes hosting members of this communicator)
-//   thread(6) ---+   (in memory)       made by the last thread to arrive, for all four
-//   thread(7) --/
+//   fiber(4) --\                      one nonblocking MPI call on HostedComm::procs
+//   fiber(5) ---+-- rendezvous --->   (the processes hosting members of this communicator)
+//   fiber(6) ---+   (in memory)       started by the last fiber to arrive, for all four, and
+//   fiber(7) --/                      polled while it yields; the others are parked
 //
 // Reductions combine the members of a process first (MPI_Reduce_local), then across
-// processes (MPI_Allreduce); everything else travels as per-rank byte blobs in one
-// MPI_Alltoallv over the hosting processes.
+// processes (MPI_Iallreduce). A broadcast moves the root's bytes once (MPI_Ibcast), a gather
+// to every rank each member's bytes once per process (MPI_Iallgatherv); all-to-all, gather and
+// scatter route only their non-empty pieces, per destination process one buffer, in one
+// all-to-all of bytes over the hosting processes.
 #include "analyzer/engine/comm.h"
+#include "analyzer/engine/fiber.h"
 #include "analyzer/engine/watchdog.h"
 
 #include <algorithm>
@@ -69,7 +73,7 @@ struct Registry {
   };
   using Key = std::tuple<const HostedComm*, int, std::vector<int>>;
   std::mutex mu;
-  std::condition_variable cv;
+  fiber::WaitQueue waiters;
   std::map<Key, Pending> pending;
 };
 
@@ -87,14 +91,14 @@ struct HostedComm {
   // The rendezvous: each member leaves its arguments in its slot; the last one drives.
   struct Slot {
     const void* in = nullptr;
+    size_t in_bytes = 0;
     void* out = nullptr;
-    const void* blobs_out = nullptr;  // const Comm::Blobs*
-    void* blobs_in = nullptr;         // Comm::Blobs*
-    int value = 0;
+    const std::vector<Comm::Piece>* pieces = nullptr;  // route()
+    std::vector<Comm::Parcel>* parcels = nullptr;
     Comm* made = nullptr;
   };
   std::mutex mu;
-  std::condition_variable cv;
+  fiber::WaitQueue waiters;
   uint64_t generation = 0;
   int arrived = 0;
   Status result = Status::kOk;
@@ -106,9 +110,166 @@ struct HostedComm {
     std::deque<std::pair<int, std::vector<unsigned char>>> q;  // (source rank, bytes)
   };
   std::vector<std::unique_ptr<Mailbox>> mail;
-  void make_mail() {
+  // Every process's members in process order, ascending within a process (`order`), and
+  // where each process's run of them begins (`proc_first`, n_procs + 1 entries): the layout
+  // of a gather over the processes.
+  std::vector<int> order, proc_first;
+  void finish() {
     mail.clear();
     for (size_t i = 0; i < locals.size(); ++i) mail.push_back(std::make_unique<Mailbox>());
+    slots.resize(locals.size());
+    proc_first.assign(size_t(n_procs) + 1, 0);
+    for (int q : proc_of) ++proc_first[size_t(q) + 1];
+    for (size_t q = 0; q < size_t(n_procs); ++q) proc_first[q + 1] += proc_first[q];
+    order.assign(proc_of.size(), 0);
+    std::vector<int> next(proc_first.begin(), proc_first.end() - 1);
+    for (size_t r = 0; r < proc_of.size(); ++r) order[size_t(next[size_t(proc_of[r])]++)] = int(r);
+  }
+
+  // MPI_Allgatherv over the processes: this process's `bytes` of `mine`, process q's
+  // counts[q] bytes, into `all` in process order. Alone: a copy.
+  Status allgather_procs(const unsigned char* mine, size_t bytes, const std::vector<uint64_t>& counts,
+                         std::vector<unsigned char>& all) const {
+    if (procs == MPI_COMM_NULL) {
+      all.assign(mine, mine + bytes);
+      return Status::kOk;
+    }
+    std::vector<int> c(counts.size()), d(counts.size());
+    uint64_t total = 0;
+    for (size_t q = 0; q < counts.size(); ++q) {
+      d[q] = int(total);
+      c[q] = int(counts[q]);
+      total += counts[q];
+    }
+    if (total > uint64_t(INT32_MAX)) return Status::kInvalidArgument;
+    all.resize(size_t(total));
+    static unsigned char dummy[64];
+    return complete_nonblocking([&](MPI_Request* q) {
+      return PMPI_Iallgatherv(bytes ? mine : dummy, int(bytes), MPI_BYTE, all.empty() ? dummy : all.data(),
+                              c.data(), d.data(), MPI_BYTE, procs, q);
+    });
+  }
+
+  // The driver of a gather to every process: every member's slot `in` (`in_bytes` each,
+  // or `fixed` bytes each when fixed > 0), in rank order into `full`; at[r] is where rank r's
+  // bytes begin, at[size] the end. Bytes moved: what the members contribute, once per
+  // process (never a copy per member).
+  Status gather_all(size_t fixed, std::vector<unsigned char>& full, std::vector<uint64_t>& at) const {
+    const size_t n = proc_of.size();
+    std::vector<uint64_t> sizes(n, fixed);  // in `order`
+    if (fixed == 0) {
+      std::vector<uint64_t> mine;
+      for (const Slot& s : slots) mine.push_back(s.in_bytes);
+      std::vector<uint64_t> per_proc(static_cast<size_t>(n_procs), 0);
+      for (size_t q = 0; q < per_proc.size(); ++q)
+        per_proc[q] = 8 * uint64_t(proc_first[q + 1] - proc_first[q]);
+      std::vector<unsigned char> got;
+      CRITPATH_FORWARD_IF_ERROR(allgather_procs(reinterpret_cast<const unsigned char*>(mine.data()),
+                                                mine.size() * 8, per_proc, got));
+      if (got.size() != n * 8) return Status::kMpiError;
+      std::memcpy(sizes.data(), got.data(), got.size());
+    }
+    std::vector<unsigned char> block;
+    for (const Slot& s : slots) {
+      const auto* p = static_cast<const unsigned char*>(s.in);
+      block.insert(block.end(), p, p + (fixed ? fixed : s.in_bytes));
+    }
+    std::vector<uint64_t> per_proc(size_t(n_procs), 0);
+    for (size_t q = 0; q < per_proc.size(); ++q)
+      for (int k = proc_first[q]; k < proc_first[q + 1]; ++k) per_proc[q] += sizes[size_t(k)];
+    std::vector<unsigned char> got;
+    CRITPATH_FORWARD_IF_ERROR(allgather_procs(block.data(), block.size(), per_proc, got));
+    // From process order to rank order.
+    std::vector<uint64_t> src(n + 1, 0);
+    for (size_t k = 0; k < n; ++k) src[k + 1] = src[k] + sizes[k];
+    if (src[n] != got.size()) return Status::kMpiError;
+    std::vector<uint64_t> size_of(n);
+    for (size_t k = 0; k < n; ++k) size_of[size_t(order[k])] = sizes[k];
+    at.assign(n + 1, 0);
+    for (size_t r = 0; r < n; ++r) at[r + 1] = at[r] + size_of[r];
+    full.resize(got.size());
+    for (size_t k = 0; k < n; ++k)
+      if (sizes[k]) std::memcpy(full.data() + at[size_t(order[k])], got.data() + src[k], sizes[k]);
+    return Status::kOk;
+  }
+
+  // The driver of a routed exchange: every member's pieces (slot `pieces`) to their comm
+  // ranks' parcels (slot `parcels`), per destination process one buffer of records
+  // [src u32][dst u32][bytes u64][payload] holding only what is sent.
+  Status route_all() const {
+    std::vector<std::vector<unsigned char>> to(static_cast<size_t>(n_procs));
+    auto put = [](std::vector<unsigned char>& b, const void* v, size_t len) {
+      const auto* q = static_cast<const unsigned char*>(v);
+      b.insert(b.end(), q, q + len);
+    };
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const uint32_t src = uint32_t(locals[i]);
+      for (const Comm::Piece& piece : *slots[i].pieces) {
+        const uint32_t dst = uint32_t(piece.peer);
+        if (proc_of[dst] == my_proc) {  // hosted here: straight into the parcel
+          deliver(src, dst, piece.data, piece.bytes);
+          continue;
+        }
+        std::vector<unsigned char>& b = to[size_t(proc_of[dst])];
+        const uint64_t len = piece.bytes;
+        put(b, &src, 4);
+        put(b, &dst, 4);
+        put(b, &len, 8);
+        put(b, piece.data, piece.bytes);
+      }
+    }
+    if (procs == MPI_COMM_NULL) return Status::kOk;
+    std::vector<unsigned char> got;
+    CRITPATH_FORWARD_IF_ERROR(swap_procs(to, got));
+    size_t at = 0;
+    while (got.size() - at >= 16) {
+      uint32_t src, dst;
+      uint64_t len;
+      std::memcpy(&src, got.data() + at, 4);
+      std::memcpy(&dst, got.data() + at + 4, 4);
+      std::memcpy(&len, got.data() + at + 8, 8);
+      at += 16;
+      if (got.size() - at < len || src >= proc_of.size() || dst >= proc_of.size() ||
+          !deliver(src, dst, got.data() + at, len))
+        return Status::kMpiError;
+      at += len;
+    }
+    return at == got.size() ? Status::kOk : Status::kMpiError;
+  }
+
+  // Into the parcels of member `dst` (hosted here): `len` bytes from `src`.
+  bool deliver(uint32_t src, uint32_t dst, const unsigned char* data, size_t len) const {
+    const auto li = std::lower_bound(locals.begin(), locals.end(), int(dst));
+    if (li == locals.end() || *li != int(dst)) return false;
+    slots[size_t(li - locals.begin())].parcels->push_back(
+        {int(src), std::vector<unsigned char>(data, data + len)});
+    return true;
+  }
+
+  // One all-to-all of byte buffers over the processes (to[q] to process q), into `got`.
+  Status swap_procs(std::vector<std::vector<unsigned char>>& to, std::vector<unsigned char>& got) const {
+    std::vector<int> scounts(to.size()), rcounts(to.size()), sdispls(to.size()), rdispls(to.size());
+    std::vector<unsigned char> sbuf;
+    for (size_t q = 0; q < to.size(); ++q) {
+      if (sbuf.size() + to[q].size() > size_t(INT32_MAX)) return Status::kInvalidArgument;
+      sdispls[q] = int(sbuf.size());
+      scounts[q] = int(to[q].size());
+      sbuf.insert(sbuf.end(), to[q].begin(), to[q].end());
+      std::vector<unsigned char>().swap(to[q]);
+    }
+    const std::vector<int> ones(to.size(), 1);
+    std::vector<int> at(to.size());
+    for (size_t r = 0; r < at.size(); ++r) at[r] = int(r);
+    if (alltoallv_p2p(scounts.data(), ones.data(), at.data(), rcounts.data(), ones.data(), at.data(), MPI_INT,
+                      sizeof(int), procs) != Status::kOk)
+      return Status::kMpiError;
+    const long total = prefix_sums(rcounts, rdispls);
+    if (total > INT32_MAX) return Status::kInvalidArgument;
+    got.resize(size_t(total));
+    static unsigned char dummy[64];
+    return alltoallv_p2p(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
+                         got.empty() ? dummy : got.data(), rcounts.data(), rdispls.data(), MPI_BYTE, 1,
+                         procs);
   }
 
   HostedComm() = default;
@@ -125,7 +286,7 @@ struct HostedComm {
     slots[size_t(local)] = slot;
     if (++arrived < int(locals.size())) {
       const uint64_t g = generation;
-      cv.wait(lock, [&] { return generation != g; });
+      waiters.wait(lock, [&] { return generation != g; });
       return result;
     }
     lock.unlock();
@@ -134,7 +295,7 @@ struct HostedComm {
     result = s;
     arrived = 0;
     ++generation;
-    cv.notify_all();
+    waiters.notify_all();
     return s;
   }
 
@@ -156,8 +317,7 @@ struct HostedComm {
       h->proc_of.push_back(made == MPI_COMM_NULL ? 0 : p);
       if (old_proc == my_proc) h->locals.push_back(int(r));
     }
-    h->slots.resize(h->locals.size());
-    h->make_mail();
+    h->finish();
     return h;
   }
 
@@ -269,8 +429,7 @@ Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
       if (p == me) h->locals.push_back(l);
     }
   }
-  h->slots.resize(h->locals.size());
-  h->make_mail();
+  h->finish();
   mine.clear();
   for (int r : h->locals) mine.push_back(member(h, r, n_locations));
   return Status::kOk;
@@ -286,6 +445,7 @@ Comm& Comm::operator=(Comm&& o) noexcept {
     rank_ = o.rank_;
     size_ = o.size_;
     posts_ = std::move(o.posts_);
+    traffic_ = std::move(o.traffic_);
     o.mpi_ = MPI_COMM_NULL;
     o.borrowed_ = false;
     o.hosted_.reset();
@@ -300,8 +460,24 @@ Comm::~Comm() {
 }
 
 // ---- new communicators ----------------------------------------------------------------
+//
+// Each one round of the rank's traffic, which the new communicator shares (comm.h).
 
-Status Comm::dup(Comm& out) const {
+Status Comm::inherit(Status made, Comm& out) const {
+  note(0, 0);
+  if (made == Status::kOk) out.traffic_ = share_traffic();
+  return made;
+}
+
+Status Comm::dup(Comm& out) const { return inherit(dup_made(out), out); }
+
+Status Comm::split(int color, Comm& out) const { return inherit(split_made(color, out), out); }
+
+Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) const {
+  return inherit(create_group_made(members, tag, out), out);
+}
+
+Status Comm::dup_made(Comm& out) const {
   if (mpi_ != MPI_COMM_NULL && borrowed_) {  // the application's communicator: see borrowed_
     MPI_Comm made = MPI_COMM_NULL;
     const int rc = PMPI_Comm_dup(mpi_, &made);
@@ -317,7 +493,9 @@ Status Comm::dup(Comm& out) const {
   slot.made = &out;
   return h.meet(local_, slot, [&] {
     MPI_Comm made = MPI_COMM_NULL;
-    if (h.procs != MPI_COMM_NULL && PMPI_Comm_dup(h.procs, &made) != MPI_SUCCESS) return Status::kMpiError;
+    int rc = MPI_SUCCESS;
+    if (h.procs != MPI_COMM_NULL) fiber::call_blocking([&] { rc = PMPI_Comm_dup(h.procs, &made); });
+    if (rc != MPI_SUCCESS) return Status::kMpiError;
     std::vector<int> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) all[size_t(r)] = r;
     auto d = h.derive(all, made);
@@ -326,7 +504,7 @@ Status Comm::dup(Comm& out) const {
   });
 }
 
-Status Comm::split(int color, Comm& out) const {
+Status Comm::split_made(int color, Comm& out) const {
   if (mpi_ != MPI_COMM_NULL) {
     MPI_Comm part = MPI_COMM_NULL;
     const int rc = PMPI_Comm_split(mpi_, color, rank_, &part);
@@ -336,44 +514,67 @@ Status Comm::split(int color, Comm& out) const {
     out = Comm();
     return Status::kOk;
   }
-  std::vector<int> colors(static_cast<size_t>(size_));
-  CRITPATH_FORWARD_IF_ERROR(allgather(&color, sizeof color, colors.data()));
   HostedComm& h = *hosted_;
   HostedComm::Slot slot;
+  slot.in = &color;
   slot.made = &out;
   return h.meet(local_, slot, [&] {
-    // Every process creates the parts it hosts members of, in ascending colour: the same
-    // order everywhere, so the creations (collective over their processes) never deadlock.
+    std::vector<unsigned char> full;
+    std::vector<uint64_t> at;
+    CRITPATH_FORWARD_IF_ERROR(h.gather_all(sizeof(int), full, at));
+    std::vector<int> colors(static_cast<size_t>(size_));
+    std::memcpy(colors.data(), full.data(), full.size());
+    // The ranks by (colour, rank); the parts' creations (collective over their processes) go
+    // in ascending colour everywhere, so they never deadlock, each with its colour's index
+    // among all colours as its tag.
+    std::vector<int> by(static_cast<size_t>(size_));
+    for (int r = 0; r < size_; ++r) by[size_t(r)] = r;
+    std::stable_sort(by.begin(), by.end(),
+                     [&](int a, int b) { return colors[size_t(a)] < colors[size_t(b)]; });
     std::vector<int> mine;
     for (int r : h.locals) mine.push_back(colors[size_t(r)]);
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    for (size_t k = 0; k < mine.size(); ++k) {
-      std::vector<int> members;
-      for (int r = 0; r < size_; ++r)
-        if (colors[size_t(r)] == mine[k]) members.push_back(r);
-      MPI_Comm made = MPI_COMM_NULL;
-      if (h.spans_processes(members)) {
-        MPI_Group g;
-        CRITPATH_FORWARD_IF_ERROR(h.proc_group(members, g));
-        const int rc = PMPI_Comm_create_group(h.procs, g, int(k % 32000), &made);
-        PMPI_Group_free(&g);
-        if (rc != MPI_SUCCESS) return Status::kMpiError;
-        PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
+    size_t at_by = 0, index = 0;  // the first rank of the colour, the colour's index
+    for (int c : mine) {
+      while (colors[size_t(by[at_by])] != c) {
+        const int skipped = colors[size_t(by[at_by])];
+        while (colors[size_t(by[at_by])] == skipped) ++at_by;
+        ++index;
       }
-      auto d = h.derive(members, made);
-      for (size_t i = 0; i < h.locals.size(); ++i) {
-        if (colors[size_t(h.locals[i])] != mine[k]) continue;
-        const int r = h.locals[i];
-        const int new_rank = int(std::find(members.begin(), members.end(), r) - members.begin());
-        *h.slots[i].made = member(d, new_rank, int(members.size()));
-      }
+      size_t end = at_by;
+      while (end < by.size() && colors[size_t(by[end])] == c) ++end;
+      const std::vector<int> members(by.begin() + long(at_by), by.begin() + long(end));
+      CRITPATH_FORWARD_IF_ERROR(make_part(h, members, int(index % 32000)));
+      at_by = end;
+      ++index;
     }
     return Status::kOk;
   });
 }
 
-Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) const {
+// split()'s driver: the part of `members` (ascending), to the slots of its members hosted here.
+Status Comm::make_part(HostedComm& h, const std::vector<int>& members, int tag) {
+  MPI_Comm made = MPI_COMM_NULL;
+  if (h.spans_processes(members)) {
+    MPI_Group g;
+    CRITPATH_FORWARD_IF_ERROR(h.proc_group(members, g));
+    int rc = MPI_SUCCESS;
+    fiber::call_blocking([&] { rc = PMPI_Comm_create_group(h.procs, g, tag, &made); });
+    PMPI_Group_free(&g);
+    if (rc != MPI_SUCCESS) return Status::kMpiError;
+    PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
+  }
+  auto d = h.derive(members, made);
+  for (size_t i = 0; i < h.locals.size(); ++i) {
+    const auto m = std::lower_bound(members.begin(), members.end(), h.locals[i]);
+    if (m == members.end() || *m != h.locals[i]) continue;
+    *h.slots[i].made = member(d, int(m - members.begin()), int(members.size()));
+  }
+  return Status::kOk;
+}
+
+Status Comm::create_group_made(const std::vector<int>& members, int tag, Comm& out) const {
   const auto me = std::find(members.begin(), members.end(), rank_);
   if (me == members.end()) return Status::kInvalidArgument;
   if (mpi_ != MPI_COMM_NULL) {
@@ -398,7 +599,7 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
   const Registry::Key key{&h, tag, members};
   std::unique_lock<std::mutex> lock(reg.mu);
   // A finished creation with the same key still being collected: wait until it is gone.
-  reg.cv.wait(lock, [&] {
+  reg.waiters.wait(lock, [&] {
     auto it = reg.pending.find(key);
     return it == reg.pending.end() || !it->second.done;
   });
@@ -411,7 +612,8 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
       MPI_Group g;
       s = h.proc_group(members, g);
       if (s == Status::kOk) {
-        const int rc = PMPI_Comm_create_group(h.procs, g, tag, &made);
+        int rc = MPI_SUCCESS;
+        fiber::call_blocking([&] { rc = PMPI_Comm_create_group(h.procs, g, tag, &made); });
         PMPI_Group_free(&g);
         if (rc != MPI_SUCCESS) s = Status::kMpiError;
         else PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
@@ -421,15 +623,15 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
     p.status = s;
     if (s == Status::kOk) p.made = h.derive(members, made);
     p.done = true;
-    reg.cv.notify_all();
+    reg.waiters.notify_all();
   } else {
-    reg.cv.wait(lock, [&] { return p.done; });
+    reg.waiters.wait(lock, [&] { return p.done; });
   }
   const Status s = p.status;
   if (s == Status::kOk) out = member(p.made, int(me - members.begin()), int(members.size()));
   if (++p.collected == expected) {
     reg.pending.erase(key);
-    reg.cv.notify_all();
+    reg.waiters.notify_all();
   }
   return s;
 }
@@ -437,6 +639,7 @@ Status Comm::create_group(const std::vector<int>& members, int tag, Comm& out) c
 // ---- collectives ------------------------------------------------------------------------
 
 Status Comm::barrier() const {
+  note(0, 0);
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
   if (!hosted_) return Status::kOk;
@@ -450,6 +653,8 @@ Status Comm::barrier() const {
 
 Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
+  const size_t bytes = size_t(n) * extent_of(type);
+  note(bytes, bytes);
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_) == MPI_SUCCESS ? Status::kOk
                                                                                  : Status::kMpiError;
@@ -457,6 +662,10 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
   if (!hosted_) return Status::kOk;
+  return allreduce_hosted(inout, n, type, op);
+}
+
+Status Comm::allreduce_hosted(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   HostedComm& h = *hosted_;
   HostedComm::Slot slot;
   slot.out = inout;
@@ -482,67 +691,87 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
 
 Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root) const {
   if (n == 0) return Status::kOk;
+  const size_t bytes = size_t(n) * extent_of(type);
+  note(bytes, rank_ == root ? bytes : 0);
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ireduce(in, out, n, type, op, root, mpi_, q); });
-  const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
     std::memmove(out, in, bytes);
     return Status::kOk;
   }
   std::vector<unsigned char> v(static_cast<const unsigned char*>(in),
                                static_cast<const unsigned char*>(in) + bytes);
-  CRITPATH_FORWARD_IF_ERROR(allreduce(v.data(), n, type, op));
+  CRITPATH_FORWARD_IF_ERROR(allreduce_hosted(v.data(), n, type, op));
   if (rank_ == root) std::memcpy(out, v.data(), bytes);
   return Status::kOk;
 }
 
 Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op) const {
   if (n == 0) return Status::kOk;
+  const size_t bytes = size_t(n) * extent_of(type);
+  note(bytes, bytes);
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
-  const size_t bytes = size_t(n) * extent_of(type);
   if (!hosted_) {
     std::memmove(out, in, bytes);
     return Status::kOk;
   }
-  Blobs send(static_cast<size_t>(size_)), recv;
-  const auto* p = static_cast<const unsigned char*>(in);
-  for (int d = rank_; d < size_; ++d) send[size_t(d)].assign(p, p + bytes);
-  CRITPATH_FORWARD_IF_ERROR(exchange(send, recv));
-  // acc = x0 op x1 op ... op x_rank, folded in rank order.
-  std::vector<unsigned char> acc = recv[0];
-  for (int s = 1; s <= rank_; ++s) {
-    std::vector<unsigned char> next = recv[size_t(s)];
-    if (next.size() != bytes || acc.size() != bytes) return Status::kMpiError;
-    if (PMPI_Reduce_local(acc.data(), next.data(), n, type, op) != MPI_SUCCESS) return Status::kMpiError;
-    acc.swap(next);
-  }
-  if (acc.size() != bytes) return Status::kMpiError;
-  std::memcpy(out, acc.data(), bytes);
-  return Status::kOk;
+  HostedComm& h = *hosted_;
+  HostedComm::Slot slot;
+  slot.in = in;
+  slot.out = out;
+  return h.meet(local_, slot, [&] {
+    // Every member's input once per process; acc = x0 op x1 op ... op x_r, folded in rank
+    // order, handed to each member hosted here on the way.
+    std::vector<unsigned char> full;
+    std::vector<uint64_t> at;
+    CRITPATH_FORWARD_IF_ERROR(h.gather_all(bytes, full, at));
+    std::vector<unsigned char> acc(full.begin(), full.begin() + long(bytes)), next(bytes);
+    size_t i = 0;
+    for (int r = 0; r < size_ && i < h.locals.size(); ++r) {
+      if (r > 0) {
+        std::memcpy(next.data(), full.data() + at[size_t(r)], bytes);
+        if (PMPI_Reduce_local(acc.data(), next.data(), n, type, op) != MPI_SUCCESS) return Status::kMpiError;
+        acc.swap(next);
+      }
+      if (h.locals[i] == r) std::memcpy(h.slots[i++].out, acc.data(), bytes);
+    }
+    return Status::kOk;
+  });
 }
 
 Status Comm::bcast(void* buf, size_t bytes, int root) const {
   if (bytes == 0) return Status::kOk;
+  note(rank_ == root ? bytes : 0, rank_ == root ? 0 : bytes);
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Bcast(buf, int(bytes), MPI_BYTE, root, mpi_) == MPI_SUCCESS ? Status::kOk : Status::kMpiError;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });
   if (!hosted_) return Status::kOk;
-  Blobs send(static_cast<size_t>(size_)), recv;
-  if (rank_ == root) {
-    const auto* p = static_cast<const unsigned char*>(buf);
-    for (auto& b : send) b.assign(p, p + bytes);
-  }
-  CRITPATH_FORWARD_IF_ERROR(exchange(send, recv));
-  if (recv[size_t(root)].size() != bytes) return Status::kMpiError;
-  std::memcpy(buf, recv[size_t(root)].data(), bytes);
-  return Status::kOk;
+  if (bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
+  HostedComm& h = *hosted_;
+  HostedComm::Slot slot;
+  slot.out = buf;
+  return h.meet(local_, slot, [&] {
+    // The root's bytes once to every process, then to each member hosted here.
+    std::vector<unsigned char> b(bytes);
+    const auto li = std::lower_bound(h.locals.begin(), h.locals.end(), root);
+    if (li != h.locals.end() && *li == root)
+      std::memcpy(b.data(), h.slots[size_t(li - h.locals.begin())].out, bytes);
+    if (h.procs != MPI_COMM_NULL && complete_nonblocking([&](MPI_Request* q) {
+                                      return PMPI_Ibcast(b.data(), int(bytes), MPI_BYTE,
+                                                         h.proc_of[size_t(root)], h.procs, q);
+                                    }) != Status::kOk)
+      return Status::kMpiError;
+    for (const HostedComm::Slot& s : h.slots) std::memcpy(s.out, b.data(), bytes);
+    return Status::kOk;
+  });
 }
 
 Status Comm::allgather(const void* mine, size_t bytes, void* all) const {
+  note(bytes, bytes * size_t(size_));
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Allgather(mine, int(bytes), MPI_BYTE, all, int(bytes), MPI_BYTE, mpi_) == MPI_SUCCESS
                ? Status::kOk
@@ -555,29 +784,43 @@ Status Comm::allgather(const void* mine, size_t bytes, void* all) const {
     std::memmove(all, mine, bytes);
     return Status::kOk;
   }
-  Blobs send(static_cast<size_t>(size_)), recv;
-  const auto* p = static_cast<const unsigned char*>(mine);
-  for (auto& b : send) b.assign(p, p + bytes);
-  CRITPATH_FORWARD_IF_ERROR(exchange(send, recv));
-  for (int s = 0; s < size_; ++s) {
-    if (recv[size_t(s)].size() != bytes) return Status::kMpiError;
-    std::memcpy(static_cast<unsigned char*>(all) + size_t(s) * bytes, recv[size_t(s)].data(), bytes);
-  }
-  return Status::kOk;
+  HostedComm& h = *hosted_;
+  HostedComm::Slot slot;
+  slot.in = mine;
+  slot.in_bytes = bytes;  // none: gather_all's variable form, which moves nothing
+  slot.out = all;
+  return h.meet(local_, slot, [&] {
+    std::vector<unsigned char> full;
+    std::vector<uint64_t> at;
+    CRITPATH_FORWARD_IF_ERROR(h.gather_all(bytes, full, at));
+    for (const HostedComm::Slot& s : h.slots) std::memcpy(s.out, full.data(), full.size());
+    return Status::kOk;
+  });
 }
 
 Status Comm::allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<unsigned char>& all) const {
   const auto* p = static_cast<const unsigned char*>(mine);
   all.clear();
-  if (mpi_ == MPI_COMM_NULL) {
-    Blobs out(static_cast<size_t>(size_), std::vector<unsigned char>(p, p + size_t(n) * elem_bytes)), in;
-    if (hosted_) {
-      CRITPATH_FORWARD_IF_ERROR(exchange(out, in));
-    } else {
-      in = std::move(out);
-    }
-    for (const auto& b : in) all.insert(all.end(), b.begin(), b.end());
+  if (mpi_ == MPI_COMM_NULL && !hosted_) {
+    note(size_t(n) * elem_bytes, size_t(n) * elem_bytes);
+    all.assign(p, p + size_t(n) * elem_bytes);
     return Status::kOk;
+  }
+  if (mpi_ == MPI_COMM_NULL) {
+    HostedComm& h = *hosted_;
+    HostedComm::Slot slot;
+    slot.in = mine;
+    slot.in_bytes = size_t(n) * elem_bytes;
+    slot.out = &all;
+    const Status s = h.meet(local_, slot, [&] {
+      std::vector<unsigned char> full;
+      std::vector<uint64_t> at;
+      CRITPATH_FORWARD_IF_ERROR(h.gather_all(0, full, at));
+      for (const HostedComm::Slot& t : h.slots) *static_cast<std::vector<unsigned char>*>(t.out) = full;
+      return Status::kOk;
+    });
+    note(size_t(n) * elem_bytes, all.size());
+    return s;
   }
   std::vector<int> counts(static_cast<size_t>(size_), 0), displs;
   const int bytes = n * int(elem_bytes);
@@ -586,6 +829,7 @@ Status Comm::allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<
       }) != Status::kOk)
     return Status::kMpiError;
   const long total = prefix_sums(counts, displs);
+  note(size_t(bytes), size_t(std::max(0L, total)));
   if (total > INT32_MAX) return Status::kInvalidArgument;
   all.resize(size_t(total));
   static unsigned char dummy[64];
@@ -600,24 +844,22 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
                        bool recv_counts_known) const {
   const auto* p = static_cast<const unsigned char*>(send);
   if (mpi_ == MPI_COMM_NULL) {
-    Blobs out(static_cast<size_t>(size_)), in;
+    std::vector<Piece> out;
     size_t at = 0;
     for (int d = 0; d < size_; ++d) {
       const size_t b = size_t(send_counts[size_t(d)]) * elem_bytes;
-      out[size_t(d)].assign(p + at, p + at + b);
+      if (b) out.push_back({d, p + at, b});
       at += b;
     }
-    if (hosted_) {
-      CRITPATH_FORWARD_IF_ERROR(exchange(out, in));
-    } else {
-      in = std::move(out);
-    }
+    std::vector<Parcel> in;
+    CRITPATH_FORWARD_IF_ERROR(route(out, in));
     recv.clear();
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    for (int s = 0; s < size_; ++s) {
-      recv.insert(recv.end(), in[size_t(s)].begin(), in[size_t(s)].end());
-      recv_counts[size_t(s)] = int(in[size_t(s)].size() / elem_bytes);
+    for (Parcel& parcel : in) {
+      recv.insert(recv.end(), parcel.bytes.begin(), parcel.bytes.end());
+      recv_counts[size_t(parcel.peer)] += int(parcel.bytes.size() / elem_bytes);
     }
+    note(at, recv.size());
     return Status::kOk;
   }
   if (!recv_counts_known) {
@@ -642,6 +884,7 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
     s += send_counts[d];
     r += recv_counts[d];
   }
+  note(size_t(s) * elem_bytes, size_t(r) * elem_bytes);
   if (s > INT32_MAX || r > INT32_MAX) {
     PMPI_Type_free(&type);
     return Status::kInvalidArgument;
@@ -662,20 +905,20 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::
   displs.assign(counts.size(), 0);
   all.clear();
   const auto* p = static_cast<const unsigned char*>(mine);
+  const size_t bytes = size_t(n) * elem_bytes;
   if (mpi_ == MPI_COMM_NULL) {
-    Blobs out(static_cast<size_t>(size_)), in;
-    out[size_t(root)].assign(p, p + size_t(n) * elem_bytes);
-    if (hosted_) {
-      CRITPATH_FORWARD_IF_ERROR(exchange(out, in));
-    } else {
-      in = std::move(out);
-    }
+    std::vector<Piece> out;
+    if (bytes) out.push_back({root, p, bytes});
+    std::vector<Parcel> in;
+    CRITPATH_FORWARD_IF_ERROR(route(out, in));
+    note(bytes, 0);
     if (!at_root) return Status::kOk;
-    for (int s = 0; s < size_; ++s) {
-      displs[size_t(s)] = int(all.size() / elem_bytes);
-      counts[size_t(s)] = int(in[size_t(s)].size() / elem_bytes);
-      all.insert(all.end(), in[size_t(s)].begin(), in[size_t(s)].end());
+    for (Parcel& parcel : in) {
+      counts[size_t(parcel.peer)] = int(parcel.bytes.size() / elem_bytes);
+      all.insert(all.end(), parcel.bytes.begin(), parcel.bytes.end());
     }
+    for (int s = 1; s < size_; ++s) displs[size_t(s)] = displs[size_t(s - 1)] + counts[size_t(s - 1)];
+    note(0, all.size(), false);
     return Status::kOk;
   }
   if (complete_nonblocking([&](MPI_Request* q) {
@@ -683,8 +926,8 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::
       }) != Status::kOk)
     return Status::kMpiError;
   std::vector<int> byte_counts(counts.size()), byte_displs(counts.size());
+  long total = 0;
   if (at_root) {
-    long total = 0;
     for (int r = 0; r < size_; ++r) {
       displs[size_t(r)] = int(total);
       byte_displs[size_t(r)] = int(total * long(elem_bytes));
@@ -693,6 +936,7 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::
     }
     all.resize(size_t(total) * elem_bytes);
   }
+  note(bytes, size_t(total) * elem_bytes);
   return complete_nonblocking([&](MPI_Request* q) {
     return PMPI_Igatherv(mine, n * int(elem_bytes), MPI_BYTE, all.data(), byte_counts.data(),
                          byte_displs.data(), MPI_BYTE, root, mpi_, q);
@@ -703,22 +947,25 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
                       std::vector<unsigned char>& mine) const {
   const bool at_root = rank_ == root;
   const auto* p = static_cast<const unsigned char*>(all);
+  size_t sent = 0;
+  if (at_root)
+    for (int c : counts) sent += size_t(c) * elem_bytes;
   if (mpi_ == MPI_COMM_NULL) {
-    Blobs out(static_cast<size_t>(size_)), in;
+    std::vector<Piece> out;
     if (at_root) {
       size_t at = 0;
       for (int d = 0; d < size_; ++d) {
         const size_t b = size_t(counts[size_t(d)]) * elem_bytes;
-        out[size_t(d)].assign(p + at, p + at + b);
+        if (b) out.push_back({d, p + at, b});
         at += b;
       }
     }
-    if (hosted_) {
-      CRITPATH_FORWARD_IF_ERROR(exchange(out, in));
-    } else {
-      in = std::move(out);
-    }
-    mine = std::move(in[size_t(root)]);
+    std::vector<Parcel> in;
+    CRITPATH_FORWARD_IF_ERROR(route(out, in));
+    mine.clear();
+    for (Parcel& parcel : in)
+      if (parcel.peer == root) mine = std::move(parcel.bytes);
+    note(sent, mine.size());
     return Status::kOk;
   }
   int n = 0;
@@ -736,6 +983,7 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
     }
   }
   mine.resize(size_t(n) * elem_bytes);
+  note(sent, mine.size());
   static unsigned char dummy[64];
   return complete_nonblocking([&](MPI_Request* q) {
     return PMPI_Iscatterv(all, byte_counts.data(), byte_displs.data(), MPI_BYTE,
@@ -745,79 +993,20 @@ Status Comm::scatterv(const void* all, const std::vector<int>& counts, size_t el
 
 // ---- hosted exchange --------------------------------------------------------------------
 
-Status Comm::exchange(const Blobs& out, Blobs& in) const {
-  HostedComm& h = *hosted_;
-  in.assign(static_cast<size_t>(size_), {});
-  HostedComm::Slot slot;
-  slot.blobs_out = &out;
-  slot.blobs_in = &in;
-  return h.meet(local_, slot, [&] {
-    // Per destination process: records [src u32][dst u32][bytes u64][payload].
-    auto put = [](std::vector<unsigned char>& b, const void* v, size_t n) {
-      const auto* q = static_cast<const unsigned char*>(v);
-      b.insert(b.end(), q, q + n);
-    };
-    std::vector<std::vector<unsigned char>> to(static_cast<size_t>(h.n_procs));
-    for (size_t i = 0; i < h.slots.size(); ++i) {
-      const auto& blobs = *static_cast<const Blobs*>(h.slots[i].blobs_out);
-      const uint32_t src = uint32_t(h.locals[i]);
-      for (size_t d = 0; d < blobs.size(); ++d) {
-        if (blobs[d].empty()) continue;
-        auto& b = to[size_t(h.proc_of[d])];
-        const uint32_t dst = uint32_t(d);
-        const uint64_t len = blobs[d].size();
-        put(b, &src, 4);
-        put(b, &dst, 4);
-        put(b, &len, 8);
-        put(b, blobs[d].data(), blobs[d].size());
-      }
-    }
-    std::vector<unsigned char> got;
-    if (h.procs == MPI_COMM_NULL) {
-      got = std::move(to[0]);
-    } else {
-      std::vector<int> scounts(static_cast<size_t>(h.n_procs)), rcounts(scounts.size());
-      std::vector<int> sdispls(scounts.size()), rdispls(scounts.size());
-      std::vector<unsigned char> sbuf;
-      for (size_t q = 0; q < to.size(); ++q) {
-        if (sbuf.size() + to[q].size() > size_t(INT32_MAX)) return Status::kInvalidArgument;
-        sdispls[q] = int(sbuf.size());
-        scounts[q] = int(to[q].size());
-        sbuf.insert(sbuf.end(), to[q].begin(), to[q].end());
-      }
-      const std::vector<int> ones(scounts.size(), 1);
-      std::vector<int> at(scounts.size());
-      for (size_t r = 0; r < at.size(); ++r) at[r] = int(r);
-      if (alltoallv_p2p(scounts.data(), ones.data(), at.data(), rcounts.data(), ones.data(), at.data(),
-                        MPI_INT, sizeof(int), h.procs) != Status::kOk)
-        return Status::kMpiError;
-      const long total = prefix_sums(rcounts, rdispls);
-      if (total > INT32_MAX) return Status::kInvalidArgument;
-      got.resize(size_t(total));
-      static unsigned char dummy[64];
-      if (alltoallv_p2p(sbuf.empty() ? dummy : sbuf.data(), scounts.data(), sdispls.data(),
-                        got.empty() ? dummy : got.data(), rcounts.data(), rdispls.data(), MPI_BYTE, 1,
-                        h.procs) != Status::kOk)
-        return Status::kMpiError;
-    }
-    // Deliver: the slots of this process's members are indexed by position in `locals`.
-    size_t at = 0;
-    while (got.size() - at >= 16) {
-      uint32_t src, dst;
-      uint64_t len;
-      std::memcpy(&src, got.data() + at, 4);
-      std::memcpy(&dst, got.data() + at + 4, 4);
-      std::memcpy(&len, got.data() + at + 8, 8);
-      at += 16;
-      if (got.size() - at < len) return Status::kMpiError;
-      const auto li = std::lower_bound(h.locals.begin(), h.locals.end(), int(dst));
-      if (li == h.locals.end() || *li != int(dst) || src >= uint32_t(size_)) return Status::kMpiError;
-      auto& blobs = *static_cast<Blobs*>(h.slots[size_t(li - h.locals.begin())].blobs_in);
-      blobs[src].assign(got.data() + at, got.data() + at + len);
-      at += len;
-    }
+Status Comm::route(const std::vector<Piece>& out, std::vector<Parcel>& in) const {
+  in.clear();
+  if (!hosted_) {  // alone: everything is for this rank
+    for (const Piece& piece : out)
+      in.push_back({0, std::vector<unsigned char>(piece.data, piece.data + piece.bytes)});
     return Status::kOk;
-  });
+  }
+  HostedComm& h = *hosted_;
+  HostedComm::Slot slot;
+  slot.pieces = &out;
+  slot.parcels = &in;
+  CRITPATH_FORWARD_IF_ERROR(h.meet(local_, slot, [&] { return h.route_all(); }));
+  std::stable_sort(in.begin(), in.end(), [](const Parcel& a, const Parcel& b) { return a.peer < b.peer; });
+  return Status::kOk;
 }
 
 // ---- point to point ---------------------------------------------------------------------
@@ -834,9 +1023,8 @@ constexpr int kP2pTag0 = 1000;  // hosted: + destination rank (MPI guarantees ta
 
 // Waits between polls: spin briefly (a message is often on its way), then yield the core
 // (analysis ranks may outnumber cores: MPICH's busy polling would starve the sender).
-void backoff(unsigned& polls) {
-  if (++polls > 64) std::this_thread::yield();
-}
+// On a fiber: let the worker's other fibers run (fiber.h).
+void backoff(uint64_t& polls) { fiber::relax(polls, 64); }
 }  // namespace
 
 struct Comm::Posts {
@@ -864,7 +1052,7 @@ Status Comm::reap(bool all, double timeout_s) const {
   if (!posts_) return Status::kOk;
   Posts& p = *posts_;
   const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
-  unsigned polls = 0;
+  uint64_t polls = 0;
   for (;;) {
     size_t kept = 0;
     for (size_t i = 0; i < p.reqs.size(); ++i) {
@@ -887,6 +1075,7 @@ Status Comm::reap(bool all, double timeout_s) const {
 
 Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   if (dest < 0 || dest >= size_ || dest == rank_) return Status::kInvalidArgument;
+  note(bytes.size(), 0, false);
   if (watchdog_expired()) return Status::kMpiError;  // CRITPATH_ANALYSIS_TIMEOUT passed
   if (mpi_ != MPI_COMM_NULL) return post_mpi(mpi_, dest, kP2pTag, std::move(bytes));
   if (!hosted_) return Status::kInvalidArgument;
@@ -920,16 +1109,18 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     tag = kP2pTag0 + rank_;
     box = hosted_->mail[size_t(local_)].get();
   }
-  unsigned polls = 0;
+  uint64_t polls = 0;
   for (;;) {
     if (box) {
       std::unique_lock<std::mutex> lock(box->mu);
-      if (box->q.empty() && comm == MPI_COMM_NULL)  // no other process: only the box can deliver
+      // No other process: only the box can deliver (a fiber polls instead: backoff() below).
+      if (box->q.empty() && comm == MPI_COMM_NULL && !fiber::current())
         box->cv.wait_for(lock, std::chrono::milliseconds(5), [&] { return !box->q.empty(); });
       if (!box->q.empty()) {
         src = box->q.front().first;
         bytes = std::move(box->q.front().second);
         box->q.pop_front();
+        note(0, bytes.size(), false);
         return Status::kOk;
       }
     }
@@ -953,6 +1144,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
           src = st.MPI_SOURCE;
           bytes = std::move(in);
         }
+        note(0, bytes.size(), false);
         return Status::kOk;
       }
     }

@@ -5,11 +5,13 @@
 //
 //   in-situ (inside MPI_Finalize)    one location per process: every operation is one MPI call
 //                                    on a private duplicate of MPI_COMM_WORLD (Comm::native)
-//   critpath-analyze on fewer        each process hosts several locations, one thread each
-//   processes than the run had       (Comm::hosted): an operation first meets the calling
-//                                    process's other members of the communicator in memory,
-//                                    then the last one to arrive makes one MPI call for all of
-//                                    them on a communicator over the hosting processes
+//   critpath-analyze on fewer        each process hosts several locations, one fiber each on
+//   processes than the run had       a pool of worker threads (Comm::hosted, fiber.h): an
+//                                    operation first meets the calling process's other members
+//                                    of the communicator in memory, then the last one to
+//                                    arrive makes one nonblocking MPI call for all of them on a
+//                                    communicator over the hosting processes, polled while the
+//                                    waiting fibers yield (a worker never blocks in MPI)
 //   unit tests                       Comm() is one location alone and never calls MPI
 //
 // So the engine and the passes are written once, against one location per analysis rank,
@@ -18,9 +20,11 @@
 //
 // Every operation is collective over the communicator (create_group: over `members`), must
 // be called by all its members in the same order, and returns kOk or kMpiError (outputs then
-// unspecified). Hosted mode needs MPI_THREAD_MULTIPLE: the hosting processes' threads drive
-// different communicators at once. Reductions of floating-point sums may associate in another
-// order than a native MPI_Allreduce: results agree to rounding.
+// unspecified). Hosted mode needs MPI_THREAD_MULTIPLE: the hosting processes' worker threads
+// drive different communicators at once. Reductions of floating-point sums may associate in
+// another order than a native MPI_Allreduce: results agree to rounding. Hosted, what moves
+// between processes is what the members send: an all-to-all packs only non-empty blocks, a
+// gather to every rank moves each rank's contribution once per process.
 #pragma once
 
 #include <mpi.h>
@@ -56,7 +60,8 @@ class Comm {
   static Status borrow(MPI_Comm comm, Comm& out);
   // `n_locations` locations over the processes of `procs` (collective over `procs`), in
   // contiguous blocks (locations_of). `mine` receives one communicator per location this
-  // process hosts, in location order; each is to be used by one thread only. Requires
+  // process hosts, in location order; each is to be used by one fiber (or thread) only, all
+  // of them at once (fiber.h's run()). Requires
   // n_locations >= the number of processes.
   static Status hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine);
   // The locations process `proc` of `n_procs` hosts: [first, first + count).
@@ -74,6 +79,19 @@ class Comm {
   // The MPI communicator of a native or borrowed Comm (MPI_COMM_NULL otherwise), for engine
   // code that makes its own calls on it (clock_sync.h's ping-pongs).
   MPI_Comm native_handle() const { return mpi_; }
+
+  // What this analysis rank moved through this communicator and every one made from it
+  // (dup, split, create_group share the count), for the analysis's own figures (report.json
+  // scalars.analysis_bytes, analysis_rounds): payload bytes it sent and received (collectives
+  // and point to point: what the rank's own buffers give and take, its own block included),
+  // and the collective operations it took part in, each one round (post and receive are none).
+  struct Traffic {
+    uint64_t sent = 0, received = 0, rounds = 0;
+  };
+  Traffic traffic() const { return traffic_ ? *traffic_ : Traffic{}; }
+  // Whether this is the first analysis rank of its process (natively, every one): the one
+  // that speaks for the process (its memory).
+  bool first_in_process() const { return !hosted_ || local_ == 0; }
 
   // The MPI environment, local calls. MPI_APPNUM (which command of an MPMD launch this
   // process runs, an attribute of MPI_COMM_WORLD) of a native or borrowed communicator:
@@ -124,10 +142,40 @@ class Comm {
   Status receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const;
   Status complete_posts(double timeout_s) const;
 
+  // Hosted mode's routed exchange (comm.cpp): a piece of bytes to a comm rank, a parcel of
+  // bytes from one.
+  struct Piece {
+    int peer;
+    const unsigned char* data;
+    size_t bytes;
+  };
+  struct Parcel {
+    int peer;
+    std::vector<unsigned char> bytes;
+  };
+
  private:
-  using Blobs = std::vector<std::vector<unsigned char>>;
-  // Hosted mode's one general operation: out[d] to rank d; in[s] from rank s.
-  Status exchange(const Blobs& out, Blobs& in) const;
+  // Collective: every piece of `out` (non-empty, at most one per rank) to its rank; `in`
+  // receives the pieces sent to this rank, by ascending source rank.
+  Status route(const std::vector<Piece>& out, std::vector<Parcel>& in) const;
+  Status allreduce_hosted(void* inout, int n, MPI_Datatype type, MPI_Op op) const;
+  Status dup_made(Comm& out) const;
+  Status split_made(int color, Comm& out) const;
+  Status create_group_made(const std::vector<int>& members, int tag, Comm& out) const;
+  static Status make_part(HostedComm& h, const std::vector<int>& members, int tag);
+  // One operation of the rank's traffic (a round unless `round` is false).
+  void note(uint64_t sent, uint64_t received, bool round = true) const {
+    Traffic& t = *share_traffic();
+    t.sent += sent;
+    t.received += received;
+    t.rounds += round ? 1 : 0;
+  }
+  const std::shared_ptr<Traffic>& share_traffic() const {
+    if (!traffic_) traffic_ = std::make_shared<Traffic>();
+    return traffic_;
+  }
+  // A new communicator's ending: one round; `out`, when `made` is kOk, shares the count.
+  Status inherit(Status made, Comm& out) const;
   // A native communicator over `made`, the result of an MPI call that returned `rc`.
   static Status adopt(int rc, MPI_Comm made, Comm& out);
   // The communicator of member `rank` (hosted in this process) of the hosted state `h`.
@@ -145,7 +193,8 @@ class Comm {
   int local_ = 0;                       // hosted: index among this process's members
   int rank_ = 0;
   int size_ = 1;
-  mutable std::shared_ptr<Posts> posts_;  // made by the first post()
+  mutable std::shared_ptr<Posts> posts_;      // made by the first post()
+  mutable std::shared_ptr<Traffic> traffic_;  // made by the first operation; shared by derived ones
 };
 
 }  // namespace critpath::analyzer::engine

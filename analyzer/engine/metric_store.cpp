@@ -49,8 +49,47 @@ const MetricDecl* find_metric(const std::string& id) {
   return nullptr;
 }
 
+// The analysis's own cost per rank (analysis_engine.cpp gathers it once, at the end), declared
+// after analysis_phases.
+namespace {
+std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
+  static const ScalarDecl kCost[] = {
+      {"analysis_cpu_s", "s",
+       "The analysis's CPU time per analysis rank, `{mean, max, rank0}` over the ranks: from the "
+       "start of the analysis to the gathering of these figures, the CPU time of the thread that "
+       "runs the rank's analysis (`CLOCK_THREAD_CPUTIME_ID`); in `critpath-analyze` hosting several "
+       "ranks per process, the CPU time of the rank's fiber (its worker thread's, while the fiber "
+       "ran). Includes polling while waiting for other ranks."},
+      {"analysis_cpu_phases_s", "s",
+       "`{<phase>: mean over the ranks}` of the CPU seconds each rank spent in each phase of "
+       "`analysis_phases` (same phase names, without the `_s`; the last, `report_input`, is not "
+       "included), measured as `analysis_cpu_s`."},
+      {"analysis_bytes", "bytes",
+       "`{sent_max, recv_max, sent_rank0, recv_rank0}`: the payload bytes each analysis rank gave "
+       "to and took from the engine's communication (`engine::Comm`: every collective's and point-"
+       "to-point message's data as the rank's own buffers hold it, its own block of an all-to-all "
+       "or gather included), the largest over the ranks and rank 0's, up to the gathering of these "
+       "figures."},
+      {"analysis_rounds", "count",
+       "The largest number of synchronizing rounds any analysis rank took part in: each collective "
+       "operation of `engine::Comm` is one (the Mailbox's included, communicator creations too, "
+       "and the gathering of these figures); point-to-point messages are none."},
+      {"analysis_memory", "bytes",
+       "`{rank0_bytes, median_bytes}`: how much the resident memory of the process hosting rank 0, "
+       "and of the median process, grew during the analysis beyond what it was at its start: the "
+       "process's peak (`VmHWM`) if it made a new one during the analysis, else the largest sample "
+       "at the phase ends (as `analysis_memory_peak_bytes`). In situ one process per rank."},
+  };
+  auto at = std::find_if(v.begin(), v.end(),
+                         [](const ScalarDecl& d) { return std::strcmp(d.id, "analysis_phases") == 0; });
+  v.insert(at == v.end() ? at : at + 1, std::begin(kCost), std::end(kCost));
+  return v;
+}
+
+}  // namespace
+
 const std::vector<ScalarDecl>& engine_scalar_decls() {
-  static const std::vector<ScalarDecl> kEngine = {
+  static const std::vector<ScalarDecl> kEngine = with_analysis_cost({
       {"wall_time_s", "s", "See *Wall time* above."},
       {"events", "count", "Events recorded, all ranks and threads."},
       {"trace_compressed_bytes", "bytes", "Size of all compressed chunks (headers included)."},
@@ -135,7 +174,7 @@ const std::vector<ScalarDecl>& engine_scalar_decls() {
       {"clc_violations_before", "count", "Clock-condition violations before the controlled logical clock."},
       {"clc_corrected_times", "count", "Call times the controlled logical clock moved, all ranks."},
       {"clc_max_shift_s", "s", "The largest such move."},
-  };
+  });
   return kEngine;
 }
 

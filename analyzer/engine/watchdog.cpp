@@ -1,5 +1,6 @@
 // critpath — analyzer/engine/watchdog.cpp
 #include "analyzer/engine/watchdog.h"
+#include "analyzer/engine/fiber.h"
 
 #include <sched.h>
 #include <time.h>
@@ -53,12 +54,13 @@ bool watchdog_expired() {
 Status complete_all(std::vector<MPI_Request>& requests) {
   // Poll as a blocking call would (MPI libraries busy-poll too), yielding the core between
   // tests once the wait is long, and reading the clock only every 256 tests.
+  uint64_t polls = 0;
   for (uint64_t spins = 0;; ++spins) {
     int done = 0;
     if (PMPI_Testall(int(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
       return Status::kMpiError;
     if (done) return Status::kOk;
-    if (spins > 1024) sched_yield();
+    if (spins > 0) fiber::relax(polls, 1024);  // a fiber lets its worker's other fibers run
     if (spins % 256 == 255 && abandon_now()) {
       watchdog_expired();  // sticky from here on
       return Status::kMpiError;

@@ -181,6 +181,26 @@ void appendf(std::string& o, const char* fmt, Args... args) {
 }
 
 // summary.txt's header: the "@ Key : value" lines.
+// The analysis's own cost (scalars analysis_cpu_s, analysis_rounds, analysis_bytes,
+// analysis_memory): one header line, empty when the engine did not gather them.
+std::string analysis_cost_line(const ReportInput& in) {
+  const nlohmann::json& sc = in.scalars.json();
+  if (!sc.contains("analysis_cpu_s") || !sc.contains("analysis_bytes") || !sc.contains("analysis_memory"))
+    return {};
+  const nlohmann::json &cpu = sc["analysis_cpu_s"], &bytes = sc["analysis_bytes"],
+                       &mem = sc["analysis_memory"];
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "@ Analysis cost   : %.3f s CPU/rank (max %.3f, rank 0 %.3f), %.0f rounds, rank 0 sent %s "
+                "received %s, memory rank 0 +%s / median +%s\n",
+                cpu.value("mean", 0.0), cpu.value("max", 0.0), cpu.value("rank0", 0.0),
+                sc.value("analysis_rounds", 0.0), human_bytes(bytes.value("sent_rank0", 0.0)).c_str(),
+                human_bytes(bytes.value("recv_rank0", 0.0)).c_str(),
+                human_bytes(mem.value("rank0_bytes", 0.0)).c_str(),
+                human_bytes(mem.value("median_bytes", 0.0)).c_str());
+  return line;
+}
+
 void summary_header(const ReportInput& in, const InstrumentationSummary& instr, std::string& o) {
   const RunInfo& run = *in.run;
   std::string cmd = run.executable;
@@ -208,6 +228,7 @@ void summary_header(const ReportInput& in, const InstrumentationSummary& instr, 
           in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
           in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(),
           in.analysis_memory_peak_rank);
+  o += analysis_cost_line(in);
   appendf(o, "@ Output          : %s\n", run.output_dir.c_str());
   appendf(o, "@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
   for (const std::string& h : in.header_lines) o += h + "\n";

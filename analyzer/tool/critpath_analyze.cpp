@@ -10,7 +10,7 @@
 //
 // Runs the same run_analysis() as the in-situ analysis inside MPI_Finalize, from the kept
 // chunks and definitions, on P processes from 1 to the run's number of ranks: with fewer,
-// each process hosts a contiguous block of traced ranks, one thread each, over hosted
+// each process hosts a contiguous block of traced ranks, as fibers on a pool of worker threads (about one per core, --workers), over hosted
 // analysis ranks (engine/comm.h). The report is the same for every P (up to the analysis
 // time and the output directory). Default output: <dir>/reanalysis, or the first of
 // <dir>/reanalysis-2, -3, ... that holds no summary.txt yet: an earlier re-analysis is never
@@ -22,16 +22,18 @@
 #include <mpi.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "analyzer/engine/fiber.h"
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/otf2/otf2_import.h"
@@ -264,26 +266,30 @@ void note_skipped(const analyzer::otf2::ArchiveReader& archive, const analyzer::
 }
 
 // Runs fn(i) for every loaded location i: on this thread when it is the only one, else one
-// thread each (they drive their hosted analysis ranks at the same time).
+// fiber each on `workers` worker threads (engine/fiber.h; 0: one per core): they drive their
+// hosted analysis ranks at the same time. Each fiber speaks for its traced rank in log lines.
 template <typename Fn>
-void for_each_location(size_t n, int first, Fn fn) {
+void for_each_location(size_t n, int first, int workers, Fn fn) {
   if (n == 1) {
     fn(size_t(0));
     return;
   }
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i)
-    threads.emplace_back([&, i] {
-      log::set_thread_rank(first + int(i), nullptr);
-      fn(i);
-    });
-  for (std::thread& t : threads) t.join();
+  std::vector<log::ThreadRank> speaks(n);
+  for (size_t i = 0; i < n; ++i) speaks[i].rank = first + int(i);
+  analyzer::engine::fiber::PoolOptions options;
+  options.workers = workers;
+  options.on_switch = [&](size_t i, bool) { log::swap_thread_rank(speaks[i]); };
+  analyzer::engine::fiber::run(n, fn, options);
+  log::info0(2, "critpath-analyze: %zu ranks as fibers; the deepest fiber stack held %zu KiB", n,
+             analyzer::engine::fiber::max_stack_resident() / 1024);
+  for (log::ThreadRank& t : speaks) delete static_cast<std::set<std::string>*>(t.causes);
 }
 
 // The command line.
 struct Options {
   std::string dir, out, whatif, export_dir, otf2_anchor;
   bool force = false, have_whatif = false, help = false;
+  int workers = 0;  // --workers: threads running the hosted ranks; 0: one per core
 };
 
 Options parse_options(int argc, char** argv) {
@@ -296,6 +302,8 @@ Options parse_options(int argc, char** argv) {
       o.export_dir = argv[++i];
     } else if (a == "--otf2" && i + 1 < argc) {
       o.otf2_anchor = argv[++i];
+    } else if (a == "--workers" && i + 1 < argc) {
+      o.workers = std::max(0, std::atoi(argv[++i]));
     } else if (a == "--force") {
       o.force = true;
     } else if (a == "--whatif" && i + 1 < argc) {
@@ -314,11 +322,13 @@ Options parse_options(int argc, char** argv) {
 void print_usage() {
   std::printf("usage: mpiexec -n <P> critpath-analyze DIR [--output OUTDIR [--force]]\n"
               "                                     [--whatif \"balance:solve;zero:io;...\"]\n"
+              "                                     [--workers N]\n"
               "       mpiexec -n <P> critpath-analyze --export-otf2 OUT DIR\n"
               "       mpiexec -n <P> critpath-analyze --otf2 PATH/traces.otf2 [--output OUTDIR [--force]]\n"
               "Re-analyzes the trace kept with CRITPATH_KEEP_TRACE=1 in DIR/trace, on P\n"
               "processes: from 1 to the number of ranks of the run (each process then\n"
-              "replays a block of traced ranks, one thread each). Same report for every P.\n"
+              "replays a block of traced ranks as fibers on N worker threads, by default\n"
+              "one per core: --workers). Same report for every P.\n"
               "Default OUTDIR: DIR/reanalysis, or DIR/reanalysis-2, -3, ... when it holds\n"
               "a report already. An OUTDIR holding a report is refused unless --force.\n"
               "--whatif: simulate these hypotheses (as CRITPATH_WHATIF, which it replaces;\n"
@@ -513,7 +523,7 @@ int run_job(const Options& o, const config::Config& cfg, Job& job) {
   if (!o.export_dir.empty()) {
     std::vector<std::string> errors(loaded.size());
     std::vector<Status> results(loaded.size(), Status::kOk);
-    for_each_location(loaded.size(), job.first, [&](size_t i) {
+    for_each_location(loaded.size(), job.first, o.workers, [&](size_t i) {
       results[i] = analyzer::otf2::export_location(loaded[i]->trace, ranks[i], o.export_dir, errors[i]);
     });
     if (results[0] != Status::kOk) {
@@ -524,7 +534,7 @@ int run_job(const Options& o, const config::Config& cfg, Job& job) {
       std::fprintf(stderr, "critpath-analyze: OTF2 archive in %s/traces.otf2\n", o.export_dir.c_str());
     }
   } else {
-    for_each_location(loaded.size(), job.first,
+    for_each_location(loaded.size(), job.first, o.workers,
                       [&](size_t i) { analyzer::run_analysis(loaded[i]->trace, ranks[i], wall0); });
   }
   analyzer::end_guarded_analysis(cfg, job.first);
@@ -535,7 +545,7 @@ int run_job(const Options& o, const config::Config& cfg, Job& job) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Several traced ranks per process run in threads that drive MPI at the same time.
+  // Several traced ranks per process run as fibers on worker threads that drive MPI at the same time.
   Job job;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &job.provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &job.rank);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "libtrace/runtime/status.h"
 
@@ -43,6 +44,13 @@ void set_thread_rank(int rank, std::vector<std::string>* notes) {
   t_notes = notes;
   delete t_causes;
   t_causes = nullptr;
+}
+void swap_thread_rank(ThreadRank& other) {
+  std::swap(t_rank, other.rank);
+  std::swap(t_notes, other.notes);
+  auto* causes = static_cast<std::set<std::string>*>(other.causes);
+  std::swap(t_causes, causes);
+  other.causes = causes;
 }
 void set_verbosity(int level) { g_verbosity = level; }
 int verbosity() { return g_verbosity; }

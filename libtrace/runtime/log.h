@@ -18,6 +18,15 @@ int rank();
 // it, and its warnings are kept in `notes` (owned by the caller, used by this thread only;
 // nullptr: the process's notes). set_thread_rank(-2, nullptr) undoes it.
 void set_thread_rank(int rank, std::vector<std::string>* notes);
+// What set_thread_rank() gave the calling thread, with warn_once's causes: a fiber that speaks
+// for a traced rank (critpath-analyze, engine/fiber.h) swaps its own in when it resumes on a
+// worker thread and out when it leaves. Fresh: no rank of its own (the process's).
+struct ThreadRank {
+  int rank = -2;
+  std::vector<std::string>* notes = nullptr;
+  void* causes = nullptr;  // warn_once's, owned (leaked by a fiber that never swaps it back)
+};
+void swap_thread_rank(ThreadRank& other);
 void set_verbosity(int level);  // CRITPATH_VERBOSE
 int verbosity();
 

@@ -1,0 +1,85 @@
+// critpath — analyzer/engine/fiber.h
+//
+// User-level fibers on a pool of worker threads, for critpath-analyze's hosted analysis ranks
+// (comm.h): a process hosting 4,096 traced ranks runs them as 4,096 fibers on about one worker
+// per core instead of 4,096 threads.
+//
+//   run(n, task, options)   task(i) for i in [0, n), each on its own fiber (glibc ucontext,
+//                           an mmap'd stack with a guard page below it); fiber i runs on
+//                           worker i * workers / n only (contiguous blocks, never migrating:
+//                           thread_local state stays the fiber's worker's)
+//   yield()                 back of the worker's run queue (a fiber polling MPI)
+//   WaitQueue::wait()       parks the fiber until notify_all() (a rendezvous in memory)
+//
+// Scheduling is cooperative: a fiber runs until it yields, parks or returns, so a fiber must
+// never block its worker thread on something another fiber has to do. Every wait of the
+// engine's hosted operations therefore goes through relax() or a WaitQueue; both also serve
+// plain threads (outside run()), which spin and yield the core or wait on a condition
+// variable as before. Fiber switches are announced to ASan and TSan when built with them.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace critpath::analyzer::engine::fiber {
+
+struct Fiber;  // fiber.cpp
+
+struct PoolOptions {
+  int workers = 0;         // 0: std::thread::hardware_concurrency(); never more than n
+  size_t stack_bytes = 0;  // usable stack per fiber; 0: kDefaultStackBytes
+  // Called on the worker thread right after fiber i is resumed (true) and right before it
+  // leaves its worker (false): per-fiber thread_local state is swapped in and out here.
+  std::function<void(size_t, bool)> on_switch;
+};
+
+// Address space only (MAP_NORESERVE): only the pages a fiber touches become resident. The
+// analysis of a location went at most 44 KiB deep on the golden traces (CRITPATH_VERBOSE=2 makes
+// critpath-analyze say); the rest is headroom for deep call-path trees.
+constexpr size_t kDefaultStackBytes = size_t(8) << 20;
+
+// Runs task(i) for every i in [0, n) as fibers and returns when all have returned. A task
+// must not throw (an escaping exception is caught and ends its fiber). With n == 0 nothing
+// runs. Not reentrant: tasks must not call run().
+void run(size_t n, const std::function<void(size_t)>& task, const PoolOptions& options = {});
+
+// The calling fiber, nullptr on a plain thread.
+Fiber* current();
+// Lets the worker's other fibers run; on a plain thread, returns at once.
+void yield();
+// One poll of a wait loop (`polls` counts them): a fiber yields; a plain thread spins
+// `spin_limit` polls, then gives the core away (sched_yield) at each poll.
+void relax(uint64_t& polls, uint64_t spin_limit = 64);
+// A blocking call that may wait for other processes (MPI_Comm_create_group): on a fiber it
+// runs on a thread of its own while the fiber yields, so the worker's other fibers go on.
+void call_blocking(const std::function<void()>& fn);
+// CPU seconds the calling fiber has run so far (its worker's CLOCK_THREAD_CPUTIME_ID while it
+// ran); on a plain thread, the thread's CPU time.
+double cpu_seconds();
+// The deepest stack use of a finished fiber so far, in bytes (resident pages of its stack
+// when it returned): to size kDefaultStackBytes.
+size_t max_stack_resident();
+
+// Fibers and threads waiting for a condition guarded by the caller's mutex, as a
+// std::condition_variable (which a waiting fiber cannot use: it would block its worker).
+class WaitQueue {
+ public:
+  // With `lock` held: returns once pred() holds (re-checked under the lock after each wake).
+  template <typename Pred>
+  void wait(std::unique_lock<std::mutex>& lock, Pred pred) {
+    while (!pred()) wait_once(lock);
+  }
+  // With the waiters' mutex held: wakes every waiter.
+  void notify_all();
+
+ private:
+  void wait_once(std::unique_lock<std::mutex>& lock);
+  std::condition_variable cv_;
+  std::vector<Fiber*> fibers_;  // parked; guarded by the caller's mutex
+};
+
+}  // namespace critpath::analyzer::engine::fiber
