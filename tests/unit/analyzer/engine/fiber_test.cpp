@@ -13,7 +13,7 @@
 
 using namespace critpath::analyzer::engine;
 
-TEST_CASE("fiber: every task runs once, pinned to its worker", "[engine]") {
+TEST_CASE("fiber: every task runs once, pinned to its worker", "[engine][tsan]") {
   const size_t n = 100;
   std::vector<int> runs(n, 0);
   std::vector<std::thread::id> first(n), later(n);
@@ -39,7 +39,7 @@ TEST_CASE("fiber: every task runs once, pinned to its worker", "[engine]") {
   CHECK(fiber::current() == nullptr);
 }
 
-TEST_CASE("fiber: rendezvous of every fiber in rounds, across workers", "[engine]") {
+TEST_CASE("fiber: rendezvous of every fiber in rounds, across workers", "[engine][tsan]") {
   // A generation barrier as HostedComm::meet: the last to arrive opens the round.
   std::mutex mu;
   fiber::WaitQueue waiters;
@@ -73,7 +73,7 @@ TEST_CASE("fiber: rendezvous of every fiber in rounds, across workers", "[engine
   for (int d : done) CHECK(d == 1);
 }
 
-TEST_CASE("fiber: a poller and a blocking call do not stall the worker's other fibers", "[engine]") {
+TEST_CASE("fiber: a poller and a blocking call do not stall the worker's other fibers", "[engine][tsan]") {
   // One worker: fiber 0 polls a flag that fiber 1 sets only after a call made off the worker.
   std::atomic<bool> flag{false};
   std::atomic<bool> blocked_done{false};
@@ -98,7 +98,7 @@ TEST_CASE("fiber: a poller and a blocking call do not stall the worker's other f
   CHECK(blocked_done);
 }
 
-TEST_CASE("fiber: per-fiber state swapped in and out, CPU time per fiber", "[engine]") {
+TEST_CASE("fiber: per-fiber state swapped in and out, CPU time per fiber", "[engine][tsan]") {
   thread_local int t_who = -1;
   std::vector<int> own(8);
   for (size_t i = 0; i < own.size(); ++i) own[i] = int(i);
@@ -132,7 +132,7 @@ TEST_CASE("fiber: per-fiber state swapped in and out, CPU time per fiber", "[eng
   CHECK(fiber::max_stack_resident() > 0);
 }
 
-TEST_CASE("fiber: WaitQueue and relax on plain threads", "[engine]") {
+TEST_CASE("fiber: WaitQueue and relax on plain threads", "[engine][tsan]") {
   std::mutex mu;
   fiber::WaitQueue q;
   bool ready = false;
