@@ -88,12 +88,9 @@ class SyncIndex {
     for (const auto& s : t.sends)
       if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
         add_sync(s.peer, s.complete_call);
-    std::vector<size_t> sends_end(p2p_.size());  // per peer: where its receives begin
-    for (size_t q = 0; q < p2p_.size(); ++q) sends_end[q] = p2p_[q].size();
     for (const auto& r : t.recvs)
       if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
-        add_sync(r.peer, r.complete_call);
-    for (size_t q = 0; q < p2p_.size(); ++q) sort_runs(p2p_[q], q < sends_end.size() ? sends_end[q] : 0);
+        add_sync(r.peer, r.complete_call, 1);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
@@ -101,14 +98,14 @@ class SyncIndex {
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
-    if (rma_synced_)
-      for (auto& v : p2p_) std::sort(v.begin(), v.end());
+    for (auto& lists : p2p_)
+      for (auto& v : lists)
+        if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
   // wait), lock epochs with their target, window collectives with the window's members.
   void add_rma(const engine::Timeline& t) {
-    rma_synced_ = !t.rma.empty();
     std::unordered_map<uint32_t, std::vector<int32_t>> access;                 // win -> targets
     std::unordered_map<uint32_t, std::deque<std::vector<int32_t>>> exposures;  // win -> origins
     for (size_t i = 0; i < t.rma.size(); ++i) {
@@ -147,10 +144,12 @@ class SyncIndex {
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    if (peer >= 0 && size_t(peer) < p2p_.size()) {
-      const size_t at = lower_bound_from(p2p_[size_t(peer)], k, cursor_[size_t(peer)]);
-      if (at > 0) best = p2p_[size_t(peer)][at - 1];
-    }
+    for (int l = 0; l < 2; ++l)
+      if (peer >= 0 && size_t(peer) < p2p_[l].size()) {
+        const std::vector<uint32_t>& v = p2p_[l][size_t(peer)];
+        const size_t at = lower_bound_from(v, k, cursor_[l][size_t(peer)]);
+        if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
+      }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
       --c;
@@ -169,13 +168,6 @@ class SyncIndex {
   int32_t window_member(uint32_t win, int32_t r) {
     const std::vector<int32_t>& m = window_members(win);
     return r >= 0 && size_t(r) < m.size() ? m[size_t(r)] : -1;
-  }
-  // Sorts `v`, made of two runs [0, mid) and [mid, end) that are usually each ascending
-  // already (the sends and the receives in completion order): then merged, in linear time.
-  static void sort_runs(std::vector<uint32_t>& v, size_t mid) {
-    const auto m = v.begin() + long(std::min(mid, v.size()));
-    if (std::is_sorted(v.begin(), m) && std::is_sorted(m, v.end())) std::inplace_merge(v.begin(), m, v.end());
-    else std::sort(v.begin(), v.end());
   }
   const std::vector<int32_t>& window_members(uint32_t win) {
     auto it = windows_.find(win);
@@ -204,18 +196,18 @@ class SyncIndex {
   }
   const defs::Definitions& defs_;
   int32_t me_;
-  // Per peer (world rank), the calls that synchronized with it, ascending.
-  void add_sync(int32_t peer, uint32_t call) {
+  // Per peer (world rank), the calls that synchronized with it, ascending, in two lists (each
+  // mostly ascending as recorded, so no merge): 0 the sends and one-sided epochs, 1 the receives.
+  void add_sync(int32_t peer, uint32_t call, int list = 0) {
     if (peer < 0) return;
-    if (size_t(peer) >= p2p_.size()) {
-      p2p_.resize(size_t(peer) + 1);
-      cursor_.resize(size_t(peer) + 1, 0);
+    if (size_t(peer) >= p2p_[list].size()) {
+      p2p_[list].resize(size_t(peer) + 1);
+      cursor_[list].resize(size_t(peer) + 1, 0);
     }
-    p2p_[size_t(peer)].push_back(call);
+    p2p_[list][size_t(peer)].push_back(call);
   }
-  std::vector<std::vector<uint32_t>> p2p_;
-  std::vector<size_t> cursor_;                        // per peer: where its last search ended
-  bool rma_synced_ = false;                           // one-sided synchronizations joined p2p_
+  std::vector<std::vector<uint32_t>> p2p_[2];
+  std::vector<size_t> cursor_[2];                     // per list and peer: where its last search ended
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
