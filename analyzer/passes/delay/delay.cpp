@@ -6,8 +6,9 @@
 //      synchronization with C                                       (one alltoallv)
 //   3. at C: C's vector and own waits since the same point; d, D, scale; short-term cost;
 //      the local part of the propagated costs; reply W the indirect share  (one alltoallv)
-//   4. backward propagation of the costs over every rank's instances (rank 0, in batches of
-//      phases; or distributed, a backward replay over the engine's mailbox: DelayReplay)
+//   4. backward propagation of the costs over every rank's instances: a distributed backward
+//      replay over the engine's mailbox (or, a testing aid, on rank 0 in batches of phases:
+//      DelayReplay)
 //   5. at C: long-term cost r_v * d / D; at W: direct/indirect, propagating/terminal
 #include "analyzer/passes/delay/delay.h"
 
@@ -57,6 +58,15 @@ void put(std::vector<unsigned char>& b, T v) {
   std::memcpy(bytes, &v, sizeof(T));
   b.insert(b.end(), bytes, bytes + sizeof(T));
 }
+// Writes fixed-size fields into room made beforehand: no capacity check per field.
+struct Writer {
+  unsigned char* p;
+  template <typename T>
+  void put(T v) {
+    std::memcpy(p, &v, sizeof(T));
+    p += sizeof(T);
+  }
+};
 template <typename T>
 bool get(const unsigned char*& p, const unsigned char* end, T& v) {
   if (size_t(end - p) < sizeof(T)) return false;
@@ -80,7 +90,7 @@ class SyncIndex {
         add_sync(s.peer, s.complete_call);
     for (const auto& r : t.recvs)
       if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
-        add_sync(r.peer, r.complete_call);
+        add_sync(r.peer, r.complete_call, 1);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
@@ -88,7 +98,9 @@ class SyncIndex {
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
-    for (auto& v : p2p_) std::sort(v.begin(), v.end());
+    for (auto& lists : p2p_)
+      for (auto& v : lists)
+        if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
@@ -132,10 +144,12 @@ class SyncIndex {
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    if (peer >= 0 && size_t(peer) < p2p_.size()) {
-      const size_t at = lower_bound_from(p2p_[size_t(peer)], k, cursor_[size_t(peer)]);
-      if (at > 0) best = p2p_[size_t(peer)][at - 1];
-    }
+    for (int l = 0; l < 2; ++l)
+      if (peer >= 0 && size_t(peer) < p2p_[l].size()) {
+        const std::vector<uint32_t>& v = p2p_[l][size_t(peer)];
+        const size_t at = lower_bound_from(v, k, cursor_[l][size_t(peer)]);
+        if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
+      }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
       --c;
@@ -182,17 +196,18 @@ class SyncIndex {
   }
   const defs::Definitions& defs_;
   int32_t me_;
-  // Per peer (world rank), the calls that synchronized with it, ascending.
-  void add_sync(int32_t peer, uint32_t call) {
+  // Per peer (world rank), the calls that synchronized with it, ascending, in two lists (each
+  // mostly ascending as recorded, so no merge): 0 the sends and one-sided epochs, 1 the receives.
+  void add_sync(int32_t peer, uint32_t call, int list = 0) {
     if (peer < 0) return;
-    if (size_t(peer) >= p2p_.size()) {
-      p2p_.resize(size_t(peer) + 1);
-      cursor_.resize(size_t(peer) + 1, 0);
+    if (size_t(peer) >= p2p_[list].size()) {
+      p2p_[list].resize(size_t(peer) + 1);
+      cursor_[list].resize(size_t(peer) + 1, 0);
     }
-    p2p_[size_t(peer)].push_back(call);
+    p2p_[list][size_t(peer)].push_back(call);
   }
-  std::vector<std::vector<uint32_t>> p2p_;
-  std::vector<size_t> cursor_;                        // per peer: where its last search ended
+  std::vector<std::vector<uint32_t>> p2p_[2];
+  std::vector<size_t> cursor_[2];                     // per list and peer: where its last search ended
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -233,6 +248,7 @@ class InstanceCollector {
 
   // Late sender: receives are in completion order; per call the largest wait.
   void add_late_senders() {
+    out_.reserve(t_.recvs.size() + t_.colls.size());  // at most one per receive or collective
     Inst group;
     auto close = [&] {
       if (group.call != kNoCall && group.amount > 0) {
@@ -266,6 +282,7 @@ class InstanceCollector {
   // Late receiver: per call the largest (the first of equals); calls with a late-sender wait
   // are skipped. After add_late_senders.
   void add_late_receivers() {
+    end_run();
     std::vector<Inst> lr;
     for (uint32_t i = 0; i < t_.sends.size(); ++i) {
       const engine::SendRecord& s = t_.sends[i];
@@ -297,6 +314,7 @@ class InstanceCollector {
 
   // Collectives: the latecomer (or root, or last sender) causes the others' waits.
   void add_collectives() {
+    end_run();
     std::unordered_map<uint32_t, uint32_t> ordinal;  // comm -> instances seen
     const auto& cs = *in_.csync;
     for (uint32_t i = 0; i < t_.colls.size() && i < cs.size(); ++i) {
@@ -316,6 +334,7 @@ class InstanceCollector {
 
   // One-sided: every booked wait of a top-level pattern, with its cause as the RMA pass found it.
   void add_rma() {
+    end_run();
     if (!in_.rma) return;
     for (const RmaWait& w : *in_.rma) {
       Inst v;
@@ -332,8 +351,18 @@ class InstanceCollector {
   }
 
   // The instances kept, by call.
+  // Each add_* appends a run mostly ascending by call already: the runs sorted (stable) where
+  // they are not and merged (stable), as one stable sort of the whole would order them.
   std::vector<Inst> take() {
-    std::stable_sort(out_.begin(), out_.end(), [](const Inst& a, const Inst& b) { return a.call < b.call; });
+    auto by_call = [](const Inst& a, const Inst& b) { return a.call < b.call; };
+    end_run();
+    size_t begin = 0;
+    for (size_t end : runs_) {
+      const auto b = out_.begin() + long(begin), m = out_.begin() + long(end);
+      if (!std::is_sorted(b, m, by_call)) std::stable_sort(b, m, by_call);
+      if (begin > 0) std::inplace_merge(out_.begin(), b, m, by_call);
+      begin = end;
+    }
     return std::move(out_);
   }
 
@@ -344,6 +373,10 @@ class InstanceCollector {
     if (test_region_[region] < 0)
       test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
     return test_region_[region] == 1;
+  }
+  // The instances kept so far end a run (take).
+  void end_run() {
+    if (runs_.empty() ? !out_.empty() : runs_.back() != out_.size()) runs_.push_back(out_.size());
   }
   void keep(const Inst& v) {
     if (v.causer < 0 || v.causer == in_.my_rank || t_.calls[v.call].location != 0) {
@@ -387,6 +420,7 @@ class InstanceCollector {
   const engine::P2pMatch& m_;
   double& elsewhere_;
   std::vector<Inst> out_;
+  std::vector<size_t> runs_;         // where each add_*'s instances end in out_
   std::vector<uint8_t> has_ls_;      // per call: a late-sender wait was kept
   std::vector<int8_t> test_region_;  // region id -> 1 a test call, 0 not, -1 not yet known
 };
@@ -497,124 +531,6 @@ void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
 
 namespace {
 
-// Step 4 as a backward replay over the ranks (DelayReplay::kDistributed): every rank holds its
-// own waits and the waits it caused; r flows from effect to cause as the run's dependencies
-// did, one 12-byte record [v_ref u32][r_v f64] from W to C per wait v that W sent C in step 2:
-//
-//   a wait u of this rank is final when every wait v whose interval holds u told its r_v
-//   final u  -->  tell u's causer r_u (a causer outside the analysis ranks: the remainder)
-//   r_v in   -->  its caused record: r_caused, and r_u += r_v * a_u / D_v for its waits u
-//                 (none: nobody costed v here, r_v goes to the remainder, as on rank 0)
-//
-// The same r as rank 0's graph (base and coefficients rounded to single precision as there),
-// in the order the records arrive. On a consistent trace the graph follows time backward
-// (u ends before the causing call of v begins); an edge against time (a clock error, which
-// could close a cycle and make the ranks wait for each other) is cut, its share goes to the
-// remainder, where rank 0 would put the cycle's. Waits for records stop at the deadline.
-class DistributedPropagation {
- public:
-  DistributedPropagation(const std::vector<Inst>& inst, const std::vector<double>& base,
-                         const std::vector<Caused>& caused, const std::vector<uint32_t>& edge_begin,
-                         const std::vector<std::pair<uint32_t, double>>& edges, int P)
-      : inst_(inst), base_(base), caused_(caused), edge_begin_(edge_begin), edges_(edges), P_(P) {}
-
-  Status run(const engine::Group& group, double timeout_s, uint64_t expected, std::vector<double>& r_caused,
-             DelayResult& out) {
-    const int me = group.rank();
-    const size_t N = inst_.size();
-    std::vector<double> r(N);
-    for (size_t j = 0; j < N; ++j) r[j] = double(float(base_[j]));
-    std::vector<uint32_t> indeg(N, 0);
-    std::vector<uint8_t> cut(edges_.size(), 0);
-    std::unordered_map<uint64_t, uint32_t> by_wait;  // (W, v_ref) -> caused record
-    by_wait.reserve(caused_.size());
-    for (uint32_t c = 0; c < caused_.size(); ++c) {
-      const Caused& cr = caused_[c];
-      by_wait.emplace(key(uint32_t(cr.w_rank), cr.v_ref), c);
-      for (uint32_t x = edge_begin_[c]; x < edge_begin_[c + 1]; ++x) {
-        const uint32_t u = edges_[x].first;
-        // Time order: u's cause before v's (ties by (rank, index)), else the edge is cut.
-        const double ku = inst_[u].cause_time, kv = cr.cause_enter;
-        const bool before = ku < kv || (ku == kv && (me < cr.w_rank || (me == cr.w_rank && u < cr.v_ref)));
-        if (before) ++indeg[u];
-        else cut[x] = 1;
-      }
-    }
-    std::vector<uint32_t> ready;
-    for (uint32_t j = 0; j < N; ++j)
-      if (indeg[j] == 0) ready.push_back(j);
-    engine::Mailbox box(group, timeout_s);
-    uint64_t got = 0;
-    auto take = [&](int w, const std::vector<unsigned char>& b) -> Status {
-      const unsigned char* p = b.data();
-      const unsigned char* end = p + b.size();
-      while (p < end) {
-        uint32_t v_ref = 0;
-        double rv = 0;
-        if (!get(p, end, v_ref) || !get(p, end, rv)) return Status::kCorrupt;
-        ++got;
-        auto it = by_wait.find(key(uint32_t(w), v_ref));
-        if (it == by_wait.end()) {  // a wait nobody costed here
-          out.remainder_s += rv;
-          continue;
-        }
-        const uint32_t c = it->second;
-        r_caused[c] = rv;
-        for (uint32_t x = edge_begin_[c]; x < edge_begin_[c + 1]; ++x) {
-          const auto& [u, coef] = edges_[x];
-          const double share = double(float(coef)) * rv;
-          if (cut[x]) {
-            out.remainder_s += share;
-            continue;
-          }
-          r[u] += share;
-          if (--indeg[u] == 0) ready.push_back(u);
-        }
-      }
-      return Status::kOk;
-    };
-    for (;;) {
-      while (!ready.empty()) {
-        const uint32_t j = ready.back();
-        ready.pop_back();
-        const int32_t c = inst_[j].causer;
-        if (c < 0 || c >= P_) {  // never sent in step 2: nobody can cost it
-          out.remainder_s += r[j];
-          continue;
-        }
-        std::vector<unsigned char>& b = box.batch(c);
-        put<uint32_t>(b, j);
-        put<double>(b, r[j]);
-        CRITPATH_FORWARD_IF_ERROR(box.appended(c));
-      }
-      if (got >= expected) break;
-      CRITPATH_FORWARD_IF_ERROR(box.flush_all());
-      int src = -1;
-      std::vector<unsigned char> b;
-      CRITPATH_FORWARD_IF_ERROR(box.next(src, b));
-      CRITPATH_FORWARD_IF_ERROR(take(src, b));
-    }
-    CRITPATH_FORWARD_IF_ERROR(box.finish(take));
-    out.bytes_sent += box.bytes_sent();
-    out.replay_batches = box.batches_sent();
-    return Status::kOk;
-  }
-
- private:
-  static uint64_t key(uint32_t rank, uint32_t ref) { return (uint64_t(rank) << 32) | ref; }
-
-  const std::vector<Inst>& inst_;
-  const std::vector<double>& base_;
-  const std::vector<Caused>& caused_;
-  const std::vector<uint32_t>& edge_begin_;
-  const std::vector<std::pair<uint32_t, double>>& edges_;
-  int P_;
-};
-
-}  // namespace
-
-namespace {
-
 // The metric slots the delay analysis books to.
 struct DelaySlots {
   int short_term[kDelayFamilies], long_term[kDelayFamilies];
@@ -659,6 +575,7 @@ struct DelayState {
   // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
   Vec raw, tw, tc;
   std::vector<std::vector<uint32_t>> sent_to;  // per causer: the instances, replies come in this order
+  std::vector<uint32_t> sent_pos;              // per instance: its place in sent_to[causer]
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
@@ -668,7 +585,9 @@ struct DelayState {
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
   std::vector<uint32_t> edge_begin;                // per caused, into edges
-  uint64_t expected_r = 0;  // the distributed propagation: the r_v records this rank will get
+  // Per wait record received in step 3, by sender (recv_begin[w] .. recv_begin[w + 1]): the
+  // caused record made of it, or kNone. The distributed propagation's r_v records name it.
+  std::vector<uint32_t> recv_begin, caused_of_recv;
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused
 
@@ -725,14 +644,17 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vec
                        DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
   Vec& tw = s.tw;
-  // Instances by causer (stable): the buffer comes out contiguous per destination.
-  std::vector<uint32_t> by_causer(inst.size());
-  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
-  std::stable_sort(by_causer.begin(), by_causer.end(),
-                   [&](uint32_t x, uint32_t y) { return inst[x].causer < inst[y].causer; });
+  // Instances by causer (stable, a counting sort): the buffer comes out contiguous per
+  // destination; causers outside the analysis ranks last.
+  std::vector<uint32_t> at_causer(size_t(s.P) + 2, 0), by_causer(inst.size());
+  auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) + 1 : size_t(s.P) + 1; };
+  for (const Inst& v : inst) ++at_causer[slot_of(v.causer)];
+  for (size_t c = 1; c < at_causer.size(); ++c) at_causer[c] += at_causer[c - 1];
+  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[at_causer[slot_of(inst[j].causer) - 1]++] = j;
   counts.assign(static_cast<size_t>(s.P), 0);
   flat.reserve(inst.size() * 64);
   s.sent_to.resize(static_cast<size_t>(s.P));
+  s.sent_pos.assign(inst.size(), kNone);
   for (uint32_t j : by_causer) {
     const Inst& v = inst[j];
     if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
@@ -750,18 +672,21 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vec
       std::sort(tw.begin(), tw.end());
     }
     const size_t at = flat.size();
-    put<uint8_t>(flat, v.cause_kind);
-    put<uint8_t>(flat, uint8_t(tw.size()));
-    put<uint32_t>(flat, v.cause_a);
-    put<uint32_t>(flat, v.cause_b);
-    put<uint32_t>(flat, j);
-    put<float>(flat, float(v.amount));
+    flat.resize(at + 18 + tw.size() * (s.narrow_ids ? 6 : 8));
+    Writer out_bytes{flat.data() + at};
+    out_bytes.put<uint8_t>(v.cause_kind);
+    out_bytes.put<uint8_t>(uint8_t(tw.size()));
+    out_bytes.put<uint32_t>(v.cause_a);
+    out_bytes.put<uint32_t>(v.cause_b);
+    out_bytes.put<uint32_t>(j);
+    out_bytes.put<float>(float(v.amount));
     for (const auto& [g, sec] : tw) {
-      if (s.narrow_ids) put<uint16_t>(flat, uint16_t(g));
-      else put<uint32_t>(flat, g);
-      put<float>(flat, float(sec));
+      if (s.narrow_ids) out_bytes.put<uint16_t>(uint16_t(g));
+      else out_bytes.put<uint32_t>(g);
+      out_bytes.put<float>(float(sec));
     }
     counts[size_t(v.causer)] += int(flat.size() - at);
+    s.sent_pos[j] = uint32_t(s.sent_to[size_t(v.causer)].size());
     s.sent_to[size_t(v.causer)].push_back(j);
   }
   out.bytes_sent += flat.size();
@@ -853,9 +778,15 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.prop.assign(s.inst.size(), 0.0);
   back_counts.assign(static_cast<size_t>(s.P), 0);
   back.reserve(recv.size() / 4);
+  const size_t records = recv.size() / 18;  // at most: 18 bytes each without a vector
+  s.caused.reserve(records);
+  s.caused_of_recv.reserve(records);
+  s.edge_begin.reserve(records + 1);
   Vec& tw = s.tw;
   const unsigned char* p = recv.data();
+  s.recv_begin.assign(size_t(s.P) + 1, 0);
   for (int w = 0; w < s.P; ++w) {
+    s.recv_begin[size_t(w)] = uint32_t(s.caused_of_recv.size());
     const unsigned char* end = p + rcounts[size_t(w)];
     while (p < end) {
       uint8_t kind = 0, n = 0;
@@ -882,15 +813,16 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       uint32_t e = kNoCall;
       int family = kDelayFamilies;
       find_cause(s, w, kind, a, b, e, family);
-      ++s.expected_r;  // the distributed propagation: W tells r_v for each wait it sent
       double indirect = 0;
-      if (e == kNoCall || e >= t.calls.size() || t.calls[e].location != 0 || family >= kDelayFamilies)
-        out.remainder_s += amount;  // the cause is not on this rank's main thread
+      const bool here = e < t.calls.size() && t.calls[e].location == 0 && family < kDelayFamilies;
+      s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
+      if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
       put<float>(back, float(indirect));
       back_counts[size_t(w)] += 4;
     }
   }
+  s.recv_begin[size_t(s.P)] = uint32_t(s.caused_of_recv.size());
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   return Status::kOk;
 }
@@ -911,6 +843,132 @@ Status read_indirect_shares(DelayState& s, const std::vector<unsigned char>& rec
   }
   return Status::kOk;
 }
+
+// --- 4. Backward propagation of the costs as a replay over the ranks (the default; DelayReplay):
+//        every rank holds its own waits and the waits it caused; r flows from effect to cause
+//        as the run's dependencies did, one 12-byte record [pos u32][r_v f64] from W to C per
+//        wait v that W sent C in step 2 (pos: v's place among them, which C's caused_of_recv
+//        resolves without a search):
+//
+//   a wait u of this rank is final when every wait v whose interval holds u told its r_v
+//   final u  -->  tell u's causer r_u (a causer outside the analysis ranks: the remainder)
+//   r_v in   -->  its caused record: r_caused, and r_u += r_v * a_u / D_v for its waits u
+//                 (none: nobody costed v here, r_v goes to the remainder, as on rank 0)
+//
+// The same r as rank 0's graph (base and coefficients rounded to single precision as there),
+// in the order the records arrive. On a consistent trace the graph follows time backward
+// (u ends before the causing call of v begins); an edge against time (a clock error, which
+// could close a cycle and make the ranks wait for each other) is cut, its share goes to the
+// remainder, where rank 0 would put the cycle's. Waits for records stop at the deadline.
+// Rounds: the Mailbox's point-to-point batches and its one closing exchange (finish), however
+// many ranks and phases.
+class DistributedPropagation {
+ public:
+  explicit DistributedPropagation(DelayState& s) : s_(s) {}
+
+  Status run(const engine::Group& group, double timeout_s, DelayResult& out) {
+    init(group.rank());
+    const uint64_t expected = s_.caused_of_recv.size();
+    engine::Mailbox box(group, timeout_s);
+    auto take = [&](int w, const std::vector<unsigned char>& b) { return take_batch(w, b, out); };
+    for (;;) {
+      CRITPATH_FORWARD_IF_ERROR(send_ready(box, out));
+      if (got_ >= expected) break;
+      CRITPATH_FORWARD_IF_ERROR(box.flush_all());
+      int src = -1;
+      std::vector<unsigned char> b;
+      CRITPATH_FORWARD_IF_ERROR(box.next(src, b));
+      CRITPATH_FORWARD_IF_ERROR(take(src, b));
+    }
+    CRITPATH_FORWARD_IF_ERROR(box.finish(take));
+    out.bytes_sent += box.bytes_sent();
+    out.replay_batches = box.batches_sent();
+    return Status::kOk;
+  }
+
+ private:
+  // r from the bases; per wait the edges into it that follow time, the others cut.
+  void init(int me) {
+    const size_t N = s_.inst.size();
+    r_.resize(N);
+    for (size_t j = 0; j < N; ++j) r_[j] = double(float(s_.base[j]));
+    indeg_.assign(N, 0);
+    cut_.assign(s_.edges.size(), 0);
+    for (uint32_t c = 0; c < s_.caused.size(); ++c) {
+      const Caused& cr = s_.caused[c];
+      for (uint32_t x = s_.edge_begin[c]; x < s_.edge_begin[c + 1]; ++x) {
+        const uint32_t u = s_.edges[x].first;
+        // Time order: u's cause before v's (ties by (rank, index)), else the edge is cut.
+        const double ku = s_.inst[u].cause_time, kv = cr.cause_enter;
+        const bool before = ku < kv || (ku == kv && (me < cr.w_rank || (me == cr.w_rank && u < cr.v_ref)));
+        if (before) ++indeg_[u];
+        else cut_[x] = 1;
+      }
+    }
+    ready_.reserve(N);
+    for (uint32_t j = 0; j < N; ++j)
+      if (indeg_[j] == 0) ready_.push_back(j);
+  }
+
+  // The final waits' r_u to their causers.
+  Status send_ready(engine::Mailbox& box, DelayResult& out) {
+    while (!ready_.empty()) {
+      const uint32_t j = ready_.back();
+      ready_.pop_back();
+      const int32_t c = s_.inst[j].causer;
+      if (c < 0 || c >= s_.P) {  // never sent in step 2: nobody can cost it
+        out.remainder_s += r_[j];
+        continue;
+      }
+      std::vector<unsigned char>& b = box.batch(c);
+      if (b.empty()) b.reserve(engine::Mailbox::kFlushBytes + 12);
+      const size_t at = b.size();
+      b.resize(at + 12);
+      std::memcpy(b.data() + at, &s_.sent_pos[j], 4);
+      std::memcpy(b.data() + at + 4, &r_[j], 8);
+      CRITPATH_FORWARD_IF_ERROR(box.appended(c));
+    }
+    return Status::kOk;
+  }
+
+  // A batch of r_v records from rank w.
+  Status take_batch(int w, const std::vector<unsigned char>& b, DelayResult& out) {
+    if (w < 0 || w >= s_.P || b.size() % 12 != 0) return Status::kCorrupt;
+    const uint32_t first = s_.recv_begin[size_t(w)], n = s_.recv_begin[size_t(w) + 1] - first;
+    for (size_t at = 0; at < b.size(); at += 12) {
+      uint32_t pos = 0;
+      double rv = 0;
+      std::memcpy(&pos, b.data() + at, 4);
+      std::memcpy(&rv, b.data() + at + 4, 8);
+      if (pos >= n) return Status::kCorrupt;
+      ++got_;
+      const uint32_t c = s_.caused_of_recv[first + pos];
+      if (c == kNone) {  // a wait nobody costed here
+        out.remainder_s += rv;
+        continue;
+      }
+      s_.r_caused[c] = rv;
+      for (uint32_t x = s_.edge_begin[c]; x < s_.edge_begin[c + 1]; ++x) {
+        const auto& [u, coef] = s_.edges[x];
+        const double share = double(float(coef)) * rv;
+        if (cut_[x]) {
+          out.remainder_s += share;
+          continue;
+        }
+        r_[u] += share;
+        if (--indeg_[u] == 0) ready_.push_back(u);
+      }
+    }
+    return Status::kOk;
+  }
+
+  DelayState& s_;
+  std::vector<double> r_;        // per wait of this rank: its propagated cost so far
+  std::vector<uint32_t> indeg_;  // per wait: the edges into it not yet consumed
+  std::vector<uint32_t> ready_;  // final waits not yet sent
+  std::vector<uint8_t> cut_;     // per edge: against time
+  uint64_t got_ = 0;             // r_v records taken
+};
 
 // Step 4's batches: phases grouped into at most 4096 buckets, the same on every rank.
 struct DelayBuckets {
@@ -1068,8 +1126,9 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
   for (uint64_t v : g.v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : g.r[v]);
 }
 
-// --- 4. Backward propagation of the costs, on rank 0: r_u = base_u + sum over the waits v
-//        whose interval holds u of r_v * a_u / D_v, in reverse topological order.
+// --- 4. Gathered (a testing aid): the backward propagation of the costs on rank 0:
+//        r_u = base_u + sum over the waits v whose interval holds u of r_v * a_u / D_v, in
+//        reverse topological order.
 //        Phases: global synchronizations (barrier / N x N over all ranks) cut the graph, as
 //        no interval reaches back past one: costs flow only to the same or an earlier
 //        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
@@ -1078,7 +1137,7 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
 Status propagate_gathered(DelayState& s, const engine::Group& group, const DelayBuckets& bk,
                           DelayResult& out) {
   std::unordered_map<uint64_t, double> pending;  // root: costs into earlier batches
-  for (uint64_t hi = out.distributed ? 0 : bk.size.size(); hi > 0;) {
+  for (uint64_t hi = bk.size.size(); hi > 0;) {
     uint64_t lo = hi - 1, n_batch = bk.size[lo];
     while (lo > 0 && n_batch + bk.size[lo - 1] <= s.in.batch_limit) n_batch += bk.size[--lo];
     ++out.batches;
@@ -1162,17 +1221,16 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   back = std::vector<unsigned char>();
   CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv, rcounts));
 
-  DelayBuckets bk;
-  CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
   s.r_caused.assign(s.caused.size(), 0.0);
-  out.distributed = in.replay == DelayReplay::kDistributed ||
-                    (in.replay == DelayReplay::kAuto &&
-                     *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax);
+  out.distributed = in.replay != DelayReplay::kGathered;
   if (out.distributed) {
-    DistributedPropagation dp{s.inst, s.base, s.caused, s.edge_begin, s.edges, P};
-    CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, s.expected_r, s.r_caused, out));
+    DistributedPropagation dp(s);
+    CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, out));
+  } else {
+    DelayBuckets bk;
+    CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
+    CRITPATH_FORWARD_IF_ERROR(propagate_gathered(s, group, bk, out));
   }
-  CRITPATH_FORWARD_IF_ERROR(propagate_gathered(s, group, bk, out));
 
   book_long_term(s, slot, store, out);
   classify_waits(s, slot, store);

@@ -17,10 +17,14 @@
 // r_v (the cost that later waits put on v) flows backward, from effect to cause: a backward
 // replay over the wait instances. The local parts (intervals, vectors, d, scale) are computed
 // in parallel with one exchange W -> C and one reply; the backward propagation of r, a
-// chain across ranks as long as the run's dependency chains, is solved on rank 0 over the
-// instances' dependency graph in reverse topological order, in batches of whole phases
-// between global synchronizations (at most kDelayGraphLimit instances each, unless a single
-// phase holds more), latest first: rank 0 holds one batch at a time.
+// chain across ranks as long as the run's dependency chains, runs as a distributed backward
+// replay (engine/mailbox.h): each rank holds only its own waits and those it caused, r_u
+// travels to u's causer once every later wait whose interval holds u has told its r_v. Nothing
+// converges on rank 0, and the rounds are the two exchanges and the Mailbox's closing one,
+// whatever the number of ranks or phases. A testing aid (DelayReplay::kGathered) solves the
+// instances' graph on rank 0 instead, in reverse topological order, in batches of whole phases
+// between global synchronizations (at most DelayInput::batch_limit instances each, unless a
+// single phase holds more), latest first.
 //
 // Invariant: total short-term + long-term cost + remainder = the waiting time analysed (late
 // sender, late receiver, wait at barrier / N x N, late broadcast, early reduce, and the
@@ -56,17 +60,15 @@ enum DelayFamily : int {
   kDelayFamilies
 };
 
-// Wait instances per batch of the backward propagation on rank 0 (~60 B each there).
+// Wait instances per batch of the gathered propagation on rank 0 (~60 B each there).
 constexpr uint64_t kDelayGraphLimit = uint64_t(1) << 22;
-// DelayReplay::kAuto propagates on rank 0 unless one batch would hold more wait instances
-// than this (a single phase without global synchronization: ~1 GiB on rank 0).
-constexpr uint64_t kDelayGatherMax = uint64_t(1) << 24;
 
 // Where step 4, the backward propagation of the costs, runs (CRITPATH_DEBUG_DELAY_REPLAY):
-// gathered on rank 0 in batches of phases (a sequential pass over the instances' graph: no
-// message latency per dependency, which a chain of a million messages would pay a million
-// times), or distributed as a backward replay over the ranks (engine/mailbox.h: each rank holds
-// only its own waits, whatever the length of a phase). The same costs either way.
+// distributed as a backward replay over the ranks (the default, kAuto: engine/mailbox.h; each
+// rank holds only its own waits, whatever the length of a phase, and pays a message latency per
+// dependency that crosses ranks), or gathered on rank 0 in batches of phases (a sequential pass
+// over the instances' graph, a cross-check for tests). The same costs either way, to the order
+// of the sums.
 enum class DelayReplay : uint8_t { kAuto = 0, kGathered, kDistributed };
 
 struct DelayInput {
@@ -79,7 +81,7 @@ struct DelayInput {
   const std::vector<int>* local_to_global = nullptr;  // local node -> global call path
   int n_callpaths = 0;
   int32_t my_rank = 0;
-  uint64_t batch_limit = kDelayGraphLimit;  // wait instances per propagation batch
+  uint64_t batch_limit = kDelayGraphLimit;  // wait instances per batch of the gathered propagation
   DelayReplay replay = DelayReplay::kAuto;
   double timeout_s = 60;  // the distributed propagation gives up after this
 };
@@ -89,8 +91,8 @@ struct DelayResult {
   double remainder_s = 0;        // booked on this rank: waiting time the model left unexplained
   uint64_t instances = 0;        // this rank's wait instances
   uint64_t bytes_sent = 0;       // analysis payload this rank sent
-  uint64_t graph_instances = 0;  // wait instances of all ranks
-  uint32_t batches = 0;          // rounds of the backward propagation on rank 0
+  uint64_t graph_instances = 0;  // wait instances of all ranks (gathered propagation only)
+  uint32_t batches = 0;          // rounds of the gathered propagation on rank 0
   uint64_t largest_batch = 0;    // wait instances in the largest (rank 0's memory bound)
   bool distributed = false;      // step 4 ran as a distributed backward replay (DelayReplay)
   uint64_t replay_batches = 0;   // its mailbox batches this rank posted

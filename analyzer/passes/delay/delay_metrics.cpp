@@ -84,15 +84,15 @@ std::vector<engine::ScalarDecl> delay_scalar_decls() {
        "Payload the delay analysis exchanged (time vectors to the causers, replies, the "
        "propagation graph to rank 0 or the distributed propagation's records)."},
       {"delay_propagation_batches", "count",
-       "Rounds of the backward propagation on rank 0: batches of whole phases between global "
-       "synchronizations, at most 2^22 wait instances each unless one phase holds more."},
+       "Rounds of the backward propagation when gathered on rank 0 (`CRITPATH_DEBUG_DELAY_REPLAY="
+       "gathered`): batches of whole phases between global synchronizations, at most 2^22 wait "
+       "instances each unless one phase holds more; 0 when distributed."},
       {"delay_largest_batch", "count",
-       "Wait instances of the largest batch: rank 0 holds ~60 B per instance of one batch at a time."},
+       "Wait instances of the largest gathered batch: rank 0 holds ~60 B per instance of one batch "
+       "at a time; 0 when distributed."},
       {"delay_distributed", "0/1",
-       "1 when the propagation ran as a distributed backward replay over the ranks (the smallest "
-       "batch rank 0 could take, whole phases, would have held more than 2^24 wait instances, or "
-       "`CRITPATH_DEBUG_DELAY_REPLAY=distributed`); then `delay_propagation_batches` and "
-       "`delay_largest_batch` are 0."},
+       "1 when the propagation ran as a distributed backward replay over the ranks (the default); "
+       "0 when gathered on rank 0 (`CRITPATH_DEBUG_DELAY_REPLAY=gathered`, a testing aid)."},
   };
 }
 

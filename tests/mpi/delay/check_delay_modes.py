@@ -4,7 +4,7 @@ gives the same costs gathered on rank 0 and distributed over the ranks as a back
 
 usage: check_delay_modes.py OUTDIR NP MPI MPIEXEC ANALYZE SHIM
   OUTDIR  the run, kept with CRITPATH_KEEP_TRACE=1 (its in-situ analysis ran in `auto` mode,
-          which gathers on rank 0 for a trace this small)
+          the distributed replay)
   NP      processes for critpath-analyze (the run's ranks, or fewer: each hosts several)
 
 `critpath-analyze` runs the kept trace twice, gathered and distributed; each report must say
