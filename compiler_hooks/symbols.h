@@ -17,13 +17,16 @@
 //
 // C++ names are demangled with abi::__cxa_demangle (templates readable: "Vec<double>::dot(
 // Vec<double> const&) const"); gfortran module procedures "__m_MOD_f" become "m::f"
-// (demangle.cpp, which needs neither libdw nor a process: critpath-filter uses it too).
+// (libtrace/defs/demangle.cpp, which needs neither libdw nor a process: critpath-filter and the
+// OTF2 import use it too).
 //
 // Thread-safe (one mutex); allocates; never call it on a hot path or from a signal handler.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "libtrace/defs/demangle.h"
 
 namespace critpath::hooks {
 
@@ -42,8 +45,8 @@ struct SymbolInfo {
 SymbolInfo resolve_symbol(uintptr_t addr, bool is_return_address = false);
 
 // Demangles a C++ (Itanium ABI) or gfortran module name; returns `mangled` unchanged when it
-// is neither.
-std::string demangle(const char* mangled);
+// is neither (libtrace/defs/demangle.h, which the OTF2 import shares).
+inline std::string demangle(const char* mangled) { return defs::demangle(mangled); }
 
 // Drops the cached module list (the next lookup re-reads /proc/self/maps). For tests.
 void reset_symbol_cache();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct RunInfo {
   runtime::RecorderStats recorder;  // cold-path and compression costs of the run
   trace::ChunkStoreStats store;     // the trace as recorded (sizes, spilling)
   bool offline = false;             // re-analysis of a kept trace (critpath-analyze)
+  // An imported OTF2 archive's region names it held mangled, by their display (demangled)
+  // names: report.json's call paths give both (analyzer/otf2/otf2_import.h).
+  std::map<std::string, std::string> mangled_names;
   // A partial trace, written at a fault (analyzer/session/fault.h): how the rank ended
   // ("SIGSEGV", "exit(3) without MPI_Finalize", "MPI_Abort(errorcode 3)"); empty: complete.
   std::string partial;

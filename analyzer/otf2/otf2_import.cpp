@@ -2,7 +2,9 @@
 //
 //   open()    global definitions -> State (strings, regions, groups, communicators, windows,
 //             locations, metrics); the ranks: MPI_COMM_WORLD's locations (the COMM_LOCATIONS
-//             group of the MPI paradigm, else one per process location group)
+//             group of the MPI paradigm, else one per process location group; without any
+//             MPI, the master thread of the one process); which communicators and windows
+//             are MPI's (the others counted), their members checked
 //   select()  the selected ranks' local definitions: OTF2 applies their mapping tables and
 //             clock offsets to the events from then on
 //   load()    one rank: definitions built in a fixed order (the same ids on every rank), then
@@ -26,12 +28,14 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "analyzer/otf2/otf2_support.h"
 #include "libtrace/buffer/codec.h"
+#include "libtrace/defs/demangle.h"
 #include "pmpi_wrappers/generated_regions.h"
 
 namespace critpath::analyzer::otf2 {
@@ -39,16 +43,18 @@ namespace critpath::analyzer::otf2 {
 // ---- Skipped --------------------------------------------------------------------------------
 
 void Skipped::to_array(uint64_t (&a)[kFields]) const {
-  const uint64_t v[kFields] = {
-      thread_locations, accelerator_locations, metric_locations, threading_events, io_events,
-      sampling_events,  parameter_events,      metric_events,    other_events,     open_icolls};
+  const uint64_t v[kFields] = {thread_locations, accelerator_locations, metric_locations, other_comms,
+                               other_windows,    threading_events,      io_events,        sampling_events,
+                               parameter_events, metric_events,         other_events,     open_icolls,
+                               other_records};
   std::copy(v, v + kFields, a);
 }
 
 void Skipped::from_array(const uint64_t (&a)[kFields]) {
-  uint64_t* f[kFields] = {
-      &thread_locations, &accelerator_locations, &metric_locations, &threading_events, &io_events,
-      &sampling_events,  &parameter_events,      &metric_events,    &other_events,     &open_icolls};
+  uint64_t* f[kFields] = {&thread_locations, &accelerator_locations, &metric_locations, &other_comms,
+                          &other_windows,    &threading_events,      &io_events,        &sampling_events,
+                          &parameter_events, &metric_events,         &other_events,     &open_icolls,
+                          &other_records};
   for (int i = 0; i < kFields; ++i) *f[i] = a[i];
 }
 
@@ -63,13 +69,16 @@ std::string Skipped::describe() const {
       "thread locations (OpenMP, pthreads: critpath analyses the MPI thread of each rank)",
       "GPU/accelerator locations",
       "metric locations",
+      "communicators of other paradigms (CUDA, OpenMP, SHMEM, ...)",
+      "RMA windows of other paradigms (CUDA's memory copies)",
       "OpenMP/thread records",
       "I/O records",
       "sampling/calling-context records",
       "parameter records",
       "metric records other than the strictly synchronous counters",
       "unknown records",
-      "nonblocking collectives never completed"};
+      "nonblocking collectives never completed",
+      "records on other paradigms' communicators and windows"};
   uint64_t a[kFields];
   to_array(a);
   std::string out;
@@ -96,9 +105,14 @@ struct GroupInfo {
 struct CommInfo {
   uint32_t name = kUndefined32, group = kUndefined32, group_b = kUndefined32, parent = kUndefined32;
   bool inter = false;
+  // Derived in open(): an MPI communicator (its groups of the MPI paradigm), and the sizes a
+  // peer or root of its events must stay below (remote: an intercommunicator's other group).
+  bool mpi = false;
+  size_t size = 0, remote_size = 0;
 };
 struct WinInfo {
   uint32_t name = kUndefined32, comm = kUndefined32;
+  bool mpi = false;  // over an MPI communicator (derived in open())
 };
 struct LocationInfo {
   OTF2_LocationType type = OTF2_LOCATION_TYPE_UNKNOWN;
@@ -155,6 +169,7 @@ struct ArchiveReader::State {
   std::map<uint32_t, MetricClassInfo> metric_classes;
   bool critpath = false;
   std::string creator;
+  std::map<OTF2_Paradigm, uint32_t> paradigm_names;  // Paradigm definitions: name strings
   // Derived in open().
   std::vector<std::vector<uint64_t>> rank_locations;  // rank -> its MPI thread, then others
   std::unordered_map<uint64_t, int> rank_of_location;
@@ -162,6 +177,7 @@ struct ArchiveReader::State {
   uint32_t counter_class = kUndefined32;
   std::vector<std::string> counter_names;
   Skipped skipped;
+  bool without_mpi = false;  // no MPI in the archive: one process's master thread is rank 0
   int first = 0, count = 0;
   bool selected = false;
 
@@ -197,8 +213,28 @@ struct ArchiveReader::State {
   uint32_t comm_id(uint32_t ref) const {
     if (ref == world) return defs::kCommWorld;
     if (ref == self) return defs::kCommSelf;
-    if (ref == kUndefined32 || !comms.count(ref)) return defs::kCommUnknown;
+    auto it = comms.find(ref);
+    if (it == comms.end() || !it->second.mpi) return defs::kCommUnknown;
     return ref + 2;
+  }
+  // The communicator of an MPI record: nullptr for another paradigm's (the caller counts the
+  // record and drops it); an undefined one is kept as critpath's "unknown" (the export writes
+  // a communicator critpath did not know so). `rank`, a peer or root on it, must name a
+  // member: else the archive is damaged (the analysis would index past its group).
+  const CommInfo* record_comm(uint32_t ref, uint32_t rank, bool& foreign) const {
+    foreign = false;
+    auto it = comms.find(ref);
+    if (it == comms.end()) return nullptr;
+    if (!it->second.mpi) {
+      foreign = true;
+      return nullptr;
+    }
+    const CommInfo& c = it->second;
+    const size_t bound = std::max(c.size, c.remote_size);
+    if (int32_t(rank) >= 0 && rank < OTF2_COLLECTIVE_ROOT_THIS_GROUP && rank >= bound)
+      throw std::runtime_error("an event names rank " + std::to_string(rank) + " of communicator " +
+                               std::to_string(ref) + ", which has " + std::to_string(bound));
+    return &c;
   }
 };
 
@@ -238,6 +274,10 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetStringCallback(c, [](void* u, OTF2_StringRef self, const char* text) {
     return def_guard(u, [&](State& s) { s.strings[self] = text ? text : ""; });
   });
+  OTF2_GlobalDefReaderCallbacks_SetParadigmCallback(
+      c, [](void* u, OTF2_Paradigm paradigm, OTF2_StringRef name, OTF2_ParadigmClass) {
+        return def_guard(u, [&](State& s) { s.paradigm_names[paradigm] = name; });
+      });
   OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(
       c, [](void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef,
             OTF2_SystemTreeNodeRef) { return def_guard(u, [&](State& s) { s.node_names[self] = name; }); });
@@ -306,6 +346,10 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
       c, [](void* u, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm, OTF2_RmaWinFlag) {
         return def_guard(u, [&](State& s) { s.wins[self] = {name, comm}; });
       });
+}
+
+// register_global_callbacks' second half: the metrics (hardware counters).
+void register_metric_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
   OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(
       c, [](void* u, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_MetricType,
             OTF2_MetricMode, OTF2_Type type, OTF2_Base, int64_t, OTF2_StringRef) {
@@ -410,6 +454,7 @@ class Builder {
 
   void p2p(trace::EventKind kind, OTF2_TimeStamp t, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
            uint64_t bytes, uint64_t request) {
+    mpi_comm(comm, peer);
     trace::Event e = simple(kind, at(t), 0);
     e.peer = peer == kUndefined32 ? -1 : int32_t(peer);
     e.comm = s_.comm_id(comm);
@@ -432,6 +477,7 @@ class Builder {
 
   void coll_end(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received) {
     if (in_lifecycle()) return;
+    mpi_comm(comm, root);
     trace::Event e = simple(trace::EventKind::kCollEnd, at(t), mpi_call());
     e.comm = s_.comm_id(comm);
     e.root = root_of(root);
@@ -451,6 +497,7 @@ class Builder {
 
   void icoll_complete(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
                       uint64_t request) {
+    mpi_comm(comm, root);
     auto it = open_icolls_.find(request);
     if (it != open_icolls_.end()) {
       trace::Event& post = held_[it->second];
@@ -478,20 +525,24 @@ class Builder {
 
   // ---- RMA ---------------------------------------------------------------------------------
   void win_create(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
+    if (foreign_window(win, kUndefined32)) return;
     trace::Event e = rma_event(trace::EventKind::kRmaWinCreate, at(t), win, -1);
     auto w = s_.wins.find(win);
     e.root = int32_t(w == s_.wins.end() ? defs::kCommUnknown : s_.comm_id(w->second.comm));
     emit(e);
   }
   void win_destroy(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
+    if (foreign_window(win, kUndefined32)) return;
     trace::Event e = rma_event(trace::EventKind::kRmaWinFree, at(t), win, -1);
     e.root = -1;
     emit(e);
   }
   void rma_collective_end(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
+    if (foreign_window(win, kUndefined32)) return;
     if (role() == defs::MpiRma::kFence) emit(rma_event(trace::EventKind::kRmaCollSync, at(t), win, -1));
   }
   void group_sync(OTF2_TimeStamp t, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win, OTF2_GroupRef group) {
+    if (foreign_window(win, kUndefined32)) return;
     switch (role()) {
       case defs::MpiRma::kStart:
       case defs::MpiRma::kPost: {
@@ -513,6 +564,7 @@ class Builder {
     }
   }
   void lock(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, OTF2_LockType type) {
+    if (foreign_window(win, remote)) return;
     const defs::MpiRma r = role();
     if ((r != defs::MpiRma::kLock && r != defs::MpiRma::kLockAll) || frames_.back().rma_written) return;
     trace::Event e = rma_event(trace::EventKind::kRmaSync, at(t), win,
@@ -521,15 +573,18 @@ class Builder {
     emit(e);
   }
   void release(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote) {
+    if (foreign_window(win, remote)) return;
     const defs::MpiRma r = role();
     if (r == defs::MpiRma::kUnlock || r == defs::MpiRma::kUnlockAll)
       emit(rma_event(trace::EventKind::kRmaSync, at(t), win, r == defs::MpiRma::kUnlock ? peer(remote) : -1));
   }
   void sync(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote) {
+    if (foreign_window(win, remote)) return;
     if (role() != defs::MpiRma::kNone) emit(rma_event(trace::EventKind::kRmaSync, at(t), win, peer(remote)));
   }
   void transfer(trace::EventKind kind, OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
                 uint64_t id) {
+    if (foreign_window(win, remote)) return;
     trace::Event e = rma_event(kind, at(t), win, peer(remote));
     e.bytes = bytes;
     e.request = request_based() ? id : 0;
@@ -538,11 +593,13 @@ class Builder {
   }
   void atomic(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
               uint64_t received, uint64_t id) {
+    if (foreign_window(win, remote)) return;
     transfer(trace::EventKind::kRmaAccumulate, t, win, remote, sent, id);
     if (type != OTF2_RMA_ATOMIC_TYPE_ACCUMULATE)  // a fetching form: its result bytes
       transfer(trace::EventKind::kRmaGet, t, win, remote, received, id);
   }
   void op_complete(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint64_t id, bool nonblocking) {
+    if (foreign_window(win, kUndefined32)) return;
     // The operation is done: only a flush still asks for its target, now.
     int32_t target = -1;
     if (auto it = targets_.find({win, id}); it != targets_.end()) {
@@ -617,6 +674,27 @@ class Builder {
     return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root);
   }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
+  // An MPI record's communicator: never another paradigm's; `rank` (peer, root) a member.
+  void mpi_comm(OTF2_CommRef comm, uint32_t rank) const {
+    bool foreign = false;
+    s_.record_comm(comm, rank, foreign);
+    if (foreign)
+      throw std::runtime_error("an MPI record refers to communicator " + std::to_string(comm) +
+                               ", which is not of the MPI paradigm");
+  }
+  // An RMA record on another paradigm's window (CUDA's memory copies): counted, dropped. On
+  // an MPI window, `remote` (a target) must be a member.
+  bool foreign_window(OTF2_RmaWinRef win, uint32_t remote) {
+    auto w = s_.wins.find(win);
+    if (w == s_.wins.end()) return false;
+    if (!w->second.mpi) {
+      ++skipped_.other_records;
+      return true;
+    }
+    bool foreign = false;
+    s_.record_comm(w->second.comm, remote, foreign);
+    return false;
+  }
 
   // What the events need of a region, looked up once (the table takes a lock per lookup).
   struct RegionFacts {
@@ -933,6 +1011,7 @@ Status read_global_definitions(State& s, std::string& error) {
   }
   OTF2_GlobalDefReaderCallbacks* cbs = OTF2_GlobalDefReaderCallbacks_New();
   register_global_callbacks(cbs);
+  register_metric_callbacks(cbs);
   OTF2_Reader_RegisterGlobalDefCallbacks(s.reader, gdr, cbs, &s);
   OTF2_GlobalDefReaderCallbacks_Delete(cbs);
   uint64_t n = 0;
@@ -945,6 +1024,66 @@ Status read_global_definitions(State& s, std::string& error) {
   return Status::kOk;
 }
 
+// A paradigm's name, for the sentence that refuses an archive: the archive's own (its
+// Paradigm definitions), else OTF2's.
+std::string paradigm_name(const State& s, OTF2_Paradigm p) {
+  auto it = s.paradigm_names.find(p);
+  if (it != s.paradigm_names.end() && !s.str(it->second).empty()) return s.str(it->second);
+  static const std::map<OTF2_Paradigm, const char*> kNames = {
+      {OTF2_PARADIGM_OPENMP, "OpenMP"},    {OTF2_PARADIGM_CUDA, "CUDA"},
+      {OTF2_PARADIGM_PTHREAD, "pthreads"}, {OTF2_PARADIGM_SHMEM, "SHMEM"},
+      {OTF2_PARADIGM_OPENCL, "OpenCL"},    {OTF2_PARADIGM_OPENACC, "OpenACC"},
+      {OTF2_PARADIGM_HIP, "HIP"},          {OTF2_PARADIGM_GASPI, "GASPI"},
+      {OTF2_PARADIGM_UPC, "UPC"},          {OTF2_PARADIGM_KOKKOS, "Kokkos"},
+      {OTF2_PARADIGM_OMPSS, "OmpSs"},      {OTF2_PARADIGM_SAMPLING, "sampling"},
+      {OTF2_PARADIGM_TBBTHREAD, "TBB"},    {OTF2_PARADIGM_MTAPI, "MTAPI"},
+      {OTF2_PARADIGM_HMPP, "HMPP"}};
+  auto n = kNames.find(p);
+  return n == kNames.end() ? "paradigm " + std::to_string(int(p)) : n->second;
+}
+
+// What an archive without MPI holds, for the sentence that refuses it: "2 processes, 8 CPU
+// threads, 4 accelerator streams; paradigms: CUDA, OpenMP".
+std::string describe_contents(const State& s, size_t processes) {
+  size_t threads = 0, streams = 0, other = 0;
+  for (const auto& [loc, l] : s.locations)
+    ++(l.type == OTF2_LOCATION_TYPE_CPU_THREAD           ? threads
+       : l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? streams
+                                                         : other);
+  std::set<OTF2_Paradigm> used;
+  for (const auto& [p, name] : s.paradigm_names) used.insert(p);
+  for (const auto& [ref, r] : s.regions) used.insert(r.paradigm);
+  for (const auto& [ref, g] : s.groups) used.insert(g.paradigm);
+  std::string names;
+  for (OTF2_Paradigm p : used)
+    if (p != OTF2_PARADIGM_UNKNOWN && p != OTF2_PARADIGM_USER && p != OTF2_PARADIGM_COMPILER &&
+        p != OTF2_PARADIGM_MEASUREMENT_SYSTEM && p != OTF2_PARADIGM_NONE)
+      names += (names.empty() ? "" : ", ") + paradigm_name(s, p);
+  std::string out = std::to_string(processes) + (processes == 1 ? " process, " : " processes, ") +
+                    std::to_string(threads) + " CPU threads, " + std::to_string(streams) +
+                    " accelerator streams";
+  if (other) out += ", " + std::to_string(other) + " other locations";
+  return out + (names.empty() ? "" : "; paradigms: " + names);
+}
+
+// An archive without MPI (no MPI group, no MPI region): the master thread (first CPU thread)
+// of its one process; more than one process, or none, is refused with what it holds.
+Status find_master_thread(State& s, std::vector<uint64_t>& mains, std::string& error) {
+  std::map<uint32_t, uint64_t> first_thread;  // process location group -> its first CPU thread
+  for (const auto& [loc, l] : s.locations)
+    if (l.type == OTF2_LOCATION_TYPE_CPU_THREAD && s.location_groups.count(l.group) &&
+        s.location_groups.at(l.group).type == OTF2_LOCATION_GROUP_TYPE_PROCESS)
+      first_thread.emplace(l.group, loc);
+  if (first_thread.size() != 1) {
+    error = s.anchor + ": holds no MPI (" + describe_contents(s, first_thread.size()) +
+            "): critpath analyses the MPI ranks of an archive, or the master thread of a single process";
+    return Status::kCorrupt;
+  }
+  s.without_mpi = true;
+  mains.push_back(first_thread.begin()->second);
+  return Status::kOk;
+}
+
 // The ranks: MPI_COMM_WORLD's locations, rank i = member i of the MPI COMM_LOCATIONS group.
 Status find_ranks(State& s, std::string& error) {
   const std::string& anchor = s.anchor;
@@ -954,8 +1093,12 @@ Status find_ranks(State& s, std::string& error) {
       mains = g.members;
       break;
     }
-  if (mains.empty()) {
-    // No MPI group: one rank per process, its first CPU thread.
+  const bool mpi_regions = std::any_of(s.regions.begin(), s.regions.end(),
+                                       [](const auto& r) { return r.second.paradigm == OTF2_PARADIGM_MPI; });
+  if (mains.empty() && !mpi_regions) {
+    CRITPATH_FORWARD_IF_ERROR(find_master_thread(s, mains, error));
+  } else if (mains.empty()) {
+    // MPI regions but no MPI group: one rank per process, its first CPU thread.
     std::map<uint32_t, uint64_t> first_thread;
     for (const auto& [loc, l] : s.locations)
       if (l.type == OTF2_LOCATION_TYPE_CPU_THREAD && s.location_groups.count(l.group) &&
@@ -966,6 +1109,10 @@ Status find_ranks(State& s, std::string& error) {
   for (uint64_t loc : mains) {
     if (!s.locations.count(loc)) {
       error = anchor + ": MPI_COMM_WORLD names location " + std::to_string(loc) + ", which is not defined";
+      return Status::kCorrupt;
+    }
+    if (s.rank_of_location.count(loc)) {
+      error = anchor + ": MPI_COMM_WORLD names location " + std::to_string(loc) + " twice";
       return Status::kCorrupt;
     }
     s.rank_of_location[loc] = int(s.rank_locations.size());
@@ -1001,6 +1148,65 @@ Status find_ranks(State& s, std::string& error) {
   return Status::kOk;
 }
 
+// The members of an MPI communicator's group as ranks: each a rank, none twice, at least
+// one. "" when so, else why not.
+std::string check_members(const State& s, uint32_t group, size_t& size) {
+  const std::vector<int32_t> ranks = s.ranks_of(group, 0);
+  size = ranks.size();
+  if (ranks.empty()) return "has no member";
+  std::vector<bool> seen(s.rank_locations.size());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] < 0) return "has member " + std::to_string(i) + ", which is not an MPI rank";
+    if (seen[size_t(ranks[i])]) return "names rank " + std::to_string(ranks[i]) + " twice";
+    seen[size_t(ranks[i])] = true;
+  }
+  return {};
+}
+
+// Which communicators and windows are MPI's: those over groups of the MPI paradigm (UNKNOWN:
+// a writer that does not say; taken for MPI unless the archive holds no MPI). Those of other
+// paradigms (CUDA's, whose members are accelerator streams; OpenMP's, SHMEM's) are counted and
+// never enter the analysis. An MPI communicator whose members are not distinct ranks, a
+// reference to an undefined group or communicator: a damaged archive, refused here, before
+// the analysis makes MPI groups of them.
+Status classify_paradigms(State& s, std::string& error) {
+  auto mpi_group = [&](uint32_t ref) {
+    const OTF2_Paradigm p = s.groups.at(ref).paradigm;
+    return !s.without_mpi && (p == OTF2_PARADIGM_MPI || p == OTF2_PARADIGM_UNKNOWN);
+  };
+  for (auto& [ref, c] : s.comms) {
+    const std::string name = "communicator " + std::to_string(ref) + " (" + s.str(c.name) + ")";
+    for (uint32_t g : {c.group, c.inter ? c.group_b : c.group})
+      if (!s.groups.count(g)) {
+        error = s.anchor + ": " + name + " refers to group " + std::to_string(g) + ", which is not defined";
+        return Status::kCorrupt;
+      }
+    c.mpi = mpi_group(c.group) && (!c.inter || mpi_group(c.group_b));
+    if (!c.mpi) {
+      ++s.skipped.other_comms;
+      continue;
+    }
+    std::string why = check_members(s, c.group, c.size);
+    if (why.empty() && c.inter) why = check_members(s, c.group_b, c.remote_size);
+    if (!why.empty()) {
+      error = s.anchor + ": MPI " + name + " " + why;
+      return Status::kCorrupt;
+    }
+  }
+  for (auto& [ref, w] : s.wins) {
+    auto c = s.comms.find(w.comm);
+    if (c == s.comms.end() && w.comm != kUndefined32) {
+      error = s.anchor + ": window " + std::to_string(ref) + " refers to communicator " +
+              std::to_string(w.comm) + ", which is not defined";
+      return Status::kCorrupt;
+    }
+    // Over no communicator: critpath's export of a window over a communicator it did not know.
+    w.mpi = c == s.comms.end() ? !s.without_mpi : c->second.mpi && !c->second.inter;
+    if (!w.mpi) ++s.skipped.other_windows;
+  }
+  return Status::kOk;
+}
+
 // The special definitions: the world and self communicators, the hardware counters.
 void find_special_definitions(State& s) {
   // MPI_COMM_WORLD: named so, else the first parentless communicator of all ranks in order;
@@ -1013,12 +1219,13 @@ void find_special_definitions(State& s) {
     return true;
   };
   for (const auto& [ref, c] : s.comms)
-    if (!c.inter && s.str(c.name) == "MPI_COMM_WORLD") s.world = ref;
+    if (c.mpi && !c.inter && s.str(c.name) == "MPI_COMM_WORLD") s.world = ref;
   for (const auto& [ref, c] : s.comms)
-    if (s.world == kUndefined32 && !c.inter && c.parent == kUndefined32 && all_ranks(c.group)) s.world = ref;
+    if (s.world == kUndefined32 && c.mpi && !c.inter && c.parent == kUndefined32 && all_ranks(c.group))
+      s.world = ref;
   for (const auto& [ref, c] : s.comms) {
     auto g = s.groups.find(c.group);
-    if (!c.inter && g != s.groups.end() && g->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
+    if (c.mpi && !c.inter && g != s.groups.end() && g->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
       s.self = ref;
       break;
     }
@@ -1038,15 +1245,20 @@ void find_special_definitions(State& s) {
 
 // ArchiveReader::load's steps. Regions, in reference order: the same ids on every rank. MPI
 // functions by name get the spec's id and semantics; unknown ones ids below the spec's range
-// with the OTF2 role's. Returns the critpath id of each OTF2 region reference.
-std::unordered_map<uint32_t, uint32_t> define_regions(const State& s, defs::Definitions& definitions) {
+// with the OTF2 role's. Other names are demangled where the archive holds them mangled (the
+// mangled ones into `mangled`, by display name). Returns the critpath id of each OTF2 region
+// reference.
+std::unordered_map<uint32_t, uint32_t> define_regions(const State& s, defs::Definitions& definitions,
+                                                      std::map<std::string, std::string>& mangled) {
   std::unordered_map<uint32_t, uint32_t> regions;
   uint32_t next_unknown_mpi = defs::kLastMpiRegion;
   std::unordered_set<uint32_t> spec_ids;
   for (const pmpi::GeneratedRegion& g : pmpi::generated_regions()) spec_ids.insert(g.id);
   for (const auto& [ref, r] : s.regions) {
-    const std::string& name = s.str(r.name);
     const defs::RegionKind kind = region_kind(r.paradigm, r.role);
+    const std::string& raw = s.str(r.name);
+    const std::string name = kind == defs::RegionKind::kMpi ? raw : defs::demangle(raw.c_str());
+    if (name != raw) mangled.emplace(name, raw);
     uint32_t id = 0;
     if (kind == defs::RegionKind::kMpi) {
       if (const pmpi::GeneratedRegion* g = spec_region(name)) {
@@ -1075,6 +1287,7 @@ std::unordered_map<uint32_t, uint32_t> define_regions(const State& s, defs::Defi
 // names.
 void define_communicators(const State& s, int rank, defs::Definitions& definitions) {
   for (const auto& [ref, c] : s.comms) {
+    if (!c.mpi) continue;
     defs::CommDef d;
     d.id = s.comm_id(ref);
     d.parent = s.comm_id(c.parent);
@@ -1095,6 +1308,7 @@ void define_communicators(const State& s, int rank, defs::Definitions& definitio
     definitions.comms.define(std::move(d));
   }
   for (const auto& [ref, w] : s.wins) {
+    if (!w.mpi) continue;
     defs::WindowDef d;
     d.id = ref;
     d.comm = s.comm_id(w.comm);
@@ -1232,6 +1446,7 @@ ArchiveReader::~ArchiveReader() {
 int ArchiveReader::ranks() const { return int(s_->rank_locations.size()); }
 const Skipped& ArchiveReader::skipped_locations() const { return s_->skipped; }
 bool ArchiveReader::written_by_critpath() const { return s_->critpath; }
+bool ArchiveReader::without_mpi() const { return s_->without_mpi; }
 
 Status ArchiveReader::open(const std::string& anchor, std::string& error) {
   install_error_hook();
@@ -1240,6 +1455,7 @@ Status ArchiveReader::open(const std::string& anchor, std::string& error) {
   take_last_error();
   CRITPATH_FORWARD_IF_ERROR(read_global_definitions(s, error));
   CRITPATH_FORWARD_IF_ERROR(find_ranks(s, error));
+  CRITPATH_FORWARD_IF_ERROR(classify_paradigms(s, error));
   find_special_definitions(s);
   return Status::kOk;
 }
@@ -1286,10 +1502,10 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
   location.chunks = &chunks;
   location.definitions = &definitions;
   try {
-    const std::unordered_map<uint32_t, uint32_t> regions = define_regions(s, definitions);
-    define_communicators(s, rank, definitions);
     RunInfo& run = location.run;
     run = RunInfo{};
+    const std::unordered_map<uint32_t, uint32_t> regions = define_regions(s, definitions, run.mangled_names);
+    define_communicators(s, rank, definitions);
     EventSpan span;
     CRITPATH_FORWARD_IF_ERROR(read_events(s, rank, chunks, regions, definitions, skipped, span, error));
     const std::vector<uint64_t>& locs = s.rank_locations.at(size_t(rank));
@@ -1303,6 +1519,11 @@ Status ArchiveReader::load(int rank, trace::ChunkStore& chunks, defs::Definition
     run.store = chunks.stats();
     run.offline = true;
     location.notes.clear();
+    if (s.without_mpi)
+      location.notes.push_back(
+          "otf2: the archive holds no MPI: analysed as one process's profile (call paths, "
+          "time, the critical path of its master thread, location " +
+          std::to_string(locs[0]) + ")");
     return Status::kOk;
   } catch (const std::exception& e) {
     error = s.anchor + ": rank " + std::to_string(rank) + ": " + e.what();

@@ -12,10 +12,16 @@
 //               --each rank's events--> critpath events (Score-P's conventions, read back:
 //                                       docs/other-tools.md) --> chunks
 //
-// What critpath does not analyse is skipped and counted (Skipped): threads other than the
-// one that called MPI_Init in archives not written by critpath (OpenMP, pthreads), GPU and
-// metric locations, OpenMP/thread, I/O, sampling and parameter records. A malformed archive
-// gives an error with a message, never a crash.
+// Only MPI enters the MPI analysis: MPI_COMM_WORLD's locations as ranks, the communicators
+// and windows of the MPI paradigm. What critpath does not analyse is skipped and counted
+// (Skipped): threads other than the one that called MPI_Init in archives not written by
+// critpath (OpenMP, pthreads), GPU and metric locations, other paradigms' communicators and
+// windows (CUDA's, whose members are accelerator streams) and the records on them,
+// OpenMP/thread, I/O, sampling and parameter records. An archive with no MPI at all is one
+// process's profile (its master thread as the only rank) when it holds one process, else
+// refused with a sentence naming what it holds. A malformed archive (a reference to an
+// undefined id, a member that is no rank, events that do not read) gives an error with a
+// message, never a crash.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +42,8 @@ struct Skipped {
   uint64_t thread_locations = 0;       // CPU threads other than a rank's MPI thread
   uint64_t accelerator_locations = 0;  // GPU streams, accelerator location groups
   uint64_t metric_locations = 0;       // locations that only carry metrics
+  uint64_t other_comms = 0;            // communicators of other paradigms (CUDA, OpenMP, SHMEM, ...)
+  uint64_t other_windows = 0;          // their RMA windows (CUDA memory copies' windows)
   // Per imported rank, from its events.
   uint64_t threading_events = 0;  // OpenMP and thread fork/join/team/lock/task records
   uint64_t io_events = 0;         // I/O handles and operations
@@ -44,8 +52,9 @@ struct Skipped {
   uint64_t metric_events = 0;     // metrics other than the strictly synchronous counters
   uint64_t other_events = 0;      // records this OTF2 version does not know
   uint64_t open_icolls = 0;       // nonblocking collectives never completed (no operation)
+  uint64_t other_records = 0;     // records on other paradigms' communicators and windows
 
-  static constexpr int kFields = 10;
+  static constexpr int kFields = 13;
   void to_array(uint64_t (&a)[kFields]) const;
   void from_array(const uint64_t (&a)[kFields]);
   bool empty() const;
@@ -70,6 +79,8 @@ class ArchiveReader {
   // Archive-wide facts (valid after open()).
   const Skipped& skipped_locations() const;
   bool written_by_critpath() const;
+  // The archive holds no MPI: its one process's master thread is rank 0 (a profile).
+  bool without_mpi() const;
 
   // Reads ranks [first, first + count): their local definitions (mapping tables, clock
   // offsets), then their events. Call once, after open(), before load().

@@ -422,8 +422,9 @@ json render_run(const ReportInput& in) {
 }
 
 // report.json `callpaths`: the unified call tree, parents first, with their time statistics
-// and hardware counters.
-json render_callpaths(const GlobalProfile& p) {
+// and hardware counters; `mangled` beside a region's name where an imported archive held it
+// mangled.
+json render_callpaths(const GlobalProfile& p, const std::map<std::string, std::string>& mangled) {
   json cps = json::array();
   for (size_t i = 0; i < p.callpaths.size(); ++i) {
     const GlobalCallpath& c = p.callpaths[i];
@@ -432,6 +433,7 @@ json render_callpaths(const GlobalProfile& p) {
     e["id"] = i;
     e["path"] = c.path;
     e["region"] = c.region;
+    if (auto m = mangled.find(c.region); m != mangled.end()) e["mangled"] = m->second;
     e["parent"] = c.parent < 0 ? json(nullptr) : json(c.parent);
     e["kind"] = defs::to_string(c.kind);
     e["ranks"] = c.ranks;
@@ -627,7 +629,7 @@ nlohmann::json render_json(const ReportInput& in) {
   json j;
   j["schema"] = "critpath-report/1";
   j["run"] = render_run(in);
-  j["callpaths"] = render_callpaths(*in.profile);
+  j["callpaths"] = render_callpaths(*in.profile, in.run->mangled_names);
   json metrics = json::object();
   render_profile_metrics(*in.profile, metrics);
   render_papi_metrics(*in.profile, metrics);

@@ -13,6 +13,15 @@ usage: check_otf2_import.py OUT SYNTH ANALYZE MPI(mpich|openmpi) MPIEXEC SHIM
   malformed    no archive, a garbage anchor, no global definitions, a truncated, an empty and
                an overwritten event file, an event naming an undefined region: exit status 1,
                a `critpath-analyze: <archive>: ...` line, no crash
+  paradigms    late_sender, barrier and rma_fence with CUDA beside MPI (X+cuda: accelerator
+               streams, CUDA communicators and windows, memory copies as RMA records): the MPI
+               figures of X exactly, the CUDA parts counted in the one note; cuda_only (one
+               process, no MPI) analysed as a profile with its names demangled (report.json
+               keeps the mangled one); nompi2 (two processes, no MPI) refused in one sentence;
+               exit status 0 or 1, never a signal or an MPI abort
+  damaged      late_sender+cuda with files removed, truncated or bit-flipped (8 cases; the unit
+               test [otf2_import] damages every file 29 ways, on the import alone, under the
+               sanitizers too): exit status 0 or 1, one line when 1
 """
 import os
 import re
@@ -174,6 +183,97 @@ def malformed(run):
         print(f"check_otf2_import: {what}: {said[0]}")
 
 
+CRASHES = ("Segmentation", "BAD TERMINATION", "core dumped", "Aborted", "terminate called", "MPI_Group_incl",
+           "Invalid rank", "AddressSanitizer", "runtime error")
+
+
+def mpi_figures(rep):
+    """The report's MPI figures: every metric at the MPI call paths (by call path, and by rank
+    there), and the totals and ranks of the metrics that live on MPI call paths only."""
+    out = {}
+    for name, m in rep["metrics"].items():
+        mpi = lambda p: p.split("/")[-1].startswith("MPI_")  # noqa: E731
+        for p, v in m.get("by_callpath", {}).items():
+            if mpi(p):
+                out[f"{name} @ {p}"] = v
+        for p, v in m.get("by_callpath_rank", {}).items():
+            if mpi(p):
+                out[f"{name} @ {p} by rank"] = v
+        if not any(v for p, v in m.get("by_callpath", {}).items() if not mpi(p)):
+            out[f"{name} total"] = m.get("total")
+            out[f"{name} by rank"] = m.get("by_rank")
+    return out
+
+
+def paradigms(run):
+    for scenario, nps in (("late_sender", (2, 1)), ("barrier", (4,)), ("rma_fence", (4,))):
+        plain, cuda = run.make(scenario), run.make(scenario + "+cuda")
+        for np_ in nps:
+            a = run.analyse(plain, np_, os.path.join(run.out, f"{scenario}-plain-{np_}"))
+            b = run.analyse(cuda, np_, os.path.join(run.out, f"{scenario}-cuda-{np_}"))
+            fa, fb = mpi_figures(a), mpi_figures(b)
+            check(fa.keys() <= fb.keys(), f"{scenario}+cuda lacks {sorted(fa.keys() - fb.keys())[:5]}")
+            bad = [k for k in fa if fb[k] != fa[k] and not (isinstance(fa[k], float) and abs(fb[k] - fa[k]) < 1e-9)]
+            check(not bad, f"{scenario}+cuda on {np_}: MPI figures differ: " +
+                  "; ".join(f"{k}: {fa[k]} vs {fb[k]}" for k in bad[:5]))
+            ranks = a["run"]["ranks"]
+            skipped = [n for n in b["notes"] if "otf2: skipped" in n]
+            check(len(skipped) == 1, f"one note on what was skipped, got {b['notes']}")
+            for what in (f"{ranks} communicators of other paradigms", f"{ranks} RMA windows of other paradigms",
+                         f"{4 * ranks} records on other paradigms'"):
+                check(what in skipped[0], f"the note {skipped[0]!r} does not say {what!r}")
+        print(f"check_otf2_import: {scenario}+cuda: the MPI figures of {scenario}, the CUDA parts in one note")
+    rep = run.analyse(run.make("cuda_only"), 1, os.path.join(run.out, "cuda_only-1"))
+    check(rep["run"]["ranks"] == 1, "cuda_only: one rank")
+    cps = {c["path"]: c for c in rep["callpaths"]}
+    check("main/latesender(int, int)" in cps, f"cuda_only: no demangled call path in {sorted(cps)}")
+    check(cps["main/latesender(int, int)"].get("mangled") == "_Z10latesenderii", "cuda_only: mangled name kept")
+    check("mangled" not in cps["main"], "cuda_only: no mangled name where the archive held none")
+    approx(by_callpath(rep, "time", "main/latesender(int, int)"), 0.9, "latesender's time", rel=0, abs_=D)
+    approx(by_callpath(rep, "time", "main/sleep(double)"), 0.5, "sleep's time", rel=0, abs_=D)
+    check([n for n in rep["notes"] if "holds no MPI" in n], f"cuda_only: no note on the profile: {rep['notes']}")
+    r = run.analyse(run.make("nompi2"), 1, os.path.join(run.out, "nompi2-1"), expect_ok=False)
+    said = [l for l in r.stdout.splitlines() if l.startswith("critpath-analyze: ")]
+    check(r.returncode == 1 and not any(c in r.stdout for c in CRASHES), f"nompi2: exit {r.returncode}")
+    check(len(said) == 1 and "holds no MPI (2 processes" in said[0], f"nompi2: no one-line refusal in {r.stdout!r}")
+    print("check_otf2_import: no MPI: one process analysed as a profile, two refused in one line")
+
+
+def damaged(run):
+    # A few damages end to end (each costs a launch); the unit test [otf2_import] damages every
+    # file of an archive 29 ways, on the import alone.
+    good = os.path.dirname(run.make("late_sender+cuda"))
+    cases = [("traces.def", "truncated"), ("traces.def", "flipped"), ("traces/0.evt", "removed"),
+             ("traces/0.evt", "flipped"), ("traces/1.evt", "truncated"), ("traces/1.def", "flipped"),
+             ("traces/3000.evt", "removed"), ("traces.otf2", "flipped")]
+    refused = 0
+    for f, kind in cases:
+        size = os.path.getsize(os.path.join(good, f))
+        d = os.path.join(run.out, "damaged")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(good, d)
+        path = os.path.join(d, f)
+        if kind == "removed":
+            os.remove(path)
+        elif kind == "truncated":
+            os.truncate(path, size // 2)
+        else:
+            with open(path, "r+b") as fh:
+                at = (len(f) * 2654435761) % size
+                fh.seek(at)
+                b = fh.read(1)[0]
+                fh.seek(at)
+                fh.write(bytes([b ^ 0x10]))
+        r = run.analyse(os.path.join(d, "traces.otf2"), 1, os.path.join(run.out, "damaged-out"), expect_ok=False)
+        said = [l for l in r.stdout.splitlines() if l.startswith("critpath-analyze: ")]
+        check(r.returncode in (0, 1) and not any(c in r.stdout for c in CRASHES),
+              f"{f} {kind}: exit status {r.returncode}: {r.stdout[-400:]!r}")
+        check(r.returncode == 0 or len(said) == 1, f"{f} {kind}: not one line: {r.stdout!r}")
+        refused += r.returncode == 1
+    check(refused > 0, "no damage was refused")
+    print(f"check_otf2_import: {len(cases)} damaged archives: {refused} refused in one line, none crashed")
+
+
 def main():
     out = sys.argv[1]
     check(os.path.basename(out) == "otf2.import", f"refusing to clear {out}")
@@ -185,6 +285,8 @@ def main():
     rma_fence(run)
     grid16(run)
     malformed(run)
+    paradigms(run)
+    damaged(run)
 
 
 if __name__ == "__main__":

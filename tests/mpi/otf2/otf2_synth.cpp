@@ -29,6 +29,19 @@
 //                Isend/Irecv/Waitall, imbalanced compute, MPI_Allreduce on the rows and an
 //                MPI_Barrier on MPI_COMM_WORLD, three iterations.
 //   badref       2 ranks whose events name a region that is not defined (a malformed archive).
+//   X+cuda       scenario X (late_sender, barrier, rma_fence, grid16) with CUDA beside MPI, as
+//                Score-P's CUDA adapter writes it: per rank an accelerator location group of two
+//                ACCELERATOR_STREAM locations running a kernel, a COMM_LOCATIONS group of the
+//                CUDA paradigm (the master threads and the streams), per rank a CUDA
+//                communicator over its master thread and streams and an RMA window on it, and
+//                on the master thread a cudaMemcpy (RmaWinCreate, RmaPut to stream 1,
+//                RmaOpCompleteBlocking, RmaWinDestroy) while no rank is in MPI: the MPI
+//                figures are those of X.
+//   cuda_only    one process, no MPI: its master thread runs main, latesender(int, int) and
+//                sleep(double) (the names mangled, _Z10latesenderii, _Z5sleepd, as some
+//                Score-P archives hold them) 0.1..1.0 and 1.0..1.5, then a cudaMemcpy on a
+//                CUDA window 1.6..1.7; two CUDA streams run a kernel (_Z6kernelPfi).
+//   nompi2       two processes, no MPI (a SHMEM paradigm definition): refused.
 #include <otf2/otf2.h>
 
 #include <cstdint>
@@ -57,7 +70,8 @@ const OTF2_FlushCallbacks kFlush = {pre_flush, nullptr};
 // clang-format off
 enum Region : uint32_t {
   kInit, kFinalize, kSend, kRecv, kIsend, kIrecv, kWaitall, kBarrier, kAllreduce, kCommSplit,
-  kWinCreate, kWinFence, kPut, kWinFree, kCompute, kMain, kRegionCount
+  kWinCreate, kWinFence, kPut, kWinFree, kCompute, kMain, kMemcpy, kKernel, kLateSenderFn, kSleepFn,
+  kRegionCount
 };
 // clang-format on
 struct RegionSpec {
@@ -82,6 +96,10 @@ const RegionSpec kRegions[kRegionCount] = {
     {"MPI_Win_free", OTF2_REGION_ROLE_RMA, OTF2_PARADIGM_MPI},
     {"compute", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER},
     {"main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER},
+    {"cudaMemcpy", OTF2_REGION_ROLE_DATA_TRANSFER, OTF2_PARADIGM_CUDA},
+    {"_Z6kernelPfi", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA},
+    {"_Z10latesenderii", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER},
+    {"_Z5sleepd", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER},
 };
 // Rank r's events carry local region ids: global id + 100 * (r + 1) (mapping tables undo it).
 uint32_t local_region(int rank, uint32_t region) { return region + 100u * uint32_t(rank + 1); }
@@ -90,6 +108,13 @@ uint32_t local_region(int rank, uint32_t region) { return region + 100u * uint32
 enum : uint32_t { kWorld = 0, kSelf = 1, kRowComm0 = 2 };  // rows: kRowComm0 + row
 enum : uint32_t { kGroupLocations = 0, kGroupWorld = 1, kGroupSelf = 2, kGroupRow0 = 3 };
 constexpr uint32_t kWin = 0;
+// CUDA (X+cuda, cuda_only): rank r's accelerator location group kCudaGroup0 + r with streams
+// kStream0 + 2r + {0, 1}; the CUDA COMM_LOCATIONS group (member 3r: rank r's master thread,
+// 3r + 1 and 3r + 2: its streams), per rank a CUDA COMM_GROUP, communicator and window.
+constexpr uint32_t kCudaGroup0 = 2000, kCudaLocations = 100, kCudaCommGroup0 = 101;
+constexpr uint32_t kCudaComm0 = 100, kCudaWin0 = 100;
+constexpr uint64_t kStream0 = 3000;
+uint64_t stream(int rank, int k) { return kStream0 + 2 * uint64_t(rank) + uint64_t(k); }
 
 // One rank's event writer with times in (true) seconds.
 class Rank {
@@ -154,11 +179,46 @@ struct Archive {
   int ranks = 0;
   std::vector<int> row_of;  // grid16: each rank's row (its row communicator)
   bool extras = false;      // late_sender: GPU location, OpenMP thread, I/O record
+  bool cuda = false;        // X+cuda, cuda_only: CUDA streams, communicators, windows
+  bool mpi = true;          // cuda_only, nompi2: no MPI at all
 };
+
+// Rank r's CUDA activity from `at`: a memory copy on the master thread (an RMA put on the
+// rank's CUDA window, to stream 1) and a kernel on each stream.
+void write_cuda(Archive& ar, std::vector<Rank>& r, double at) {
+  for (int i = 0; i < ar.ranks; ++i) {
+    Rank& k = r[size_t(i)];
+    const uint32_t win = kCudaWin0 + uint32_t(i);
+    k.enter(at, kMemcpy);
+    check(OTF2_EvtWriter_RmaWinCreate(k.w(), nullptr, k.ts(at), win), "cuda win create");
+    check(OTF2_EvtWriter_RmaPut(k.w(), nullptr, k.ts(at), win, 1, 4096, 1), "cuda put");
+    check(OTF2_EvtWriter_RmaOpCompleteBlocking(k.w(), nullptr, k.ts(at + 0.1), win, 1), "cuda complete");
+    check(OTF2_EvtWriter_RmaWinDestroy(k.w(), nullptr, k.ts(at + 0.1), win), "cuda win destroy");
+    k.leave(at + 0.1, kMemcpy);
+    for (int s = 0; s < 2; ++s) {
+      OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(ar.a, stream(i, s));
+      check(OTF2_EvtWriter_Enter(w, nullptr, k.ts(at + 0.1), kKernel), "kernel enter");
+      check(OTF2_EvtWriter_Leave(w, nullptr, k.ts(at + 0.15), kKernel), "kernel leave");
+    }
+  }
+}
 
 void write_scenario(const std::string& what, Archive& ar) {
   std::vector<Rank> r;
   for (int i = 0; i < ar.ranks; ++i) r.emplace_back(OTF2_Archive_GetEvtWriter(ar.a, OTF2_LocationRef(i)), i);
+  if (!ar.mpi) {  // a process's master thread, no MPI
+    for (int i = 0; i < ar.ranks; ++i) {
+      Rank& k = r[size_t(i)];
+      k.enter(0.0, kMain);
+      k.enter(0.1, kLateSenderFn);
+      k.leave(1.0, kLateSenderFn);
+      k.enter(1.0, kSleepFn);
+      k.leave(1.5, kSleepFn);
+    }
+    if (ar.cuda) write_cuda(ar, r, 1.6);
+    for (int i = 0; i < ar.ranks; ++i) r[size_t(i)].leave(2.0, kMain);
+    return;
+  }
   for (int i = 0; i < ar.ranks; ++i) r[size_t(i)].init(0.0, 0.5);
   double end = 4.0;
   if (what == "late_sender" || what == "badref") {
@@ -270,6 +330,7 @@ void write_scenario(const std::string& what, Archive& ar) {
       }
     }
   }
+  if (ar.cuda) write_cuda(ar, r, end - 0.3);  // no rank is in MPI then
   for (int i = 0; i < ar.ranks; ++i) r[size_t(i)].finalize(end, end + 0.1);
   if (ar.extras) {
     // An OpenMP worker thread of rank 0 and a GPU stream: not MPI ranks.
@@ -284,80 +345,35 @@ void write_scenario(const std::string& what, Archive& ar) {
   }
 }
 
-void write_definitions(Archive& ar) {
-  // Local definitions: the mapping tables of the rank-local region ids, and the clock offsets.
-  check(OTF2_Archive_OpenDefFiles(ar.a), "open def files");
+// The CUDA paradigm's groups, communicators and windows (X+cuda, cuda_only).
+template <typename Str>
+void write_cuda_definitions(Archive& ar, OTF2_GlobalDefWriter* g, Str& str) {
+  std::vector<uint64_t> locations;
+  for (int i = 0; i < ar.ranks; ++i)
+    for (uint64_t loc : {uint64_t(i), stream(i, 0), stream(i, 1)}) locations.push_back(loc);
+  check(OTF2_GlobalDefWriter_WriteGroup(g, kCudaLocations, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_CUDA, OTF2_GROUP_FLAG_NONE, uint32_t(locations.size()),
+                                        locations.data()),
+        "cuda group");
   for (int i = 0; i < ar.ranks; ++i) {
-    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(ar.a, OTF2_LocationRef(i));
-    OTF2_IdMap* map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, kRegionCount);
-    for (uint32_t g = 0; g < kRegionCount; ++g) OTF2_IdMap_AddIdPair(map, local_region(i, g), g);
-    check(OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map), "mapping table");
-    OTF2_IdMap_Free(map);
-    const int64_t off = i == 1 ? -int64_t(kRank1Ahead * double(kResolution)) : 0;
-    check(OTF2_DefWriter_WriteClockOffset(dw, kOffset, off, 0.0), "clock offset");
-    check(OTF2_DefWriter_WriteClockOffset(dw, kOffset + 10 * kResolution, off, 0.0), "clock offset");
-    check(OTF2_Archive_CloseDefWriter(ar.a, dw), "close def writer");
+    const uint64_t m[3] = {3 * uint64_t(i), 3 * uint64_t(i) + 1, 3 * uint64_t(i) + 2};
+    check(
+        OTF2_GlobalDefWriter_WriteGroup(g, kCudaCommGroup0 + uint32_t(i), str(""), OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_CUDA, OTF2_GROUP_FLAG_NONE, 3, m),
+        "cuda group");
+    check(OTF2_GlobalDefWriter_WriteComm(
+              g, kCudaComm0 + uint32_t(i), str("CUDA context " + std::to_string(i)),
+              kCudaCommGroup0 + uint32_t(i), OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+          "cuda comm");
+    check(OTF2_GlobalDefWriter_WriteRmaWin(g, kCudaWin0 + uint32_t(i), str("CUDA window"),
+                                           kCudaComm0 + uint32_t(i), OTF2_RMA_WIN_FLAG_NONE),
+          "cuda window");
   }
-  if (ar.extras) {  // the extra locations have definition files too
-    for (uint64_t loc : {(uint64_t(1) << 32) | 0, uint64_t(1000)})
-      check(OTF2_Archive_CloseDefWriter(ar.a, OTF2_Archive_GetDefWriter(ar.a, loc)), "close def writer");
-  }
-  check(OTF2_Archive_CloseDefFiles(ar.a), "close def files");
+}
 
-  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(ar.a);
-  std::vector<std::string> strings;
-  auto str = [&](const std::string& s) {
-    for (size_t i = 0; i < strings.size(); ++i)
-      if (strings[i] == s) return OTF2_StringRef(i);
-    strings.push_back(s);
-    return OTF2_StringRef(strings.size() - 1);
-  };
-  // Strings first (collected, then written in order).
-  for (const RegionSpec& r : kRegions) str(r.name);
-  for (const char* s :
-       {"", "machine", "node", "Linux", "host0", "MPI", "Master thread", "OMP thread 1", "CUDA[0:0]", "GPU",
-        "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_Comm_split", "MPI_Win_create window"})
-    str(s);
-  for (int i = 0; i < ar.ranks; ++i) str("MPI Rank " + std::to_string(i));
-  for (size_t i = 0; i < strings.size(); ++i)
-    check(OTF2_GlobalDefWriter_WriteString(g, OTF2_StringRef(i), strings[i].c_str()), "string");
-  // Global offset = the earliest time stamp; length up to the last one.
-  check(OTF2_GlobalDefWriter_WriteClockProperties(g, kResolution, kOffset, 12 * kResolution,
-                                                  1700000000000000000ull),
-        "clock properties");
-  check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS),
-        "paradigm");
-  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, str("Linux"), str("machine"),
-                                                 OTF2_UNDEFINED_SYSTEM_TREE_NODE),
-        "node");
-  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, str("host0"), str("node"), 0), "node");
-  for (int i = 0; i < ar.ranks; ++i)
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(
-              g, OTF2_LocationGroupRef(i), str("MPI Rank " + std::to_string(i)),
-              OTF2_LOCATION_GROUP_TYPE_PROCESS, 1, OTF2_UNDEFINED_LOCATION_GROUP),
-          "location group");
-  if (ar.extras)
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, 1000, str("GPU"), OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
-                                                  1, 0),
-          "location group");
-  for (int i = 0; i < ar.ranks; ++i)
-    check(OTF2_GlobalDefWriter_WriteLocation(g, OTF2_LocationRef(i), str("Master thread"),
-                                             OTF2_LOCATION_TYPE_CPU_THREAD, 0, OTF2_LocationGroupRef(i)),
-          "location");
-  if (ar.extras) {
-    check(OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t(1) << 32) | 0, str("OMP thread 1"),
-                                             OTF2_LOCATION_TYPE_CPU_THREAD, 4, 0),
-          "location");
-    check(OTF2_GlobalDefWriter_WriteLocation(g, 1000, str("CUDA[0:0]"), OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
-                                             2, 1000),
-          "location");
-  }
-  for (uint32_t i = 0; i < kRegionCount; ++i) {
-    const RegionSpec& r = kRegions[i];
-    check(OTF2_GlobalDefWriter_WriteRegion(g, i, str(r.name), str(r.name), str(""), r.role, r.paradigm,
-                                           OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
-          "region");
-  }
+// MPI's groups, communicators and window.
+template <typename Str>
+void write_mpi_definitions(Archive& ar, OTF2_GlobalDefWriter* g, Str& str) {
   std::vector<uint64_t> all;
   for (int i = 0; i < ar.ranks; ++i) all.push_back(uint64_t(i));
   check(OTF2_GlobalDefWriter_WriteGroup(g, kGroupLocations, str(""), OTF2_GROUP_TYPE_COMM_LOCATIONS,
@@ -396,6 +412,114 @@ void write_definitions(Archive& ar) {
   check(OTF2_GlobalDefWriter_WriteRmaWin(g, kWin, str("MPI_Win_create window"), kWorld,
                                          OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
         "window");
+}
+
+void write_definitions(Archive& ar) {
+  // Local definitions: the mapping tables of the rank-local region ids, and the clock offsets.
+  check(OTF2_Archive_OpenDefFiles(ar.a), "open def files");
+  for (int i = 0; i < ar.ranks; ++i) {
+    OTF2_DefWriter* dw = OTF2_Archive_GetDefWriter(ar.a, OTF2_LocationRef(i));
+    OTF2_IdMap* map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, kRegionCount);
+    for (uint32_t g = 0; g < kRegionCount; ++g) OTF2_IdMap_AddIdPair(map, local_region(i, g), g);
+    check(OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, map), "mapping table");
+    OTF2_IdMap_Free(map);
+    const int64_t off = i == 1 ? -int64_t(kRank1Ahead * double(kResolution)) : 0;
+    check(OTF2_DefWriter_WriteClockOffset(dw, kOffset, off, 0.0), "clock offset");
+    check(OTF2_DefWriter_WriteClockOffset(dw, kOffset + 10 * kResolution, off, 0.0), "clock offset");
+    check(OTF2_Archive_CloseDefWriter(ar.a, dw), "close def writer");
+  }
+  if (ar.extras) {  // the extra locations have definition files too
+    for (uint64_t loc : {(uint64_t(1) << 32) | 0, uint64_t(1000)})
+      check(OTF2_Archive_CloseDefWriter(ar.a, OTF2_Archive_GetDefWriter(ar.a, loc)), "close def writer");
+  }
+  for (int i = 0; ar.cuda && i < ar.ranks; ++i)
+    for (int k = 0; k < 2; ++k)
+      check(OTF2_Archive_CloseDefWriter(ar.a, OTF2_Archive_GetDefWriter(ar.a, stream(i, k))),
+            "close def writer");
+  check(OTF2_Archive_CloseDefFiles(ar.a), "close def files");
+
+  OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(ar.a);
+  std::vector<std::string> strings;
+  auto str = [&](const std::string& s) {
+    for (size_t i = 0; i < strings.size(); ++i)
+      if (strings[i] == s) return OTF2_StringRef(i);
+    strings.push_back(s);
+    return OTF2_StringRef(strings.size() - 1);
+  };
+  // Strings first (collected, then written in order).
+  for (const RegionSpec& r : kRegions) str(r.name);
+  for (const char* s : {"", "machine", "node", "Linux", "host0", "MPI", "Master thread", "OMP thread 1",
+                        "CUDA[0:0]", "GPU", "MPI_COMM_WORLD", "MPI_COMM_SELF", "MPI_Comm_split",
+                        "MPI_Win_create window", "CUDA", "SHMEM", "CUDA window"})
+    str(s);
+  for (int i = 0; i < ar.ranks; ++i) {
+    str((ar.mpi ? "MPI Rank " : "Process ") + std::to_string(i));
+    str("CUDA[" + std::to_string(i) + "]");
+    str("CUDA context " + std::to_string(i));
+    for (int k = 0; k < 2; ++k) str("CUDA[" + std::to_string(i) + ":" + std::to_string(k) + "]");
+  }
+  for (size_t i = 0; i < strings.size(); ++i)
+    check(OTF2_GlobalDefWriter_WriteString(g, OTF2_StringRef(i), strings[i].c_str()), "string");
+  // Global offset = the earliest time stamp; length up to the last one.
+  check(OTF2_GlobalDefWriter_WriteClockProperties(g, kResolution, kOffset, 12 * kResolution,
+                                                  1700000000000000000ull),
+        "clock properties");
+  if (ar.mpi)
+    check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, str("MPI"), OTF2_PARADIGM_CLASS_PROCESS),
+          "paradigm");
+  else if (!ar.cuda)
+    check(
+        OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_SHMEM, str("SHMEM"), OTF2_PARADIGM_CLASS_PROCESS),
+        "paradigm");
+  if (ar.cuda)
+    check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_CUDA, str("CUDA"),
+                                             OTF2_PARADIGM_CLASS_ACCELERATOR),
+          "paradigm");
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, str("Linux"), str("machine"),
+                                                 OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+        "node");
+  check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1, str("host0"), str("node"), 0), "node");
+  for (int i = 0; i < ar.ranks; ++i)
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(
+              g, OTF2_LocationGroupRef(i), str((ar.mpi ? "MPI Rank " : "Process ") + std::to_string(i)),
+              OTF2_LOCATION_GROUP_TYPE_PROCESS, 1, OTF2_UNDEFINED_LOCATION_GROUP),
+          "location group");
+  for (int i = 0; ar.cuda && i < ar.ranks; ++i)
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(
+              g, kCudaGroup0 + uint32_t(i), str("CUDA[" + std::to_string(i) + "]"),
+              OTF2_LOCATION_GROUP_TYPE_ACCELERATOR, 1, OTF2_LocationGroupRef(i)),
+          "location group");
+  if (ar.extras)
+    check(OTF2_GlobalDefWriter_WriteLocationGroup(g, 1000, str("GPU"), OTF2_LOCATION_GROUP_TYPE_ACCELERATOR,
+                                                  1, 0),
+          "location group");
+  for (int i = 0; i < ar.ranks; ++i)
+    check(OTF2_GlobalDefWriter_WriteLocation(g, OTF2_LocationRef(i), str("Master thread"),
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, 0, OTF2_LocationGroupRef(i)),
+          "location");
+  if (ar.extras) {
+    check(OTF2_GlobalDefWriter_WriteLocation(g, (uint64_t(1) << 32) | 0, str("OMP thread 1"),
+                                             OTF2_LOCATION_TYPE_CPU_THREAD, 4, 0),
+          "location");
+    check(OTF2_GlobalDefWriter_WriteLocation(g, 1000, str("CUDA[0:0]"), OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+                                             2, 1000),
+          "location");
+  }
+  for (int i = 0; ar.cuda && i < ar.ranks; ++i)
+    for (int k = 0; k < 2; ++k)
+      check(OTF2_GlobalDefWriter_WriteLocation(
+                g, stream(i, k), str("CUDA[" + std::to_string(i) + ":" + std::to_string(k) + "]"),
+                OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, 2, kCudaGroup0 + uint32_t(i)),
+            "location");
+  for (uint32_t i = 0; i < kRegionCount; ++i) {
+    const RegionSpec& r = kRegions[i];
+    if (!ar.mpi && r.paradigm == OTF2_PARADIGM_MPI) continue;  // an archive without MPI
+    check(OTF2_GlobalDefWriter_WriteRegion(g, i, str(r.name), str(r.name), str(""), r.role, r.paradigm,
+                                           OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0),
+          "region");
+  }
+  if (ar.cuda) write_cuda_definitions(ar, g, str);
+  if (ar.mpi) write_mpi_definitions(ar, g, str);
   check(OTF2_Archive_CloseGlobalDefWriter(ar.a, g), "close global defs");
 }
 
@@ -403,12 +527,25 @@ void write_definitions(Archive& ar) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: otf2_synth late_sender|barrier|rma_fence|grid16|badref DIR\n");
+    std::fprintf(
+        stderr,
+        "usage: otf2_synth late_sender|barrier|rma_fence|grid16[+cuda]|badref|cuda_only|nompi2 DIR\n");
     return 2;
   }
-  const std::string what = argv[1];
+  std::string what = argv[1];
   Archive ar;
-  ar.ranks = what == "late_sender" || what == "badref" ? 2 : what == "grid16" ? 16 : 4;
+  if (what.size() > 5 && what.compare(what.size() - 5, 5, "+cuda") == 0) {
+    what.resize(what.size() - 5);
+    ar.cuda = true;
+  }
+  if (what == "cuda_only" || what == "nompi2") {
+    ar.mpi = false;
+    ar.cuda = what == "cuda_only";
+  }
+  ar.ranks = what == "late_sender" || what == "badref" || what == "nompi2" ? 2
+             : what == "grid16"                                            ? 16
+             : what == "cuda_only"                                         ? 1
+                                                                           : 4;
   ar.extras = what == "late_sender";
   if (what == "grid16")
     for (int i = 0; i < ar.ranks; ++i) ar.row_of.push_back(i / 4);

@@ -1,13 +1,14 @@
-// critpath — compiler_hooks/demangle.cpp: C++ and gfortran symbol names for people (symbols.h).
+// critpath — libtrace/defs/demangle.cpp: C++ and gfortran symbol names for people (demangle.h).
 // Its own file so that tools (critpath-filter) can demangle without the libdw backend.
 #include <cxxabi.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
-#include "compiler_hooks/symbols.h"
+#include "libtrace/defs/demangle.h"
 
-namespace critpath::hooks {
+namespace critpath::defs {
 namespace {
 
 // "__mod_MOD_proc" (gfortran module procedure) -> "mod::proc"; empty when not of that form.
@@ -36,4 +37,4 @@ std::string demangle(const char* mangled) {
   return f.empty() ? std::string(mangled) : f;
 }
 
-}  // namespace critpath::hooks
+}  // namespace critpath::defs
