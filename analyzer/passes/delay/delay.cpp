@@ -1222,13 +1222,18 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv, rcounts));
 
   s.r_caused.assign(s.caused.size(), 0.0);
-  out.distributed = in.replay != DelayReplay::kGathered;
+  out.distributed = in.replay == DelayReplay::kDistributed ||
+                    (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
+  DelayBuckets bk;
+  if (!out.distributed) {
+    CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
+    out.distributed = in.replay == DelayReplay::kAuto && !bk.size.empty() &&
+                      *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax;
+  }
   if (out.distributed) {
     DistributedPropagation dp(s);
     CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, out));
   } else {
-    DelayBuckets bk;
-    CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
     CRITPATH_FORWARD_IF_ERROR(propagate_gathered(s, group, bk, out));
   }
 

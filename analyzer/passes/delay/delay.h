@@ -64,12 +64,17 @@ enum DelayFamily : int {
 constexpr uint64_t kDelayGraphLimit = uint64_t(1) << 22;
 
 // Where step 4, the backward propagation of the costs, runs (CRITPATH_DEBUG_DELAY_REPLAY):
-// distributed as a backward replay over the ranks (the default, kAuto: engine/mailbox.h; each
-// rank holds only its own waits, whatever the length of a phase, and pays a message latency per
-// dependency that crosses ranks), or gathered on rank 0 in batches of phases (a sequential pass
-// over the instances' graph, a cross-check for tests). The same costs either way, to the order
-// of the sums.
+// distributed as a backward replay over the ranks (engine/mailbox.h; each rank holds only its
+// own waits, whatever the length of a phase, and pays a message latency per dependency that
+// crosses ranks), or gathered on rank 0 in batches of phases (a sequential pass over the
+// instances' graph). The same costs either way, to the order of the sums. kAuto replays
+// distributed above kDelayGatherRanks ranks or when one batch would hold more than
+// kDelayGatherMax wait instances, and gathers otherwise: a long chain of dependencies across
+// few ranks (a token ring: one message latency per hop) is ~100x faster gathered, and at most
+// 64 ranks' graphs keep rank 0 within ~1.5x the others' memory (the 4-rank chain benchmark).
 enum class DelayReplay : uint8_t { kAuto = 0, kGathered, kDistributed };
+constexpr int kDelayGatherRanks = 64;
+constexpr uint64_t kDelayGatherMax = uint64_t(1) << 24;  // ~1 GiB on rank 0
 
 struct DelayInput {
   const engine::Timeline* timeline = nullptr;

@@ -91,8 +91,8 @@ std::vector<engine::ScalarDecl> delay_scalar_decls() {
        "Wait instances of the largest gathered batch: rank 0 holds ~60 B per instance of one batch "
        "at a time; 0 when distributed."},
       {"delay_distributed", "0/1",
-       "1 when the propagation ran as a distributed backward replay over the ranks (the default); "
-       "0 when gathered on rank 0 (`CRITPATH_DEBUG_DELAY_REPLAY=gathered`, a testing aid)."},
+       "1 when the propagation ran as a distributed backward replay over the ranks (above 64 ranks, "
+       "or `CRITPATH_DEBUG_DELAY_REPLAY=distributed`); 0 when gathered on rank 0 (*Delay analysis*)."},
   };
 }
 
