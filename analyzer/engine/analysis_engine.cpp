@@ -884,7 +884,11 @@ ReportInput AnalysisEngine::report_input() {
   if (group_.allreduce_maxloc(&mem_peak, 1) != Status::kOk)
     mem_peak = {double(s.phases.rss_peak()), location_.run.rank};
   describe_nodes(in);
-  if (location_.run.rank != 0) return ReportInput{};
+  if (location_.run.rank != 0) {
+    ReportInput mine;  // the matrix file's rows (report/rank_matrix.h), written by every rank
+    mine.rank_detail = std::move(in.rank_detail);
+    return mine;
+  }
   in.run = &location_.run;
   in.profile = &s.global;
   double init_min = 0, fin_max = 0;
