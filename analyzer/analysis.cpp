@@ -151,6 +151,9 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine.reduce();
   if (!engine.report_possible()) return;
   ReportInput in = engine.report_input();
+  // The critical path's time at the findings' causing ranks (report/findings.cpp).
+  if (look_up_cells(group, in.rank_detail, "critical_path", in.extra_metrics) != Status::kOk)
+    warn(location, "the critical path's time at the causing ranks could not be looked up");
   write_matrix(location, group, in, cfg);
   if (location.run.rank == 0) write_report(location, std::move(in), cfg);
 }

@@ -337,7 +337,9 @@ std::vector<std::pair<size_t, size_t>> delay_pairs(const std::vector<const Metri
 struct Reduced {
   std::vector<size_t> detail;                    // the rank_detail slots
   std::vector<std::pair<size_t, size_t>> pairs;  // delay_pairs()
-  std::vector<double> mx, sums, part_sums, by_rank;
+  std::vector<double> mx, sums, part_sums;
+  std::vector<size_t> live;     // the slots with a non-zero value on some rank
+  std::vector<double> by_rank;  // [rank][live slot]
   TopCells tc;
 };
 
@@ -353,8 +355,11 @@ void assemble(const std::vector<const MetricDecl*>& decls, size_t G, size_t P, c
     rm.description = d.definition;
     const std::vector<double>& src = d.combine == Combine::kMax ? r.mx : r.sums;
     rm.by_callpath.assign(src.begin() + long(m * G), src.begin() + long((m + 1) * G));
-    rm.by_rank.resize(P);
-    for (size_t q = 0; q < P; ++q) rm.by_rank[q] = r.by_rank[q * M + m];
+    rm.by_rank.assign(P, 0.0);
+    const auto live = std::find(r.live.begin(), r.live.end(), m);
+    if (live != r.live.end())
+      for (size_t q = 0; q < P; ++q)
+        rm.by_rank[q] = r.by_rank[q * r.live.size() + size_t(live - r.live.begin())];
     out.push_back(std::move(rm));
   }
   std::vector<std::vector<long>> stats_row(D, std::vector<long>(G, -1));
@@ -412,10 +417,14 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
     for (size_t m : detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
   // 1. The maximum over ranks, on every rank: every slot's values, the detail slots' negated
   //    values (their minimum) and the pairs' sums.
+  //    Last, per slot 1 when any of its values is non-zero on any rank.
   std::vector<double>& mx = r.mx;
-  mx.resize((M + D + J) * G);
+  mx.assign((M + D + J) * G + M, 0.0);
   for (size_t m = 0; m < M; ++m)
-    for (size_t g = 0; g < G; ++g) mx[m * G + g] = v(m, g);
+    for (size_t g = 0; g < G; ++g) {
+      mx[m * G + g] = v(m, g);
+      if (v(m, g) != 0) mx[(M + D + J) * G + m] = 1;
+    }
   for (size_t i = 0; i < D + J; ++i)
     for (size_t g = 0; g < G; ++g) mx[(M + i) * G + g] = i < D ? -v(detail[i], g) : own(i, g);
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), ReduceOp::kMax));
@@ -442,11 +451,15 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
     parts.push_back(me ? v(pairs[row - D].second, g) : 0.0);
   }
   CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(parts.data(), parts.size(), ReduceOp::kSum, r.part_sums));
-  // 5. The per-rank totals.
-  std::vector<double> totals(M, 0.0);
+  // 5. The per-rank totals of the slots with a non-zero value somewhere (the others' are 0).
+  std::vector<double> totals;
   for (size_t m = 0; m < M; ++m)
-    for (size_t g = 0; g < G; ++g) totals[m] += v(m, g);
-  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(totals.data(), M, r.by_rank));
+    if (mx[(M + D + J) * G + m] > 0) {
+      r.live.push_back(m);
+      totals.push_back(0.0);
+      for (size_t g = 0; g < G; ++g) totals.back() += v(m, g);
+    }
+  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(totals.data(), totals.size(), r.by_rank));
   if (!group.is_root()) return Status::kOk;
   assemble(decls, G, size_t(group.size()), r, out);
   return Status::kOk;

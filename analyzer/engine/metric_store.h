@@ -154,6 +154,13 @@ struct PairedTop {
   double short_term = 0, long_term = 0;
 };
 
+// A metric's value at one (call path, rank).
+struct CellValue {
+  int callpath = -1;
+  int rank = -1;
+  double value = 0;
+};
+
 // A metric reduced over the ranks: what the formatters read (root only).
 struct ReducedMetric {
   std::string id, unit, description;
@@ -164,6 +171,9 @@ struct ReducedMetric {
   // <x>_short_term with <x>_long_term in the same store: per call path where some rank's short-
   // plus long-term value is positive, in call-path order.
   std::vector<PairedTop> paired;
+  // Values at single (call path, rank) cells the report asked for after the reduction
+  // (report/rank_matrix.h look_up_cells).
+  std::vector<CellValue> cells;
   // The statistics at call path `g`; nullptr when every rank's value there is 0.
   const CallpathStats* stats_at(size_t g) const;
 };
@@ -200,7 +210,7 @@ class MetricStore {
   // order, to `out` on the root; with `mine`, appends this rank's values of every rank_detail
   // slot to it on every rank. A constant number of collectives whatever the number of
   // metrics, call paths and ranks (at most 4 + kTopRanks); the root receives the per-rank
-  // totals (8 bytes per slot and rank) and blocks of slots x call paths.
+  // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
   Status reduce(const Group& group, std::vector<ReducedMetric>& out,
                 std::vector<RankDetail>* mine = nullptr) const;
 

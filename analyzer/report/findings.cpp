@@ -29,13 +29,16 @@ int largest(const engine::ReducedMetric* m, size_t g, double& value) {
   return st->top[0].rank;
 }
 
-// The value of `m` at (call path `g`, `rank`) when the statistics' top ranks name it, else 0
-// (then at most the smallest value they name).
-double top_value(const engine::ReducedMetric* m, size_t g, int rank) {
+// The value of `m` at (call path `g`, `rank`): from the statistics' top ranks or the cells
+// looked up for the report (report/rank_matrix.h look_up_cells); 0 when neither has it.
+double cell_value(const engine::ReducedMetric* m, size_t g, int rank) {
   const engine::CallpathStats* st = m ? m->stats_at(g) : nullptr;
   if (st)
     for (const engine::RankValue& rv : st->top)
       if (rv.rank == rank) return rv.value;
+  if (m)
+    for (const engine::CellValue& c : m->cells)
+      if (size_t(c.callpath) == g && c.rank == rank) return c.value;
   return 0.0;
 }
 
@@ -126,8 +129,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
                       "directly, %.3f s through the waits those caused)",
                       cause.rank, cpath.c_str(), cause.short_term, cause.long_term);
         s += buf;
-        // Named when the critical path's top ranks there include the causing rank.
-        const double on_path = top_value(cp, size_t(cause.g), cause.rank);
+        const double on_path = cell_value(cp, size_t(cause.g), cause.rank);
         const auto& callpaths = in.profile->callpaths;
         const double mean = size_t(cause.g) < callpaths.size() && P > 0
                                 ? callpaths[size_t(cause.g)].sum[kColExclusive] / P

@@ -33,7 +33,8 @@ std::vector<unsigned char> compress_block(const std::vector<engine::RankDetail>&
 }
 
 // Writes all of `frame` at `offset` of the file `path` (created if missing); false on failure.
-bool pwrite_all(const std::string& path, const std::vector<unsigned char>& frame, uint64_t offset, bool truncate) {
+bool pwrite_all(const std::string& path, const std::vector<unsigned char>& frame, uint64_t offset,
+                bool truncate) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
   if (fd < 0) return false;
   size_t done = 0;
@@ -52,6 +53,32 @@ bool rank_matrix_wanted(const std::string& setting, int ranks) {
   if (setting == "true") return true;
   if (setting == "false") return false;
   return ranks <= kRankMatrixAutoRanks;
+}
+
+Status look_up_cells(const engine::Group& group, const std::vector<engine::RankDetail>& mine,
+                     const std::string& id, std::vector<engine::ReducedMetric>& metrics) {
+  std::vector<int> cells;  // (call path, rank) pairs
+  if (group.is_root())
+    for (const engine::ReducedMetric& m : metrics)
+      for (const engine::PairedTop& p : m.paired) cells.insert(cells.end(), {p.callpath, p.rank});
+  uint64_t n = cells.size();
+  CRITPATH_FORWARD_IF_ERROR(group.broadcast(&n, 1));
+  cells.resize(size_t(n));
+  CRITPATH_FORWARD_IF_ERROR(group.broadcast(cells.data(), cells.size()));
+  const std::vector<double>* own = nullptr;
+  for (const engine::RankDetail& d : mine)
+    if (d.id == id) own = &d.values;
+  std::vector<double> values(cells.size() / 2, 0.0), sums;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int g = cells[2 * i], r = cells[2 * i + 1];
+    if (own && r == group.rank() && g >= 0 && size_t(g) < own->size()) values[i] = (*own)[size_t(g)];
+  }
+  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(values.data(), values.size(), engine::ReduceOp::kSum, sums));
+  if (!group.is_root()) return Status::kOk;
+  for (engine::ReducedMetric& m : metrics)
+    if (m.id == id)
+      for (size_t i = 0; i < sums.size(); ++i) m.cells.push_back({cells[2 * i], cells[2 * i + 1], sums[i]});
+  return Status::kOk;
 }
 
 nlohmann::json rank_matrix_index(const std::vector<engine::RankDetail>& mine, int ranks,
@@ -84,8 +111,8 @@ Status write_rank_matrix(const engine::Group& group, const std::vector<engine::R
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&ok, 1, engine::ReduceOp::kMin));
   if (!group.is_root()) return ok ? Status::kOk : Status::kIoError;
   if (ok && profile != nullptr &&
-      write_file_atomic(dir + "/" + kIndexFile, rank_matrix_index(mine, group.size(), *profile).dump(1) + "\n") ==
-          Status::kOk) {
+      write_file_atomic(dir + "/" + kIndexFile,
+                        rank_matrix_index(mine, group.size(), *profile).dump(1) + "\n") == Status::kOk) {
     summary = {{"file", kMatrixFile}, {"index", kIndexFile}};
     return Status::kOk;
   }

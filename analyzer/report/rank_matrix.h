@@ -42,6 +42,13 @@ bool rank_matrix_wanted(const std::string& setting, int ranks);
 Status write_rank_matrix(const engine::Group& group, const std::vector<engine::RankDetail>& mine,
                          const std::string& dir, const GlobalProfile* profile, nlohmann::json& summary);
 
+// Collective: on the root, the value of the rank_detail metric `id` at every (call path,
+// rank) a PairedTop of `metrics` names (the findings' causing ranks), appended to that
+// metric's `cells`; every rank answers for itself from `mine`. `metrics`: the root's reduced
+// metrics (ignored elsewhere). Three collectives, cells bounded by pairs x call paths.
+Status look_up_cells(const engine::Group& group, const std::vector<engine::RankDetail>& mine,
+                     const std::string& id, std::vector<engine::ReducedMetric>& metrics);
+
 // The index file's object (rank_matrix.json): the format, the file, the ranks, the metrics'
 // ids and the call paths, in the matrix's order.
 nlohmann::json rank_matrix_index(const std::vector<engine::RankDetail>& mine, int ranks,
