@@ -15,6 +15,7 @@
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/passes/pass.h"
 #include "analyzer/report/event_dump.h"
+#include "analyzer/report/rank_matrix.h"
 #include "analyzer/report/report.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/clock/clock.h"
@@ -96,6 +97,27 @@ void write_report(LocationTrace& location, ReportInput in, const config::Config&
          run.output_dir.c_str(), to_string(ws), last_write_error().c_str());
 }
 
+// Collective: the call-path x rank matrix file (report/rank_matrix.h) when CRITPATH_RANK_MATRIX
+// asks for it; report.json's `rank_matrix` says whether it was written (root).
+void write_matrix(LocationTrace& location, const engine::Group& group, ReportInput& in,
+                  const config::Config& cfg) {
+  const RunInfo& run = location.run;
+  nlohmann::json summary = {{"written", false}};
+  if (in.rank_detail.empty()) summary["reason"] = "no per-rank metric";
+  else if (!rank_matrix_wanted(cfg.rank_matrix, group.size()))
+    summary["reason"] = "CRITPATH_RANK_MATRIX=" + cfg.rank_matrix + " at " + std::to_string(group.size()) +
+                        " ranks";
+  else if (write_rank_matrix(group, in.rank_detail, run.output_dir, group.is_root() ? in.profile : nullptr,
+                             summary) != Status::kOk) {
+    summary["reason"] = "writing it failed";
+    if (group.is_root()) warn(location, "cannot write the rank matrix into %s", run.output_dir.c_str());
+  } else {
+    summary["written"] = true;
+  }
+  in.rank_detail.clear();
+  if (group.is_root()) in.extra_json["rank_matrix"] = std::move(summary);
+}
+
 }  // namespace
 
 void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t wall0) {
@@ -129,6 +151,10 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   engine.reduce();
   if (!engine.report_possible()) return;
   ReportInput in = engine.report_input();
+  // The critical path's time at the findings' causing ranks (report/findings.cpp).
+  if (look_up_cells(group, in.rank_detail, "critical_path", in.extra_metrics) != Status::kOk)
+    warn(location, "the critical path's time at the causing ranks could not be looked up");
+  write_matrix(location, group, in, cfg);
   if (location.run.rank == 0) write_report(location, std::move(in), cfg);
 }
 

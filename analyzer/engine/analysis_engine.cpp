@@ -973,7 +973,11 @@ ReportInput AnalysisEngine::report_input() {
   describe_nodes(in);
   std::vector<OwnFigures> figures;
   const bool have_figures = gather_own_figures(figures);
-  if (location_.run.rank != 0) return ReportInput{};
+  if (location_.run.rank != 0) {
+    ReportInput mine;  // the matrix file's rows (report/rank_matrix.h), written by every rank
+    mine.rank_detail = std::move(in.rank_detail);
+    return mine;
+  }
   in.run = &location_.run;
   in.profile = &s.global;
   double init_min = 0, fin_max = 0;

@@ -76,6 +76,13 @@ Status Group::allgather(int v, std::vector<int>& out) const {
   return comm_.allgather(&v, sizeof v, out.data());
 }
 
+Status Group::exclusive_scan(uint64_t mine, uint64_t& before) const {
+  uint64_t through = 0;
+  CRITPATH_FORWARD_IF_ERROR(comm_.scan(&mine, &through, 1, MPI_UINT64_T, MPI_SUM));
+  before = through - mine;
+  return Status::kOk;
+}
+
 Status Group::broadcast_bytes(void* p, size_t bytes) const { return comm_.bcast(p, bytes, 0); }
 
 Status Group::split(int color, Group& out) const {

@@ -66,6 +66,8 @@ class Group {
   Status gather_rows(const double* v, size_t n, std::vector<double>& out) const;
   // One int per rank, on every rank.
   Status allgather(int v, std::vector<int>& out) const;
+  // The sum of `mine` over the ranks before this one (0 on rank 0): an exclusive prefix sum.
+  Status exclusive_scan(uint64_t mine, uint64_t& before) const;
   // The root's `n` elements to every rank.
   template <typename T>
   Status broadcast(T* v, size_t n) const {

@@ -3,9 +3,12 @@
 #include "analyzer/engine/metric_store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <mutex>
 #include <set>
 
@@ -302,69 +305,202 @@ int MetricStore::slot(const std::string& id) {
   return int(metrics_.size() - 1);
 }
 
-Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out) const {
-  const size_t G = callpaths_, M = metrics_.size(), P = size_t(group.size());
-  // Per call path: one reduction per combine kind over all slots of that kind.
-  std::vector<double> sums(G * M, 0.0), totals(M, 0.0);
+const CallpathStats* ReducedMetric::stats_at(size_t g) const {
+  const auto it = std::lower_bound(stats.begin(), stats.end(), g,
+                                   [](const CallpathStats& s, size_t v) { return size_t(s.callpath) < v; });
+  return it != stats.end() && size_t(it->callpath) == g ? &*it : nullptr;
+}
+
+namespace {
+
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// The cells of the top-k reduction: (row, call path); rows [0, D) are the rank_detail slots,
+// rows [D, D + J) the delay pairs' sums.
+struct TopCells {
+  std::vector<std::pair<size_t, size_t>> cells;
+  std::vector<std::vector<RankValue>> top;  // per cell, largest first
+};
+
+// kTopRanks rounds of a vector maxloc over the cells whose maximum over ranks is positive:
+// each round every rank offers its value of every cell it has not yet won (kNone when not
+// positive) and the winners (largest value, lowest rank) are appended. A cell leaves when a
+// round finds nothing positive in it; pair cells after their first round. Every rank knows
+// the winners, so every rank drops the same cells.
+Status top_rounds(const Group& group, size_t D, const std::function<double(size_t, size_t)>& own,
+                  TopCells& tc) {
+  const size_t n = tc.cells.size();
+  tc.top.assign(n, {});
+  std::vector<size_t> active(n);
+  for (size_t c = 0; c < n; ++c) active[c] = c;
+  std::vector<char> won(n, 0);
+  std::vector<std::pair<double, int>> io;
+  for (size_t round = 0; round < kTopRanks && !active.empty(); ++round) {
+    io.resize(active.size());
+    for (size_t a = 0; a < active.size(); ++a) {
+      const size_t c = active[a];
+      const double v = own(tc.cells[c].first, tc.cells[c].second);
+      io[a] = {!won[c] && v > 0 ? v : kNone, group.rank()};
+    }
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce_maxloc(io.data(), io.size()));
+    std::vector<size_t> next;
+    for (size_t a = 0; a < active.size(); ++a) {
+      const size_t c = active[a];
+      if (!(io[a].first > 0)) continue;
+      tc.top[c].push_back({io[a].second, io[a].first});
+      if (io[a].second == group.rank()) won[c] = 1;
+      if (tc.cells[c].first < D) next.push_back(c);
+    }
+    active.swap(next);
+  }
+  return Status::kOk;
+}
+
+// The (short-term, long-term) slot pairs: every slot <x>_short_term whose <x>_long_term is in
+// the store too (the delay analysis's costs).
+std::vector<std::pair<size_t, size_t>> delay_pairs(const std::vector<const MetricDecl*>& decls) {
+  static const std::string kShort = "_short_term";
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (size_t a = 0; a < decls.size(); ++a) {
+    const std::string id = decls[a]->id;
+    if (id.size() <= kShort.size() || id.compare(id.size() - kShort.size(), kShort.size(), kShort) != 0)
+      continue;
+    const std::string partner = id.substr(0, id.size() - kShort.size()) + "_long_term";
+    for (size_t b = 0; b < decls.size(); ++b)
+      if (partner == decls[b]->id) pairs.push_back({a, b});
+  }
+  return pairs;
+}
+
+// What the root receives, by the reduction's steps (MetricStore::reduce).
+struct Reduced {
+  std::vector<size_t> detail;                    // the rank_detail slots
+  std::vector<std::pair<size_t, size_t>> pairs;  // delay_pairs()
+  std::vector<double> mx, sums, part_sums;
+  std::vector<size_t> live;     // the slots with a non-zero value on some rank
+  std::vector<double> by_rank;  // [rank][live slot]
+  TopCells tc;
+};
+
+// The root's ReducedMetric of every slot, from the reduction's results.
+void assemble(const std::vector<const MetricDecl*>& decls, size_t G, size_t P, const Reduced& r,
+              std::vector<ReducedMetric>& out) {
+  const size_t M = decls.size(), D = r.detail.size(), first = out.size();
+  for (size_t m = 0; m < M; ++m) {
+    const MetricDecl& d = *decls[m];
+    ReducedMetric rm;
+    rm.id = d.id;
+    rm.unit = d.unit;
+    rm.description = d.definition;
+    const std::vector<double>& src = d.combine == Combine::kMax ? r.mx : r.sums;
+    rm.by_callpath.assign(src.begin() + long(m * G), src.begin() + long((m + 1) * G));
+    rm.by_rank.assign(P, 0.0);
+    const auto live = std::find(r.live.begin(), r.live.end(), m);
+    if (live != r.live.end())
+      for (size_t q = 0; q < P; ++q)
+        rm.by_rank[q] = r.by_rank[q * r.live.size() + size_t(live - r.live.begin())];
+    out.push_back(std::move(rm));
+  }
+  std::vector<std::vector<long>> stats_row(D, std::vector<long>(G, -1));
+  for (size_t i = 0; i < D; ++i) {
+    const size_t m = r.detail[i];
+    ReducedMetric& rm = out[first + m];
+    for (size_t g = 0; g < G; ++g) {
+      const double mx = r.mx[m * G + g], mn = -r.mx[(M + i) * G + g];
+      if (mx == 0 && mn == 0) continue;
+      CallpathStats st;
+      st.callpath = int(g);
+      st.min = mn;
+      st.max = mx;
+      st.mean = r.sums[m * G + g] / double(P);
+      st.stddev = std::sqrt(std::max(0.0, r.sums[(M + i) * G + g] / double(P) - st.mean * st.mean));
+      stats_row[i][g] = long(rm.stats.size());
+      rm.stats.push_back(std::move(st));
+    }
+  }
+  size_t part = 0;
+  for (size_t c = 0; c < r.tc.cells.size(); ++c) {
+    const auto [row, g] = r.tc.cells[c];
+    if (r.tc.top[c].empty()) continue;
+    if (row < D) {
+      if (stats_row[row][g] >= 0)
+        out[first + r.detail[row]].stats[size_t(stats_row[row][g])].top = r.tc.top[c];
+      continue;
+    }
+    PairedTop pt{int(g), r.tc.top[c][0].rank, r.part_sums[part], r.part_sums[part + 1]};
+    part += 2;
+    out[first + r.pairs[row - D].first].paired.push_back(pt);
+  }
+}
+
+}  // namespace
+
+Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
+                           std::vector<RankDetail>* mine) const {
+  const size_t G = callpaths_, M = metrics_.size();
+  std::vector<const MetricDecl*> decls;
+  for (const Slot& sl : metrics_) decls.push_back(sl.decl);
+  Reduced r;
+  std::vector<size_t>& detail = r.detail;
+  for (size_t m = 0; m < M; ++m)
+    if (decls[m]->rank_detail) detail.push_back(m);
+  r.pairs = delay_pairs(decls);
+  const auto& pairs = r.pairs;
+  const size_t D = detail.size(), J = pairs.size();
+  auto v = [&](size_t m, size_t g) { return metrics_[m].values[g]; };
+  // A row's value on this rank: a detail slot's, or a pair's sum.
+  auto own = [&](size_t row, size_t g) {
+    return row < D ? v(detail[row], g) : v(pairs[row - D].first, g) + v(pairs[row - D].second, g);
+  };
+  if (mine)
+    for (size_t m : detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
+  // 1. The maximum over ranks, on every rank: every slot's values, the detail slots' negated
+  //    values (their minimum) and the pairs' sums.
+  //    Last, per slot 1 when any of its values is non-zero on any rank.
+  std::vector<double>& mx = r.mx;
+  mx.assign((M + D + J) * G + M, 0.0);
   for (size_t m = 0; m < M; ++m)
     for (size_t g = 0; g < G; ++g) {
-      sums[m * G + g] = metrics_[m].values[g];
-      totals[m] += metrics_[m].values[g];
+      mx[m * G + g] = v(m, g);
+      if (v(m, g) != 0) mx[(M + D + J) * G + m] = 1;
     }
-  std::vector<double> reduced_sum, reduced_max, by_rank;
-  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sums.data(), sums.size(), ReduceOp::kSum, reduced_sum));
-  bool any_max = false;
-  for (const Slot& s : metrics_) any_max |= s.decl->combine == Combine::kMax;
-  if (any_max)
-    CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sums.data(), sums.size(), ReduceOp::kMax, reduced_max));
-  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(totals.data(), M, by_rank));
-  // Per (call path, rank), sparse: (slot, call path, value) for the non-zero values.
-  std::vector<double> triples, all_triples;
-  std::vector<int> counts, displs;
-  for (size_t m = 0; m < M; ++m) {
-    if (!metrics_[m].decl->rank_detail) continue;
+  for (size_t i = 0; i < D + J; ++i)
+    for (size_t g = 0; g < G; ++g) mx[(M + i) * G + g] = i < D ? -v(detail[i], g) : own(i, g);
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), ReduceOp::kMax));
+  // 2. The sums to the root: every slot's values, the detail slots' squares.
+  std::vector<double> sq((M + D) * G);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t g = 0; g < G; ++g) sq[m * G + g] = v(m, g);
+  for (size_t i = 0; i < D; ++i)
+    for (size_t g = 0; g < G; ++g) sq[(M + i) * G + g] = v(detail[i], g) * v(detail[i], g);
+  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sq.data(), sq.size(), ReduceOp::kSum, r.sums));
+  // 3. The top ranks of the cells where some rank's value is positive.
+  TopCells& tc = r.tc;
+  for (size_t i = 0; i < D + J; ++i)
     for (size_t g = 0; g < G; ++g)
-      if (metrics_[m].values[g] != 0) {
-        triples.push_back(double(m));
-        triples.push_back(double(g));
-        triples.push_back(metrics_[m].values[g]);
-      }
+      if (mx[(i < D ? detail[i] : M + i) * G + g] > 0) tc.cells.push_back({i, g});
+  CRITPATH_FORWARD_IF_ERROR(top_rounds(group, D, own, tc));
+  // 4. The pairs' winners' two values, to the root.
+  std::vector<double> parts;
+  for (size_t c = 0; c < tc.cells.size(); ++c) {
+    const auto [row, g] = tc.cells[c];
+    if (row < D || tc.top[c].empty()) continue;
+    const bool me = tc.top[c][0].rank == group.rank();
+    parts.push_back(me ? v(pairs[row - D].first, g) : 0.0);
+    parts.push_back(me ? v(pairs[row - D].second, g) : 0.0);
   }
-  CRITPATH_FORWARD_IF_ERROR(
-      group.gather_to_root(triples.data(), triples.size(), all_triples, counts, displs));
-  if (!group.is_root()) return Status::kOk;
-
-  const size_t first = out.size();
-  for (size_t m = 0; m < M; ++m) {
-    const MetricDecl& d = *metrics_[m].decl;
-    ReducedMetric r;
-    r.id = d.id;
-    r.unit = d.unit;
-    r.description = d.definition;
-    const std::vector<double>& src = d.combine == Combine::kMax ? reduced_max : reduced_sum;
-    r.by_callpath.assign(src.begin() + long(m * G), src.begin() + long((m + 1) * G));
-    r.by_rank.resize(P);
-    for (size_t q = 0; q < P; ++q) r.by_rank[q] = by_rank[q * M + m];
-    out.push_back(std::move(r));
-  }
-  // Rows of by_callpath_rank in call-path order.
-  std::vector<std::vector<long>> row_of(M);
-  for (size_t q = 0; q < P; ++q)
-    for (int i = displs[q]; i + 2 < displs[q] + counts[q]; i += 3) {
-      const size_t m = size_t(all_triples[size_t(i)]), g = size_t(all_triples[size_t(i) + 1]);
-      if (m >= M || g >= G) continue;
-      auto& rows = out[first + m].by_callpath_rank;
-      if (row_of[m].empty()) row_of[m].assign(G, -1);
-      if (row_of[m][g] < 0) {
-        row_of[m][g] = long(rows.size());
-        rows.push_back({int(g), std::vector<double>(P, 0.0)});
-      }
-      rows[size_t(row_of[m][g])].second[q] = all_triples[size_t(i) + 2];
+  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(parts.data(), parts.size(), ReduceOp::kSum, r.part_sums));
+  // 5. The per-rank totals of the slots with a non-zero value somewhere (the others' are 0).
+  std::vector<double> totals;
+  for (size_t m = 0; m < M; ++m)
+    if (mx[(M + D + J) * G + m] > 0) {
+      r.live.push_back(m);
+      totals.push_back(0.0);
+      for (size_t g = 0; g < G; ++g) totals.back() += v(m, g);
     }
-  for (size_t m = 0; m < M; ++m) {
-    auto& rows = out[first + m].by_callpath_rank;
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  }
+  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(totals.data(), totals.size(), r.by_rank));
+  if (!group.is_root()) return Status::kOk;
+  assemble(decls, G, size_t(group.size()), r, out);
   return Status::kOk;
 }
 

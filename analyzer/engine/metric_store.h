@@ -11,7 +11,9 @@
 //   pass:    books values per (metric, global call path) on its rank   MetricStore::add
 //            and sets its scalars (rank 0)                             Scalars::set
 //   engine:  reduces once: per call path over ranks, per-rank totals,  MetricStore::reduce
-//            per (call path, rank) where the declaration asks for it
+//            statistics over the ranks per call path where the
+//            declaration asks for it (rank_detail; the full call path x
+//            rank matrix goes to its own file, report/rank_matrix.h)
 //   report:  formats the reduced metrics (ReducedMetric), scalars      report/report.cpp
 //
 // An id nobody declared is a programming error: the store and Scalars report it through
@@ -44,7 +46,7 @@ struct MetricDecl {
   const char* title;       // short name for tables
   const char* definition;  // the exact definition (docs/metrics.md)
   Combine combine;         // over ranks, per call path
-  bool rank_detail;        // also keep the value per (call path, rank)
+  bool rank_detail;        // also statistics over ranks per call path, and the matrix file
   // The profile column (engine/profile.h kCol*) report.json reads the metric from; -1: the
   // metric store books it.
   int column = -1;
@@ -124,13 +126,63 @@ class Scalars {
   nlohmann::json values_ = nlohmann::json::object();
 };
 
+// How many ranks CallpathStats::top names.
+inline constexpr size_t kTopRanks = 5;
+
+// One rank's value.
+struct RankValue {
+  int rank = -1;
+  double value = 0;
+};
+
+// A rank_detail metric at one call path, over all P ranks (ranks that booked nothing count as
+// 0): min, max, mean = sum / P, the population standard deviation sqrt(max(0, sumsq / P -
+// mean^2)), and `top`, the ranks with the kTopRanks largest positive values, largest first,
+// ties to the lower rank.
+struct CallpathStats {
+  int callpath = -1;  // global call path
+  double min = 0, max = 0, mean = 0, stddev = 0;
+  std::vector<RankValue> top;
+};
+
+// For a short-term metric <x>_short_term whose <x>_long_term is in the same store (the delay
+// costs): at one call path, the rank whose short- plus long-term value is largest (positive;
+// ties to the lower rank) and its two values.
+struct PairedTop {
+  int callpath = -1;
+  int rank = -1;
+  double short_term = 0, long_term = 0;
+};
+
+// A metric's value at one (call path, rank).
+struct CellValue {
+  int callpath = -1;
+  int rank = -1;
+  double value = 0;
+};
+
 // A metric reduced over the ranks: what the formatters read (root only).
 struct ReducedMetric {
   std::string id, unit, description;
   std::vector<double> by_callpath;  // [global call path], combined over ranks
   std::vector<double> by_rank;      // [rank] sum over call paths
-  // [global call path] -> value per rank, for call paths with any non-zero value (rank_detail).
-  std::vector<std::pair<int, std::vector<double>>> by_callpath_rank;
+  // rank_detail: per call path with any non-zero value, in call-path order.
+  std::vector<CallpathStats> stats;
+  // <x>_short_term with <x>_long_term in the same store: per call path where some rank's short-
+  // plus long-term value is positive, in call-path order.
+  std::vector<PairedTop> paired;
+  // Values at single (call path, rank) cells the report asked for after the reduction
+  // (report/rank_matrix.h look_up_cells).
+  std::vector<CellValue> cells;
+  // The statistics at call path `g`; nullptr when every rank's value there is 0.
+  const CallpathStats* stats_at(size_t g) const;
+};
+
+// One rank's own values of a rank_detail metric (every rank), for the call-path x rank matrix
+// file (report/rank_matrix.h).
+struct RankDetail {
+  std::string id;
+  std::vector<double> values;  // [global call path]
 };
 
 // The values one rank books, dense per (metric, global call path).
@@ -155,8 +207,12 @@ class MetricStore {
 
   // Collective over `group`: every rank must have the same slots in the same order (slots
   // are made by the same code on every rank). Appends one ReducedMetric per slot, in slot
-  // order, to `out` on the root.
-  Status reduce(const Group& group, std::vector<ReducedMetric>& out) const;
+  // order, to `out` on the root; with `mine`, appends this rank's values of every rank_detail
+  // slot to it on every rank. A constant number of collectives whatever the number of
+  // metrics, call paths and ranks (at most 4 + kTopRanks); the root receives the per-rank
+  // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
+  Status reduce(const Group& group, std::vector<ReducedMetric>& out,
+                std::vector<RankDetail>* mine = nullptr) const;
 
  private:
   struct Slot {

@@ -84,6 +84,9 @@ struct ReportInput {
   std::vector<std::string> header_lines;   // extra "@ Key : value" lines
   std::vector<std::string> lead_findings;  // findings that come before the measured ones
   std::vector<ExtraMetric> extra_metrics;
+  // Every rank: its own values of the rank_detail metrics, for the call-path x rank matrix
+  // file (report/rank_matrix.h).
+  std::vector<engine::RankDetail> rank_detail;
   std::vector<ReportSection> sections;
   engine::Scalars scalars;  // the passes' and the engine's; report.json adds its own (`scalars`)
   // The analyses' other report.json objects ("critical_path", "whatif", ...), merged into its

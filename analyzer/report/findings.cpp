@@ -19,23 +19,27 @@ const engine::ReducedMetric* metric(const ReportInput& in, const std::string& id
 
 double at(const std::vector<double>& v, size_t i) { return i < v.size() ? v[i] : 0.0; }
 
-const std::vector<double>* rank_row(const engine::ReducedMetric* m, size_t g) {
-  if (!m) return nullptr;
-  for (const auto& [cg, vals] : m->by_callpath_rank)
-    if (size_t(cg) == g) return &vals;
-  return nullptr;
+// The rank with the largest positive value of `m` at call path `g` (-1 when none; ties to
+// the lower rank) and that value: the first of the statistics' top ranks.
+int largest(const engine::ReducedMetric* m, size_t g, double& value) {
+  value = 0;
+  const engine::CallpathStats* st = m ? m->stats_at(g) : nullptr;
+  if (!st || st->top.empty()) return -1;
+  value = st->top[0].value;
+  return st->top[0].rank;
 }
 
-// The rank with the largest positive value in `row` (-1 when none) and that value.
-int largest(const std::vector<double>* row, double& value) {
-  int rank = -1;
-  value = 0;
-  for (size_t r = 0; row && r < row->size(); ++r)
-    if ((*row)[r] > value) {
-      value = (*row)[r];
-      rank = int(r);
-    }
-  return rank;
+// The value of `m` at (call path `g`, `rank`): from the statistics' top ranks or the cells
+// looked up for the report (report/rank_matrix.h look_up_cells); 0 when neither has it.
+double cell_value(const engine::ReducedMetric* m, size_t g, int rank) {
+  const engine::CallpathStats* st = m ? m->stats_at(g) : nullptr;
+  if (st)
+    for (const engine::RankValue& rv : st->top)
+      if (rv.rank == rank) return rv.value;
+  if (m)
+    for (const engine::CellValue& c : m->cells)
+      if (size_t(c.callpath) == g && c.rank == rank) return c.value;
+  return 0.0;
 }
 
 std::string path_of(const ReportInput& in, size_t g) {
@@ -59,7 +63,9 @@ std::vector<const engine::MetricDecl*> finding_patterns() {
   return out;
 }
 
-// The (call path, rank) causing most of a family's waits: short- and long-term cost.
+// The (call path, rank) causing most of a family's waits: short- and long-term cost. Over
+// the call paths where some rank's short-term cost is non-zero, the one whose top (short- plus
+// long-term) rank causes most; the first such call path on ties.
 struct Cause {
   long g = -1;
   int rank = -1;
@@ -68,14 +74,11 @@ struct Cause {
 Cause top_cause(const ReportInput& in, const char* family) {
   Cause best;
   const auto* st = metric(in, std::string("delay_") + family + "_short_term");
-  const auto* lt = metric(in, std::string("delay_") + family + "_long_term");
   if (!st) return best;
-  for (const auto& [g, vals] : st->by_callpath_rank) {
-    const std::vector<double>* lrow = rank_row(lt, size_t(g));
-    for (size_t r = 0; r < vals.size(); ++r) {
-      const double s = vals[r], l = lrow ? at(*lrow, r) : 0.0;
-      if (s + l > best.short_term + best.long_term) best = {g, int(r), s, l};
-    }
+  for (const engine::PairedTop& p : st->paired) {
+    if (!st->stats_at(size_t(p.callpath))) continue;
+    if (p.short_term + p.long_term > best.short_term + best.long_term)
+      best = {p.callpath, p.rank, p.short_term, p.long_term};
   }
   return best;
 }
@@ -109,7 +112,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
       const double w = m->by_callpath[g];
       if (!(w > 0.001) || !(w > min_share * alloc)) continue;  // 1 ms and the threshold
       double worst_v = 0;
-      const int worst = largest(rank_row(m, g), worst_v);
+      const int worst = largest(m, g, worst_v);
       std::string s;
       std::snprintf(buf, sizeof buf, "Ranks wait %.3f s (%.1f %% of allocation) in %s (%s)", w,
                     alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat->title);
@@ -126,8 +129,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
                       "directly, %.3f s through the waits those caused)",
                       cause.rank, cpath.c_str(), cause.short_term, cause.long_term);
         s += buf;
-        const std::vector<double>* cprow = rank_row(cp, size_t(cause.g));
-        const double on_path = cprow ? at(*cprow, size_t(cause.rank)) : 0.0;
+        const double on_path = cell_value(cp, size_t(cause.g), cause.rank);
         const auto& callpaths = in.profile->callpaths;
         const double mean = size_t(cause.g) < callpaths.size() && P > 0
                                 ? callpaths[size_t(cause.g)].sum[kColExclusive] / P
@@ -174,7 +176,7 @@ std::string critical_path_finding(const ReportInput& in) {
   if (best >= 0 && total > 0 && cp->by_callpath[size_t(best)] > 0) {
     const double v = cp->by_callpath[size_t(best)];
     double most = 0;
-    const int r_most = largest(rank_row(cp, size_t(best)), most);
+    const int r_most = largest(cp, size_t(best), most);
     std::snprintf(buf, sizeof buf, "The critical path (%.3f s) runs %.1f %% through %s (%.3f s)", total,
                   100.0 * v / total, path_of(in, size_t(best)).c_str(), v);
     std::string s = buf;

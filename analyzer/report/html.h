@@ -18,7 +18,7 @@
 
 namespace critpath::analyzer {
 
-// The page for one report.json object (schema critpath-report/1). Missing or mistyped
+// The page for one report.json object (schema critpath-report/2). Missing or mistyped
 // fields leave their chart empty instead of throwing: a partial report still gets a page.
 std::string render_html(const nlohmann::json& report);
 

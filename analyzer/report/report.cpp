@@ -511,6 +511,20 @@ void render_papi_metrics(const GlobalProfile& p, json& metrics) {
   }
 }
 
+// A rank_detail metric's statistics over the ranks: {path: {min, mean, max, stddev, top:
+// [[rank, value], ...]}} for the call paths where some rank's value is non-zero.
+json callpath_stats(const ExtraMetric& m, const GlobalProfile& p) {
+  json out = json::object();
+  for (const engine::CallpathStats& st : m.stats) {
+    if (st.callpath < 0 || size_t(st.callpath) >= p.callpaths.size()) continue;
+    json top = json::array();
+    for (const engine::RankValue& rv : st.top) top.push_back(json::array({rv.rank, rv.value}));
+    out[p.callpaths[size_t(st.callpath)].path] = {
+        {"min", st.min}, {"mean", st.mean}, {"max", st.max}, {"stddev", st.stddev}, {"top", std::move(top)}};
+  }
+  return out;
+}
+
 // The metrics the passes booked in the store, reduced over the ranks.
 void render_store_metrics(const ReportInput& in, json& metrics) {
   const GlobalProfile& p = *in.profile;
@@ -527,12 +541,7 @@ void render_store_metrics(const ReportInput& in, json& metrics) {
     mj["total"] = total;
     mj["by_callpath"] = std::move(by_cp);
     mj["by_rank"] = m.by_rank;
-    if (!m.by_callpath_rank.empty()) {
-      json cr = json::object();
-      for (const auto& [g, values] : m.by_callpath_rank)
-        if (g >= 0 && size_t(g) < p.callpaths.size()) cr[p.callpaths[size_t(g)].path] = values;
-      mj["by_callpath_rank"] = std::move(cr);
-    }
+    if (!m.stats.empty()) mj["by_callpath_stats"] = callpath_stats(m, p);
     metrics[m.id] = std::move(mj);
   }
 }
@@ -627,7 +636,7 @@ json render_ranks(const ReportInput& in) {
 
 nlohmann::json render_json(const ReportInput& in) {
   json j;
-  j["schema"] = "critpath-report/1";
+  j["schema"] = "critpath-report/2";
   j["run"] = render_run(in);
   j["callpaths"] = render_callpaths(*in.profile, in.run->mangled_names);
   json metrics = json::object();

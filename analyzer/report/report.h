@@ -3,7 +3,7 @@
 // The last stage of the data flow: metric store -> files. Rank 0 only. Formatters read the
 // unified profile and per-rank statistics; they never touch the trace or MPI.
 //   summary.txt  — text for people and grep (fixed `@---` section markers, mpiP-style)
-//   report.json  — the stable machine-readable contract (schema critpath-report/1)
+//   report.json  — the stable machine-readable contract (schema critpath-report/2)
 #pragma once
 
 #include <nlohmann/json.hpp>

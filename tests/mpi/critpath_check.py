@@ -19,7 +19,7 @@ import json
 import os
 import re
 
-SCHEMA = "critpath-report/1"
+SCHEMA = "critpath-report/2"
 
 
 class CheckError(AssertionError):
@@ -90,7 +90,76 @@ def load_report(out_dir, schema=SCHEMA):
             fail(f"{path} is not valid JSON: {e}")
     if schema is not None and rep.get("schema") != schema:
         fail(f"{path}: schema {rep.get('schema')!r}, expected {schema!r}")
+    attach_rank_matrix(rep, out_dir)
     return rep
+
+
+# --- rank_matrix.zst -----------------------------------------------------------------------------
+
+def read_rank_matrix(out_dir):
+    """OUTDIR/rank_matrix.zst as {metric: {path: [value per rank]}} (every call path), from its
+    index rank_matrix.json (docs/report.md); None when the index is absent."""
+    import struct
+    import subprocess
+    index_path = os.path.join(out_dir, "rank_matrix.json")
+    if not os.path.isfile(index_path):
+        return None
+    with open(index_path, encoding="utf-8") as f:
+        index = json.load(f)
+    if index.get("format") != "critpath-rank-matrix/1":
+        fail(f"{index_path}: format {index.get('format')!r}")
+    zpath = os.path.join(out_dir, index["file"])
+    try:
+        raw = subprocess.run(["zstd", "-d", "-c", "-q", zpath], check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        fail(f"{zpath}: zstd -d failed: {e}")
+    P, metrics, paths = index["ranks"], index["metrics"], index["callpaths"]
+    G, M = len(paths), len(metrics)
+    if len(raw) != 8 * P * M * G:
+        fail(f"{zpath}: {len(raw)} bytes decompressed, expected 8 x {P} ranks x {M} metrics x {G} call paths")
+    values = struct.unpack(f"<{P * M * G}d", raw)
+    out = {m: {p: [0.0] * P for p in paths} for m in metrics}
+    for r in range(P):
+        for mi, m in enumerate(metrics):
+            base = (r * M + mi) * G
+            for g, p in enumerate(paths):
+                out[m][p][r] = values[base + g]
+    return out
+
+
+def check_callpath_stats(rep, matrix):
+    """Every metric's by_callpath_stats (report.json) against the matrix's rows: the same call
+    paths (those with a non-zero value), min/max/top exactly, mean and stddev to rounding."""
+    for mid, rows in matrix.items():
+        stats = metric(rep, mid).get("by_callpath_stats", {})
+        nonzero = {p for p, v in rows.items() if any(x != 0 for x in v)}
+        if set(stats) != nonzero:
+            fail(f"{mid}: by_callpath_stats has {sorted(set(stats) ^ nonzero)[:5]} unlike the matrix")
+        for p in nonzero:
+            v, st = rows[p], stats[p]
+            P = len(v)
+            mean = sum(v) / P
+            sd = max(0.0, sum(x * x for x in v) / P - mean * mean) ** 0.5
+            top = sorted(((x, r) for r, x in enumerate(v) if x > 0), key=lambda t: (-t[0], t[1]))[:5]
+            if st["min"] != min(v) or st["max"] != max(v) or [[r, x] for x, r in top] != st["top"]:
+                fail(f"{mid} at {p}: statistics {st} unlike the matrix's row {v[:16]}")
+            for what, want in (("mean", mean), ("stddev", sd)):
+                if abs(st[what] - want) > 1e-9 * max(1.0, abs(want)) + 1e-12 * max(map(abs, v)):
+                    fail(f"{mid} at {p}: {what} {st[what]} unlike the matrix's {want}")
+
+
+def attach_rank_matrix(rep, out_dir):
+    """When the run wrote OUTDIR/rank_matrix.zst: checks report.json's by_callpath_stats against
+    it and gives each of its metrics `by_callpath_rank` ({path: [value per rank]} for the call
+    paths with a non-zero value, as report.json had it up to schema critpath-report/1)."""
+    matrix = read_rank_matrix(out_dir)
+    if matrix is None or not isinstance(rep.get("metrics"), dict):
+        return
+    check_callpath_stats(rep, matrix)
+    for mid, rows in matrix.items():
+        kept = {p: v for p, v in rows.items() if any(x != 0 for x in v)}
+        if kept:
+            rep["metrics"][mid]["by_callpath_rank"] = kept
 
 
 def metric(rep, metric_id):

@@ -11,8 +11,8 @@ std::vector<engine::MetricDecl> critical_path_metric_decls() {
   return {
       {"critical_path", "s", "", "Critical path",
        "Critical-path profile: the exclusive time of the call path that lies inside the critical "
-       "path's segments on their ranks (the thread that called MPI_Init). by_callpath_rank gives it "
-       "per rank; by_rank[r] is rank r's share of the path; the sum is critical_path_length_s.",
+       "path's segments on their ranks (the thread that called MPI_Init). by_callpath_stats gives its "
+       "statistics over the ranks (rank_matrix.zst each rank's value); by_rank[r] is rank r's share of the path; the sum is critical_path_length_s.",
        Combine::kSum, true},
       {"critical_path_imbalance", "s", "critical_path", "Critical-path imbalance",
        "max(critical_path(i) - avg_p d_p(i), 0), the average over all ranks (wall seconds). by_rank "

@@ -28,6 +28,7 @@ enum RankCol : int {
   kRcBusy,      // non-waiting work in the application phase
   kRcBusySpan,  // non-waiting work in the whole measured span
   kRcSegs,
+  kRcImbalance,  // this rank's share of critical_path_imbalance (imbalance_metric)
   kRcCols
 };
 
@@ -394,10 +395,9 @@ double book_costs(const LocalWork& lw, const std::vector<double>& gcp, const std
 }
 
 // critical_path_imbalance, derived on rank 0: by call path from the reduced sums; by rank
-// spread in proportion to each rank's critical_path share of the call path.
-engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric,
-                                       const std::vector<double>& cp_imb, int P) {
-  const std::vector<double>& cp_sum = cp_metric.by_callpath;
+// each rank's share (imbalance_share, gathered in kRcImbalance).
+engine::ReducedMetric imbalance_metric(const std::vector<double>& cp_imb, const std::vector<double>& rc_all,
+                                       int P) {
   engine::ReducedMetric imb;
   const engine::MetricDecl* d = engine::find_metric("critical_path_imbalance");
   imb.id = "critical_path_imbalance";
@@ -405,9 +405,7 @@ engine::ReducedMetric imbalance_metric(const engine::ReducedMetric& cp_metric,
   imb.description = d != nullptr ? d->definition : "";
   imb.by_callpath = cp_imb;
   imb.by_rank.assign(size_t(P), 0.0);
-  for (const auto& [g, per_rank] : cp_metric.by_callpath_rank)
-    for (int r = 0; r < P && cp_sum[size_t(g)] > 0; ++r)
-      imb.by_rank[size_t(r)] += cp_imb[size_t(g)] * per_rank[size_t(r)] / cp_sum[size_t(g)];
+  for (int r = 0; r < P; ++r) imb.by_rank[size_t(r)] = rc_all[size_t(r) * kRcCols + kRcImbalance];
   return imb;
 }
 
@@ -521,6 +519,18 @@ std::vector<double> parallelism_histogram(const CpLocal& acc, int me, int P) {
   return histogram;
 }
 
+// This rank's share of critical_path_imbalance: per call path the imbalance spread over the
+// ranks in proportion to their critical_path time there, summed over the call paths.
+double imbalance_share(const std::vector<double>& cp, const std::vector<double>& cp_sum,
+                       const std::vector<double>& work_sum, const std::vector<double>& work_max, int P) {
+  std::vector<double> avg, cp_imb, prof_imb;
+  derive_imbalance(cp_sum, work_sum, work_max, P, avg, cp_imb, prof_imb);
+  double share = 0;
+  for (size_t g = 0; g < cp.size(); ++g)
+    if (cp_sum[g] > 0 && cp[g] != 0) share += cp_imb[g] * cp[g] / cp_sum[g];
+  return share;
+}
+
 // Step 4's collectives and their results (rank 0 holds the reduced ones).
 struct CpReduced {
   double cp_len = 0;                           // every rank: the path's length
@@ -532,7 +542,7 @@ struct CpReduced {
 // Collective over `group`: sums every rank's CP time per call path and the path's length,
 // books the imbalance costs (book_costs) and reduces them with the per-rank totals.
 Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group& group, Partitions& parts,
-                    size_t G, CpReduced& out) {
+                    size_t G, CpReduced& out, std::vector<engine::RankDetail>* rank_detail) {
   const std::vector<double>&cp = lw.cp, &work = lw.work;
   const std::vector<int>& visited = lw.visited;
   const double work_total = lw.work_total;
@@ -562,9 +572,12 @@ Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group
   rc[kRcSegs] = double(acc.segments);
   rc[kRcBusySpan] = acc.busy_span;
   rc[kRcBusy] = acc.busy;
-  mpi_ok(store.reduce(group, out.metrics));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kSum, out.work_sum));
-  mpi_ok(group.reduce_to_root(work.data(), G, engine::ReduceOp::kMax, out.work_max));
+  mpi_ok(store.reduce(group, out.metrics, rank_detail));
+  out.work_sum = work;
+  out.work_max = work;
+  mpi_ok(group.allreduce(out.work_sum.data(), G, engine::ReduceOp::kSum));
+  mpi_ok(group.allreduce(out.work_max.data(), G, engine::ReduceOp::kMax));
+  rc[kRcImbalance] = imbalance_share(cp, gcp, out.work_sum, out.work_max, group.size());
   mpi_ok(group.gather_rows(rc.data(), kRcCols, out.rc_all));
   return status;
 }
@@ -596,7 +609,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   // --- 4. Imbalance costs: headroom h = CP length − own work, spread over the call paths
   //        where this rank did less than the critical path did (excess δ), scaled to h.
   CpReduced red;
-  mpi_ok(reduce_costs(lw, acc, group, parts, G, red));
+  mpi_ok(reduce_costs(lw, acc, group, parts, G, red, &rep.rank_detail));
   const double cp_len = red.cp_len;
   const std::vector<engine::ReducedMetric>& reduced = red.metrics;
   const std::vector<double>&work_sum = red.work_sum, &work_max = red.work_max, &rc_all = red.rc_all;
@@ -623,7 +636,7 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   derive_imbalance(cp_sum, work_sum, work_max, P, avg, cp_imb, prof_imb);
   // critical_path_imbalance, derived: by call path from the reduced sums; by rank spread in
   // proportion to each rank's critical_path share of the call path.
-  engine::ReducedMetric imb = imbalance_metric(reduced[0], cp_imb, P);
+  engine::ReducedMetric imb = imbalance_metric(cp_imb, rc_all, P);
   // In the declarations' order: critical_path, critical_path_imbalance, then the others.
   rep.extra_metrics.push_back(reduced[0]);
   rep.extra_metrics.push_back(std::move(imb));

@@ -58,25 +58,15 @@ std::string delaying_callpaths(const engine::ReducedMetric& st_m, const engine::
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return at(st->by_callpath, a) + at(lt->by_callpath, a) > at(st->by_callpath, b) + at(lt->by_callpath, b);
   });
-  auto row = [](const engine::ReducedMetric* m, size_t g) -> const std::vector<double>* {
-    for (const auto& [cg, vals] : m->by_callpath_rank)
-      if (size_t(cg) == g) return &vals;
-    return nullptr;
-  };
+  // The rank whose short- plus long-term cost is largest at `g` (the reduction's pair).
   auto top_rank = [&](size_t g, int& rank) {
-    const std::vector<double>* a = row(st, g);
-    const std::vector<double>* b = row(lt, g);
-    const size_t n = std::max(a ? a->size() : 0, b ? b->size() : 0);
-    double best = -1;
     rank = -1;
-    for (size_t r = 0; r < n; ++r) {
-      const double v = (a ? at(*a, r) : 0.0) + (b ? at(*b, r) : 0.0);
-      if (v > best) {
-        best = v;
-        rank = int(r);
+    for (const engine::PairedTop& p : st->paired)
+      if (size_t(p.callpath) == g) {
+        rank = p.rank;
+        return p.short_term + p.long_term;
       }
-    }
-    return best;
+    return -1.0;
   };
   std::snprintf(buf, sizeof buf, "%-44s %12s %12s %12s  %s\n", "Delaying call path", "Short-term",
                 "Long-term", "Total", "Most delaying rank (seconds)");
@@ -159,7 +149,7 @@ std::string topology_maps(const defs::Definitions& definitions, const engine::Re
 
 Status report_delay(const DelayResult& res, const engine::MetricStore& store, const engine::Group& group,
                     const defs::Definitions& definitions, const GlobalProfile& global, ReportInput& in) {
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
   double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
   if (!group.is_root()) return Status::kOk;

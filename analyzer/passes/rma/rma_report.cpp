@@ -18,7 +18,7 @@ Status report_rma(const RmaResult& res, const std::vector<int>& l2g, int n_callp
       store.add(slot[k], l2g[n], res.bytes_by_node[n][size_t(k)]);
       sums[k] += res.bytes_by_node[n][size_t(k)];
     }
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 5, engine::ReduceOp::kSum));
   if (!group.is_root()) return Status::kOk;
   in.scalars.set("rma_epochs", sums[3]);

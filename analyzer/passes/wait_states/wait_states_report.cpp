@@ -245,7 +245,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   engine::MetricStore store(G);
   book_wait_metrics(ws, local, definitions, conv, l2g, store);
   const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics));
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
 
   // Statistics: one fixed block per pattern.
   const std::vector<double> blocks = stat_blocks(ws, l2g);

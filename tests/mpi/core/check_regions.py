@@ -15,7 +15,7 @@ from critpath_check import approx, check, load_report, read_text  # noqa: E402
 def main():
     out, np_ = sys.argv[1], int(sys.argv[2])
     rep = load_report(out)
-    check(rep["schema"] == "critpath-report/1", f"schema {rep['schema']!r}, expected 'critpath-report/1'")
+    check(rep["schema"] == "critpath-report/2", f"schema {rep['schema']!r}, expected 'critpath-report/2'")
     check(rep["run"]["ranks"] == np_, f"run.ranks is {rep['run']['ranks']!r}, expected {np_}")
     cps = {c["path"]: c for c in rep["callpaths"]}
     ring = ["main/MPI_Send", "main/MPI_Recv"] if np_ > 1 else []

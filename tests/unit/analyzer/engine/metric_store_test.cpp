@@ -111,11 +111,50 @@ TEST_CASE("the store reduces on a one-rank group without MPI", "[engine]") {
   CHECK(out[0].by_callpath[2] == Approx(0.75));
   CHECK(out[0].by_rank.size() == 1);
   CHECK(out[0].by_rank[0] == Approx(0.75));
-  REQUIRE(out[0].by_callpath_rank.size() == 1);  // late_sender keeps per-rank detail
-  CHECK(out[0].by_callpath_rank[0].first == 2);
+  REQUIRE(out[0].stats.size() == 1);  // late_sender keeps statistics over the ranks
+  CHECK(out[0].stats[0].callpath == 2);
+  CHECK(out[0].stats[0].min == 0.75);
+  CHECK(out[0].stats[0].max == 0.75);
+  CHECK(out[0].stats[0].mean == 0.75);
+  CHECK(out[0].stats[0].stddev == 0);
+  REQUIRE(out[0].stats[0].top.size() == 1);
+  CHECK(out[0].stats[0].top[0].rank == 0);
+  CHECK(out[0].stats[0].top[0].value == 0.75);
+  CHECK(out[0].stats_at(2) == &out[0].stats[0]);
+  CHECK(out[0].stats_at(1) == nullptr);
   CHECK(out[1].id == "time");
   CHECK(out[1].by_rank[0] == Approx(1.0));
-  CHECK(out[1].by_callpath_rank.empty());  // time does not
+  CHECK(out[1].stats.empty());  // time does not
+}
+
+TEST_CASE("the store's statistics and pairs on one rank, and its own rows", "[engine]") {
+  const engine::Group group = engine::Group::local();
+  engine::MetricStore store(3);
+  const int st = store.slot("delay_cost_short_term"), lt = store.slot("delay_cost_long_term"),
+            ls = store.slot("late_sender");
+  store.add(st, 0, 0.5);
+  store.add(lt, 0, 0.25);
+  store.add(lt, 1, 2.0);   // a pair where only the long-term cost is positive
+  store.add(ls, 2, -1.0);  // negative: in min/mean, never in top
+  std::vector<engine::ReducedMetric> out;
+  std::vector<engine::RankDetail> mine;
+  REQUIRE(store.reduce(group, out, &mine) == Status::kOk);
+  REQUIRE(out.size() == 3);
+  REQUIRE(out[0].paired.size() == 2);
+  CHECK(out[0].paired[0].callpath == 0);
+  CHECK(out[0].paired[0].rank == 0);
+  CHECK(out[0].paired[0].short_term == 0.5);
+  CHECK(out[0].paired[0].long_term == 0.25);
+  CHECK(out[0].paired[1].callpath == 1);
+  CHECK(out[0].paired[1].long_term == 2.0);
+  CHECK(out[1].paired.empty());
+  REQUIRE(out[2].stats.size() == 1);
+  CHECK(out[2].stats[0].min == -1.0);
+  CHECK(out[2].stats[0].max == -1.0);
+  CHECK(out[2].stats[0].top.empty());
+  REQUIRE(mine.size() == 3);  // every rank_detail slot, in slot order
+  CHECK(mine[1].id == std::string("delay_cost_long_term"));
+  CHECK(mine[1].values == std::vector<double>{0.25, 2.0, 0.0});
 }
 
 TEST_CASE("a one-rank group's collectives are local copies", "[engine]") {

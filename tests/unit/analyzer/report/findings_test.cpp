@@ -3,6 +3,8 @@
 // computation is one undivided main.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "analyzer/engine/metric_store.h"
@@ -21,7 +23,24 @@ engine::ReducedMetric metric(const std::string& id, std::vector<double> by_callp
   m.unit = "s";
   m.by_callpath = std::move(by_callpath);
   m.by_rank = std::move(by_rank);
-  m.by_callpath_rank = std::move(per_rank);
+  // The statistics MetricStore::reduce gives for these rows (a short-term metric's pair with
+  // an all-zero long-term metric).
+  for (const auto& [g, row] : per_rank) {
+    engine::CallpathStats st;
+    st.callpath = g;
+    st.min = *std::min_element(row.begin(), row.end());
+    st.max = *std::max_element(row.begin(), row.end());
+    double sum = 0, sq = 0;
+    for (double v : row) sum += v, sq += v * v;
+    st.mean = sum / double(row.size());
+    st.stddev = std::sqrt(std::max(0.0, sq / double(row.size()) - st.mean * st.mean));
+    for (size_t r = 0; r < row.size(); ++r)
+      if (row[r] > 0) st.top.push_back({int(r), row[r]});
+    std::stable_sort(st.top.begin(), st.top.end(), [](auto& a, auto& b) { return a.value > b.value; });
+    if (st.top.size() > engine::kTopRanks) st.top.resize(engine::kTopRanks);
+    if (!st.top.empty()) m.paired.push_back({g, st.top[0].rank, st.top[0].value, 0.0});
+    m.stats.push_back(std::move(st));
+  }
   return m;
 }
 

@@ -86,7 +86,7 @@ TEST_CASE("report.json: a small input rendered, parsed back", "[report]") {
   REQUIRE(f.good());
   const nlohmann::json j = nlohmann::json::parse(f);
 
-  CHECK(j["schema"] == "critpath-report/1");
+  CHECK(j["schema"] == "critpath-report/2");
   CHECK(j["run"]["executable"] == "app");
   CHECK(j["run"]["ranks"] == 2);
   CHECK(j["run"]["args"] == nlohmann::json({"-n", "3"}));
