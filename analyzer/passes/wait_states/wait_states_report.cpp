@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <limits>
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
@@ -29,15 +31,25 @@ enum Hierarchy : int {
 };
 constexpr const char* kHierId[kHierCount] = {"computation",    "mpi_p2p",      "mpi_collective", "mpi_rma",
                                              "mpi_management", "mpi_rma_sync", "mpi_rma_comm"};
-// Fixed-size per-pattern block for the statistics gather:
-// count, sum, min, max, n_worst, worst×(value, callpath, rank), n_sample, sample...
-constexpr size_t kBlock = 5 + 3 * kWorstInstances + 1 + kSampleSize;
+// One pattern's statistics over every rank (rank 0): what summary.txt and report.json show.
+struct PatternSummary {
+  double count = 0, total = 0, min = 0, max = 0;
+  std::vector<Instance> worst;  // the largest instances of all ranks, largest first
+  double median = 0;            // of every rank's sample together
+  double samples = 0;           // their number (= count: the median is exact)
+};
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+// Doubles as unsigned keys in the same order (negative ones below positive ones).
+uint64_t order_key(double v) {
+  uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof u);
+  return u >> 63 ? ~u : u | (uint64_t(1) << 63);
+}
+double from_order_key(uint64_t u) {
+  u = u >> 63 ? u & ~(uint64_t(1) << 63) : ~u;
+  double v = 0;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
 }
 
 // The patterns and the MPI time hierarchy per global call path, into `store`.
@@ -73,27 +85,107 @@ void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const de
   }
 }
 
-// This rank's statistics of every pattern, one fixed block each (kBlock).
-std::vector<double> stat_blocks(const WaitStates& ws, const std::vector<int>& l2g) {
-  std::vector<double> blocks(size_t(kPatternCount) * kBlock, 0.0);
+// Count, sum, min and max of every pattern over the ranks: three allreduces of fixed vectors.
+Status reduce_moments(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
+  constexpr double kBig = std::numeric_limits<double>::max();
+  std::vector<double> sums(2 * size_t(kPatternCount)), mins(kPatternCount), maxs(kPatternCount);
   for (int p = 0; p < kPatternCount; ++p) {
     const PatternStats& st = ws.stats[size_t(p)];
-    double* b = &blocks[size_t(p) * kBlock];
-    b[0] = double(st.count);
-    b[1] = st.sum;
-    b[2] = st.min;
-    b[3] = st.max;
-    b[4] = double(st.worst.size());
-    for (size_t i = 0; i < st.worst.size(); ++i) {
-      const Instance& w = st.worst[i];
-      b[5 + 3 * i] = w.value;
-      b[6 + 3 * i] = w.node >= 0 && size_t(w.node) < l2g.size() ? double(l2g[size_t(w.node)]) : -1.0;
-      b[7 + 3 * i] = double(w.rank);
-    }
-    b[5 + 3 * kWorstInstances] = double(st.sample.size());
-    std::copy(st.sample.begin(), st.sample.end(), b + 6 + 3 * kWorstInstances);
+    sums[2 * size_t(p)] = double(st.count);
+    sums[2 * size_t(p) + 1] = st.sum;
+    mins[size_t(p)] = st.count > 0 ? st.min : kBig;
+    maxs[size_t(p)] = st.count > 0 ? st.max : -kBig;
   }
-  return blocks;
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(mins.data(), mins.size(), engine::ReduceOp::kMin));
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(maxs.data(), maxs.size(), engine::ReduceOp::kMax));
+  for (int p = 0; p < kPatternCount; ++p) {
+    PatternSummary& o = out[size_t(p)];
+    o.count = sums[2 * size_t(p)];
+    o.total = sums[2 * size_t(p) + 1];
+    o.min = o.count > 0 ? mins[size_t(p)] : 0;
+    o.max = o.count > 0 ? maxs[size_t(p)] : 0;
+  }
+  return Status::kOk;
+}
+
+// The kWorstInstances largest instances of every pattern over all ranks, largest first (equal
+// values: the lower rank first, then the rank's own order): one vector maxloc per place, each
+// rank offering its next instance, then one allreduce for the winners' call paths and ranks.
+Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
+                    std::vector<PatternSummary>& out) {
+  constexpr double kNone = -std::numeric_limits<double>::max();
+  const size_t P = size_t(kPatternCount), K = kWorstInstances;
+  std::vector<size_t> next(P, 0);
+  std::vector<double> value(P * K, kNone), where(2 * P * K, -1.0);  // (call path, rank) of each place
+  std::vector<std::pair<double, int>> offer(P);
+  for (size_t k = 0; k < K; ++k) {
+    for (size_t p = 0; p < P; ++p) {
+      const std::vector<Instance>& w = ws.stats[p].worst;
+      offer[p] = {next[p] < w.size() ? w[next[p]].value : kNone, group.rank()};
+    }
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce_maxloc(offer.data(), offer.size()));
+    for (size_t p = 0; p < P; ++p) {
+      value[p * K + k] = offer[p].first;
+      if (offer[p].first == kNone || offer[p].second != group.rank()) continue;
+      const Instance& w = ws.stats[p].worst[next[p]++];
+      where[2 * (p * K + k)] = w.node >= 0 && size_t(w.node) < l2g.size() ? double(l2g[size_t(w.node)])
+                                                                          : -1.0;
+      where[2 * (p * K + k) + 1] = double(w.rank);
+    }
+  }
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(where.data(), where.size(), engine::ReduceOp::kMax));
+  for (size_t p = 0; p < P; ++p)
+    for (size_t k = 0; k < K && value[p * K + k] != kNone; ++k)
+      out[p].worst.push_back(
+          {value[p * K + k], int32_t(where[2 * (p * K + k)]), int32_t(where[2 * (p * K + k) + 1])});
+  return Status::kOk;
+}
+
+// The median of every pattern's samples, all ranks' together (as if gathered and sorted): the
+// (n-1)/2-th and n/2-th smallest of the n samples found by a radix selection over their order
+// keys, 4 bits per round (16 allreduces of 16 counts per pattern and rank sought).
+Status reduce_median(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
+  const size_t P = size_t(kPatternCount), kBins = 16;
+  std::vector<uint64_t> n(P);
+  for (size_t p = 0; p < P; ++p) n[p] = ws.stats[p].sample.size();
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(n.data(), n.size(), engine::ReduceOp::kSum));
+  // Target t = 2p + j seeks the (n-1)/2-th (j = 0) or n/2-th (j = 1) smallest sample.
+  std::vector<uint64_t> want(2 * P), prefix(2 * P, 0);
+  for (size_t p = 0; p < P; ++p) want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0, want[2 * p + 1] = n[p] / 2;
+  std::vector<uint64_t> hist(2 * P * kBins);
+  for (int shift = 60; shift >= 0; shift -= 4) {
+    std::fill(hist.begin(), hist.end(), 0);
+    for (size_t t = 0; t < 2 * P; ++t)
+      for (double v : ws.stats[t / 2].sample) {
+        const uint64_t key = order_key(v);
+        if (shift < 60 && key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
+        ++hist[t * kBins + ((key >> shift) & 15)];
+      }
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(hist.data(), hist.size(), engine::ReduceOp::kSum));
+    for (size_t t = 0; t < 2 * P; ++t) {
+      size_t b = 0;
+      while (b + 1 < kBins && hist[t * kBins + b] <= want[t]) want[t] -= hist[t * kBins + b++];
+      prefix[t] |= uint64_t(b) << shift;
+    }
+  }
+  for (size_t p = 0; p < P; ++p) {
+    out[p].samples = double(n[p]);
+    if (n[p] == 0) continue;
+    const double lo = from_order_key(prefix[2 * p]), hi = from_order_key(prefix[2 * p + 1]);
+    out[p].median = n[p] % 2 ? hi : 0.5 * (lo + hi);
+  }
+  return Status::kOk;
+}
+
+// Every pattern's statistics over the ranks, on every rank: collectives of fixed size, nothing
+// gathered per rank.
+Status reduce_pattern_stats(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
+                            std::vector<PatternSummary>& out) {
+  out.assign(size_t(kPatternCount), PatternSummary{});
+  CRITPATH_FORWARD_IF_ERROR(reduce_moments(ws, group, out));
+  CRITPATH_FORWARD_IF_ERROR(reduce_worst(ws, l2g, group, out));
+  return reduce_median(ws, group, out);
 }
 
 // "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.
@@ -170,9 +262,9 @@ void hierarchy_section(const std::vector<double>& htot, const GlobalProfile& glo
   in.sections.push_back({"Time hierarchy (seconds, all ranks)", hier});
 }
 
-// Statistics (trace.stat-like) over every rank's blocks: summary.txt's sections and report.json
-// `wait_state_stats`.
-void statistics_sections(const std::vector<double>& all_blocks, int size,
+// Statistics (trace.stat-like) of the patterns over the ranks: summary.txt's sections and
+// report.json `wait_state_stats`.
+void statistics_sections(const std::vector<PatternSummary>& summaries,
                          const std::function<std::string(int)>& path_of, ReportInput& in) {
   char buf[512];
   nlohmann::json stats = nlohmann::json::object();
@@ -182,33 +274,16 @@ void statistics_sections(const std::vector<double>& all_blocks, int size,
   st_text += buf;
   std::string worst_text;
   for (int p = 0; p < kPatternCount; ++p) {
-    double count = 0, total = 0, mn = 0, mx = 0;
-    bool any = false;
-    std::vector<Instance> worst;
-    std::vector<double> sample;
-    for (int r = 0; r < size; ++r) {
-      const double* b = &all_blocks[(size_t(r) * kPatternCount + size_t(p)) * kBlock];
-      if (b[0] <= 0) continue;
-      mn = any ? std::min(mn, b[2]) : b[2];
-      mx = any ? std::max(mx, b[3]) : b[3];
-      any = true;
-      count += b[0];
-      total += b[1];
-      for (int i = 0; i < int(b[4]); ++i)
-        worst.push_back({b[5 + 3 * i], int32_t(b[6 + 3 * i]), int32_t(b[7 + 3 * i])});
-      const size_t ns = size_t(b[5 + 3 * kWorstInstances]);
-      sample.insert(sample.end(), b + 6 + 3 * kWorstInstances, b + 6 + 3 * kWorstInstances + ns);
-    }
-    std::stable_sort(worst.begin(), worst.end(),
-                     [](const Instance& a, const Instance& b) { return a.value > b.value; });
-    if (worst.size() > kWorstInstances) worst.resize(kWorstInstances);
-    const double med = median(sample);
+    const PatternSummary& su = summaries[size_t(p)];
+    const double count = su.count, total = su.total, mn = su.min, mx = su.max;
+    const std::vector<Instance>& worst = su.worst;
+    const double med = su.median;
     nlohmann::json pj;
     pj["count"] = count;
     pj["sum"] = total;
     pj["mean"] = count > 0 ? total / count : 0.0;
     pj["median"] = med;
-    pj["median_exact"] = sample.size() == size_t(count);
+    pj["median_exact"] = su.samples == count;
     pj["min"] = mn;
     pj["max"] = mx;
     nlohmann::json wj = nlohmann::json::array();
@@ -247,10 +322,9 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   const size_t base = in.extra_metrics.size();  // the patterns, then the hierarchy
   CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
 
-  // Statistics: one fixed block per pattern.
-  const std::vector<double> blocks = stat_blocks(ws, l2g);
-  std::vector<double> all_blocks;
-  CRITPATH_FORWARD_IF_ERROR(group.gather_rows(blocks.data(), blocks.size(), all_blocks));
+  // Statistics: reduced per pattern, a fixed number of collectives of fixed size.
+  std::vector<PatternSummary> summaries;
+  CRITPATH_FORWARD_IF_ERROR(reduce_pattern_stats(ws, l2g, group, summaries));
   if (!group.is_root()) return Status::kOk;
   const ReducedMetric* metric = &in.extra_metrics[base];
   std::vector<double> htot(kHierCount, 0.0);
@@ -262,7 +336,7 @@ Status report_wait_states(const WaitStates& ws, const LocalProfile& local,
   };
   waits_section(metric, G, wall_time_s * double(size), threshold_pct, path_of, in);
   hierarchy_section(htot, global, in);
-  statistics_sections(all_blocks, size, path_of, in);
+  statistics_sections(summaries, path_of, in);
   return Status::kOk;
 }
 
