@@ -219,9 +219,11 @@ struct ArchiveReader::State {
   }
   // The communicator of an MPI record: nullptr for another paradigm's (the caller counts the
   // record and drops it); an undefined one is kept as critpath's "unknown" (the export writes
-  // a communicator critpath did not know so). `rank`, a peer or root on it, must name a
-  // member: else the archive is damaged (the analysis would index past its group).
-  const CommInfo* record_comm(uint32_t ref, uint32_t rank, bool& foreign) const {
+  // a communicator critpath did not know so). A peer or root that names no member is kept as
+  // recorded: an MPI call that failed with MPI_ERR_RANK or MPI_ERR_ROOT under
+  // MPI_ERRORS_RETURN is recorded so, and the analysis treats it as it does in situ (no
+  // message, no collective partner).
+  const CommInfo* record_comm(uint32_t ref, bool& foreign) const {
     foreign = false;
     auto it = comms.find(ref);
     if (it == comms.end()) return nullptr;
@@ -229,12 +231,7 @@ struct ArchiveReader::State {
       foreign = true;
       return nullptr;
     }
-    const CommInfo& c = it->second;
-    const size_t bound = std::max(c.size, c.remote_size);
-    if (int32_t(rank) >= 0 && rank < OTF2_COLLECTIVE_ROOT_THIS_GROUP && rank >= bound)
-      throw std::runtime_error("an event names rank " + std::to_string(rank) + " of communicator " +
-                               std::to_string(ref) + ", which has " + std::to_string(bound));
-    return &c;
+    return &it->second;
   }
 };
 
@@ -674,25 +671,22 @@ class Builder {
     return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root);
   }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
-  // An MPI record's communicator: never another paradigm's; `rank` (peer, root) a member.
-  void mpi_comm(OTF2_CommRef comm, uint32_t rank) const {
+  // An MPI record's communicator: never another paradigm's.
+  void mpi_comm(OTF2_CommRef comm, uint32_t) const {
     bool foreign = false;
-    s_.record_comm(comm, rank, foreign);
+    s_.record_comm(comm, foreign);
     if (foreign)
       throw std::runtime_error("an MPI record refers to communicator " + std::to_string(comm) +
                                ", which is not of the MPI paradigm");
   }
-  // An RMA record on another paradigm's window (CUDA's memory copies): counted, dropped. On
-  // an MPI window, `remote` (a target) must be a member.
-  bool foreign_window(OTF2_RmaWinRef win, uint32_t remote) {
+  // An RMA record on another paradigm's window (CUDA's memory copies): counted, dropped.
+  bool foreign_window(OTF2_RmaWinRef win, uint32_t) {
     auto w = s_.wins.find(win);
     if (w == s_.wins.end()) return false;
     if (!w->second.mpi) {
       ++skipped_.other_records;
       return true;
     }
-    bool foreign = false;
-    s_.record_comm(w->second.comm, remote, foreign);
     return false;
   }
 
