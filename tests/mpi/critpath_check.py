@@ -153,6 +153,9 @@ def attach_rank_matrix(rep, out_dir):
     it and gives each of its metrics `by_callpath_rank` ({path: [value per rank]} for the call
     paths with a non-zero value, as report.json had it up to schema critpath-report/1)."""
     matrix = read_rank_matrix(out_dir)
+    said = rep.get("rank_matrix")
+    if matrix is None and isinstance(said, dict) and said.get("written"):
+        fail(f"{out_dir}: report.json says rank_matrix.zst was written, its index is missing")
     if matrix is None or not isinstance(rep.get("metrics"), dict):
         return
     check_callpath_stats(rep, matrix)
