@@ -13,7 +13,7 @@
 //   window    creation, fences and free are synchronized like collectives over the window's
 //   sync      members (engine::sync_window_collectives)
 //
-// Seed 004 replays the synchronization on windows of its own; critpath sends the same
+// [Hermanns2009] replays the synchronization on windows of its own; critpath sends the same
 // timestamps point to point in bulk instead (docs/metrics.md, "One-sided communication"): the
 // epochs are matched by their order per (window, origin, target), which MPI defines, so no
 // replay step can block, and an illegal epoch sequence shows up as unmatched notes.

@@ -1,6 +1,6 @@
 /* critpath — tests/mpi/critpath/imbalance.c
  *
- * Seed 000 §IV-A, the synthetic load-imbalance benchmark: a loop of N iterations, each a
+ * [Böhme2012] §IV-A, the synthetic load-imbalance benchmark: a loop of N iterations, each a
  * work() phase (region "work") followed by MPI_Barrier. Four scenarios, each in its own
  * region "s_<name>" so its work lands on main/s_<name>/work. Same total work in all of them
  * (P·N·W); the imbalanced ones take 25 % longer (N·(W + E), E = W/4):

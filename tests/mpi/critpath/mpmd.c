@@ -1,7 +1,7 @@
 /* critpath — tests/mpi/critpath/mpmd.c, built twice: critpath_test_mpmd_a (-DCP_PART_A) and
  * critpath_test_mpmd_b, run as one MPMD job: mpiexec -n 6 mpmd_a : -n 2 mpmd_b.
  *
- * Seed 000 Fig. 2: partition A executes activity "A", partition B activity "B"; N iterations,
+ * [Böhme2012] Fig. 2: partition A executes activity "A", partition B activity "B"; N iterations,
  * each ending in an MPI_Allreduce over all ranks. B is longer and is what the critical path
  * runs through (on B's first rank); B's second rank does less of it:
  *
