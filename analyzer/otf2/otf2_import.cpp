@@ -451,7 +451,7 @@ class Builder {
 
   void p2p(trace::EventKind kind, OTF2_TimeStamp t, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
            uint64_t bytes, uint64_t request) {
-    mpi_comm(comm, peer);
+    mpi_comm(comm);
     trace::Event e = simple(kind, at(t), 0);
     e.peer = peer == kUndefined32 ? -1 : int32_t(peer);
     e.comm = s_.comm_id(comm);
@@ -474,7 +474,7 @@ class Builder {
 
   void coll_end(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received) {
     if (in_lifecycle()) return;
-    mpi_comm(comm, root);
+    mpi_comm(comm);
     trace::Event e = simple(trace::EventKind::kCollEnd, at(t), mpi_call());
     e.comm = s_.comm_id(comm);
     e.root = root_of(root);
@@ -494,7 +494,7 @@ class Builder {
 
   void icoll_complete(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
                       uint64_t request) {
-    mpi_comm(comm, root);
+    mpi_comm(comm);
     auto it = open_icolls_.find(request);
     if (it != open_icolls_.end()) {
       trace::Event& post = held_[it->second];
@@ -522,24 +522,24 @@ class Builder {
 
   // ---- RMA ---------------------------------------------------------------------------------
   void win_create(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
-    if (foreign_window(win, kUndefined32)) return;
+    if (foreign_window(win)) return;
     trace::Event e = rma_event(trace::EventKind::kRmaWinCreate, at(t), win, -1);
     auto w = s_.wins.find(win);
     e.root = int32_t(w == s_.wins.end() ? defs::kCommUnknown : s_.comm_id(w->second.comm));
     emit(e);
   }
   void win_destroy(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
-    if (foreign_window(win, kUndefined32)) return;
+    if (foreign_window(win)) return;
     trace::Event e = rma_event(trace::EventKind::kRmaWinFree, at(t), win, -1);
     e.root = -1;
     emit(e);
   }
   void rma_collective_end(OTF2_TimeStamp t, OTF2_RmaWinRef win) {
-    if (foreign_window(win, kUndefined32)) return;
+    if (foreign_window(win)) return;
     if (role() == defs::MpiRma::kFence) emit(rma_event(trace::EventKind::kRmaCollSync, at(t), win, -1));
   }
   void group_sync(OTF2_TimeStamp t, OTF2_RmaSyncLevel level, OTF2_RmaWinRef win, OTF2_GroupRef group) {
-    if (foreign_window(win, kUndefined32)) return;
+    if (foreign_window(win)) return;
     switch (role()) {
       case defs::MpiRma::kStart:
       case defs::MpiRma::kPost: {
@@ -561,7 +561,7 @@ class Builder {
     }
   }
   void lock(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, OTF2_LockType type) {
-    if (foreign_window(win, remote)) return;
+    if (foreign_window(win)) return;
     const defs::MpiRma r = role();
     if ((r != defs::MpiRma::kLock && r != defs::MpiRma::kLockAll) || frames_.back().rma_written) return;
     trace::Event e = rma_event(trace::EventKind::kRmaSync, at(t), win,
@@ -570,18 +570,18 @@ class Builder {
     emit(e);
   }
   void release(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote) {
-    if (foreign_window(win, remote)) return;
+    if (foreign_window(win)) return;
     const defs::MpiRma r = role();
     if (r == defs::MpiRma::kUnlock || r == defs::MpiRma::kUnlockAll)
       emit(rma_event(trace::EventKind::kRmaSync, at(t), win, r == defs::MpiRma::kUnlock ? peer(remote) : -1));
   }
   void sync(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote) {
-    if (foreign_window(win, remote)) return;
+    if (foreign_window(win)) return;
     if (role() != defs::MpiRma::kNone) emit(rma_event(trace::EventKind::kRmaSync, at(t), win, peer(remote)));
   }
   void transfer(trace::EventKind kind, OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, uint64_t bytes,
                 uint64_t id) {
-    if (foreign_window(win, remote)) return;
+    if (foreign_window(win)) return;
     trace::Event e = rma_event(kind, at(t), win, peer(remote));
     e.bytes = bytes;
     e.request = request_based() ? id : 0;
@@ -590,13 +590,13 @@ class Builder {
   }
   void atomic(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint32_t remote, OTF2_RmaAtomicType type, uint64_t sent,
               uint64_t received, uint64_t id) {
-    if (foreign_window(win, remote)) return;
+    if (foreign_window(win)) return;
     transfer(trace::EventKind::kRmaAccumulate, t, win, remote, sent, id);
     if (type != OTF2_RMA_ATOMIC_TYPE_ACCUMULATE)  // a fetching form: its result bytes
       transfer(trace::EventKind::kRmaGet, t, win, remote, received, id);
   }
   void op_complete(OTF2_TimeStamp t, OTF2_RmaWinRef win, uint64_t id, bool nonblocking) {
-    if (foreign_window(win, kUndefined32)) return;
+    if (foreign_window(win)) return;
     // The operation is done: only a flush still asks for its target, now.
     int32_t target = -1;
     if (auto it = targets_.find({win, id}); it != targets_.end()) {
@@ -672,7 +672,7 @@ class Builder {
   }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
   // An MPI record's communicator: never another paradigm's.
-  void mpi_comm(OTF2_CommRef comm, uint32_t) const {
+  void mpi_comm(OTF2_CommRef comm) const {
     bool foreign = false;
     s_.record_comm(comm, foreign);
     if (foreign)
@@ -680,7 +680,7 @@ class Builder {
                                ", which is not of the MPI paradigm");
   }
   // An RMA record on another paradigm's window (CUDA's memory copies): counted, dropped.
-  bool foreign_window(OTF2_RmaWinRef win, uint32_t) {
+  bool foreign_window(OTF2_RmaWinRef win) {
     auto w = s_.wins.find(win);
     if (w == s_.wins.end()) return false;
     if (!w->second.mpi) {
