@@ -85,14 +85,16 @@ void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const de
   }
 }
 
-// Count, sum, min and max of every pattern over the ranks: three allreduces of fixed vectors.
+// Count, sum, min and max of every pattern over the ranks, and the number of their samples:
+// three allreduces of fixed vectors.
 Status reduce_moments(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
   constexpr double kBig = std::numeric_limits<double>::max();
-  std::vector<double> sums(2 * size_t(kPatternCount)), mins(kPatternCount), maxs(kPatternCount);
+  std::vector<double> sums(3 * size_t(kPatternCount)), mins(kPatternCount), maxs(kPatternCount);
   for (int p = 0; p < kPatternCount; ++p) {
     const PatternStats& st = ws.stats[size_t(p)];
-    sums[2 * size_t(p)] = double(st.count);
-    sums[2 * size_t(p) + 1] = st.sum;
+    sums[3 * size_t(p)] = double(st.count);
+    sums[3 * size_t(p) + 1] = st.sum;
+    sums[3 * size_t(p) + 2] = double(st.sample.size());  // exact: at most kSampleSize per rank
     mins[size_t(p)] = st.count > 0 ? st.min : kBig;
     maxs[size_t(p)] = st.count > 0 ? st.max : -kBig;
   }
@@ -101,8 +103,9 @@ Status reduce_moments(const WaitStates& ws, const engine::Group& group, std::vec
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(maxs.data(), maxs.size(), engine::ReduceOp::kMax));
   for (int p = 0; p < kPatternCount; ++p) {
     PatternSummary& o = out[size_t(p)];
-    o.count = sums[2 * size_t(p)];
-    o.total = sums[2 * size_t(p) + 1];
+    o.count = sums[3 * size_t(p)];
+    o.total = sums[3 * size_t(p) + 1];
+    o.samples = sums[3 * size_t(p) + 2];
     o.min = o.count > 0 ? mins[size_t(p)] : 0;
     o.max = o.count > 0 ? maxs[size_t(p)] : 0;
   }
@@ -144,21 +147,27 @@ Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const eng
 
 // The median of every pattern's samples, all ranks' together (as if gathered and sorted): the
 // (n-1)/2-th and n/2-th smallest of the n samples found by a radix selection over their order
-// keys, 4 bits per round (16 allreduces of 16 counts per pattern and rank sought).
+// keys, 4 bits per round (16 allreduces of 16 counts per pattern and rank sought). `out`
+// holds the number of samples over all ranks already (reduce_moments).
 Status reduce_median(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
   const size_t P = size_t(kPatternCount), kBins = 16;
   std::vector<uint64_t> n(P);
-  for (size_t p = 0; p < P; ++p) n[p] = ws.stats[p].sample.size();
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(n.data(), n.size(), engine::ReduceOp::kSum));
+  std::vector<std::vector<uint64_t>> keys(P);  // this rank's samples, as order keys
+  for (size_t p = 0; p < P; ++p) {
+    n[p] = uint64_t(out[p].samples);
+    for (double v : ws.stats[p].sample) keys[p].push_back(order_key(v));
+  }
   // Target t = 2p + j seeks the (n-1)/2-th (j = 0) or n/2-th (j = 1) smallest sample.
   std::vector<uint64_t> want(2 * P), prefix(2 * P, 0);
-  for (size_t p = 0; p < P; ++p) want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0, want[2 * p + 1] = n[p] / 2;
+  for (size_t p = 0; p < P; ++p) {
+    want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0;
+    want[2 * p + 1] = n[p] / 2;
+  }
   std::vector<uint64_t> hist(2 * P * kBins);
   for (int shift = 60; shift >= 0; shift -= 4) {
     std::fill(hist.begin(), hist.end(), 0);
     for (size_t t = 0; t < 2 * P; ++t)
-      for (double v : ws.stats[t / 2].sample) {
-        const uint64_t key = order_key(v);
+      for (uint64_t key : keys[t / 2]) {
         if (shift < 60 && key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
         ++hist[t * kBins + ((key >> shift) & 15)];
       }
@@ -170,7 +179,6 @@ Status reduce_median(const WaitStates& ws, const engine::Group& group, std::vect
     }
   }
   for (size_t p = 0; p < P; ++p) {
-    out[p].samples = double(n[p]);
     if (n[p] == 0) continue;
     const double lo = from_order_key(prefix[2 * p]), hi = from_order_key(prefix[2 * p + 1]);
     out[p].median = n[p] % 2 ? hi : 0.5 * (lo + hi);
