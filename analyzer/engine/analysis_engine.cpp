@@ -27,11 +27,12 @@
 
 namespace critpath::analyzer::engine {
 
-// The analysis's own figures of one rank (scalars analysis_cpu_s, analysis_cpu_phases_s,
-// analysis_bytes, analysis_rounds, analysis_memory): fixed size, gathered to rank 0 once.
+// The analysis's own figures of one rank (scalars analysis_cpu_s, analysis_cpu_polling_s,
+// analysis_cpu_phases_s, analysis_bytes, analysis_rounds, analysis_memory): fixed size,
+// gathered to rank 0 once.
 constexpr size_t kFigurePhases = 24;
 struct OwnFigures {
-  double cpu_s = 0, sent = 0, received = 0, rounds = 0;
+  double cpu_s = 0, polling_cpu_s = 0, sent = 0, received = 0, rounds = 0;
   double memory = 0, speaks = 0;  // the process's resident growth; whether this rank speaks for it
   double n_phases = 0;
   double phase_cpu[kFigurePhases] = {};
@@ -71,7 +72,8 @@ class Progress {
 // hosted rank its fiber's), for scalars.analysis_cpu_phases_s.
 class PhaseClock {
  public:
-  PhaseClock(uint64_t start, size_t rss0) : last_(start), rss0_(rss0), cpu0_(fiber::cpu_seconds()) {
+  PhaseClock(uint64_t start, size_t rss0)
+      : last_(start), rss0_(rss0), cpu0_(fiber::cpu_seconds()), polling0_(fiber::polling_cpu_seconds()) {
     cpu_last_ = cpu0_;
   }
   void mark(const char* phase) {
@@ -85,6 +87,8 @@ class PhaseClock {
   }
   // CPU seconds since the analysis began, and by phase so far (in the order of the marks).
   double cpu_total() const { return fiber::cpu_seconds() - cpu0_; }
+  // Of cpu_total(), the part in the engine's wait loops (fiber::PollClock).
+  double polling_total() const { return fiber::polling_cpu_seconds() - polling0_; }
   const std::vector<double>& cpu_by_phase() const { return cpu_; }
   const std::vector<std::pair<std::string, double>>& wall_by_phase() const { return phases_; }
   size_t rss0() const { return rss0_; }
@@ -101,7 +105,7 @@ class PhaseClock {
   size_t rss0_;
   size_t rss_peak_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
-  double cpu0_, cpu_last_ = 0;
+  double cpu0_, polling0_, cpu_last_ = 0;
   std::vector<double> cpu_;
 };
 
@@ -131,11 +135,13 @@ size_t resident_peak_bytes() {
 void set_own_figures(const std::vector<OwnFigures>& all,
                      const std::vector<std::pair<std::string, double>>& wall, Scalars& out) {
   if (all.empty()) return;
-  double cpu_sum = 0, cpu_max = 0, sent_max = 0, recv_max = 0, rounds = 0;
+  double cpu_sum = 0, cpu_max = 0, poll_sum = 0, poll_max = 0, sent_max = 0, recv_max = 0, rounds = 0;
   std::vector<double> memory;
   for (const OwnFigures& f : all) {
     cpu_sum += f.cpu_s;
     cpu_max = std::max(cpu_max, f.cpu_s);
+    poll_sum += f.polling_cpu_s;
+    poll_max = std::max(poll_max, f.polling_cpu_s);
     sent_max = std::max(sent_max, f.sent);
     recv_max = std::max(recv_max, f.received);
     rounds = std::max(rounds, f.rounds);
@@ -143,6 +149,8 @@ void set_own_figures(const std::vector<OwnFigures>& all,
   }
   const double n = double(all.size());
   out.set("analysis_cpu_s", nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
+  out.set("analysis_cpu_polling_s",
+          nlohmann::json{{"mean", poll_sum / n}, {"max", poll_max}, {"rank0", all[0].polling_cpu_s}});
   nlohmann::json phases = nlohmann::json::object();
   const size_t k = std::min<size_t>(size_t(all[0].n_phases), std::min(kFigurePhases, wall.size()));
   for (size_t i = 0; i < k; ++i) {
@@ -1006,6 +1014,7 @@ bool AnalysisEngine::gather_own_figures(std::vector<OwnFigures>& all) {
   const Comm::Traffic t = group_.comm().traffic();
   OwnFigures mine;
   mine.cpu_s = s.phases.cpu_total();
+  mine.polling_cpu_s = s.phases.polling_total();
   mine.sent = double(t.sent);
   mine.received = double(t.received);
   mine.rounds = double(t.rounds + 1);

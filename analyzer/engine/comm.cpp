@@ -1053,6 +1053,7 @@ Status Comm::reap(bool all, double timeout_s) const {
   Posts& p = *posts_;
   const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
   uint64_t polls = 0;
+  fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
     size_t kept = 0;
     for (size_t i = 0; i < p.reqs.size(); ++i) {
@@ -1069,6 +1070,7 @@ Status Comm::reap(bool all, double timeout_s) const {
     p.bufs.resize(kept);
     if (!all || kept == 0) return Status::kOk;
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
+    waiting.begin();
     backoff(polls);
   }
 }
@@ -1110,6 +1112,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     box = hosted_->mail[size_t(local_)].get();
   }
   uint64_t polls = 0;
+  fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
     if (box) {
       std::unique_lock<std::mutex> lock(box->mu);
@@ -1150,6 +1153,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     }
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
+    waiting.begin();
     backoff(polls);
   }
 }

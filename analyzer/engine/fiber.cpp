@@ -63,6 +63,7 @@ struct Fiber {
   bool parked = false;        // under worker->mu
   bool wake_pending = false;  // under worker->mu: woken before it parked
   uint64_t cpu_ns = 0;        // while it ran
+  double polling_cpu_s = 0;   // of cpu_ns, in wait loops (PollClock)
   uint64_t resumed_cpu_ns = 0;
   void* asan_fake_stack = nullptr;
   void* tsan_fiber = nullptr;
@@ -92,6 +93,7 @@ namespace {
 
 thread_local Fiber* t_current = nullptr;
 thread_local Worker* t_worker = nullptr;
+thread_local double t_polling_cpu_s = 0;  // a plain thread's PollClock time
 std::atomic<size_t> g_max_stack_resident{0};
 
 uint64_t thread_cpu_ns() {
@@ -330,6 +332,13 @@ void call_blocking(const std::function<void()>& fn) {
 double cpu_seconds() {
   if (!t_current) return double(thread_cpu_ns()) * 1e-9;
   return double(t_current->cpu_ns + (thread_cpu_ns() - t_current->resumed_cpu_ns)) * 1e-9;
+}
+
+double polling_cpu_seconds() { return t_current ? t_current->polling_cpu_s : t_polling_cpu_s; }
+
+PollClock::~PollClock() {
+  if (t0_ < 0) return;
+  (t_current ? t_current->polling_cpu_s : t_polling_cpu_s) += cpu_seconds() - t0_;
 }
 
 size_t max_stack_resident() { return g_max_stack_resident.load(); }

@@ -60,6 +60,25 @@ void call_blocking(const std::function<void()>& fn);
 // CPU seconds the calling fiber has run so far (its worker's CLOCK_THREAD_CPUTIME_ID while it
 // ran); on a plain thread, the thread's CPU time.
 double cpu_seconds();
+// The CPU seconds the calling fiber (on a plain thread: the thread) spent in the engine's wait
+// loops polling for other ranks (watchdog.cpp's complete_all, comm.cpp's receive and reap):
+// with more analysis ranks than cores that is where a rank's CPU goes while the others wait
+// for a core, not its own work. A PollClock marks one wait loop: begin() at its first poll
+// that found nothing (later calls keep the first), the destructor adds the CPU time since.
+double polling_cpu_seconds();
+class PollClock {
+ public:
+  PollClock() = default;
+  PollClock(const PollClock&) = delete;
+  PollClock& operator=(const PollClock&) = delete;
+  ~PollClock();
+  void begin() {
+    if (t0_ < 0) t0_ = cpu_seconds();
+  }
+
+ private:
+  double t0_ = -1;
+};
 // The deepest stack use of a finished fiber so far, in bytes (resident pages of its stack
 // when it returned): to size kDefaultStackBytes.
 size_t max_stack_resident();

@@ -62,7 +62,13 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
        "start of the analysis to the gathering of these figures, the CPU time of the thread that "
        "runs the rank's analysis (`CLOCK_THREAD_CPUTIME_ID`); in `critpath-analyze` hosting several "
        "ranks per process, the CPU time of the rank's fiber (its worker thread's, while the fiber "
-       "ran). Includes polling while waiting for other ranks."},
+       "ran). Includes polling while waiting for other ranks (`analysis_cpu_polling_s`)."},
+      {"analysis_cpu_polling_s", "s",
+       "Of `analysis_cpu_s`, `{mean, max, rank0}`: the CPU time each rank spent in the engine's wait "
+       "loops, polling for other ranks' part of a collective or for a replay message (from the first "
+       "poll that found nothing to the end of the wait). With more analysis ranks than cores (in situ "
+       "oversubscribed) this is what grows with the number of ranks; `analysis_cpu_s` minus it is the "
+       "rank's own work."},
       {"analysis_cpu_phases_s", "s",
        "`{<phase>: mean over the ranks}` of the CPU seconds each rank spent in each phase of "
        "`analysis_phases` (same phase names, without the `_s`; the last, `report_input`, is not "

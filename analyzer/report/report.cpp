@@ -189,11 +189,14 @@ std::string analysis_cost_line(const ReportInput& in) {
     return {};
   const nlohmann::json &cpu = sc["analysis_cpu_s"], &bytes = sc["analysis_bytes"],
                        &mem = sc["analysis_memory"];
+  const double polling = sc.contains("analysis_cpu_polling_s")
+                             ? sc["analysis_cpu_polling_s"].value("mean", 0.0)
+                             : 0.0;
   char line[512];
   std::snprintf(line, sizeof line,
-                "@ Analysis cost   : %.3f s CPU/rank (max %.3f, rank 0 %.3f), %.0f rounds, rank 0 sent %s "
-                "received %s, memory rank 0 +%s / median +%s\n",
-                cpu.value("mean", 0.0), cpu.value("max", 0.0), cpu.value("rank0", 0.0),
+                "@ Analysis cost   : %.3f s CPU/rank (%.3f polling; max %.3f, rank 0 %.3f), %.0f rounds, "
+                "rank 0 sent %s received %s, memory rank 0 +%s / median +%s\n",
+                cpu.value("mean", 0.0), polling, cpu.value("max", 0.0), cpu.value("rank0", 0.0),
                 sc.value("analysis_rounds", 0.0), human_bytes(bytes.value("sent_rank0", 0.0)).c_str(),
                 human_bytes(bytes.value("recv_rank0", 0.0)).c_str(),
                 human_bytes(mem.value("rank0_bytes", 0.0)).c_str(),

@@ -8,7 +8,8 @@
 # Columns, from report.json's scalars ("n/a" where a figure is absent):
 #   events/rank, wall (analysis_s: rank 0's analysis wall time), %run (analysis_pct_of_wall:
 #   of the run's wall time), whatif (what-if hypotheses simulated; gaveup: over its budget),
-#   cpu/rank (analysis_cpu_s mean, max, rank 0), rounds (analysis_rounds), r0 recv
+#   cpu/rank (analysis_cpu_s mean, max, rank 0), work/rank (its mean less the mean polling for
+#   other ranks, analysis_cpu_polling_s: the rank's own work), rounds (analysis_rounds), r0 recv
 #   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes),
 #   LS long-term share (total delay_late_sender_long_term / (long + short term)); then the largest memory growth
 #   (analysis_memory_peak_bytes) and the CPU by phase (analysis_cpu_phases_s, else rank 0's
@@ -51,6 +52,9 @@ def get(name, key=None):
     v = s.get(name)
     return v.get(key) if isinstance(v, dict) and key else (v if key is None else None)
 cpu = " / ".join(num(get("analysis_cpu_s", k), "{:.4f}") for k in ("mean", "max", "rank0"))
+mean, polling = get("analysis_cpu_s", "mean"), get("analysis_cpu_polling_s", "mean")
+work = num(mean - polling if isinstance(mean, (int, float)) and isinstance(polling, (int, float)) else None,
+           "{:.4f}")
 mem0, memm = get("analysis_memory", "rank0_bytes"), get("analysis_memory", "median_bytes")
 ratio = f"{mem0 / memm:.2f}" if isinstance(mem0, (int, float)) and isinstance(memm, (int, float)) and memm else "n/a"
 def total(name):
@@ -63,7 +67,7 @@ gave_up = any("what-if: not simulated" in n for n in rep.get("notes", []))
 whatif = "gaveup" if gave_up else str(len(rep.get("whatif") or []))
 print(f"{label:>8}  {num(ev / ranks if isinstance(ev, (int, float)) else None, '{:.0f}'):>8}  "
       f"{num(s.get('analysis_s'), '{:.2f}'):>8}  {num(s.get('analysis_pct_of_wall'), '{:.0f}'):>5}  "
-      f"{whatif:>6}  {cpu:>24}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
+      f"{whatif:>6}  {cpu:>24}  {work:>9}  {num(s.get('analysis_rounds'), '{:.0f}'):>6}  "
       f"{num(get('analysis_bytes', 'recv_rank0'), '{:.3g}'):>9}  {ratio:>6}  {share:>6}  {extra}")
 peak = s.get("analysis_memory_peak_bytes")
 if isinstance(peak, (int, float)):
@@ -75,8 +79,8 @@ print(f"{'':>8}  phases ({which}): " + ", ".join(f"{k.removesuffix('_s')} {v:.3f
 PY
 }
 header() {
-  printf '%8s  %8s  %8s  %5s  %6s  %24s  %6s  %9s  %6s  %6s  %s\n' P ev/rank wall_s %run whatif \
-    "cpu/rank mean/max/r0 s" rounds \
+  printf '%8s  %8s  %8s  %5s  %6s  %24s  %9s  %6s  %9s  %6s  %6s  %s\n' P ev/rank wall_s %run whatif \
+    "cpu/rank mean/max/r0 s" work/rank rounds \
     r0_recv_B r0/med LS_lt "$1"
 }
 echo "scale: $mpi, $(nproc) cores, build $build; outputs in $out"
