@@ -48,6 +48,14 @@ start=$SECONDS
 
 bash tools/install-deps.sh
 
+# ccache (installed by install-deps): the Open MPI build reuses the MPICH build's objects of the
+# sources that do not include mpi.h, and a rebuild after a checkout is quick. The build
+# directory's name is left out of the hash (build/ and build-openmpi/ compile alike).
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_NOHASHDIR=1
+  cmake_extra+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
 # A build directory configured for the other MPI keeps that MPI's cached compiler paths;
 # start it afresh rather than mix the two.
 if [ -f "$build/CMakeCache.txt" ] &&
