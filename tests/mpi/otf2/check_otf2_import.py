@@ -19,6 +19,8 @@ usage: check_otf2_import.py OUT SYNTH ANALYZE MPI(mpich|openmpi) MPIEXEC SHIM
                process, no MPI) analysed as a profile with its names demangled (report.json
                keeps the mangled one); nompi2 (two processes, no MPI) refused in one sentence;
                exit status 0 or 1, never a signal or an MPI abort
+  header       every analysed archive: no header field of summary.txt empty or "on 0 cores";
+               recording costs and clock error unknown
   damaged      late_sender+cuda with files removed, truncated or bit-flipped (8 cases; the unit
                test [otf2_import] damages every file 29 ways, on the import alone, under the
                sanitizers too): exit status 0 or 1, one line when 1
@@ -36,6 +38,20 @@ from critpath_check import approx, by_callpath, by_rank, check, load_report, mpi
 from check_reanalysis import diff  # noqa: E402
 
 D = 1e-6  # the synthetic time stamps are exact to a tick (0.4 ns)
+
+
+def header_known(dest):
+    """What an archive does not give (CPU affinity, say) is left out of summary.txt's header or
+    named unknown: no "on 0 cores", no empty field, no recording cost or clock error as 0."""
+    with open(os.path.join(dest, "summary.txt")) as f:
+        header = [l.rstrip("\n") for l in f if l.startswith("@ ")]
+    for line in header:
+        value = line.split(":", 1)[1] if ":" in line else line
+        check(value.strip(), f"{dest}/summary.txt: an empty header field: {line!r}")
+        check(" 0 core" not in line, f"{dest}/summary.txt: an unknown core count as 0: {line!r}")
+    text = "\n".join(header)
+    check("@ Overhead        : unknown (OTF2 archive" in text, f"{dest}/summary.txt: recording costs not unknown")
+    check("max error unknown" in text, f"{dest}/summary.txt: the clock error of an archive is not known")
 
 
 class Run:
@@ -60,6 +76,7 @@ class Run:
         print(r.stdout)
         if expect_ok:
             check(r.returncode == 0, f"critpath-analyze --otf2 {anchor} on {np_} exited with {r.returncode}")
+            header_known(dest)
             return load_report(dest)
         return r
 
