@@ -26,7 +26,6 @@ usage: check_otf2_import.py OUT SYNTH ANALYZE MPI(mpich|openmpi) MPIEXEC SHIM
                sanitizers too): exit status 0 or 1, one line when 1
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -35,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "waits"))
 from critpath_check import approx, by_callpath, by_rank, check, load_report, mpiexec_command  # noqa: E402
-from check_reanalysis import diff  # noqa: E402
+from check_reanalysis import diff, same_figures  # noqa: E402
 
 D = 1e-6  # the synthetic time stamps are exact to a tick (0.4 ns)
 
@@ -133,25 +132,12 @@ def grid16(run):
         with open(os.path.join(d, "summary.txt")) as f:
             return [l for l in f if not l.startswith(("@ Analysis", "@ Output", "@ Critical path"))]
 
-    number = re.compile(r"-?\d+\.\d+")
-
-    def same(a, b):
-        # Sums over ranks associate differently with several ranks per process: a printed
-        # figure may round the other way in its last digit.
-        if number.sub("#", a) != number.sub("#", b):
-            return False
-        for x, y in zip(number.findall(a), number.findall(b)):
-            unit = 10.0 ** -len(x.split(".")[1])
-            if abs(float(x) - float(y)) > 1.5 * unit:
-                return False
-        return True
-
     for np_ in (4, 1):
         rep, d = reports[np_]
         dd = diff(base, rep)
         check(not dd, f"grid16 on {np_} processes differs from 16 in {len(dd)} field(s):\n  " + "\n  ".join(dd[:30]))
         la, lb = lines(base_dir), lines(d)
-        bad = [(x, y) for x, y in zip(la, lb) if not same(x, y)]
+        bad = [(x, y) for x, y in zip(la, lb) if not same_figures(x, y)]
         check(len(la) == len(lb) and not bad, f"grid16: summary.txt on {np_} processes differs from 16: {bad[:3]}")
     print("check_otf2_import: the 16-rank archive gives the same report on 16, 4 and 1 process")
 
