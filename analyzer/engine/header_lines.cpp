@@ -40,16 +40,17 @@ std::string nodes_line(const std::vector<NodeCount>& nodes, size_t shown) {
 std::string clock_line(const RunInfo& run, double max_error_s, double p2p_violations,
                        double collective_violations) {
   const bool imported = !run.imported_from.empty();
-  const char* how = imported                            ? "as the archive's writer left the time stamps"
+  const char* how = imported                             ? "as the archive's writer left the time stamps"
                     : !run.clock_linear || run.size == 1 ? "no correction"
-                    : run.all_on_one_host               ? "one host: CLOCK_MONOTONIC shared, no correction needed"
-                                                        : "linear correction to rank 0";
+                    : run.all_on_one_host ? "one host: CLOCK_MONOTONIC shared, no correction needed"
+                                          : "linear correction to rank 0";
   char error[64];
   if (imported) std::snprintf(error, sizeof error, "max error unknown");
   else std::snprintf(error, sizeof error, "max error %.1f us", max_error_s * 1e6);
   char buf[512];
-  std::snprintf(buf, sizeof buf, "@ Clock           : %s; %s; clock-condition violations: %.0f p2p, %.0f collective",
-                how, error, p2p_violations, collective_violations);
+  std::snprintf(buf, sizeof buf,
+                "@ Clock           : %s; %s; clock-condition violations: %.0f p2p, %.0f collective", how,
+                error, p2p_violations, collective_violations);
   return buf;
 }
 

@@ -25,8 +25,10 @@ TEST_CASE("Nodes: an unknown core count or host is left out, never 0", "[engine]
   // An OTF2 archive names its host but gives no affinity.
   CHECK(engine::nodes_line({{"zih", 4, 0}}) == "@ Nodes           : 1 node: zih 4 ranks");
   // No host names at all.
-  CHECK(engine::nodes_line({{"", 4, 0}}) == "@ Nodes           : unknown (the trace names no host for its 4 ranks)");
-  CHECK(engine::nodes_line({{"", 1, 2}}) == "@ Nodes           : unknown (the trace names no host for its 1 rank)");
+  CHECK(engine::nodes_line({{"", 4, 0}}) ==
+        "@ Nodes           : unknown (the trace names no host for its 4 ranks)");
+  CHECK(engine::nodes_line({{"", 1, 2}}) ==
+        "@ Nodes           : unknown (the trace names no host for its 1 rank)");
   // Some named, some not: the named ones counted, the rest said in words.
   CHECK(engine::nodes_line({{"", 2, 0}, {"a", 2, 4}}) ==
         "@ Nodes           : 1 node: a 2 ranks on 4 cores; 2 ranks on hosts the trace does not name");
@@ -36,7 +38,8 @@ TEST_CASE("Nodes: an unknown core count or host is left out, never 0", "[engine]
   }
 }
 
-TEST_CASE("Clock: how the times were put on one base, the error bound unknown for an import", "[engine][header]") {
+TEST_CASE("Clock: how the times were put on one base, the error bound unknown for an import",
+          "[engine][header]") {
   RunInfo run;
   run.size = 4;
   run.clock_linear = true;
@@ -45,9 +48,10 @@ TEST_CASE("Clock: how the times were put on one base, the error bound unknown fo
         "@ Clock           : one host: CLOCK_MONOTONIC shared, no correction needed; max error 0.0 us; "
         "clock-condition violations: 0 p2p, 0 collective");
   run.all_on_one_host = false;
-  CHECK(engine::clock_line(run, 2.5e-6, 1, 2) ==
-        "@ Clock           : linear correction to rank 0; max error 2.5 us; clock-condition violations: 1 p2p, "
-        "2 collective");
+  CHECK(
+      engine::clock_line(run, 2.5e-6, 1, 2) ==
+      "@ Clock           : linear correction to rank 0; max error 2.5 us; clock-condition violations: 1 p2p, "
+      "2 collective");
   run.clock_linear = false;
   CHECK(engine::clock_line(run, 0, 0, 0).find(": no correction; max error 0.0 us;") != std::string::npos);
   // An OTF2 archive: its writer put the time stamps on one base; the error is not known.
