@@ -1036,11 +1036,8 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
   const double delay_bytes = in.scalars.number("delay_bytes");
   const double rma_bytes = in.scalars.number("rma_analysis_bytes");
   in.header_lines.push_back(
-      strf("@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
-           "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
-           msgs, msgs > 0 ? bytes / msgs : 0.0,
-           msgs > 0 ? (bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes) / msgs : 0.0,
-           column_sum(rows, kStatUnmatched)));
+      replay_line(msgs, bytes, bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes,
+                  column_sum(rows, kStatUnmatched)));
   // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.
   const double most = column_max(rows, kStatMpiThreads);
   if (most > 1) {

@@ -54,4 +54,16 @@ std::string clock_line(const RunInfo& run, double max_error_s, double p2p_violat
   return buf;
 }
 
+std::string replay_line(double messages, double match_bytes, double all_bytes, double unmatched) {
+  char buf[512];
+  if (messages > 0)
+    std::snprintf(
+        buf, sizeof buf,
+        "@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
+        "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
+        messages, match_bytes / messages, all_bytes / messages, unmatched);
+  else std::snprintf(buf, sizeof buf, "@ Replay          : 0 messages, %.0f unmatched", unmatched);
+  return buf;
+}
+
 }  // namespace critpath::analyzer::engine

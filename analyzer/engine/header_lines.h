@@ -1,8 +1,9 @@
 // critpath — analyzer/engine/header_lines.h
 //
 // The engine's summary.txt header lines whose facts a trace may lack: the nodes (an archive of
-// another tool may name no host and give no CPU affinity) and the clock (an imported archive's
-// time stamps were corrected, or not, by its writer). A fact the trace does not give is left
+// another tool may name no host and give no CPU affinity), the clock (an imported archive's
+// time stamps were corrected, or not, by its writer) and the replay (a run without messages
+// has no per-message figures). A fact the trace does not give is left
 // out of its line, or named unknown in words; never printed as 0 or as an empty field.
 // Pure formatting, no MPI (tests/unit/analyzer/engine/header_lines_test.cpp).
 #pragma once
@@ -32,5 +33,11 @@ std::string nodes_line(const std::vector<NodeCount>& nodes, size_t shown = 4);
 // the clock-condition violations.
 std::string clock_line(const RunInfo& run, double max_error_s, double p2p_violations,
                        double collective_violations);
+
+// "@ Replay          : ...": the messages matched, the bytes the replay exchanged per message to
+// match them and in all (`all_bytes`: collectives, one-sided notes and the delay analysis
+// included), the messages left unmatched. Without messages the per-message figures are
+// left out (there is nothing to divide by), not printed as 0.
+std::string replay_line(double messages, double match_bytes, double all_bytes, double unmatched);
 
 }  // namespace critpath::analyzer::engine

@@ -233,9 +233,10 @@ void summary_header(const ReportInput& in, const InstrumentationSummary& instr, 
   appendf(o, "@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n",
           in.wall_time_s);
   appendf(o, "@ Timer           : %s\n", known(run.timer_why));
-  appendf(o, "@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
-          human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
-          human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
+  char per_event[48] = "";  // no events: no bytes per event
+  if (events > 0) std::snprintf(per_event, sizeof per_event, " (%.2f B/event)", cbytes / events);
+  appendf(o, "@ Trace           : %.0f events, %s compressed%s, %s spilled to disk\n", events,
+          human_bytes(cbytes).c_str(), per_event, human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
   o += overhead_line(in);
   // Re-analysing a kept trace (critpath-analyze), no rank waits in MPI_Finalize: the wait is
   // for the last rank to begin the analysis.

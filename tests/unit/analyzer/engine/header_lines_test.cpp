@@ -60,3 +60,11 @@ TEST_CASE("Clock: how the times were put on one base, the error bound unknown fo
         "@ Clock           : as the archive's writer left the time stamps; max error unknown; "
         "clock-condition violations: 0 p2p, 3 collective");
 }
+
+TEST_CASE("Replay: no per-message figures without messages", "[engine][header]") {
+  CHECK(engine::replay_line(4, 48, 400, 0) ==
+        "@ Replay          : 4 messages, 12.0 B per message to match them, 100.0 B per message in all "
+        "(collectives, one-sided notes and the delay analysis included), 0 unmatched");
+  CHECK(engine::replay_line(0, 0, 1200, 0) == "@ Replay          : 0 messages, 0 unmatched");
+  CHECK(engine::replay_line(0, 0, 0, 2) == "@ Replay          : 0 messages, 2 unmatched");
+}

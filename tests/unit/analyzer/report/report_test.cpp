@@ -184,6 +184,8 @@ TEST_CASE("reports of an imported run: unknown facts read unknown or are left ou
   CHECK(summary.find("@ Timer           : unknown\n") != std::string::npos);
   CHECK(summary.find("@ Overhead        : unknown (OTF2 archive: not recorded by critpath)\n") !=
         std::string::npos);
+  CHECK(summary.find("@ Trace           : 0 events, 0 B compressed, 0 B spilled to disk\n") !=
+        std::string::npos);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0] == " 1. A lead finding.");
 
