@@ -74,16 +74,18 @@ summary="$dir/summary.txt"
 
 step "report in $dir"
 ls -l -- "$dir"
-printf '\n--- %s (header and main sections) ---\n' "$summary"
-# The header, then the sections that show the imbalance; the file has more.
-awk '/^@---/ { started = 1; show = ($0 ~ /^@--- (MPI time per rank|Call-path profile|Wait states)/) }
+printf '\n--- %s (header, findings, where the time goes) ---\n' "$summary"
+# The header, then the numbered findings that lead the file and the split of the allocation;
+# the file has more (the sections behind each finding).
+awk '/^@---/ { started = 1; show = ($0 ~ /^@--- (Findings|Where the time goes|MPI time per rank)/) }
      !started || show { print }' "$summary"
 cat <<EOF
 ---
 
-The last rank holds 30 % more points than the others: compare the ranks' MPI time and the
-MPI_Allreduce / MPI_Waitall rows above. Next:
+The last rank holds 30 % more points than the others: the findings above say where the ranks
+wait for it and how much. Next:
   less $summary
+  a browser on $dir/report.html: the same findings, each linking to the section behind it
   python3 -m json.tool $dir/report.json | less
   $build/bin/critpath-run --help
 EOF

@@ -19,6 +19,7 @@
 #include "analyzer/engine/fiber.h"
 #include "analyzer/engine/global_time.h"
 #include "analyzer/engine/group.h"
+#include "analyzer/engine/header_lines.h"
 #include "analyzer/engine/pass_info.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
@@ -901,11 +902,12 @@ void AnalysisEngine::gather_rank_stats(ReportInput& in) {
 
 // Where the ranks ran: per host, how many ranks and how many distinct cores their affinity
 // masks allow. Ranks outnumbering cores wait for a core inside MPI as well as outside: the
-// report must say so before anyone reads the waiting times.
+// report must say so before anyone reads the waiting times. A host or mask the trace lacks is
+// left out of the line (engine/header_lines.h), never counted as 0 cores.
 void AnalysisEngine::describe_nodes(ReportInput& in) {
   const RunInfo& run = location_.run;
   NodeInfo mine{};
-  std::snprintf(mine.host, sizeof mine.host, "%s", run.host.empty() ? "?" : run.host.c_str());
+  std::snprintf(mine.host, sizeof mine.host, "%s", run.host.c_str());
   for (int c : run.cpus)
     if (c >= 0 && c < 1024) mine.mask[c / 64] |= uint64_t(1) << (c % 64);
   std::vector<NodeInfo> all;
@@ -921,17 +923,12 @@ void AnalysisEngine::describe_nodes(ReportInput& in) {
     ++node.ranks;
     for (int w = 0; w < 16; ++w) node.mask[w] |= n.mask[w];
   }
-  std::string line = "@ Nodes           : " + std::to_string(nodes.size()) +
-                     (nodes.size() == 1 ? " node" : " nodes");
-  int shown = 0;
+  std::vector<NodeCount> rows;
   for (const auto& [host, node] : nodes) {
     int cores = 0;
     for (uint64_t w : node.mask) cores += __builtin_popcountll(w);
-    if (shown++ < 4)
-      line += std::string(shown == 1 ? ": " : "; ") + host + " " + std::to_string(node.ranks) +
-              (node.ranks == 1 ? " rank on " : " ranks on ") + std::to_string(cores) +
-              (cores == 1 ? " core" : " cores");
-    if (cores > 0 && node.ranks > cores) {
+    rows.push_back({host, node.ranks, cores});
+    if (!host.empty() && cores > 0 && node.ranks > cores) {
       const std::string msg = strf(
           "%d ranks share %d cores on %s (oversubscribed %.1fx): their waiting and MPI "
           "times include the time a rank waits for a core, not only for other ranks",
@@ -940,8 +937,7 @@ void AnalysisEngine::describe_nodes(ReportInput& in) {
       in.notes.push_back("oversubscribed: " + msg);
     }
   }
-  if (shown > 4) line += "; ...";
-  in.header_lines.push_back(line);
+  in.header_lines.push_back(nodes_line(rows));
 }
 
 // The notes of every rank up to the reduce stage, "rank <r>: " before each, on rank 0 (its
@@ -1038,13 +1034,9 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
   const RunInfo& run = location_.run;
   const auto& rows = in.rank_stats;
   const double msgs = column_sum(rows, kStatMessages), bytes = column_sum(rows, kStatReplayBytes);
-  in.header_lines.push_back(
-      strf("@ Clock           : %s; max error %.1f us; clock-condition violations: %.0f p2p, %.0f collective",
-           !run.clock_linear || run.size == 1 ? "no correction"
-           : run.all_on_one_host              ? "one host: CLOCK_MONOTONIC shared, no correction needed"
-                                              : "linear correction to rank 0",
-           column_max(rows, kStatClockError) * 1e6, column_sum(rows, kStatP2pViolations),
-           column_sum(rows, kStatCollViolations)));
+  in.header_lines.push_back(clock_line(run, column_max(rows, kStatClockError),
+                                       column_sum(rows, kStatP2pViolations),
+                                       column_sum(rows, kStatCollViolations)));
   if (settings_.clc)
     in.header_lines.push_back(strf(
         "@ Logical clock   : %.0f violations before, %.0f passes, %.0f call times moved, max shift %.1f us",
@@ -1053,11 +1045,8 @@ void AnalysisEngine::add_header_lines(ReportInput& in) {
   const double delay_bytes = in.scalars.number("delay_bytes");
   const double rma_bytes = in.scalars.number("rma_analysis_bytes");
   in.header_lines.push_back(
-      strf("@ Replay          : %.0f messages, %.1f B per message to match them, %.1f B per message in all "
-           "(collectives, one-sided notes and the delay analysis included), %.0f unmatched",
-           msgs, msgs > 0 ? bytes / msgs : 0.0,
-           msgs > 0 ? (bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes) / msgs : 0.0,
-           column_sum(rows, kStatUnmatched)));
+      replay_line(msgs, bytes, bytes + column_sum(rows, kStatReplayCollBytes) + rma_bytes + delay_bytes,
+                  column_sum(rows, kStatUnmatched)));
   // Threads that called MPI (MPI_THREAD_MULTIPLE): each is a location of its own.
   const double most = column_max(rows, kStatMpiThreads);
   if (most > 1) {

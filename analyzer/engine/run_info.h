@@ -44,6 +44,9 @@ struct RunInfo {
   runtime::RecorderStats recorder;  // cold-path and compression costs of the run
   trace::ChunkStoreStats store;     // the trace as recorded (sizes, spilling)
   bool offline = false;             // re-analysis of a kept trace (critpath-analyze)
+  // The format of another tool's trace this run was imported from ("OTF2 archive"); empty:
+  // recorded by critpath. An import knows no recording costs and no clock error bound.
+  std::string imported_from;
   // An imported OTF2 archive's region names it held mangled, by their display (demangled)
   // names: report.json's call paths give both (analyzer/otf2/otf2_import.h).
   std::map<std::string, std::string> mangled_names;

@@ -1374,7 +1374,8 @@ void set_run_facts(const State& s, int rank, size_t threads, const EventSpan& sp
   run.args = span.args;
   if (run.executable.empty()) run.executable = "(OTF2 archive)";
   run.output_dir.clear();
-  run.start_utc = iso_utc(s.realtime);
+  run.imported_from = "OTF2 archive";
+  run.start_utc = iso_utc(s.realtime);  // empty when the archive gives no wall-clock time
   run.mpi_library = "OTF2 archive" + (s.creator.empty() ? std::string() : " by " + s.creator);
   // A tick converter of the archive's resolution: one second is `resolution` ticks (the TSC
   // kind is the one that takes its rate from the two pairs).

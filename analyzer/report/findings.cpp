@@ -97,8 +97,8 @@ bool is_wait_pattern(const std::string& id) {
 
 // Wait states by call path from max(CRITPATH_REPORT_THRESHOLD, 0.5) % of the allocation on,
 // each with its cost (the sort key), the most affected rank and the causing rank.
-std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in) {
-  std::vector<std::pair<double, std::string>> found;
+std::vector<std::pair<double, Finding>> wait_findings(const ReportInput& in) {
+  std::vector<std::pair<double, Finding>> found;
   const double alloc = allocation(in);
   const int P = in.run->size;
   char buf[1024];
@@ -114,6 +114,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
       double worst_v = 0;
       const int worst = largest(m, g, worst_v);
       std::string s;
+      bool caused = false;
       std::snprintf(buf, sizeof buf, "Ranks wait %.3f s (%.1f %% of allocation) in %s (%s)", w,
                     alloc > 0 ? 100.0 * w / alloc : 0.0, path_of(in, g).c_str(), pat->title);
       s = buf;
@@ -123,6 +124,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
       }
       // A cause worth naming: at least 1 ms and a twentieth of the waiting it explains.
       if (cause.rank >= 0 && cause.short_term + cause.long_term >= std::max(0.001, 0.05 * w)) {
+        caused = true;
         const std::string cpath = path_of(in, size_t(cause.g));
         std::snprintf(buf, sizeof buf,
                       "; rank %d causes it: its time in %s delayed the others (%.3f s of waits "
@@ -155,7 +157,7 @@ std::vector<std::pair<double, std::string>> wait_findings(const ReportInput& in)
           s += buf;
         }
       }
-      found.push_back({w, s + "."});
+      found.push_back({w, Finding{s + ".", "wait_state_stats", pat->id, caused}});
     }
   }
   return found;
@@ -250,15 +252,19 @@ std::string undivided_main_finding(const ReportInput& in) {
 
 }  // namespace
 
-std::vector<std::string> build_findings(const ReportInput& in, size_t max) {
-  std::vector<std::pair<double, std::string>> found = wait_findings(in);
+std::vector<Finding> build_findings(const ReportInput& in, size_t max) {
+  std::vector<std::pair<double, Finding>> found = wait_findings(in);
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<std::string> out(in.lead_findings.begin(), in.lead_findings.end());
-  for (const auto& [cost, text] : found)
-    if (out.size() + 2 < max) out.push_back(text);
-  for (const std::string& s : {critical_path_finding(in), whatif_finding(in), undivided_main_finding(in)})
-    if (!s.empty()) out.push_back(s);
-  if (out.empty()) out.push_back("No wait state reaches 0.5 % of the allocation.");
+  std::vector<Finding> out;
+  for (const std::string& s : in.lead_findings) out.push_back({s, "notes"});
+  for (const auto& [cost, f] : found)
+    if (out.size() + 2 < max) out.push_back(f);
+  const std::pair<std::string, const char*> tail[] = {{critical_path_finding(in), "critical_path"},
+                                                      {whatif_finding(in), "whatif"},
+                                                      {undivided_main_finding(in), "callpaths"}};
+  for (const auto& [text, section] : tail)
+    if (!text.empty()) out.push_back({text, section});
+  if (out.empty()) out.push_back({"No wait state reaches 0.5 % of the allocation.", "wait_state_stats"});
   if (out.size() > max) out.resize(max);
   return out;
 }

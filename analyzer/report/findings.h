@@ -14,9 +14,21 @@
 
 namespace critpath::analyzer {
 
-// At most `max` sentences, the costliest first (wait states by call path, with their causes;
-// the critical path's largest call path; hints such as an undivided `main`).
-std::vector<std::string> build_findings(const ReportInput& in, size_t max = 10);
+// One finding: its sentence and the part of the report that backs it, named as report.json
+// names it: "wait_state_stats" (with the wait-state pattern), "critical_path", "whatif",
+// "callpaths" or "notes" (a finding the engine leads with, such as oversubscription, has its
+// note). report.html links each finding to the section showing that part.
+struct Finding {
+  std::string text;
+  std::string section;
+  std::string pattern;  // a wait finding's pattern (metric id); "" otherwise
+  bool cause = false;   // names the rank causing the waits: the delay costs back it too
+};
+
+// At most `max` findings, the costliest first (wait states by call path, with their causes;
+// the critical path's largest call path; hints such as an undivided `main`). summary.txt
+// numbers them from 1, report.json lists them in this order (`findings`).
+std::vector<Finding> build_findings(const ReportInput& in, size_t max = 10);
 
 // "Where the time goes": computation, MPI and waiting as shares of the allocation
 // (ranks x wall time). Lines ending in '\n'.

@@ -140,18 +140,62 @@ std::vector<CpRow> cp_rows(const json& report) {
   return rows;
 }
 
-// 1. Header: what ran, on how many ranks, for how long, and what the analysis cost.
+// Where report.html shows what backs a finding (report.json `findings`, findings.h): the
+// anchor of its section, or of the wait-state table's row of its pattern; "" for a part the
+// page does not show. Every anchor named here exists on the page (check_html.py follows them).
+std::pair<std::string, std::string> finding_anchor(const json& report, const json& finding) {
+  const std::string section = str(at(finding, "section")), pattern = str(at(finding, "pattern"));
+  if (section == "wait_state_stats") {
+    if (!pattern.empty() && num(at(at(at(report, "wait_state_stats"), pattern.c_str()), "sum")) > 0)
+      return {"wait-" + pattern, "wait states"};
+    return {"wait-states", "wait states"};
+  }
+  if (section == "critical_path") return {"critical-path", "critical path"};
+  if (section == "whatif") return {"whatif", "what if"};
+  if (section == "callpaths") return {"callpaths", "call paths"};
+  if (section == "notes") {
+    const json& notes = at(report, "notes");
+    return notes.is_array() && !notes.empty() ? std::pair<std::string, std::string>{"notes", "notes"}
+                                              : std::pair<std::string, std::string>{"run", "run"};
+  }
+  return {};
+}
+
+// 1a. The findings, numbered as in summary.txt, each linking to what backs it (and to the
+// delay costs per rank when it names a causing rank).
+std::string findings(const json& report) {
+  const json& list = at(report, "findings");
+  std::string o = "<h2 id=\"findings\">Findings</h2>\n";
+  if (!list.is_array() || list.empty()) return o + no_data("findings", "No findings in report.json.");
+  o += "<ol class=\"findings\">";
+  size_t k = 0;
+  for (const json& f : list) {
+    ++k;
+    o += format("<li id=\"finding-%zu\" value=\"%zu\"><span class=\"finding-text\">", k, k) +
+         esc(str(at(f, "text"))) + "</span>";
+    const auto [anchor, label] = finding_anchor(report, f);
+    if (!anchor.empty()) o += " <a class=\"backing\" href=\"#" + anchor + "\">" + esc(label) + "</a>";
+    if (at(f, "cause").is_boolean() && at(f, "cause").get<bool>())
+      o += " <a class=\"backing\" href=\"#per-rank\">delay costs</a>";
+    o += "</li>";
+  }
+  return o + "</ol>\n";
+}
+
+// 1b. Header: what ran, on how many ranks, for how long, and what the analysis cost; a fact
+// the run does not give (an imported archive's start time, say) is left out.
 std::string header(const json& report) {
   const json& run = at(report, "run");
   const json& sc = at(report, "scalars");
   std::string cmd = str(at(run, "executable"));
-  if (const json& args = at(run, "args"); args.is_array())
+  if (const json& args = at(run, "args"); args.is_array() && !cmd.empty())
     for (const json& a : args) cmd += " " + str(a);
   const double wall = num(at(run, "wall_time_s"));
   std::string o = "<header><h1>critpath report: " + esc(str(at(run, "executable"))) + "</h1>\n";
-  o += "<dl class=\"run\">";
+  o += findings(report);
+  o += "<dl class=\"run\" id=\"run\">";
   auto row = [&o](const char* k, const std::string& v) {
-    o += std::string("<dt>") + k + "</dt><dd>" + esc(v) + "</dd>";
+    if (!v.empty()) o += std::string("<dt>") + k + "</dt><dd>" + esc(v) + "</dd>";
   };
   row("Command", cmd);
   row("Ranks", format("%.0f", num(at(run, "ranks"))));
@@ -164,14 +208,15 @@ std::string header(const json& report) {
   }
   row("MPI library", str(at(run, "mpi_library")));
   row("Started (UTC)", str(at(run, "start_utc")));
+  row("Imported from", str(at(run, "imported_from")));
   row("critpath", str(at(run, "critpath_version")));
   o += "</dl>\n";
   if (const json& notes = at(report, "notes"); notes.is_array() && !notes.empty()) {
-    o += "<ul class=\"notes\">";
+    o += "<ul class=\"notes\" id=\"notes\">";
     for (const json& n : notes) o += "<li>" + esc(str(n)) + "</li>";
     o += "</ul>\n";
   }
-  return o + "<p class=\"hint\">Findings are in summary.txt.</p></header>\n";
+  return o + "</header>\n";
 }
 
 // 2. Critical-path profile ([Böhme2012] Fig. 1b): the time each call path spends on the critical
@@ -183,7 +228,7 @@ std::string cp_profile(const json& report) {
              rows.end());
   std::sort(rows.begin(), rows.end(), [](const CpRow& a, const CpRow& b) { return a.cp > b.cp; });
   if (rows.size() > kTopPaths) rows.resize(kTopPaths);
-  std::string o = "<h2>Critical-path profile</h2>\n";
+  std::string o = "<h2 id=\"critical-path\">Critical-path profile</h2>\n";
   if (rows.empty()) return o + no_data("cp-profile", "No critical-path data in report.json.");
   const double max = rows.front().cp, bar_w = kWidth - kLabelW - kValueW;
   const double h = 26 + kRowH * double(rows.size());
@@ -216,7 +261,7 @@ std::string impact(const json& report) {
              rows.end());
   std::sort(rows.begin(), rows.end(), [](const CpRow& a, const CpRow& b) { return a.impact > b.impact; });
   if (rows.size() > kTopPaths) rows.resize(kTopPaths);
-  std::string o = "<h2>Performance impact</h2>\n";
+  std::string o = "<h2 id=\"impact\">Performance impact</h2>\n";
   if (rows.empty()) return o + no_data("impact", "No performance-impact data in report.json.");
   double max = 0;
   for (const CpRow& r : rows) max = std::max(max, std::max(r.impact, r.intra + r.inter));
@@ -274,7 +319,7 @@ std::string rank_bars(const json& report) {
     d_long[r] = rank_value(long_list, r);
     max = std::max({max, comp[r] + wait[r], d_short[r] + d_long[r]});
   }
-  std::string o = "<h2>Per rank</h2>\n";
+  std::string o = "<h2 id=\"per-rank\">Per rank</h2>\n";
   if (P == 0 || !(max > 0)) return o + no_data("rank-bars", "No per-rank data in report.json.");
   if (!has_delay) o += "<p class=\"hint\">Delay analysis off: no delay costs.</p>\n";
   constexpr double left = 70, top = 26, plot_h = 240;
@@ -319,7 +364,7 @@ std::string rank_bars(const json& report) {
 // 6. Parallelism histogram: the fraction of the run during which k ranks computed.
 std::string parallelism(const json& report) {
   const json& f = at(at(at(report, "critical_path"), "parallelism_histogram"), "fraction");
-  std::string o = "<h2>Parallelism</h2>\n";
+  std::string o = "<h2 id=\"parallelism\">Parallelism</h2>\n";
   if (!f.is_array() || f.empty())
     return o + no_data("parallelism", "No parallelism histogram in report.json.");
   const size_t n = f.size();
@@ -366,7 +411,7 @@ std::string td_num(double v, const std::string& shown) {
 // 6b. What if: the simulated hypotheses, largest saving first, and the POP metrics.
 std::string whatif_table(const json& report) {
   const json& w = at(report, "whatif");
-  std::string o = "<h2>What if (simulated)</h2>\n";
+  std::string o = "<h2 id=\"whatif\">What if (simulated)</h2>\n";
   if (!w.is_array()) return o + no_data("whatif", "No what-if simulation in report.json.");
   o += "<table class=\"whatif sortable\"><thead><tr><th>Hypothesis</th><th>Predicted span</th>"
        "<th>Saving</th><th>Saving %</th><th>Waiting time</th></tr></thead><tbody>";
@@ -408,13 +453,13 @@ std::string wait_table(const json& report) {
       else ++hidden;
     }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.sum > b.sum; });
-  std::string o = "<h2>Wait states</h2>\n";
+  std::string o = "<h2 id=\"wait-states\">Wait states</h2>\n";
   if (rows.empty()) return o + no_data("wait-states", "No waiting time in report.json.");
   o += "<table class=\"wait-states sortable\"><thead><tr><th>Pattern</th><th>Instances</th>"
        "<th>Seconds</th><th>% of allocation</th><th>Top call path</th></tr></thead><tbody>";
   for (const Row& r : rows) {
-    o += "<tr><td>" + esc(r.id) + "</td>" + td_num(r.count, format("%.0f", r.count)) +
-         td_num(r.sum, seconds(r.sum));
+    o += "<tr id=\"wait-" + esc(r.id) + "\"><td>" + esc(r.id) + "</td>" +
+         td_num(r.count, format("%.0f", r.count)) + td_num(r.sum, seconds(r.sum));
     const double pct = alloc > 0 ? 100 * r.sum / alloc : 0;
     o += td_num(pct, format("%.2f %%", pct)) + "<td>" + esc(top_callpath(m, r.id)) + "</td></tr>";
   }
@@ -430,7 +475,7 @@ std::string wait_table(const json& report) {
 std::string callpath_table(const json& report) {
   const json& m = at(report, "metrics");
   const json& time = at(at(m, "time"), "by_callpath");
-  std::string o = "<h2>Call paths</h2>\n";
+  std::string o = "<h2 id=\"callpaths\">Call paths</h2>\n";
   if (!time.is_object() || time.empty()) return o + no_data("callpaths", "No call paths.");
   auto value = [&m](const char* id, const std::string& path) {
     return num(at(at(at(m, id), "by_callpath"), path.c_str()));
@@ -472,6 +517,7 @@ text-align:left;word-break:break-all}
 th{cursor:pointer;background:#f5f5f5;user-select:none}
 th[data-dir=asc]::after{content:" \25B2"}th[data-dir=desc]::after{content:" \25BC"}
 .hint,.no-data{color:#666;font-size:12px}.notes{color:#8a4b00}
+ol.findings li{margin:4px 0}a.backing{font-size:12px;white-space:nowrap}
 </style>
 )";
 
@@ -518,7 +564,7 @@ std::string heatmaps(const json& report) {
     for (const char* p : kWaitPatterns) wait[r] += rank_value(at(at(m, p), "by_rank"), r);
   const json& st = at(at(m, "delay_cost_short_term"), "by_rank");
   const json& lt = at(at(m, "delay_cost_long_term"), "by_rank");
-  std::string o = "<h2>Cartesian topologies</h2>\n";
+  std::string o = "<h2 id=\"topologies\">Cartesian topologies</h2>\n";
   for (const json& t : topos) {
     const json& dims = at(t, "dims");
     const json& members = at(t, "members");

@@ -5,6 +5,12 @@
 // report.json. Static SVG and inline CSS, no network and no external fonts: the file must open
 // on a cluster's login node. One small inline script makes the tables sortable.
 //
+// The page opens with the findings (report.json `findings`: summary.txt's, numbered the same,
+// <ol class="findings">), each linking to the section that backs it: every section heading
+// carries an id (findings, critical-path, impact, per-rank, topologies, parallelism, whatif,
+// wait-states, callpaths), the wait-state table's rows "wait-<pattern>", the notes "notes",
+// the run facts "run".
+//
 // Every chart is an <svg> with a stable class (tests/mpi/report/check_html.py counts them):
 //   cp-profile   critical-path time per call path, the critical-path imbalance hatched
 //   impact       performance impact per call path: work, intra- and inter-partition cost

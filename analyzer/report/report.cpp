@@ -180,7 +180,6 @@ void appendf(std::string& o, const char* fmt, Args... args) {
   o += buf;
 }
 
-// summary.txt's header: the "@ Key : value" lines.
 // The analysis's own cost (scalars analysis_cpu_s, analysis_rounds, analysis_bytes,
 // analysis_memory): one header line, empty when the engine did not gather them.
 std::string analysis_cost_line(const ReportInput& in) {
@@ -204,33 +203,52 @@ std::string analysis_cost_line(const ReportInput& in) {
   return line;
 }
 
+// A header field the trace may lack: "unknown" in words when it is empty.
+const char* known(const std::string& s) { return s.empty() ? "unknown" : s.c_str(); }
+
+// The recording costs: unknown for a trace imported from another tool's archive.
+std::string overhead_line(const ReportInput& in) {
+  if (!in.run->imported_from.empty())
+    return "@ Overhead        : unknown (" + in.run->imported_from + ": not recorded by critpath)\n";
+  char line[256];
+  std::snprintf(
+      line, sizeof line,
+      "@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
+      max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
+  return line;
+}
+
+// summary.txt's header: the "@ Key : value" lines. A fact the trace lacks reads "unknown".
 void summary_header(const ReportInput& in, const InstrumentationSummary& instr, std::string& o) {
   const RunInfo& run = *in.run;
   std::string cmd = run.executable;
   for (const auto& a : run.args) cmd += " " + a;
+  if (run.executable.empty()) cmd.clear();  // arguments without a program name say too little
   const double events = sum_stat(in, kStatEvents);
   const double cbytes = sum_stat(in, kStatCompressedBytes);
   appendf(o, "@ critpath %s - MPI performance summary\n", CRITPATH_VERSION);
   // The layout's version: bumped when sections or columns change (docs/report.md).
   appendf(o, "@ Format          : critpath-summary/2\n");
-  appendf(o, "@ Command         : %s\n", cmd.c_str());
+  appendf(o, "@ Command         : %s\n", known(cmd));
   appendf(o, "@ Ranks           : %d\n", run.size);
-  appendf(o, "@ MPI library     : %s\n", run.mpi_library.c_str());
-  appendf(o, "@ Start (UTC)     : %s\n", run.start_utc.c_str());
+  appendf(o, "@ MPI library     : %s\n", known(run.mpi_library));
+  appendf(o, "@ Start (UTC)     : %s\n", known(run.start_utc));
   appendf(o, "@ Wall time       : %.6f s (first MPI_Init entry to last MPI_Finalize entry)\n",
           in.wall_time_s);
-  appendf(o, "@ Timer           : %s\n", run.timer_why.c_str());
-  appendf(o, "@ Trace           : %.0f events, %s compressed (%.2f B/event), %s spilled to disk\n", events,
-          human_bytes(cbytes).c_str(), events > 0 ? cbytes / events : 0.0,
-          human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
-  appendf(o, "@ Overhead        : %.6f s max per rank in buffer hand-offs; %.6f s compressing (all ranks)\n",
-          max_stat(in, kStatOverheadSeconds), sum_stat(in, kStatCompressSeconds));
+  appendf(o, "@ Timer           : %s\n", known(run.timer_why));
+  char per_event[48] = "";  // no events: no bytes per event
+  if (events > 0) std::snprintf(per_event, sizeof per_event, " (%.2f B/event)", cbytes / events);
+  appendf(o, "@ Trace           : %.0f events, %s compressed%s, %s spilled to disk\n", events,
+          human_bytes(cbytes).c_str(), per_event, human_bytes(sum_stat(in, kStatSpilledBytes)).c_str());
+  o += overhead_line(in);
+  // Re-analysing a kept trace (critpath-analyze), no rank waits in MPI_Finalize: the wait is
+  // for the last rank to begin the analysis.
   appendf(o,
-          "@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s in "
-          "MPI_Finalize for the last rank; memory +%s at most (rank %d)\n",
+          "@ Analysis        : %.6f s (%.2f %% of wall time); before it rank 0 waited %.6f s %s for the "
+          "last rank; memory +%s at most (rank %d)\n",
           in.analysis_s, in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0,
-          in.finalize_wait_s, human_bytes(in.analysis_memory_peak_bytes).c_str(),
-          in.analysis_memory_peak_rank);
+          in.finalize_wait_s, run.offline ? "at the analysis's start" : "in MPI_Finalize",
+          human_bytes(in.analysis_memory_peak_bytes).c_str(), in.analysis_memory_peak_rank);
   o += analysis_cost_line(in);
   appendf(o, "@ Output          : %s\n", run.output_dir.c_str());
   appendf(o, "@ Instrumentation : %s\n", describe_instrumentation(instr).c_str());
@@ -241,14 +259,14 @@ void summary_header(const ReportInput& in, const InstrumentationSummary& instr, 
 }
 
 // What to look at first: the findings, and where the allocation's time goes.
-void summary_findings(const ReportInput& in, std::string& o) {
+void summary_findings(const std::vector<Finding>& findings, const ReportInput& in, std::string& o) {
   char buf[16];
   // The costliest waits with the ranks that cause them.
   o += section("Findings");
   int k = 0;
-  for (const std::string& f : build_findings(in)) {
+  for (const Finding& f : findings) {
     std::snprintf(buf, sizeof buf, "%2d. ", ++k);
-    o += buf + f + "\n";
+    o += buf + f.text + "\n";
   }
   o += "\n";
   o += section("Where the time goes");
@@ -376,12 +394,12 @@ void summary_auto_filtered(const ReportInput& in, const InstrumentationSummary& 
   }
 }
 
-std::string render_summary(const ReportInput& in) {
+std::string render_summary(const ReportInput& in, const std::vector<Finding>& findings) {
   const GlobalProfile& p = *in.profile;
   const InstrumentationSummary instr = instrumentation_of(in);
   std::string o;
   summary_header(in, instr, o);
-  summary_findings(in, o);
+  summary_findings(findings, in, o);
   summary_mpi_per_rank(p, o);
   std::vector<int> depth;
   const std::vector<size_t> order = depth_first_order(p, depth);
@@ -413,7 +431,7 @@ json render_run(const ReportInput& in) {
   r["executable"] = run.executable;
   r["args"] = run.args;
   r["ranks"] = run.size;
-  r["start_utc"] = run.start_utc;
+  if (!run.start_utc.empty()) r["start_utc"] = run.start_utc;  // left out when unknown
   r["wall_time_s"] = in.wall_time_s;
   r["mpi_library"] = run.mpi_library;
   r["critpath_version"] = CRITPATH_VERSION;
@@ -421,6 +439,7 @@ json render_run(const ReportInput& in) {
   r["timer"] = clock::to_string(run.timer);
   r["thread_level"] = run.thread_level;
   r["output_dir"] = run.output_dir;
+  if (!run.imported_from.empty()) r["imported_from"] = run.imported_from;
   return r;
 }
 
@@ -637,7 +656,19 @@ json render_ranks(const ReportInput& in) {
   return ranks;
 }
 
-nlohmann::json render_json(const ReportInput& in) {
+// report.json `findings`: summary.txt's, in its order, each with what backs it.
+json render_findings(const std::vector<Finding>& findings) {
+  json out = json::array();
+  for (const Finding& f : findings) {
+    json e = {{"text", f.text}, {"section", f.section}};
+    if (!f.pattern.empty()) e["pattern"] = f.pattern;
+    if (f.cause) e["cause"] = true;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+nlohmann::json render_json(const ReportInput& in, const std::vector<Finding>& findings) {
   json j;
   j["schema"] = "critpath-report/2";
   j["run"] = render_run(in);
@@ -651,6 +682,7 @@ nlohmann::json render_json(const ReportInput& in) {
   j["scalars"] = render_scalars(in);
   j["ranks"] = render_ranks(in);
   j["notes"] = in.notes;
+  j["findings"] = render_findings(findings);
   // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
   // by key.
   for (const auto& [key, value] : in.extra_json.items()) {
@@ -666,9 +698,11 @@ Status write_text(const std::string& path, const std::string& text) { return wri
 
 Status write_reports(const ReportInput& in) {
   const std::string& dir = in.run->output_dir;
-  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in)));
+  // One list of findings leads summary.txt and report.json (and so the page).
+  const std::vector<Finding> findings = build_findings(in);
+  CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/summary.txt", render_summary(in, findings)));
   // One report.json object feeds both files, so the page never disagrees with the JSON.
-  const nlohmann::json report = render_json(in);
+  const nlohmann::json report = render_json(in, findings);
   const std::string json_text = report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.json", json_text));
   if (in.write_html) CRITPATH_FORWARD_IF_ERROR(write_text(dir + "/report.html", render_html(report)));

@@ -19,12 +19,13 @@ usage: check_otf2_import.py OUT SYNTH ANALYZE MPI(mpich|openmpi) MPIEXEC SHIM
                process, no MPI) analysed as a profile with its names demangled (report.json
                keeps the mangled one); nompi2 (two processes, no MPI) refused in one sentence;
                exit status 0 or 1, never a signal or an MPI abort
+  header       every analysed archive: no header field of summary.txt empty or "on 0 cores";
+               recording costs and clock error unknown
   damaged      late_sender+cuda with files removed, truncated or bit-flipped (8 cases; the unit
                test [otf2_import] damages every file 29 ways, on the import alone, under the
                sanitizers too): exit status 0 or 1, one line when 1
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -33,9 +34,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "waits"))
 from critpath_check import approx, by_callpath, by_rank, check, load_report, mpiexec_command  # noqa: E402
-from check_reanalysis import diff  # noqa: E402
+from check_reanalysis import diff, same_figures  # noqa: E402
 
 D = 1e-6  # the synthetic time stamps are exact to a tick (0.4 ns)
+
+
+def header_known(dest):
+    """What an archive does not give (CPU affinity, say) is left out of summary.txt's header or
+    named unknown: no "on 0 cores", no empty field, no recording cost or clock error as 0."""
+    with open(os.path.join(dest, "summary.txt")) as f:
+        header = [l.rstrip("\n") for l in f if l.startswith("@ ")]
+    for line in header:
+        value = line.split(":", 1)[1] if ":" in line else line
+        check(value.strip(), f"{dest}/summary.txt: an empty header field: {line!r}")
+        check(" 0 core" not in line, f"{dest}/summary.txt: an unknown core count as 0: {line!r}")
+    text = "\n".join(header)
+    check("@ Overhead        : unknown (OTF2 archive" in text, f"{dest}/summary.txt: recording costs not unknown")
+    check("max error unknown" in text, f"{dest}/summary.txt: the clock error of an archive is not known")
 
 
 class Run:
@@ -60,6 +75,7 @@ class Run:
         print(r.stdout)
         if expect_ok:
             check(r.returncode == 0, f"critpath-analyze --otf2 {anchor} on {np_} exited with {r.returncode}")
+            header_known(dest)
             return load_report(dest)
         return r
 
@@ -116,25 +132,12 @@ def grid16(run):
         with open(os.path.join(d, "summary.txt")) as f:
             return [l for l in f if not l.startswith(("@ Analysis", "@ Output", "@ Critical path"))]
 
-    number = re.compile(r"-?\d+\.\d+")
-
-    def same(a, b):
-        # Sums over ranks associate differently with several ranks per process: a printed
-        # figure may round the other way in its last digit.
-        if number.sub("#", a) != number.sub("#", b):
-            return False
-        for x, y in zip(number.findall(a), number.findall(b)):
-            unit = 10.0 ** -len(x.split(".")[1])
-            if abs(float(x) - float(y)) > 1.5 * unit:
-                return False
-        return True
-
     for np_ in (4, 1):
         rep, d = reports[np_]
         dd = diff(base, rep)
         check(not dd, f"grid16 on {np_} processes differs from 16 in {len(dd)} field(s):\n  " + "\n  ".join(dd[:30]))
         la, lb = lines(base_dir), lines(d)
-        bad = [(x, y) for x, y in zip(la, lb) if not same(x, y)]
+        bad = [(x, y) for x, y in zip(la, lb) if not same_figures(x, y)]
         check(len(la) == len(lb) and not bad, f"grid16: summary.txt on {np_} processes differs from 16: {bad[:3]}")
     print("check_otf2_import: the 16-rank archive gives the same report on 16, 4 and 1 process")
 

@@ -11,6 +11,10 @@ usage: check_html.py OUTDIR            the page exists and passes the checks bel
   tables      wait-states and callpaths tables (class "sortable"); callpaths has one body row
               per call path of metrics.time.by_callpath; whatif one per report.json whatif[]
               entry, pop the five POP metrics
+  findings    the page opens with summary.txt's findings: <ol class="findings"> before every other
+              section, one <li value="k"> per finding with k as summary.txt numbers it and its
+              text exactly, each with a link (a.backing) to the section that backs it; every
+              in-page link target (href="#id") exists
   offline     no src=, no <link> other than the data: icon, no http(s):// URL in an attribute:
               the page must open without network
   browser     `chromium --headless --dump-dom` and `--screenshot` of the file: the DOM comes
@@ -18,6 +22,7 @@ usage: check_html.py OUTDIR            the page exists and passes the checks bel
               logs nothing on purpose, so any CONSOLE line naming it (an uncaught exception,
               console.error, a resource that failed to load) is a failure. This Chromium logs
               console.error at INFO level, hence not only lines at level ERROR are taken.
+              The findings check runs again on the DOM Chromium rendered.
               OUTDIR/report.png is kept as an artefact. No Chromium is a failure, not a skip:
               it is a declared dependency (tools/install-deps.sh).
 """
@@ -107,6 +112,82 @@ class Page(HTMLParser):
             self._table = None
 
 
+class Findings(HTMLParser):
+    """The page's findings (<ol class="findings">: value, text, link targets), every element id,
+    every in-page link target, and the order of the section headings."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids = set()
+        self.hrefs = []      # every href="#..." target
+        self.findings = []   # [value, text, [targets]]
+        self.headings = []   # <h2> ids in page order
+        self.list_at = None  # how many <h2> preceded <ol class="findings">
+        self._in_list = False
+        self._in_text = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        href = a.get("href") or ""
+        if tag == "a" and href.startswith("#"):
+            self.hrefs.append(href[1:])
+            if self._in_list and self.findings:
+                self.findings[-1][2].append(href[1:])
+        if tag == "h2":
+            self.headings.append(a.get("id"))
+        if tag == "ol" and "findings" in (a.get("class") or "").split():
+            self._in_list = True
+            self.list_at = len(self.headings)
+        if tag == "li" and self._in_list:
+            self.findings.append([a.get("value"), "", []])
+        if tag == "span" and self._in_list and a.get("class") == "finding-text":
+            self._in_text = True
+
+    def handle_endtag(self, tag):
+        if tag == "ol":
+            self._in_list = False
+        if tag == "span":
+            self._in_text = False
+
+    def handle_data(self, data):
+        if self._in_text and self.findings:
+            self.findings[-1][1] += data
+
+
+def summary_findings(out):
+    """summary.txt's Findings section: [(number, text)]."""
+    with open(os.path.join(out, "summary.txt"), encoding="utf-8") as f:
+        text = f.read()
+    check("@--- Findings" in text, "summary.txt has no Findings section")
+    section = text.split("@--- Findings", 1)[1].split("\n\n", 1)[0].split("\n")[1:]
+    found = []
+    for line in section:
+        m = re.match(r"\s*(\d+)\. (.*)$", line)
+        check(m is not None, f"summary.txt: a Findings line not numbered: {line!r}")
+        found.append((m.group(1), m.group(2)))
+    return found
+
+
+def check_findings(out, html, where):
+    page = Findings()
+    page.feed(html)
+    page.close()
+    want = summary_findings(out)
+    check(page.list_at is not None, f"{where}: no <ol class=\"findings\">")
+    # Only the Findings heading itself may come before the list: the page opens with it.
+    check(page.headings[:page.list_at] in ([], ["findings"]),
+          f"{where}: sections before the findings: {page.headings[:page.list_at]}")
+    got = [(v, t) for v, t, _ in page.findings]
+    check(got == want, f"{where}: the findings differ from summary.txt's:\n  page    {got[:3]}\n  summary {want[:3]}")
+    for v, _, targets in page.findings:
+        check(targets, f"{where}: finding {v} links to no section")
+    missing = sorted({t for t in page.hrefs if t not in page.ids})
+    check(not missing, f"{where}: links to targets the page lacks: {missing}")
+    return len(want)
+
+
 def check_structure(out, rep):
     path = os.path.join(out, "report.html")
     check(os.path.isfile(path), f"{path} missing (CRITPATH_HTML defaults to true)")
@@ -147,6 +228,7 @@ def check_structure(out, rep):
               f"whatif table has {page.tables.get('whatif')} rows, expected {len(rep['whatif'])}")
         check(page.tables.get("pop") == 5, f"pop table has {page.tables.get('pop')} rows, expected 5")
     check(not page.external, f"references outside the file: {page.external[:5]}")
+    check_findings(out, text, "report.html")
     return path
 
 
@@ -185,6 +267,7 @@ def check_browser(out, path):
         for cls in CHARTS:
             check(f'class="{cls}"' in dom,
                   f"the DOM Chromium rendered lacks <svg class={cls!r}> ({len(dom)} chars)")
+        n = check_findings(out, dom, "the DOM Chromium rendered")
         if os.path.exists(png):
             os.remove(png)
         run_chromium(exe, url, [f"--screenshot={png}", "--window-size=1200,2000",
@@ -192,6 +275,7 @@ def check_browser(out, path):
     check(os.path.isfile(png), f"chromium wrote no screenshot {png}")
     with open(png, "rb") as f:
         check(f.read(8) == b"\x89PNG\r\n\x1a\n", f"{png} is not a PNG")
+    return n
 
 
 def main():
@@ -203,8 +287,9 @@ def main():
         print("check_html: ok (no report.html with CRITPATH_HTML=0)")
         return
     path = check_structure(out, rep)
-    check_browser(out, path)
-    print(f"check_html: ok ({os.path.join(out, 'report.png')} kept)")
+    n = check_browser(out, path)
+    print(f"check_html: ok ({n} findings as in summary.txt, links resolved; "
+          f"{os.path.join(out, 'report.png')} kept)")
 
 
 if __name__ == "__main__":

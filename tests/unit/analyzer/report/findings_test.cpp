@@ -71,15 +71,46 @@ TEST_CASE("findings name the wait, the most affected rank and the causing rank",
   in.extra_metrics.push_back(metric("wait_nxn", {0, 0, 0.2}, {0.2, 0}, {{2, {0.2, 0.0}}}));
   in.extra_metrics.push_back(metric("delay_nxn_short_term", {0, 0.2, 0}, {0, 0.2}, {{1, {0.0, 0.2}}}));
   in.extra_metrics.push_back(metric("critical_path", {0.5, 0.2, 0.3}, {0.4, 0.6}, {{1, {0.0, 0.2}}}));
-  const std::vector<std::string> f = build_findings(in);
+  const std::vector<Finding> f = build_findings(in);
   REQUIRE(!f.empty());
-  INFO(f[0]);
-  CHECK(f[0].find("Ranks wait 0.200 s") == 0);
-  CHECK(f[0].find("in main/MPI_Allreduce (Wait at N x N)") != std::string::npos);
-  CHECK(f[0].find("rank 0 the most") != std::string::npos);
-  CHECK(f[0].find("rank 1 causes it: its time in main/work") != std::string::npos);
+  INFO(f[0].text);
+  CHECK(f[0].text.find("Ranks wait 0.200 s") == 0);
+  CHECK(f[0].text.find("in main/MPI_Allreduce (Wait at N x N)") != std::string::npos);
+  CHECK(f[0].text.find("rank 0 the most") != std::string::npos);
+  CHECK(f[0].text.find("rank 1 causes it: its time in main/work") != std::string::npos);
+  // Backed by the wait-state statistics of its pattern and, naming a cause, the delay costs.
+  CHECK(f[0].section == "wait_state_stats");
+  CHECK(f[0].pattern == "wait_nxn");
+  CHECK(f[0].cause);
+  // The critical path's finding follows, backed by the critical path.
+  REQUIRE(f.size() >= 2);
+  CHECK(f[1].text.find("The critical path") == 0);
+  CHECK(f[1].section == "critical_path");
+  CHECK(f[1].pattern.empty());
   // The computation is divided (a user region): no hint.
-  for (const std::string& s : f) CHECK(s.find("undivided") == std::string::npos);
+  for (const Finding& s : f) CHECK(s.text.find("undivided") == std::string::npos);
+}
+
+TEST_CASE("the engine's lead findings come first, backed by their notes", "[report]") {
+  RunInfo run;
+  run.size = 2;
+  GlobalProfile p;
+  p.callpaths = {callpath("main", defs::RegionKind::kArtificial, -1)};
+  ReportInput in;
+  in.run = &run;
+  in.profile = &p;
+  in.wall_time_s = 1.0;
+  in.lead_findings = {"2 ranks share 1 cores on h (oversubscribed 2.0x): ..."};
+  const std::vector<Finding> f = build_findings(in);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].text == in.lead_findings[0]);
+  CHECK(f[0].section == "notes");
+  CHECK_FALSE(f[0].cause);
+  in.lead_findings.clear();
+  const std::vector<Finding> none = build_findings(in);
+  REQUIRE(none.size() == 1);
+  CHECK(none[0].text == "No wait state reaches 0.5 % of the allocation.");
+  CHECK(none[0].section == "wait_state_stats");
 }
 
 TEST_CASE("findings say when the computation is one undivided main", "[report]") {
@@ -93,9 +124,10 @@ TEST_CASE("findings say when the computation is one undivided main", "[report]")
   in.profile = &p;
   in.wall_time_s = 1.0;
   in.extra_metrics.push_back(metric("computation", {1.5, 0}, {0.75, 0.75}));
-  const std::vector<std::string> f = build_findings(in);
+  const std::vector<Finding> f = build_findings(in);
   bool hint = false;
-  for (const std::string& s : f) hint |= s.find("one undivided block in main") != std::string::npos;
+  for (const Finding& s : f)
+    if (s.text.find("one undivided block in main") != std::string::npos) hint = s.section == "callpaths";
   CHECK(hint);
 }
 

@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/run_info.h"
@@ -34,12 +36,17 @@ GlobalCallpath callpath(const char* path, const char* region, defs::RegionKind k
   return c;
 }
 
+// A fresh output directory for write_reports.
+std::string fresh_dir() {
+  char tmpl[] = "/tmp/critpath-report-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  return tmpl;
+}
+
 }  // namespace
 
 TEST_CASE("report.json: a small input rendered, parsed back", "[report]") {
-  char tmpl[] = "/tmp/critpath-report-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  const std::string dir = fresh_dir();
 
   RunInfo run;
   run.size = 2;
@@ -134,5 +141,73 @@ TEST_CASE("report.json: a small input rendered, parsed back", "[report]") {
 
   std::ifstream summary(dir + "/summary.txt");
   CHECK(summary.good());
+  std::system(("rm -rf -- '" + dir + "'").c_str());
+}
+
+TEST_CASE("reports of an imported run: unknown facts read unknown or are left out", "[report][header]") {
+  // What an OTF2 archive may lack: the program name, the MPI library, the start time, the
+  // timer's description, the recording costs.
+  RunInfo run;
+  run.imported_from = "OTF2 archive";
+  run.output_dir = fresh_dir();
+  const std::string& dir = run.output_dir;
+  run.size = 2;
+  GlobalProfile p;
+  p.callpaths.push_back(callpath("main", "main", defs::RegionKind::kArtificial, -1, 1.0, 0.75, 2));
+  p.by_rank = {std::vector<double>(kColCount, 0.0), std::vector<double>(kColCount, 0.0)};
+  ReportInput in;
+  in.run = &run;
+  in.profile = &p;
+  in.rank_stats.assign(2, std::vector<double>(kStatCount, 0.0));
+  in.wall_time_s = 1;
+  in.lead_findings = {"A lead finding."};
+  in.notes = {"its note"};
+  in.write_html = true;
+  REQUIRE(write_reports(in) == Status::kOk);
+
+  std::ifstream sf(dir + "/summary.txt");
+  std::string summary, line;
+  std::vector<std::string> findings;
+  bool in_findings = false;
+  while (std::getline(sf, line)) {
+    summary += line + "\n";
+    INFO(line);
+    // No header field empty, no unknown printed as a zero.
+    if (line.rfind("@ ", 0) == 0) CHECK(line.back() != ':');
+    if (line.rfind("@ ", 0) == 0) CHECK(line.find(":  ") == std::string::npos);
+    if (line.rfind("@---", 0) == 0) in_findings = line.find("Findings") != std::string::npos;
+    else if (in_findings && !line.empty()) findings.push_back(line);
+  }
+  CHECK(summary.find("@ Command         : unknown\n") != std::string::npos);
+  CHECK(summary.find("@ MPI library     : unknown\n") != std::string::npos);
+  CHECK(summary.find("@ Start (UTC)     : unknown\n") != std::string::npos);
+  CHECK(summary.find("@ Timer           : unknown\n") != std::string::npos);
+  CHECK(summary.find("@ Overhead        : unknown (OTF2 archive: not recorded by critpath)\n") !=
+        std::string::npos);
+  CHECK(summary.find("@ Trace           : 0 events, 0 B compressed, 0 B spilled to disk\n") !=
+        std::string::npos);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0] == " 1. A lead finding.");
+
+  std::ifstream jf(dir + "/report.json");
+  const nlohmann::json j = nlohmann::json::parse(jf);
+  CHECK_FALSE(j["run"].contains("start_utc"));  // left out, not ""
+  CHECK(j["run"]["imported_from"] == "OTF2 archive");
+  // The same findings, in the same order, each with what backs it.
+  REQUIRE(j["findings"].size() == 1);
+  CHECK(j["findings"][0]["text"] == "A lead finding.");
+  CHECK(j["findings"][0]["section"] == "notes");
+
+  std::ifstream hf(dir + "/report.html");
+  const std::string html((std::istreambuf_iterator<char>(hf)), std::istreambuf_iterator<char>());
+  CHECK(html.find("Findings are in summary.txt") == std::string::npos);
+  CHECK(html.find("<li id=\"finding-1\" value=\"1\"><span class=\"finding-text\">A lead finding.</span> "
+                  "<a class=\"backing\" href=\"#notes\">") != std::string::npos);
+  CHECK(html.find("<ul class=\"notes\" id=\"notes\">") != std::string::npos);
+  CHECK(html.find("<h2 id=\"wait-states\">") != std::string::npos);
+  // The findings come before every other section.
+  CHECK(html.find("<ol class=\"findings\">") < html.find("<h2 id=\"critical-path\">"));
+  CHECK(html.find("Started (UTC)") == std::string::npos);  // no empty row
+  CHECK(html.find("<dt>Command</dt>") == std::string::npos);
   std::system(("rm -rf -- '" + dir + "'").c_str());
 }
