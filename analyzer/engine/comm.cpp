@@ -898,6 +898,49 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   return st;
 }
 
+Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) const {
+  std::vector<Piece> pieces;
+  pieces.reserve(out.size());
+  uint64_t sent = 0;
+  for (const Piece& piece : out) {
+    if (piece.peer < 0 || piece.peer >= size_) return Status::kInvalidArgument;
+    if (!piece.bytes) continue;
+    pieces.push_back(piece);
+    sent += piece.bytes;
+  }
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.peer < b.peer; });
+  for (size_t i = 1; i < pieces.size(); ++i)
+    if (pieces[i].peer == pieces[i - 1].peer) return Status::kInvalidArgument;
+  if (mpi_ != MPI_COMM_NULL) return exchange_native(pieces, in);
+  CRITPATH_FORWARD_IF_ERROR(route(pieces, in));
+  uint64_t received = 0;
+  for (const Parcel& parcel : in) received += parcel.bytes.size();
+  note(sent, received);
+  return Status::kOk;
+}
+
+Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const {
+  std::vector<int> counts(static_cast<size_t>(size_), 0);
+  std::vector<unsigned char> send;
+  for (const Piece& piece : pieces) {
+    if (piece.bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
+    counts[size_t(piece.peer)] = int(piece.bytes);
+    send.insert(send.end(), piece.data, piece.data + piece.bytes);
+  }
+  std::vector<unsigned char> recv;
+  std::vector<int> recv_counts;
+  CRITPATH_FORWARD_IF_ERROR(alltoallv(send.data(), counts, 1, recv, recv_counts));
+  in.clear();
+  size_t at = 0;
+  for (size_t s = 0; s < recv_counts.size(); ++s) {
+    const size_t n = size_t(recv_counts[s]);
+    if (!n) continue;
+    in.push_back({int(s), std::vector<unsigned char>(recv.begin() + long(at), recv.begin() + long(at + n))});
+    at += n;
+  }
+  return Status::kOk;
+}
+
 Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
                      std::vector<int>& counts, std::vector<int>& displs) const {
   const bool at_root = rank_ == root;
