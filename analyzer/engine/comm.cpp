@@ -103,20 +103,28 @@ struct HostedComm {
   int arrived = 0;
   Status result = Status::kOk;
   std::vector<Slot> slots;
-  // Point-to-point messages between members hosted here (Comm::post), one box per member.
+  // Point-to-point messages between members hosted here (Comm::post), one box per member,
+  // made when first used (most communicators never carry one: duplicates for collectives).
   struct Mailbox {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<std::pair<int, std::vector<unsigned char>>> q;  // (source rank, bytes)
   };
+  std::mutex mail_mu;
   std::vector<std::unique_ptr<Mailbox>> mail;
+  // The box of the i-th member hosted here (i < locals.size()).
+  Mailbox& box(size_t i) {
+    std::lock_guard<std::mutex> lock(mail_mu);
+    if (!mail[i]) mail[i] = std::make_unique<Mailbox>();
+    return *mail[i];
+  }
   // Every process's members in process order, ascending within a process (`order`), and
   // where each process's run of them begins (`proc_first`, n_procs + 1 entries): the layout
   // of a gather over the processes.
   std::vector<int> order, proc_first;
   void finish() {
     mail.clear();
-    for (size_t i = 0; i < locals.size(); ++i) mail.push_back(std::make_unique<Mailbox>());
+    mail.resize(locals.size());
     slots.resize(locals.size());
     proc_first.assign(size_t(n_procs) + 1, 0);
     for (int q : proc_of) ++proc_first[size_t(q) + 1];
@@ -1124,9 +1132,9 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   if (!hosted_) return Status::kInvalidArgument;
   HostedComm& h = *hosted_;
   if (h.procs == MPI_COMM_NULL || h.proc_of[size_t(dest)] == h.my_proc) {
-    const size_t i = size_t(std::find(h.locals.begin(), h.locals.end(), dest) - h.locals.begin());
-    if (i >= h.mail.size()) return Status::kInvalidArgument;
-    HostedComm::Mailbox& m = *h.mail[i];
+    const auto at = std::lower_bound(h.locals.begin(), h.locals.end(), dest);  // ascending
+    if (at == h.locals.end() || *at != dest) return Status::kInvalidArgument;
+    HostedComm::Mailbox& m = h.box(size_t(at - h.locals.begin()));
     {
       std::lock_guard<std::mutex> lock(m.mu);
       m.q.emplace_back(rank_, std::move(bytes));
@@ -1150,7 +1158,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     if (!hosted_ || size_t(local_) >= hosted_->mail.size()) return Status::kInvalidArgument;
     comm = hosted_->procs;
     tag = kP2pTag0 + rank_;
-    box = hosted_->mail[size_t(local_)].get();
+    box = &hosted_->box(size_t(local_));
   }
   uint64_t polls = 0;
   for (;;) {
