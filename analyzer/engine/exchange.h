@@ -7,7 +7,8 @@
 //   p2p forward  (sender -> receiver): per message the sender's call enter time     8 B
 //   p2p backward (receiver -> sender): per message the receiver's posting-call enter time,
 //                relative to the send's, in single precision                     4 B
-//   plus, per (peer, comm, tag) group, a 12-byte header, and one count per rank pair.
+//   plus, per (peer, comm, tag) group, a 12-byte header (the sparse all-to-all,
+//   Comm::exchange: only to the peers a rank sent to; natively one count per rank pair).
 //   Messages are named by (group, position) on both sides, so no index travels.
 //
 // Matching: sends to a destination and receives from a source are grouped by (comm, tag);
