@@ -103,20 +103,28 @@ struct HostedComm {
   int arrived = 0;
   Status result = Status::kOk;
   std::vector<Slot> slots;
-  // Point-to-point messages between members hosted here (Comm::post), one box per member.
+  // Point-to-point messages between members hosted here (Comm::post), one box per member,
+  // made when first used (most communicators never carry one: duplicates for collectives).
   struct Mailbox {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<std::pair<int, std::vector<unsigned char>>> q;  // (source rank, bytes)
   };
+  std::mutex mail_mu;
   std::vector<std::unique_ptr<Mailbox>> mail;
+  // The box of the i-th member hosted here (i < locals.size()).
+  Mailbox& box(size_t i) {
+    std::lock_guard<std::mutex> lock(mail_mu);
+    if (!mail[i]) mail[i] = std::make_unique<Mailbox>();
+    return *mail[i];
+  }
   // Every process's members in process order, ascending within a process (`order`), and
   // where each process's run of them begins (`proc_first`, n_procs + 1 entries): the layout
   // of a gather over the processes.
   std::vector<int> order, proc_first;
   void finish() {
     mail.clear();
-    for (size_t i = 0; i < locals.size(); ++i) mail.push_back(std::make_unique<Mailbox>());
+    mail.resize(locals.size());
     slots.resize(locals.size());
     proc_first.assign(size_t(n_procs) + 1, 0);
     for (int q : proc_of) ++proc_first[size_t(q) + 1];
@@ -898,6 +906,49 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   return st;
 }
 
+Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) const {
+  std::vector<Piece> pieces;
+  pieces.reserve(out.size());
+  uint64_t sent = 0;
+  for (const Piece& piece : out) {
+    if (piece.peer < 0 || piece.peer >= size_) return Status::kInvalidArgument;
+    if (!piece.bytes) continue;
+    pieces.push_back(piece);
+    sent += piece.bytes;
+  }
+  std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.peer < b.peer; });
+  for (size_t i = 1; i < pieces.size(); ++i)
+    if (pieces[i].peer == pieces[i - 1].peer) return Status::kInvalidArgument;
+  if (mpi_ != MPI_COMM_NULL) return exchange_native(pieces, in);
+  CRITPATH_FORWARD_IF_ERROR(route(pieces, in));
+  uint64_t received = 0;
+  for (const Parcel& parcel : in) received += parcel.bytes.size();
+  note(sent, received);
+  return Status::kOk;
+}
+
+Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const {
+  std::vector<int> counts(static_cast<size_t>(size_), 0);
+  std::vector<unsigned char> send;
+  for (const Piece& piece : pieces) {
+    if (piece.bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
+    counts[size_t(piece.peer)] = int(piece.bytes);
+    send.insert(send.end(), piece.data, piece.data + piece.bytes);
+  }
+  std::vector<unsigned char> recv;
+  std::vector<int> recv_counts;
+  CRITPATH_FORWARD_IF_ERROR(alltoallv(send.data(), counts, 1, recv, recv_counts));
+  in.clear();
+  size_t at = 0;
+  for (size_t s = 0; s < recv_counts.size(); ++s) {
+    const size_t n = size_t(recv_counts[s]);
+    if (!n) continue;
+    in.push_back({int(s), std::vector<unsigned char>(recv.begin() + long(at), recv.begin() + long(at + n))});
+    at += n;
+  }
+  return Status::kOk;
+}
+
 Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
                      std::vector<int>& counts, std::vector<int>& displs) const {
   const bool at_root = rank_ == root;
@@ -1083,9 +1134,9 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   if (!hosted_) return Status::kInvalidArgument;
   HostedComm& h = *hosted_;
   if (h.procs == MPI_COMM_NULL || h.proc_of[size_t(dest)] == h.my_proc) {
-    const size_t i = size_t(std::find(h.locals.begin(), h.locals.end(), dest) - h.locals.begin());
-    if (i >= h.mail.size()) return Status::kInvalidArgument;
-    HostedComm::Mailbox& m = *h.mail[i];
+    const auto at = std::lower_bound(h.locals.begin(), h.locals.end(), dest);  // ascending
+    if (at == h.locals.end() || *at != dest) return Status::kInvalidArgument;
+    HostedComm::Mailbox& m = h.box(size_t(at - h.locals.begin()));
     {
       std::lock_guard<std::mutex> lock(m.mu);
       m.q.emplace_back(rank_, std::move(bytes));
@@ -1109,7 +1160,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     if (!hosted_ || size_t(local_) >= hosted_->mail.size()) return Status::kInvalidArgument;
     comm = hosted_->procs;
     tag = kP2pTag0 + rank_;
-    box = hosted_->mail[size_t(local_)].get();
+    box = &hosted_->box(size_t(local_));
   }
   uint64_t polls = 0;
   fiber::PollClock waiting;  // from the first poll that finds nothing

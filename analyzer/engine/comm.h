@@ -124,6 +124,24 @@ class Comm {
   Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
                    std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
                    bool recv_counts_known = false) const;
+  // A piece of bytes to a comm rank, a parcel of bytes from one (exchange(), and hosted
+  // mode's routed exchange in comm.cpp).
+  struct Piece {
+    int peer;
+    const unsigned char* data;
+    size_t bytes;
+  };
+  struct Parcel {
+    int peer;
+    std::vector<unsigned char> bytes;
+  };
+  // The sparse all-to-all, for exchanges where a rank talks to few others: each piece of
+  // `out` (any order, at most one per rank, empty ones skipped) to the rank it names; `in` receives the pieces sent to this rank, one parcel per source rank, by
+  // ascending source rank. Hosted, nothing sized by the communicator is made per rank (the
+  // pieces are routed as the hosted all-to-all routes them); natively one count per rank goes
+  // with them, as in alltoallv (one rank per process there). kInvalidArgument for a peer
+  // outside the communicator or named twice.
+  Status exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) const;
   // On the root: every rank's `n` elements in rank order, counts and first indices in
   // elements. Elsewhere the three vectors are left empty.
   Status gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
@@ -142,22 +160,12 @@ class Comm {
   Status receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const;
   Status complete_posts(double timeout_s) const;
 
-  // Hosted mode's routed exchange (comm.cpp): a piece of bytes to a comm rank, a parcel of
-  // bytes from one.
-  struct Piece {
-    int peer;
-    const unsigned char* data;
-    size_t bytes;
-  };
-  struct Parcel {
-    int peer;
-    std::vector<unsigned char> bytes;
-  };
-
  private:
   // Collective: every piece of `out` (non-empty, at most one per rank) to its rank; `in`
   // receives the pieces sent to this rank, by ascending source rank.
   Status route(const std::vector<Piece>& out, std::vector<Parcel>& in) const;
+  // exchange() over a native communicator: `pieces` ascending by peer, one per peer.
+  Status exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const;
   Status allreduce_hosted(void* inout, int n, MPI_Datatype type, MPI_Op op) const;
   Status dup_made(Comm& out) const;
   Status split_made(int color, Comm& out) const;

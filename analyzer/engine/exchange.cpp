@@ -31,32 +31,24 @@ T get(const char*& p) {
   return v;
 }
 
-// All-to-all of variable byte buffers (one per rank). Returns the received bytes, with
-// per-source displacements in `rdispls` and sizes in `rcounts`.
-Status alltoallv_bytes(const Comm& comm, const std::vector<std::vector<char>>& out, std::vector<char>& in,
-                       std::vector<int>& rcounts, std::vector<int>& rdispls, uint64_t& bytes_sent) {
-  const int P = int(out.size());
-  std::vector<int> scounts(static_cast<size_t>(P));
-  std::vector<char> sbuf;
-  for (int r = 0; r < P; ++r) {
-    scounts[size_t(r)] = int(out[size_t(r)].size());
-    sbuf.insert(sbuf.end(), out[size_t(r)].begin(), out[size_t(r)].end());
+// Byte buffers for the ranks this one talks to, ascending by rank.
+using Outbox = std::vector<std::pair<int32_t, std::vector<char>>>;
+
+// The sparse all-to-all of `out` (Group::exchange): `in` receives a parcel per rank that sent
+// this one bytes, by ascending rank.
+Status swap_bytes(const Comm& comm, const Outbox& out, std::vector<Comm::Parcel>& in, uint64_t& bytes_sent) {
+  std::vector<Comm::Piece> pieces;
+  pieces.reserve(out.size());
+  for (const auto& [peer, b] : out) {
+    pieces.push_back({peer, reinterpret_cast<const unsigned char*>(b.data()), b.size()});
+    bytes_sent += b.size();
   }
-  bytes_sent += sbuf.size();
-  std::vector<unsigned char> got;
-  CRITPATH_FORWARD_IF_ERROR(comm.alltoallv(sbuf.data(), scounts, 1, got, rcounts));
-  rdispls.assign(size_t(P), 0);
-  long total = 0;
-  for (int r = 0; r < P; ++r) {
-    rdispls[size_t(r)] = int(total);
-    total += rcounts[size_t(r)];
-  }
-  in.assign(got.begin(), got.end());
-  return Status::kOk;
+  return comm.exchange(pieces, in);
 }
 
-// Per peer, record indices grouped by (comm, tag), the groups in key order.
-using PeerGroups = std::vector<std::map<GroupKey, std::vector<uint32_t>>>;
+// Per peer, record indices grouped by (comm, tag), the groups in key order; only the peers
+// that occur, ascending.
+using PeerGroups = std::map<int32_t, std::map<GroupKey, std::vector<uint32_t>>>;
 
 // Appends record i to its (peer, comm, tag) group. Consecutive records mostly share their
 // group, so the last group found is tried first (map nodes never move).
@@ -65,7 +57,7 @@ class Grouper {
   explicit Grouper(PeerGroups& g) : g_(g) {}
   void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
     if (!last_ || peer != peer_ || comm != comm_ || tag != tag_) {
-      last_ = &g_[size_t(peer)][{comm, tag}];
+      last_ = &g_[peer][{comm, tag}];
       peer_ = peer;
       comm_ = comm;
       tag_ = tag;
@@ -84,66 +76,87 @@ class Grouper {
 // Sender side: sends per destination, grouped by (comm, tag) in that order, in send order;
 // per destination [comm u32][tag i32][n u32] and n x [send enter f64] per group, into `fwd`.
 // The groups' index lists end up in out.sends_to (moved, not copied).
-void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<std::vector<char>>& fwd) {
-  PeerGroups by_dst(static_cast<size_t>(P));
+void pack_sends(const Timeline& t, int P, P2pMatch& out, Outbox& fwd) {
+  PeerGroups by_dst;
   Grouper grouper(by_dst);
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const SendRecord& s = t.sends[i];
     if (s.peer >= 0 && s.peer < P) grouper.add(s.peer, s.comm, s.tag, i);
   }
-  fwd.assign(static_cast<size_t>(P), {});
-  for (int d = 0; d < P; ++d) {
+  fwd.clear();
+  fwd.reserve(by_dst.size());
+  out.sends_to.reserve(by_dst.size());
+  for (auto& [d, groups] : by_dst) {
     size_t bytes = 0;  // the destination's buffer, in one allocation
-    for (const auto& [key, idx] : by_dst[size_t(d)]) bytes += 12 + 8 * idx.size();
-    fwd[size_t(d)].reserve(bytes);
+    for (const auto& [key, idx] : groups) bytes += 12 + 8 * idx.size();
+    std::vector<char>& buf = fwd.emplace_back(d, std::vector<char>()).second;
+    buf.reserve(bytes);
+    P2pMatch::PeerGroups& mine = out.sends_to.emplace_back();
+    mine.peer = d;
     uint32_t g = 0;
-    for (auto& [key, idx] : by_dst[size_t(d)]) {
-      put<uint32_t>(fwd[size_t(d)], key.first);
-      put<int32_t>(fwd[size_t(d)], key.second);
-      put<uint32_t>(fwd[size_t(d)], uint32_t(idx.size()));
+    for (auto& [key, idx] : groups) {
+      put<uint32_t>(buf, key.first);
+      put<int32_t>(buf, key.second);
+      put<uint32_t>(buf, uint32_t(idx.size()));
       for (uint32_t k = 0; k < idx.size(); ++k) {
         const SendRecord& s = t.sends[idx[k]];
-        put<double>(fwd[size_t(d)], s.call == kNoCall ? kNaN : t.calls[s.call].enter);
+        put<double>(buf, s.call == kNoCall ? kNaN : t.calls[s.call].enter);
         out.group[idx[k]] = g;
         out.pos[idx[k]] = k;
       }
-      out.sends_to[size_t(d)].push_back(std::move(idx));
+      mine.groups.push_back(std::move(idx));
       ++g;
     }
   }
 }
 
-// Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
-// message of a group matches the k-th receive; the reply is the posting call's entry
-// relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
-// The replies per source into `bwd`.
-void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const std::vector<int>& rcounts,
-                 const std::vector<int>& rdispls, P2pMatch& out, std::vector<std::vector<char>>& bwd) {
-  constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
-  PeerGroups by_src(static_cast<size_t>(P));
+// The receives of `t` from ranks below P, grouped per source by (comm, tag), each group in
+// posting order.
+PeerGroups recvs_by_source(const Timeline& t, int P) {
+  PeerGroups by_src;
   Grouper grouper(by_src);
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const RecvRecord& r = t.recvs[i];
     if (r.peer >= 0 && r.peer < P) grouper.add(r.peer, r.comm, r.tag, i);
   }
   auto posted_before = [&](uint32_t a, uint32_t b) { return t.recvs[a].post_seq < t.recvs[b].post_seq; };
-  for (auto& m : by_src)
+  for (auto& [src, m] : by_src)
     for (auto& [key, idx] : m)  // mostly in posting order already (blocking receives)
       if (!std::is_sorted(idx.begin(), idx.end(), posted_before))
         std::stable_sort(idx.begin(), idx.end(), posted_before);
+  return by_src;
+}
+
+// Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
+// message of a group matches the k-th receive; the reply is the posting call's entry
+// relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
+// The replies per source into `bwd`.
+void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, P2pMatch& out, Outbox& bwd) {
+  constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
+  PeerGroups by_src = recvs_by_source(t, P);
   uint64_t matched_recvs = 0;
-  bwd.assign(static_cast<size_t>(P), {});
-  for (int s = 0; s < P; ++s) {
-    const char* p = in.data() + rdispls[size_t(s)];
-    const char* end = p + rcounts[size_t(s)];
-    bwd[size_t(s)].reserve(size_t(rcounts[size_t(s)]) / 2);  // 4 B back per 8 B received, at most
+  bwd.clear();
+  bwd.reserve(in.size());
+  out.recvs_from.reserve(in.size());
+  for (const Comm::Parcel& parcel : in) {
+    const int32_t s = parcel.peer;
+    const char* p = reinterpret_cast<const char*>(parcel.bytes.data());
+    const char* end = p + parcel.bytes.size();
+    std::vector<char>& reply = bwd.emplace_back(s, std::vector<char>()).second;
+    reply.reserve(parcel.bytes.size() / 2);  // 4 B back per 8 B received, at most
+    const auto from = by_src.find(s);
+    P2pMatch::PeerGroups& groups = out.recvs_from.emplace_back();
+    groups.peer = s;
     uint32_t g = 0;
     while (end - p >= 12) {
       const uint32_t comm = get<uint32_t>(p);
       const int32_t tag = get<int32_t>(p);
       const uint32_t count = get<uint32_t>(p);
-      auto it = by_src[size_t(s)].find({comm, tag});
-      const std::vector<uint32_t>* mine = it == by_src[size_t(s)].end() ? nullptr : &it->second;
+      const std::vector<uint32_t>* mine = nullptr;
+      if (from != by_src.end()) {
+        auto it = from->second.find({comm, tag});
+        if (it != from->second.end()) mine = &it->second;
+      }
       std::vector<uint32_t> matched;
       matched.reserve(mine ? std::min<size_t>(count, mine->size()) : 0);
       for (uint32_t k = 0; k < count && end - p >= 8; ++k) {
@@ -159,9 +172,9 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
           if (r.post_call != kNoCall) delta = float(t.calls[r.post_call].enter - t_send);
           ++matched_recvs;
         }
-        put<float>(bwd[size_t(s)], delta);
+        put<float>(reply, delta);
       }
-      out.recvs_from[size_t(s)].push_back(std::move(matched));
+      groups.groups.push_back(std::move(matched));
       ++g;
     }
   }
@@ -169,13 +182,15 @@ void match_recvs(const Timeline& t, int P, const std::vector<char>& in, const st
 }
 
 // Sender side again: replies come back in the order the sends went out.
-void read_replies(const Timeline& t, int P, const std::vector<char>& in, const std::vector<int>& rcounts,
-                  const std::vector<int>& rdispls, P2pMatch& out) {
+void read_replies(const Timeline& t, const std::vector<Comm::Parcel>& in, P2pMatch& out) {
   uint64_t matched_sends = 0;
-  for (int d = 0; d < P; ++d) {
-    const char* p = in.data() + rdispls[size_t(d)];
-    const char* end = p + rcounts[size_t(d)];
-    for (const std::vector<uint32_t>& idx : out.sends_to[size_t(d)])
+  auto to = out.sends_to.begin();
+  for (const Comm::Parcel& parcel : in) {  // both ascending by peer
+    while (to != out.sends_to.end() && to->peer < parcel.peer) ++to;
+    if (to == out.sends_to.end() || to->peer != parcel.peer) continue;
+    const char* p = reinterpret_cast<const char*>(parcel.bytes.data());
+    const char* end = p + parcel.bytes.size();
+    for (const std::vector<uint32_t>& idx : to->groups)
       for (uint32_t i : idx) {
         if (end - p < 4) break;
         const float delta = get<float>(p);
@@ -190,6 +205,14 @@ void read_replies(const Timeline& t, int P, const std::vector<char>& in, const s
 
 }  // namespace
 
+uint32_t P2pMatch::lookup(const std::vector<PeerGroups>& by_peer, int peer, uint32_t g, uint32_t k) {
+  const auto it = std::lower_bound(by_peer.begin(), by_peer.end(), peer,
+                                   [](const PeerGroups& a, int p) { return a.peer < p; });
+  if (it == by_peer.end() || it->peer != peer || g >= it->groups.size()) return UINT32_MAX;
+  const std::vector<uint32_t>& v = it->groups[g];
+  return k < v.size() ? v[k] : UINT32_MAX;
+}
+
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   const int P = world.size();
   out.send_enter.assign(t.recvs.size(), kNaN);
@@ -198,18 +221,17 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   out.recv_post_enter.assign(t.sends.size(), kNaN);
   out.group.assign(t.sends.size(), UINT32_MAX);
   out.pos.assign(t.sends.size(), UINT32_MAX);
-  out.sends_to.assign(static_cast<size_t>(P), {});
-  out.recvs_from.assign(static_cast<size_t>(P), {});
+  out.sends_to.clear();
+  out.recvs_from.clear();
 
-  std::vector<std::vector<char>> fwd, bwd;
+  Outbox fwd, bwd;
   pack_sends(t, P, out, fwd);
-  std::vector<char> in;
-  std::vector<int> rcounts, rdispls;
-  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, fwd, in, rcounts, rdispls, out.bytes_sent));
+  std::vector<Comm::Parcel> in;
+  CRITPATH_FORWARD_IF_ERROR(swap_bytes(world, fwd, in, out.bytes_sent));
   fwd.clear();
-  match_recvs(t, P, in, rcounts, rdispls, out, bwd);
-  CRITPATH_FORWARD_IF_ERROR(alltoallv_bytes(world, bwd, in, rcounts, rdispls, out.bytes_sent));
-  read_replies(t, P, in, rcounts, rdispls, out);
+  match_recvs(t, P, in, out, bwd);
+  CRITPATH_FORWARD_IF_ERROR(swap_bytes(world, bwd, in, out.bytes_sent));
+  read_replies(t, in, out);
   return Status::kOk;
 }
 

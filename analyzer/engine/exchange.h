@@ -7,7 +7,8 @@
 //   p2p forward  (sender -> receiver): per message the sender's call enter time     8 B
 //   p2p backward (receiver -> sender): per message the receiver's posting-call enter time,
 //                relative to the send's, in single precision                     4 B
-//   plus, per (peer, comm, tag) group, a 12-byte header, and one count per rank pair.
+//   plus, per (peer, comm, tag) group, a 12-byte header (the sparse all-to-all,
+//   Comm::exchange: only to the peers a rank sent to; natively one count per rank pair).
 //   Messages are named by (group, position) on both sides, so no index travels.
 //
 // Matching: sends to a destination and receives from a source are grouped by (comm, tag);
@@ -41,9 +42,15 @@ struct P2pMatch {
   // unmatched), and the send's own (group, position) towards its destination.
   std::vector<double> recv_post_enter;
   std::vector<uint32_t> group, pos;
-  // To resolve a peer's (group, position): this rank's sends to `peer` of group g, in send
-  // order; its receives from `peer` matching the peer's group g, in posting order.
-  std::vector<std::vector<std::vector<uint32_t>>> sends_to, recvs_from;
+  // To resolve a peer's (group, position): this rank's sends to the peer of group g, in send
+  // order; its receives from the peer matching the peer's group g, in posting order. Only
+  // the peers this rank sent to (received from) have an entry, ascending by peer: nothing
+  // here is sized by the number of ranks.
+  struct PeerGroups {
+    int32_t peer;
+    std::vector<std::vector<uint32_t>> groups;
+  };
+  std::vector<PeerGroups> sends_to, recvs_from;
   uint64_t unmatched_sends = 0, unmatched_recvs = 0;
   uint64_t bytes_sent = 0;  // analysis payload bytes this rank sent (both directions)
 
@@ -52,12 +59,7 @@ struct P2pMatch {
   uint32_t recv_of(int peer, uint32_t g, uint32_t k) const { return lookup(recvs_from, peer, g, k); }
 
  private:
-  static uint32_t lookup(const std::vector<std::vector<std::vector<uint32_t>>>& by_peer, int peer, uint32_t g,
-                         uint32_t k) {
-    if (peer < 0 || size_t(peer) >= by_peer.size() || g >= by_peer[size_t(peer)].size()) return UINT32_MAX;
-    const std::vector<uint32_t>& v = by_peer[size_t(peer)][g];
-    return k < v.size() ? v[k] : UINT32_MAX;
-  }
+  static uint32_t lookup(const std::vector<PeerGroups>& by_peer, int peer, uint32_t g, uint32_t k);
 };
 
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out);

@@ -87,6 +87,12 @@ class Group {
                    std::vector<int>& recv_counts) const {
     return comm_.alltoallv(send, counts, 1, recv, recv_counts);
   }
+  // The sparse all-to-all (Comm::exchange): bytes to the few ranks a rank talks to, at most
+  // one piece per rank; `in` gets one parcel per rank that sent this one bytes, by ascending
+  // source rank. Nothing sized by the group is made per rank when hosted.
+  Status exchange(const std::vector<Comm::Piece>& out, std::vector<Comm::Parcel>& in) const {
+    return comm_.exchange(out, in);
+  }
   // The root's counts[r] elements (contiguous in rank order) to rank r.
   template <typename T>
   Status scatter_from_root(const std::vector<T>& all, const std::vector<int>& counts,

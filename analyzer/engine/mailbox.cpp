@@ -10,9 +10,7 @@
 namespace critpath::analyzer::engine {
 
 Mailbox::Mailbox(const Group& group, double timeout_s)
-    : group_(group), out_(size_t(group.size())), sent_(size_t(group.size()), 0),
-      got_(size_t(group.size()), 0),
-      deadline_ns_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
+    : group_(group), deadline_ns_(clock::monotonic_ns() + uint64_t(std::max(1.0, timeout_s) * 1e9)) {}
 
 bool Mailbox::past_deadline() const { return clock::monotonic_ns() >= deadline_ns_; }
 
@@ -22,7 +20,7 @@ double Mailbox::remaining_s() const {
 }
 
 Status Mailbox::flush(int dest) {
-  std::vector<unsigned char>& o = out_[size_t(dest)];
+  std::vector<unsigned char>& o = batch(dest);
   if (o.empty()) return Status::kOk;
   if (dest == group_.rank()) {
     self_.push_back(std::move(o));
@@ -31,14 +29,15 @@ Status Mailbox::flush(int dest) {
   }
   bytes_ += o.size();
   ++messages_;
-  ++sent_[size_t(dest)];
+  ++sent_[dest];
   const Status s = group_.post(dest, std::move(o));
   o.clear();
   return s;
 }
 
 Status Mailbox::flush_all() {
-  for (size_t d = 0; d < out_.size(); ++d) CRITPATH_FORWARD_IF_ERROR(flush(int(d)));
+  for (auto& [dest, o] : out_)
+    if (!o.empty()) CRITPATH_FORWARD_IF_ERROR(flush(dest));
   return Status::kOk;
 }
 
@@ -52,8 +51,8 @@ Status Mailbox::next(int& src, std::vector<unsigned char>& bytes) {
   if (past_deadline()) return Status::kMpiError;
   src = -1;
   CRITPATH_FORWARD_IF_ERROR(group_.receive(src, bytes, remaining_s()));
-  if (src < 0 || size_t(src) >= got_.size()) return Status::kMpiError;
-  ++got_[size_t(src)];
+  if (src < 0 || src >= group_.size()) return Status::kMpiError;
+  ++got_[src];
   return Status::kOk;
 }
 
@@ -64,15 +63,18 @@ Status Mailbox::finish(const std::function<Status(int, const std::vector<unsigne
     self_.pop_front();
     CRITPATH_FORWARD_IF_ERROR(take(group_.rank(), b));
   }
-  std::vector<int> counts(sent_.size(), int(sizeof(uint64_t)));
-  std::vector<unsigned char> recv;
-  std::vector<int> recv_counts;
-  CRITPATH_FORWARD_IF_ERROR(group_.alltoallv(sent_.data(), counts, recv, recv_counts));
-  for (size_t s = 0; s < sent_.size(); ++s) {
+  // Each rank this one sent batches to learns how many; a rank not told was sent none.
+  std::vector<Comm::Piece> out;
+  out.reserve(sent_.size());
+  for (const auto& [dest, n] : sent_)
+    out.push_back({dest, reinterpret_cast<const unsigned char*>(&n), sizeof n});
+  std::vector<Comm::Parcel> in;
+  CRITPATH_FORWARD_IF_ERROR(group_.exchange(out, in));
+  for (const Comm::Parcel& parcel : in) {
     uint64_t expected = 0;
-    if (recv.size() >= (s + 1) * sizeof expected)
-      std::memcpy(&expected, recv.data() + s * sizeof expected, sizeof expected);
-    while (got_[s] < expected) {
+    if (parcel.bytes.size() != sizeof expected) return Status::kMpiError;
+    std::memcpy(&expected, parcel.bytes.data(), sizeof expected);
+    while (got_[parcel.peer] < expected) {
       int src = -1;
       std::vector<unsigned char> b;
       CRITPATH_FORWARD_IF_ERROR(next(src, b));

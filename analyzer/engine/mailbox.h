@@ -8,8 +8,8 @@
 //   pass: append(dest) records ... flush_all() before blocking ... next(src, batch) ... finish()
 //   mailbox: one byte batch per destination, posted (Group::post) when it reaches kFlushBytes
 //            or at flush_all(); receives whole batches from any rank, in arrival order per
-//            sender; finish() exchanges how many batches each rank sent each other, takes the
-//            rest, and waits until every post was delivered.
+//            sender; finish() tells each rank it sent batches to how many (a sparse exchange,
+//            Group::exchange), takes the rest, and waits until every post was delivered.
 //
 // A record's layout is the pass's. Records to oneself never leave the process: append() with
 // dest == rank() queues them for next() like any other batch. Every wait is bounded by the
@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "analyzer/engine/group.h"
@@ -39,10 +40,17 @@ class Mailbox {
   int rank() const { return group_.rank(); }
   int size() const { return group_.size(); }
 
-  // The open batch for `dest`: append a record, then call appended(dest).
-  std::vector<unsigned char>& batch(int dest) { return out_[size_t(dest)]; }
+  // The open batch for `dest`: append a record, then call appended(dest). The reference
+  // stays valid for the mailbox's life.
+  std::vector<unsigned char>& batch(int dest) {
+    if (dest != last_dest_) {
+      last_ = &out_[dest];
+      last_dest_ = dest;
+    }
+    return *last_;
+  }
   // Posts dest's batch when it is full enough.
-  Status appended(int dest) { return out_[size_t(dest)].size() >= kFlushBytes ? flush(dest) : Status::kOk; }
+  Status appended(int dest) { return batch(dest).size() >= kFlushBytes ? flush(dest) : Status::kOk; }
   // Posts dest's batch when it is not empty.
   Status flush(int dest);
   // Posts every non-empty batch (call before blocking in next()).
@@ -60,8 +68,13 @@ class Mailbox {
 
  private:
   const Group& group_;
-  std::vector<std::vector<unsigned char>> out_;  // per destination, not yet posted
-  std::vector<uint64_t> sent_, got_;             // batches per peer
+  // Per destination this rank wrote to, not yet posted; batches per peer this rank sent to
+  // or heard from (maps: a rank of a large group talks to few, and nothing here is sized by
+  // the group).
+  std::map<int, std::vector<unsigned char>> out_;
+  std::vector<unsigned char>* last_ = nullptr;  // out_[last_dest_] (map nodes never move)
+  int last_dest_ = -1;
+  std::map<int, uint64_t> sent_, got_;
   std::deque<std::vector<unsigned char>> self_;  // batches to oneself, not yet taken
   uint64_t deadline_ns_;
   uint64_t messages_ = 0, bytes_ = 0;

@@ -98,8 +98,8 @@ class SyncIndex {
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
-    for (auto& lists : p2p_)
-      for (auto& v : lists)
+    for (auto& [peer, ps] : p2p_)
+      for (auto& v : ps.calls)
         if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     std::sort(colls_.begin(), colls_.end());
   }
@@ -144,12 +144,12 @@ class SyncIndex {
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    for (int l = 0; l < 2; ++l)
-      if (peer >= 0 && size_t(peer) < p2p_[l].size()) {
-        const std::vector<uint32_t>& v = p2p_[l][size_t(peer)];
-        const size_t at = lower_bound_from(v, k, cursor_[l][size_t(peer)]);
-        if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
-      }
+    const auto ps = peer >= 0 ? p2p_.find(peer) : p2p_.end();
+    for (int l = 0; l < 2 && ps != p2p_.end(); ++l) {
+      const std::vector<uint32_t>& v = ps->second.calls[l];
+      const size_t at = lower_bound_from(v, k, ps->second.cursor[l]);
+      if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
+    }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
       --c;
@@ -200,14 +200,21 @@ class SyncIndex {
   // mostly ascending as recorded, so no merge): 0 the sends and one-sided epochs, 1 the receives.
   void add_sync(int32_t peer, uint32_t call, int list = 0) {
     if (peer < 0) return;
-    if (size_t(peer) >= p2p_[list].size()) {
-      p2p_[list].resize(size_t(peer) + 1);
-      cursor_[list].resize(size_t(peer) + 1, 0);
+    if (peer != last_peer_) {
+      last_ = &p2p_[peer];
+      last_peer_ = peer;
     }
-    p2p_[list][size_t(peer)].push_back(call);
+    last_->calls[list].push_back(call);
   }
-  std::vector<std::vector<uint32_t>> p2p_[2];
-  std::vector<size_t> cursor_[2];                     // per list and peer: where its last search ended
+  // Only the peers this rank synchronized with (nothing here is sized by the ranks), with
+  // per list where its last search ended.
+  struct PeerSyncs {
+    std::vector<uint32_t> calls[2];
+    size_t cursor[2] = {0, 0};
+  };
+  std::unordered_map<int32_t, PeerSyncs> p2p_;
+  PeerSyncs* last_ = nullptr;  // p2p_[last_peer_] (the nodes never move)
+  int32_t last_peer_ = -1;
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -574,8 +581,10 @@ struct DelayState {
   std::vector<uint32_t> gsync;        // the global synchronizations (phase boundaries), ascending
   // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
   Vec raw, tw, tc;
-  std::vector<std::vector<uint32_t>> sent_to;  // per causer: the instances, replies come in this order
-  std::vector<uint32_t> sent_pos;              // per instance: its place in sent_to[causer]
+  // Per causer W sent waits to (ascending, only those): the instances, replies come in this
+  // order.
+  std::vector<std::pair<int32_t, std::vector<uint32_t>>> sent_to;
+  std::vector<uint32_t> sent_pos;  // per instance: its place in its causer's sent_to list
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
@@ -585,8 +594,10 @@ struct DelayState {
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
   std::vector<uint32_t> edge_begin;                // per caused, into edges
-  // Per wait record received in step 3, by sender (recv_begin[w] .. recv_begin[w + 1]): the
-  // caused record made of it, or kNone. The distributed propagation's r_v records name it.
+  // Per wait record received in step 3, by sender (recv_peer[i]'s from recv_begin[i] to
+  // recv_begin[i + 1], the senders ascending): the caused record made of it, or kNone. The
+  // distributed propagation's r_v records name it.
+  std::vector<int32_t> recv_peer;
   std::vector<uint32_t> recv_begin, caused_of_recv;
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused
@@ -640,20 +651,20 @@ void find_instances(DelayState& s, DelayResult& out) {
 //        message as P2pMatch names it, or (communicator, instance) of a collective. Single
 //        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
 //        payload per message is what the analysis budget counts.
-void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vector<int>& counts,
-                       DelayResult& out) {
+void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
+                       std::vector<std::pair<int32_t, size_t>>& runs, DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
   Vec& tw = s.tw;
-  // Instances by causer (stable, a counting sort): the buffer comes out contiguous per
-  // destination; causers outside the analysis ranks last.
-  std::vector<uint32_t> at_causer(size_t(s.P) + 2, 0), by_causer(inst.size());
-  auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) + 1 : size_t(s.P) + 1; };
-  for (const Inst& v : inst) ++at_causer[slot_of(v.causer)];
-  for (size_t c = 1; c < at_causer.size(); ++c) at_causer[c] += at_causer[c - 1];
-  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[at_causer[slot_of(inst[j].causer) - 1]++] = j;
-  counts.assign(static_cast<size_t>(s.P), 0);
+  // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
+  // each destination's bytes, ascending); causers outside the analysis ranks last.
+  std::vector<uint32_t> by_causer(inst.size());
+  auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? int64_t(c) : int64_t(s.P); };
+  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
+  std::stable_sort(by_causer.begin(), by_causer.end(),
+                   [&](uint32_t a, uint32_t b) { return slot_of(inst[a].causer) < slot_of(inst[b].causer); });
+  runs.clear();
   flat.reserve(inst.size() * 64);
-  s.sent_to.resize(static_cast<size_t>(s.P));
+  s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
   for (uint32_t j : by_causer) {
     const Inst& v = inst[j];
@@ -685,9 +696,14 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat, std::vec
       else out_bytes.put<uint32_t>(g);
       out_bytes.put<float>(float(sec));
     }
-    counts[size_t(v.causer)] += int(flat.size() - at);
-    s.sent_pos[j] = uint32_t(s.sent_to[size_t(v.causer)].size());
-    s.sent_to[size_t(v.causer)].push_back(j);
+    if (runs.empty() || runs.back().first != v.causer) {
+      runs.push_back({v.causer, 0});
+      s.sent_to.push_back({v.causer, {}});
+    }
+    runs.back().second += flat.size() - at;
+    std::vector<uint32_t>& sent = s.sent_to.back().second;
+    s.sent_pos[j] = uint32_t(sent.size());
+    sent.push_back(j);
   }
   out.bytes_sent += flat.size();
 }
@@ -769,25 +785,31 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
 // --- 3. At C, per wait it caused (`recv`, `rcounts` from step 2): its cost, and the reply to W
 //        of the indirect share, into `back` (contiguous per W, as recv is per source).
 Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
-                         const std::vector<unsigned char>& recv, const std::vector<int>& rcounts,
-                         std::vector<unsigned char>& back, std::vector<int>& back_counts, DelayResult& out) {
+                         const std::vector<engine::Comm::Parcel>& recv, std::vector<unsigned char>& back,
+                         std::vector<std::pair<int32_t, size_t>>& back_runs, DelayResult& out) {
   const engine::Timeline& t = s.t;
   for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
   for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
   s.base.assign(s.inst.size(), 0.0);
   s.prop.assign(s.inst.size(), 0.0);
-  back_counts.assign(static_cast<size_t>(s.P), 0);
-  back.reserve(recv.size() / 4);
-  const size_t records = recv.size() / 18;  // at most: 18 bytes each without a vector
+  back_runs.clear();
+  size_t recv_bytes = 0;
+  for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
+  back.reserve(recv_bytes / 4);
+  const size_t records = recv_bytes / 18;  // at most: 18 bytes each without a vector
   s.caused.reserve(records);
   s.caused_of_recv.reserve(records);
   s.edge_begin.reserve(records + 1);
   Vec& tw = s.tw;
-  const unsigned char* p = recv.data();
-  s.recv_begin.assign(size_t(s.P) + 1, 0);
-  for (int w = 0; w < s.P; ++w) {
-    s.recv_begin[size_t(w)] = uint32_t(s.caused_of_recv.size());
-    const unsigned char* end = p + rcounts[size_t(w)];
+  s.recv_peer.clear();
+  s.recv_begin.clear();
+  for (const engine::Comm::Parcel& parcel : recv) {
+    const int w = parcel.peer;
+    s.recv_peer.push_back(w);
+    s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
+    back_runs.push_back({w, 0});
+    const unsigned char* p = parcel.bytes.data();
+    const unsigned char* end = p + parcel.bytes.size();
     while (p < end) {
       uint8_t kind = 0, n = 0;
       uint32_t a = 0, b = 0, v_ref = 0;
@@ -819,29 +841,45 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
       put<float>(back, float(indirect));
-      back_counts[size_t(w)] += 4;
+      back_runs.back().second += 4;
     }
   }
-  s.recv_begin[size_t(s.P)] = uint32_t(s.caused_of_recv.size());
+  s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   return Status::kOk;
 }
 
 // The replies of each causer, in the order this rank sent it the waits.
-Status read_indirect_shares(DelayState& s, const std::vector<unsigned char>& recv,
-                            const std::vector<int>& rcounts) {
+Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parcel>& recv) {
   s.indirect.assign(s.inst.size(), 0.0);
-  const unsigned char* p = recv.data();
-  for (int c = 0; c < s.P; ++c) {
-    const unsigned char* end = p + rcounts[size_t(c)];
-    for (uint32_t j : s.sent_to[size_t(c)]) {
+  auto from = recv.begin();
+  for (const auto& [c, sent] : s.sent_to) {  // both ascending by rank
+    if (sent.empty() || c >= s.P) continue;
+    while (from != recv.end() && from->peer < c) ++from;
+    if (from == recv.end() || from->peer != c) return Status::kCorrupt;
+    const unsigned char* p = from->bytes.data();
+    const unsigned char* end = p + from->bytes.size();
+    for (uint32_t j : sent) {
       float x = 0;
       if (!get(p, end, x)) return Status::kCorrupt;
       s.indirect[j] = x;
     }
-    p = end;
   }
   return Status::kOk;
+}
+
+// The runs of `flat` (each destination's bytes, in order) to their ranks, by the sparse
+// exchange; `recv` receives a parcel per rank that sent this one bytes.
+Status exchange_runs(const engine::Group& group, const std::vector<unsigned char>& flat,
+                     const std::vector<std::pair<int32_t, size_t>>& runs,
+                     std::vector<engine::Comm::Parcel>& recv) {
+  std::vector<engine::Comm::Piece> pieces;
+  size_t at = 0;
+  for (const auto& [peer, bytes] : runs) {
+    if (peer >= 0 && peer < group.size()) pieces.push_back({peer, flat.data() + at, bytes});
+    at += bytes;
+  }
+  return group.exchange(pieces, recv);
 }
 
 // --- 4. Backward propagation of the costs as a replay over the ranks (the default; DelayReplay):
@@ -934,7 +972,9 @@ class DistributedPropagation {
   // A batch of r_v records from rank w.
   Status take_batch(int w, const std::vector<unsigned char>& b, DelayResult& out) {
     if (w < 0 || w >= s_.P || b.size() % 12 != 0) return Status::kCorrupt;
-    const uint32_t first = s_.recv_begin[size_t(w)], n = s_.recv_begin[size_t(w) + 1] - first;
+    const auto i = std::lower_bound(s_.recv_peer.begin(), s_.recv_peer.end(), w) - s_.recv_peer.begin();
+    if (size_t(i) >= s_.recv_peer.size() || s_.recv_peer[size_t(i)] != w) return Status::kCorrupt;
+    const uint32_t first = s_.recv_begin[size_t(i)], n = s_.recv_begin[size_t(i) + 1] - first;
     for (size_t at = 0; at < b.size(); at += 12) {
       uint32_t pos = 0;
       double rv = 0;
@@ -1208,18 +1248,19 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   DelayState s(in, P);
   find_instances(s, out);
 
-  std::vector<unsigned char> flat, recv;
-  std::vector<int> counts, rcounts;
-  pack_wait_vectors(s, flat, counts, out);
-  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
+  std::vector<unsigned char> flat;
+  std::vector<std::pair<int32_t, size_t>> runs;
+  std::vector<engine::Comm::Parcel> recv;
+  pack_wait_vectors(s, flat, runs, out);
+  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, flat, runs, recv));
+  flat = std::vector<unsigned char>();
 
   std::vector<unsigned char> back;
-  std::vector<int> back_counts;
-  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, rcounts, back, back_counts, out));
+  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, back, runs, out));
   out.bytes_sent += back.size();
-  CRITPATH_FORWARD_IF_ERROR(group.alltoallv(back.data(), back_counts, recv, rcounts));
+  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back, runs, recv));
   back = std::vector<unsigned char>();
-  CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv, rcounts));
+  CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv));
 
   s.r_caused.assign(s.caused.size(), 0.0);
   out.distributed = in.replay == DelayReplay::kDistributed ||

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace critpath::analyzer::passes {
 
@@ -599,23 +600,23 @@ Status compute_rma(const engine::Timeline& t, const std::vector<engine::CollSync
   // Every rank takes part in both exchanges (the collectives are over the whole group), even
   // without RMA: a rank cannot know that nobody sends it a note.
   auto exchange = [&](const std::vector<RmaNote>& notes, std::vector<RmaNote>& received) -> Status {
-    std::vector<std::vector<RmaNote>> by_dest(static_cast<size_t>(P));
+    std::map<int32_t, std::vector<RmaNote>> by_dest;  // only the ranks written to
     for (const RmaNote& n : notes)
-      if (n.peer >= 0 && n.peer < P) by_dest[size_t(n.peer)].push_back(n);
-    std::vector<RmaNote> flat;
-    std::vector<int> counts(static_cast<size_t>(P), 0), rcounts;
-    for (int r = 0; r < P; ++r) {
-      counts[size_t(r)] = int(by_dest[size_t(r)].size() * sizeof(RmaNote));
-      flat.insert(flat.end(), by_dest[size_t(r)].begin(), by_dest[size_t(r)].end());
+      if (n.peer >= 0 && n.peer < P) by_dest[n.peer].push_back(n);
+    std::vector<engine::Comm::Piece> pieces;
+    for (const auto& [d, v] : by_dest) {
+      pieces.push_back({d, reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(RmaNote)});
+      out.bytes_sent += v.size() * sizeof(RmaNote);
     }
-    out.bytes_sent += flat.size() * sizeof(RmaNote);
-    std::vector<unsigned char> recv;
-    CRITPATH_FORWARD_IF_ERROR(group.alltoallv(flat.data(), counts, recv, rcounts));
-    received.resize(recv.size() / sizeof(RmaNote));
-    if (!recv.empty()) std::memcpy(received.data(), recv.data(), received.size() * sizeof(RmaNote));
-    size_t k = 0;
-    for (int src = 0; src < P; ++src)
-      for (int m = 0; m < rcounts[size_t(src)] / int(sizeof(RmaNote)); ++m) received[k++].peer = src;
+    std::vector<engine::Comm::Parcel> recv;
+    CRITPATH_FORWARD_IF_ERROR(group.exchange(pieces, recv));
+    received.clear();
+    for (const engine::Comm::Parcel& parcel : recv) {
+      const size_t at = received.size(), n = parcel.bytes.size() / sizeof(RmaNote);
+      received.resize(at + n);
+      if (n) std::memcpy(received.data() + at, parcel.bytes.data(), n * sizeof(RmaNote));
+      for (size_t m = at; m < at + n; ++m) received[m].peer = parcel.peer;
+    }
     return Status::kOk;
   };
   // Whether anybody has RMA records at all: most runs have none, and skip both exchanges.

@@ -926,37 +926,33 @@ class Simulator {
 
   // Collective: tells every causer which of its calls this rank's one-sided waits depend on.
   Status ask_rma_causes() {
-    std::vector<std::vector<RmaAsk>> asks(static_cast<size_t>(P_));
+    std::map<int32_t, std::vector<RmaAsk>> asks;      // per causer asked (few: nothing sized by P)
     std::vector<std::pair<uint32_t, uint32_t>> need;  // (waiting call, wait index)
     for (uint32_t i = 0; i < rw_.size(); ++i) {
       const RmaWait& w = rw_[i];
       if (w.window_coll || w.causer < 0 || w.causer >= P_ || w.causer == me_ || w.call >= n0_ ||
           w.cause_call == engine::kNoCall)
         continue;
-      asks[size_t(w.causer)].push_back({w.cause_call, i, w.cause_time});
+      asks[w.causer].push_back({w.cause_call, i, w.cause_time});
       need.push_back({w.call, i});
     }
     rma_need_at_.build(n0_, need);
-    std::vector<unsigned char> send, recv;
-    std::vector<int> counts(size_t(P_), 0), recv_counts;
-    for (int d = 0; d < P_; ++d) {
-      counts[size_t(d)] = int(asks[size_t(d)].size() * sizeof(RmaAsk));
-      const auto* b = reinterpret_cast<const unsigned char*>(asks[size_t(d)].data());
-      send.insert(send.end(), b, b + counts[size_t(d)]);
-    }
-    CRITPATH_FORWARD_IF_ERROR(group_.alltoallv(send.data(), counts, recv, recv_counts));
-    size_t at = 0;
-    for (int src = 0; src < P_; ++src) {
-      const size_t n = size_t(recv_counts[size_t(src)]) / sizeof(RmaAsk);
+    std::vector<engine::Comm::Piece> pieces;
+    for (const auto& [d, a] : asks)
+      pieces.push_back({d, reinterpret_cast<const unsigned char*>(a.data()), a.size() * sizeof(RmaAsk)});
+    std::vector<engine::Comm::Parcel> recv;
+    CRITPATH_FORWARD_IF_ERROR(group_.exchange(pieces, recv));
+    for (const engine::Comm::Parcel& parcel : recv) {
+      const int src = parcel.peer;
+      const size_t n = parcel.bytes.size() / sizeof(RmaAsk);
       for (size_t j = 0; j < n; ++j) {
         RmaAsk a;
-        std::memcpy(&a, recv.data() + at + j * sizeof a, sizeof a);
+        std::memcpy(&a, parcel.bytes.data() + j * sizeof a, sizeof a);
         const bool replayed = a.call < n0_ && a.call < fin_ && a.call > init_;
         const bool at_exit = replayed && std::fabs(a.time - t_.calls[a.call].exit) <
                                              std::fabs(a.time - t_.calls[a.call].enter);
         (replayed ? rma_tell_[a.call] : rma_tell_now_).push_back({src, a.key, at_exit, a.time});
       }
-      at += size_t(recv_counts[size_t(src)]);
     }
     return Status::kOk;
   }

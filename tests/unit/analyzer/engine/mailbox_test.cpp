@@ -46,3 +46,19 @@ TEST_CASE("mailbox: records to oneself, flushed per batch, taken in order", "[en
   CHECK(box.batches_sent() == 0);  // nothing left the process
   CHECK_FALSE(box.past_deadline());
 }
+
+TEST_CASE("mailbox: a batch stays where it is, and finish() with nothing sent ends at once", "[engine]") {
+  const engine::Group g = engine::Group::local();
+  engine::Mailbox box(g, 5);
+  std::vector<unsigned char>& b = box.batch(0);
+  CHECK(&box.batch(0) == &b);               // the same open batch, however often asked for
+  REQUIRE(box.flush_all() == Status::kOk);  // nothing open: nothing posted
+  int taken = 0;
+  REQUIRE(box.finish([&](int, const std::vector<unsigned char>&) {
+    ++taken;
+    return Status::kOk;
+  }) == Status::kOk);
+  CHECK(taken == 0);
+  CHECK(box.batches_sent() == 0);
+  CHECK(box.bytes_sent() == 0);
+}
