@@ -108,7 +108,8 @@ TEST_CASE("coll_ready: no decision where the byte totals do not name the senders
   // An intercommunicator's data comes from the remote group, never from the local one over
   // which the instance was synchronized; neighbours are unknown; both for every kind.
   for (CollFlow f : {CollFlow::kRemote, CollFlow::kNeighbor})
-    for (CollKind k : {CollKind::kBarrier, CollKind::kNxN, CollKind::kOneToN, CollKind::kNToOne, CollKind::kScan}) {
+    for (CollKind k :
+         {CollKind::kBarrier, CollKind::kNxN, CollKind::kOneToN, CollKind::kNToOne, CollKind::kScan}) {
       const engine::CollRecord c = record(k, f, 8, k == CollKind::kOneToN || k == CollKind::kNToOne ? 1 : -1);
       CHECK_FALSE(engine::synchronizes(c, s));
       CHECK(std::isnan(engine::coll_ready(c, s)));
