@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
   static const char* const names[] = {"inter", "rs_zero", "neighbor", "a2av_zero", "control"};
   /* "inter" and "neighbor" make their communicators first, then align themselves. */
   run_scenarios(names, 5, argc > 1 ? argv[1] : NULL, NULL, run);
+  print_lateness(names, 5, argc > 1 ? argv[1] : NULL);
   MPI_Finalize();
   return 0;
 }
