@@ -11,25 +11,6 @@ namespace {
 constexpr double kLmin = 1e-6;
 constexpr int kMaxPasses = 8;
 
-// The time a collective's exit must not precede (NaN: no constraint for this rank).
-double coll_bound(const Timeline& t, const CollRecord& c, const CollSync& s) {
-  if (!s.valid || s.comm_size < 2 || !synchronizes(c.kind, s))
-    return std::numeric_limits<double>::quiet_NaN();
-  switch (c.kind) {
-    case CollKind::kBarrier:
-    case CollKind::kNxN: return s.latest_begin;
-    case CollKind::kOneToN:
-      return s.my_comm_rank != c.root ? s.root_begin : std::numeric_limits<double>::quiet_NaN();
-    case CollKind::kNToOne:
-      return s.my_comm_rank == c.root && s.latest_sender_rank >= 0 ? s.latest_sender_begin
-                                                                   : std::numeric_limits<double>::quiet_NaN();
-    case CollKind::kScan: return s.prefix_latest;
-    case CollKind::kOther: break;
-  }
-  (void)t;
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
 // Per call, the earliest time its exit may have: from receives it completed and collectives
 // it completed.
 std::vector<double> exit_bounds(const Timeline& t, const P2pMatch& m, const std::vector<CollSync>& cs) {
@@ -42,7 +23,7 @@ std::vector<double> exit_bounds(const Timeline& t, const P2pMatch& m, const std:
   for (size_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
     const CollRecord& c = t.colls[i];
     if (c.complete_call == kNoCall) continue;
-    const double v = coll_bound(t, c, cs[i]);
+    const double v = coll_ready(c, cs[i]);  // NaN: no constraint for this rank
     // The latest participant waits for nobody: a bound that is this rank's own entry (what it
     // contributed to the MAXLOC or the scan) is no constraint; a fast last rank may leave a
     // barrier well within l_min.

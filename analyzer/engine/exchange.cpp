@@ -316,7 +316,8 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       maxloc_in[2 * j + 1] = {c.sent > 0 ? begin : -1e300, my_rank};
       minloc_in[j] = {end, my_rank};
       max_in[2 * j] = root ? begin : -1e300;
-      max_in[2 * j + 1] = root ? double(c.sent) : -1.0;
+      // Without a root the slot tells whether some member sent or received nothing (max 0).
+      max_in[2 * j + 1] = root ? double(c.sent) : c.root >= 0 || (c.sent > 0 && c.received > 0) ? -1.0 : 0.0;
       scan_in[j] = begin;
     }
     stats.bytes_sent += n * (sizeof(DoubleInt) * 3 + sizeof(double) * 3);
@@ -338,6 +339,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       s.earliest_end = minloc_out[j].v;
       s.root_begin = max_out[2 * j];
       s.root_sent = max_out[2 * j + 1];
+      s.dense = colls[inst[j]].root < 0 && max_out[2 * j + 1] < 0;
       s.prefix_latest = scan_out[j];
     }
   }
@@ -345,6 +347,21 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
 }
 
 }  // namespace
+
+double coll_ready(const CollRecord& c, const CollSync& s) {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  if (!s.valid || s.comm_size < 2 || !synchronizes(c, s)) return kNone;
+  switch (c.kind) {
+    case CollKind::kBarrier: return s.latest_begin;
+    case CollKind::kNxN: return c.received > 0 ? s.latest_sender_begin : kNone;
+    case CollKind::kOneToN:
+      return s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0 ? s.root_begin : kNone;
+    case CollKind::kNToOne: return s.my_comm_rank == c.root && c.received > 0 ? s.latest_sender_begin : kNone;
+    case CollKind::kScan: return c.received > 0 ? s.prefix_latest : kNone;
+    case CollKind::kOther: break;
+  }
+  return kNone;
+}
 
 Status sync_collectives(const Timeline& t, const defs::Definitions& definitions, const Comm& world,
                         std::vector<CollSync>& out, CollExchangeStats& stats) {

@@ -76,16 +76,39 @@ struct CollSync {
   double latest_sender_begin = -1e300;  // max begin over members that sent bytes
   int latest_sender_rank = -1;
   double prefix_latest = 0;  // scan: max begin over comm ranks 0..me
+  bool dense = false;        // every member sent and received data (instances without a root)
 };
 
-// Whether a collective instance makes its members wait for each other: a barrier always;
-// any other only when some member sent data. With every count zero (MPI_Reduce_scatter with
-// zero recvcounts, an MPI_Allreduce of 0 elements) MPI lets each rank leave at once, so the
-// instance implies neither a wait state nor a clock condition (a late rank may begin after
-// the others ended on one shared clock).
-inline bool synchronizes(CollKind kind, const CollSync& s) {
+// Whether a collective instance makes its members wait for each other, decided alike on every
+// member (the what-if replay's protocol needs that): a barrier always; any other only when
+// some member sent data, and only when the byte totals say from whom. With every count zero
+// (MPI_Reduce_scatter with zero recvcounts, an MPI_Allreduce of 0 elements) MPI lets each
+// rank leave at once, so the instance implies neither a wait state nor a clock condition (a
+// late rank may begin after the others ended on one shared clock). Neither does one whose
+// senders the totals cannot name: on an intercommunicator (data comes from the remote group,
+// whose times are not exchanged), between neighbours (the topology is not in the trace), nor
+// an Alltoallv/w in which some member sent or received nothing (its zero counts may be the
+// late member's).
+inline bool synchronizes(CollKind kind, CollFlow flow, const CollSync& s) {
+  switch (flow) {
+    case CollFlow::kRemote:
+    case CollFlow::kNeighbor: return false;
+    case CollFlow::kPairwise: return s.latest_sender_rank >= 0 && s.dense;
+    case CollFlow::kEvery: break;
+  }
   return kind == CollKind::kBarrier || s.latest_sender_rank >= 0;
 }
+inline bool synchronizes(const CollRecord& c, const CollSync& s) { return synchronizes(c.kind, c.flow, s); }
+
+// The time before which this rank's completion of instance `c` cannot have ended, by the
+// call's data flow: the begin of the latest member whose data it waited for (a barrier: of
+// every member; N x N and N -> 1: of the latest member that sent data, when this rank received
+// any; 1 -> N: of the root, when the root sent and this rank received; a scan: of the latest
+// among members 0..me). NaN when the instance does not make it wait (synchronizes(), a rank
+// that receives nothing, the root of a 1 -> N, a member of an N -> 1 that is not its root).
+// The wait-state patterns, the clock-condition check, the controlled logical clock and the
+// what-if replay's clock errors all take this one decision.
+double coll_ready(const CollRecord& c, const CollSync& s);
 
 struct CollExchangeStats {
   uint64_t member_sets = 0;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "libtrace/defs/definitions.h"
 
@@ -19,6 +20,14 @@ CollKind coll_kind(defs::MpiSync sync) {
     case defs::MpiSync::kOther: break;
   }
   return CollKind::kOther;
+}
+
+CollFlow coll_flow(const char* mpi_name) {
+  if (!mpi_name) return CollFlow::kEvery;
+  const std::string_view n(mpi_name);
+  if (n.find("eighbor_") != n.npos) return CollFlow::kNeighbor;
+  if (n.find("lltoallv") != n.npos || n.find("lltoallw") != n.npos) return CollFlow::kPairwise;
+  return CollFlow::kEvery;
 }
 
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
@@ -204,8 +213,17 @@ void TimelineBuilder::add_coll(const trace::Event& e, uint32_t cur) {
   c.op = e.region;
   auto k = coll_kind_.find(e.region);
   if (k == coll_kind_.end())
-    k = coll_kind_.emplace(e.region, coll_kind(defs_.regions.mpi(e.region).sync)).first;
-  c.kind = k->second;
+    k = coll_kind_
+            .emplace(e.region, std::pair{coll_kind(defs_.regions.mpi(e.region).sync),
+                                         coll_flow(defs_.regions.stable_name(e.region))})
+            .first;
+  auto inter = inter_.find(e.comm);
+  if (inter == inter_.end()) {
+    defs::CommDef d;
+    inter = inter_.emplace(e.comm, defs_.comms.find(e.comm, d) && !d.remote.empty()).first;
+  }
+  c.kind = k->second.first;
+  c.flow = inter->second ? CollFlow::kRemote : k->second.second;
   c.root = e.root;
   c.call = cur;
   c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;

@@ -38,6 +38,19 @@ enum class CollKind : uint8_t {
 };
 CollKind coll_kind(defs::MpiSync sync);
 
+// What a collective's byte totals (CollRecord::sent / received) tell of who sends data to whom.
+enum class CollFlow : uint8_t {
+  kEvery,     // a member that sends data sends it to every member that receives data (Barrier,
+              // Allreduce, Allgather(v), Alltoall, Reduce_scatter(_block), rooted ones, scans)
+  kPairwise,  // each pair of members has counts of its own, which the trace does not hold
+              // (Alltoallv, Alltoallw; their I* and persistent forms)
+  kNeighbor,  // from the topology's neighbours only (MPI_Neighbor_*, MPI_Ineighbor_*)
+  kRemote,    // an intercommunicator's: data flows between its two groups only, and the
+              // instance is synchronized over the local group (whose members exchange none)
+};
+// The flow of a non-intercommunicator collective named `mpi_name` ("MPI_Alltoallv", ...).
+CollFlow coll_flow(const char* mpi_name);
+
 struct CallRecord {
   double enter = 0;  // global seconds
   double exit = 0;
@@ -69,6 +82,7 @@ struct CollRecord {
   uint32_t comm = 0;
   uint32_t op = 0;                   // region id of the MPI function
   CollKind kind = CollKind::kOther;  // coll_kind of op's MpiSync, looked up once per region
+  CollFlow flow = CollFlow::kEvery;  // coll_flow of op's name, or kRemote on an intercommunicator
   int32_t root = -1;                 // rank in comm, or -1
   uint32_t call = kNoCall;           // the collective call (or the I* call that posted it)
   uint32_t complete_call = kNoCall;  // == call for blocking ones; the Wait/Test otherwise
@@ -172,9 +186,10 @@ class TimelineBuilder {
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;              // comm -> world ranks
-  std::vector<uint8_t> mpi_flat_;                     // region -> 0 unknown, 1 not MPI, 2 MPI
-  std::unordered_map<uint32_t, bool> mpi_region_;     // regions beyond the flat table
-  std::unordered_map<uint32_t, CollKind> coll_kind_;  // op region -> kind
+  std::vector<uint8_t> mpi_flat_;                  // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
+  std::unordered_map<uint32_t, std::pair<CollKind, CollFlow>> coll_kind_;  // op region -> kind, flow
+  std::unordered_map<uint32_t, bool> inter_;                               // comm -> intercommunicator
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
   void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER
   void close_call(const trace::Event& e);               // the EXIT of the open call

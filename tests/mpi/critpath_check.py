@@ -218,6 +218,26 @@ def per_rank_failures(rep, metric_id, path, expected, abs_=0.002):
     return failures, P
 
 
+def check_no_clock_violations(rep, out_dir, what):
+    """No clock-condition violation in report.json's scalars nor on summary.txt's clock line
+    ("0 p2p, 0 collective"); `what` says why there must be none."""
+    p2p, coll = scalar(rep, "clock_violations_p2p"), scalar(rep, "clock_violations_collective")
+    check(p2p == 0 and coll == 0, f"{what}: clock-condition violations {p2p} p2p, {coll} collective")
+    summary = read_text(out_dir, "summary.txt")
+    check("clock-condition violations: 0 p2p, 0 collective" in summary,
+          f"{what}: summary.txt lacks 'clock-condition violations: 0 p2p, 0 collective': "
+          + next((l for l in summary.splitlines() if "clock-condition" in l), "(no clock line)"))
+    return summary
+
+
+def check_last_rank_late(rep, metric_id, path, late_s, P, what, abs_=0.002):
+    """metric_id at `path` is late_s on every rank of P but the last (the late one), where it
+    is 0 (approx, 5 % or abs_); returns the number of values checked."""
+    f, n = per_rank_failures(rep, metric_id, path, [late_s if r != P - 1 else 0.0 for r in range(P)], abs_=abs_)
+    check(not f, f"{what}: " + "; ".join(f))
+    return n
+
+
 def total(rep, metric_id):
     return metric(rep, metric_id).get("total")
 

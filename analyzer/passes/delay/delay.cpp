@@ -79,7 +79,8 @@ using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, sec
 
 // Where this rank last synchronized with a peer before a call: messages exchanged with it
 // (either direction) and collectives over a communicator holding it that synchronize
-// (engine::synchronizes: not those with every count zero).
+// (engine::synchronizes: not those with every count zero, nor those whose senders the byte
+// totals cannot name).
 class SyncIndex {
  public:
   SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs, const defs::Definitions& defs,
@@ -94,7 +95,7 @@ class SyncIndex {
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
-          c.kind != CollKind::kOther && (i >= cs.size() || engine::synchronizes(c.kind, cs[i])))
+          c.kind != CollKind::kOther && (i >= cs.size() || engine::synchronizes(c, cs[i])))
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
@@ -329,7 +330,7 @@ class InstanceCollector {
       const uint32_t nth = ordinal[c.comm]++;
       const engine::CollSync& s = cs[i];
       if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
-      if (!engine::synchronizes(c.kind, s)) continue;
+      if (!engine::synchronizes(c, s)) continue;
       Inst v;
       v.call = c.complete_call;
       v.cause_kind = kCauseColl;
@@ -394,27 +395,27 @@ class InstanceCollector {
   }
   // The amount, cause and family of the wait in collective `c` (synchronizing, at least two
   // ranks) into `v`; false when this rank did not wait for anyone there.
+  // The wait engine::coll_ready decides (the call's data flow) and the member it waited for.
   bool collective_cause(const engine::CollRecord& c, const engine::CollSync& s, Inst& v) const {
     const engine::CallRecord& wc = t_.calls[c.complete_call];
+    const double ready = engine::coll_ready(c, s);
+    if (std::isnan(ready)) return false;
+    v.amount = std::min(ready, wc.exit) - wc.enter;
+    v.cause_time = ready;
     switch (c.kind) {
       case CollKind::kBarrier:
-      case CollKind::kNxN:
-        v.amount = std::min(s.latest_begin, wc.exit) - wc.enter;
-        v.cause_time = s.latest_begin;
         v.causer = s.latest_rank;
-        v.family = c.kind == CollKind::kBarrier ? kDelayBarrier : kDelayNxN;
+        v.family = kDelayBarrier;
+        return true;
+      case CollKind::kNxN:
+        v.causer = s.latest_sender_rank;
+        v.family = kDelayNxN;
         return true;
       case CollKind::kOneToN:
-        if (s.my_comm_rank == c.root || !(c.received > 0 && s.root_sent > 0)) return false;
-        v.amount = std::min(s.root_begin, wc.exit) - wc.enter;
-        v.cause_time = s.root_begin;
         v.causer = world_rank_of(in_.definitions->comms, c.comm, c.root, in_.my_rank);
         v.family = kDelayLateBroadcast;
         return true;
       case CollKind::kNToOne:
-        if (s.my_comm_rank != c.root || s.latest_sender_rank < 0) return false;
-        v.amount = std::min(s.latest_sender_begin, wc.exit) - wc.enter;
-        v.cause_time = s.latest_sender_begin;
         v.causer = s.latest_sender_rank;
         v.family = kDelayEarlyReduce;
         return true;
@@ -640,7 +641,7 @@ void find_instances(DelayState& s, DelayResult& out) {
     const engine::CollSync& cs = (*s.in.csync)[i];
     if (cs.valid && cs.comm_size == s.P && c.complete_call != kNoCall &&
         t.calls[c.complete_call].location == 0 &&
-        (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN) && engine::synchronizes(c.kind, cs))
+        (c.kind == CollKind::kBarrier || c.kind == CollKind::kNxN) && engine::synchronizes(c, cs))
       s.gsync.push_back(c.complete_call);
   }
   std::sort(s.gsync.begin(), s.gsync.end());

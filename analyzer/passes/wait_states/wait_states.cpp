@@ -227,7 +227,9 @@ void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     }
 }
 
-// --- Collectives.
+// --- Collectives. Who waits for whom is engine::coll_ready's decision (the call's data flow):
+// an instance that did not make this rank wait books nothing, and only one that did can be a
+// clock-condition violation (the completion ended before the member it waited for began).
 void book_collectives(Ctx& ctx, RecordBook& rb, const std::vector<engine::CollSync>& cs,
                       const defs::Definitions& definitions) {
   const engine::Timeline& t = ctx.t;
@@ -235,45 +237,37 @@ void book_collectives(Ctx& ctx, RecordBook& rb, const std::vector<engine::CollSy
   for (uint32_t i = 0; i < t.colls.size() && i < cs.size(); ++i) {
     const engine::CollRecord& c = t.colls[i];
     const engine::CollSync& s = cs[i];
-    if (!s.valid || s.comm_size < 2 || c.complete_call == kNoCall || c.call == kNoCall) continue;
-    if (!engine::synchronizes(c.kind, s)) continue;
+    if (c.complete_call == kNoCall || c.call == kNoCall) continue;
+    const double ready = engine::coll_ready(c, s);
+    if (std::isnan(ready)) continue;
     const engine::CallRecord& wc = t.calls[c.complete_call];
     const double wait_enter = wc.enter, end = wc.exit;
-    const CollKind kind = c.kind;
-    const double latest = std::min(s.latest_begin, end);
-    switch (kind) {
+    const double latest = std::min(ready, end);
+    if (ready > end) ++w.coll_clock_violations;
+    switch (c.kind) {
       case CollKind::kBarrier:
       case CollKind::kNxN: {
-        if (s.latest_begin > end) ++w.coll_clock_violations;
-        const bool barrier = kind == CollKind::kBarrier;
+        const bool barrier = c.kind == CollKind::kBarrier;
         ctx.book(barrier ? kWaitBarrier : kWaitNxN, c.complete_call, latest - wait_enter);
         ctx.book(barrier ? kBarrierCompletion : kNxNCompletion, c.complete_call,
                  end - std::max(s.earliest_end, latest));
-        rb.pre(c.complete_call, latest, s.latest_rank, s.latest_begin);
+        rb.pre(c.complete_call, latest, barrier ? s.latest_rank : s.latest_sender_rank, ready);
         rb.post(c.complete_call, std::max(s.earliest_end, latest));
         break;
       }
       case CollKind::kOneToN:
-        if (s.root_begin > end && s.my_comm_rank != c.root) ++w.coll_clock_violations;
-        if (s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0) {
-          ctx.book(kLateBroadcast, c.complete_call, std::min(s.root_begin, end) - wait_enter);
-          rb.pre(c.complete_call, std::min(s.root_begin, end),
-                 world_rank_of(definitions.comms, c.comm, c.root, ctx.rank), s.root_begin);
-        }
+        ctx.book(kLateBroadcast, c.complete_call, latest - wait_enter);
+        rb.pre(c.complete_call, latest, world_rank_of(definitions.comms, c.comm, c.root, ctx.rank), ready);
         break;
       case CollKind::kNToOne:
-        if (s.my_comm_rank == c.root && s.latest_sender_rank >= 0) {
-          ctx.book(kEarlyReduce, c.complete_call, std::min(s.latest_sender_begin, end) - wait_enter);
-          rb.pre(c.complete_call, std::min(s.latest_sender_begin, end), s.latest_sender_rank,
-                 s.latest_sender_begin);
-        }
+        ctx.book(kEarlyReduce, c.complete_call, latest - wait_enter);
+        rb.pre(c.complete_call, latest, s.latest_sender_rank, ready);
         break;
       case CollKind::kScan:
-        ctx.book(kEarlyScan, c.complete_call, std::min(s.prefix_latest, end) - wait_enter);
+        ctx.book(kEarlyScan, c.complete_call, latest - wait_enter);
         // The exchange names the latest rank overall only: the cause is known when that
         // rank is also the latest of the prefix.
-        rb.pre(c.complete_call, std::min(s.prefix_latest, end),
-               s.prefix_latest == s.latest_begin ? s.latest_rank : -1, s.prefix_latest);
+        rb.pre(c.complete_call, latest, ready == s.latest_begin ? s.latest_rank : -1, ready);
         break;
       case CollKind::kOther: break;
     }

@@ -46,14 +46,15 @@ std::vector<engine::MetricDecl> wait_state_metric_decls() {
       {"barrier_completion", "s", "mpi_collective", "Barrier Completion",
        "exit - max(earliest exit over the communicator, min(latest enter, exit)), for barriers.",
        Combine::kSum, true},
-      as_finding(
-          {"wait_nxn", "s", "mpi_collective", "Wait at N x N",
-           "As wait_barrier, for the all-to-all collectives: Allreduce, Allgather(v), Alltoall(v,w), "
-           "Reduce_scatter(_block), the neighbourhood collectives, and their nonblocking twins in their "
-           "completion call. An instance in which no rank sends data (every count zero) does not "
-           "synchronize: it books nothing and is no clock condition.",
-           Combine::kSum, true},
-          "nxn"),
+      as_finding({"wait_nxn", "s", "mpi_collective", "Wait at N x N",
+                  "As wait_barrier, for the all-to-all collectives: Allreduce, Allgather(v), Alltoall(v,w), "
+                  "Reduce_scatter(_block) and their nonblocking twins in their completion call, until the "
+                  "latest rank that sent data entered. An instance in which no rank sends data (every count "
+                  "zero), a rank that receives none, and instances whose senders the byte counts cannot name "
+                  "(intercommunicators, neighbourhood collectives, an Alltoallv/w in which a rank sends or "
+                  "receives nothing) do not synchronize: they book nothing and are no clock condition.",
+                  Combine::kSum, true},
+                 "nxn"),
       {"nxn_completion", "s", "mpi_collective", "N x N Completion",
        "As barrier_completion, for the all-to-all collectives.", Combine::kSum, true},
       as_finding(

@@ -891,7 +891,8 @@ class Simulator {
       for (uint32_t i = 0; sync && i < recs.size() && i < sync->size(); ++i) {
         const engine::CollSync& cs = (*sync)[i];
         const engine::CollKind kind = w ? engine::CollKind::kBarrier : recs[i].kind;
-        if (!cs.valid || kind == engine::CollKind::kOther || !engine::synchronizes(kind, cs)) continue;
+        if (!cs.valid || kind == engine::CollKind::kOther || !engine::synchronizes(kind, recs[i].flow, cs))
+          continue;
         if (recs[i].call >= n0_ || recs[i].complete_call >= n0_) continue;
         ref_of[w][i] = uint32_t(colls_.size());
         p.push_back({recs[i].call, uint32_t(colls_.size())});
@@ -1140,20 +1141,25 @@ class Simulator {
     };
     auto from = [&](Reg into, int m, uint32_t type) { need(into, (*x.members)[size_t(m)], type, x.a, x.b); };
     const bool scan = x.kind == engine::CollKind::kScan;
-    const double measured = scan ? x.cs->prefix_latest : x.cs->latest_begin;
+    // What the call waited for in the run: engine::coll_ready's decision (a window
+    // collective: every member); NaN, none, leaves ready_m as it is.
+    const double measured = colls_[ref].window ? x.cs->latest_begin : engine::coll_ready(*x.rec, *x.cs);
+    const auto take_measured = [&] {
+      if (!std::isnan(measured)) ready_m = std::max(ready_m, measured);
+    };
     if (x.kind == engine::CollKind::kOneToN) {
       if (x.my == x.root || x.root < 0 || x.root >= x.n) return;
       from(kRegReady, x.root, x.in_type);
-      ready_m = std::max(ready_m, x.cs->root_begin);
+      take_measured();
     } else if (x.kind == engine::CollKind::kNToOne) {
       if (x.my != x.root) return;
       take_own();
       for (int m = 0; m < x.n; ++m)
         if (m != x.my) from(kRegReady, m, x.in_type);
-      ready_m = std::max(ready_m, measured);
+      take_measured();
     } else if (x.blocking && x.my != 0) {
       from(kRegReady, 0, x.out_type);
-      ready_m = std::max(ready_m, measured);
+      take_measured();
     } else if (x.blocking) {
       // The coordinator: every member's enter', the result (a scan: the prefix) to each.
       op(kOpAccEnter);
@@ -1163,13 +1169,13 @@ class Simulator {
       }
       for (int m = 1; !scan && m < x.n; ++m) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
       op(scan ? kOpTakeEnter : kOpTakeAcc);
-      ready_m = std::max(ready_m, measured);
+      take_measured();
       op(kOpFlush);  // the members are waiting for it
     } else {
       take_own();
       for (int m = 0; m < x.n; ++m)
         if (m != x.my && !(scan && m > x.my)) from(kRegReady, m, x.in_type);
-      ready_m = std::max(ready_m, measured);
+      take_measured();
     }
   }
 

@@ -189,7 +189,8 @@ TEST_CASE("barrier and N x N: wait for the last, completion after the first left
   s.coll(b, CollKind::kBarrier, -1, y);
   const uint32_t n = s.call(kColl, 3.0, 3.6);
   engine::CollSync z = y;
-  z.latest_begin = 3.25;
+  z.latest_begin = z.latest_sender_begin = 3.25;  // every member sent: the latest is a sender
+  z.latest_sender_rank = 3;
   z.earliest_end = 3.5;
   s.coll(n, CollKind::kNxN, -1, z);
   const WaitStates w = s.run_pass();
