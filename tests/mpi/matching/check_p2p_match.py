@@ -4,7 +4,8 @@ thread_match.c.
 usage: check_p2p_match.py OUTDIR SCENARIO NP
 Every message matched ("unmatched_messages" 0), no clock-condition violation between
 point-to-point partners on one host ("clock_violations_p2p" 0), and each rank's Late Sender
-total (by_rank, ±5 % or ±3 ms) as the program's comment gives it (`truncate`: the two
+total (by_rank, ±5 % or ±12 ms: a sender that wakes late on a loaded machine lengthens its
+partner's wait; a round missed is 40 ms) as the program's comment gives it (`truncate`: the two
 truncated receives matched too). For `threads`: exits 77 (ctest SKIP_RETURN_CODE) when the MPI
 library lacks MPI_THREAD_MULTIPLE.
 """
@@ -19,7 +20,7 @@ S = 0.040
 LATE_SENDER = {
     "inter": lambda P: [0.0 if r % 2 == 0 else 5 * S for r in range(P)],
     "derived": lambda P: [0.0 if r % 2 == 0 else (2 * S if r == 1 else 3 * S) for r in range(P)],
-    "idup": lambda P: [S, 3 * S, S, 2 * S, 0.0, 2 * S],
+    "idup": lambda P: [S, 4 * S, S, 3 * S, 0.0, 3 * S],
     "threads": lambda P: [16 * S, None],
     "truncate": lambda P: [None] * P,
 }
@@ -44,7 +45,10 @@ def main():
             if want is None:
                 at_most(ls[r], 0.03 if scenario == "threads" else 1.0, f"late_sender on rank {r}")
             else:
-                approx(ls[r], want, f"late_sender on rank {r}", abs_=0.003)
+                # 8 threads on a loaded machine post their receives late now and then;
+                # a thread's rounds missed would be 160 ms (25 %).
+                approx(ls[r], want, f"late_sender on rank {r}", abs_=0.012,
+                       rel=0.15 if scenario == "threads" else 0.05)
         except CheckError as ex:
             failures.append(str(ex))
     check(not failures, "; ".join(failures))

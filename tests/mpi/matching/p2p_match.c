@@ -14,13 +14,15 @@
  *            {3, 2, 1} (rank 0 of each side outside) and MPI_Comm_dup of it; one round of 40 ms
  *            late sends (even to odd) on each. Known answer: Late Sender 120 ms on each odd
  *            rank but world rank 1 (80 ms: it is outside the created one), none on the evens.
- *   idup     (6 ranks) MPI_Comm_idup of MPI_COMM_WORLD and of a split communicator, with
+ *   idup     (6 ranks) MPI_Comm_idup of MPI_COMM_WORLD, of a split communicator and of the
+ *            intercommunicator of `inter` (3 + 3 ranks), with
  *            messages posted on MPI_COMM_WORLD while both are pending, the duplications
  *            completed by one MPI_Waitall with those messages, a third one (of the first)
  *            completed by an MPI_Test loop; then on each duplicate in turn every even rank r
- *            sends to r + 1 40 ms late. The split has 3 communicators of 2 ranks in reverse
- *            world order ({3, 0}, {4, 1}, {5, 2}). Known answer, Late Sender per world rank:
- *            40, 120, 40, 80, 0, 80 ms.
+ *            sends to r + 1 40 ms late, and one round of `inter` on the intercommunicator's
+ *            duplicate. The split has 3 communicators of 2 ranks in reverse world order
+ *            ({3, 0}, {4, 1}, {5, 2}). Known answer, Late Sender per world rank: 40, 160, 40,
+ *            120, 0, 120 ms.
  *   truncate (2 ranks) under MPI_ERRORS_RETURN rank 0 sends 8 ints twice, rank 1 receives 4
  *            (MPI_Recv, then MPI_Irecv + MPI_Wait): both fail with MPI_ERR_TRUNCATE class;
  *            then an ordinary message.
@@ -150,9 +152,10 @@ static void pair_on(MPI_Comm comm, long at_ms, int tag) {
 }
 
 static void scenario_idup(void) {
-  MPI_Comm half, dup_world, dup_half, dup_third;
+  MPI_Comm half, dup_world, dup_half, dup_third, parity, inter, dup_inter;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 3, -rank, &half);
-  MPI_Request q[6];
+  inter = make_inter(&parity);
+  MPI_Request q[7];
   int out[2] = {rank, rank}, in[2] = {-1, -1};
   MPI_Comm_idup(MPI_COMM_WORLD, &dup_world, &q[0]);
   MPI_Irecv(&in[0], 1, MPI_INT, (rank + size - 1) % size, 7, MPI_COMM_WORLD, &q[1]);
@@ -160,7 +163,8 @@ static void scenario_idup(void) {
   MPI_Comm_idup(half, &dup_half, &q[3]);
   MPI_Irecv(&in[1], 1, MPI_INT, (rank + 1) % size, 8, MPI_COMM_WORLD, &q[4]);
   MPI_Isend(&out[1], 1, MPI_INT, (rank + size - 1) % size, 8, MPI_COMM_WORLD, &q[5]);
-  MPI_Waitall(6, q, MPI_STATUSES_IGNORE);
+  MPI_Comm_idup(inter, &dup_inter, &q[6]);
+  MPI_Waitall(7, q, MPI_STATUSES_IGNORE);
   expect(in[0], (rank + size - 1) % size, "world message during idup");
   expect(in[1], (rank + 1) % size, "world message during idup");
   MPI_Request t;
@@ -171,6 +175,10 @@ static void scenario_idup(void) {
   pair_on(dup_world, STEP_MS, 1);
   pair_on(dup_half, 2 * STEP_MS, 2);
   pair_on(dup_third, 3 * STEP_MS, 3);
+  round_on(dup_inter, 0, 4 * STEP_MS);
+  MPI_Comm_free(&dup_inter);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&parity);
   MPI_Comm_free(&dup_third);
   MPI_Comm_free(&dup_half);
   MPI_Comm_free(&dup_world);
