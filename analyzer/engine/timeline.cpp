@@ -2,7 +2,9 @@
 #include "analyzer/engine/timeline.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <tuple>
 
 #include "libtrace/defs/definitions.h"
 
@@ -124,9 +126,10 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       // After a blocking probe the message had arrived when the probe returned: the probe
       // is where the receiver waited for it, so it posts and completes the receive.
       r.post_call = r.complete_call = probe_call_ != kNoCall ? probe_call_ : cur;
-      probe_call_ = kNoCall;
       r.post_seq = post_seq_++;
       r.bytes = e.bytes;
+      if (r.peer >= 0 && probe_call_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
+      probe_call_ = kNoCall;
       if (r.peer >= 0) t_.recvs.push_back(r);
       break;
     }
@@ -264,6 +267,23 @@ void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {
   }
 }
 
+// A probe tells which message it saw only to the thread that called it: where receives of
+// several threads share a source, communicator and tag, another thread may take that message
+// and the receive after the probe another one. Those receives are their own calls again.
+void TimelineBuilder::unprobe_shared_receives() {
+  std::map<std::tuple<int32_t, uint32_t, int32_t>, int32_t> location_of;  // -1: several threads
+  for (const RecvRecord& r : t_.recvs) {
+    if (r.complete_call == kNoCall) continue;
+    const int32_t loc = t_.calls[r.complete_call].location;
+    auto [it, fresh] = location_of.emplace(std::make_tuple(r.peer, r.comm, r.tag), loc);
+    if (!fresh && it->second != loc) it->second = -1;
+  }
+  for (const auto& [index, own] : probed_) {
+    RecvRecord& r = t_.recvs[index];
+    if (location_of[std::make_tuple(r.peer, r.comm, r.tag)] < 0) r.post_call = r.complete_call = own;
+  }
+}
+
 Timeline TimelineBuilder::take_window() {
   probe_call_ = kNoCall;
   isend_by_req_.clear();
@@ -286,6 +306,8 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
     if (s.complete_call == kNoCall) s.complete_call = s.call;
   for (auto& c : t_.colls)
     if (c.complete_call == kNoCall) c.complete_call = c.call;
+  if (t_.mpi_locations > 1 && !probed_.empty()) unprobe_shared_receives();
+  probed_.clear();
   if (t_.mpi_locations > 1) {
     // Several threads called MPI: their records came location after location; put them in
     // time order (stable: within one location, call order is time order already).

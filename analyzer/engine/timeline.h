@@ -180,6 +180,9 @@ class TimelineBuilder {
   std::unordered_map<uint32_t, bool> probe_region_;           // region -> is a blocking probe
   // This location's last blocking probe, until the receive that follows it (kNoCall: none).
   uint32_t probe_call_ = kNoCall;
+  // The receives a probe posted and completed: (index in recvs, the receive's own call).
+  std::vector<std::pair<uint32_t, uint32_t>> probed_;
+  void unprobe_shared_receives();
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
   void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER
   void close_call(const trace::Event& e);               // the EXIT of the open call
