@@ -1,8 +1,9 @@
 // critpath — tests/unit/analyzer/engine/timeline_test.cpp: engine::TimelineBuilder on hand-written
 // events (no MPI): which events become calls, sends, receives and collectives, with which peers
-// (world ranks through the communicator's members, an intercommunicator's remote group, MPI_COMM_SELF
-// as this rank), a blocking probe as the receive's call, requests completed
-// in a later call, threads' records in time order, and a window taken mid-trace.
+// (world ranks through the communicator's members, an intercommunicator's remote group,
+// MPI_COMM_SELF as this rank), a blocking probe as the receive's call (not where other threads
+// share its tag), requests completed in a later call, threads' records in time order, and a
+// window taken mid-trace.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -239,4 +240,28 @@ TEST_CASE("timeline: intercommunicator peers, a blocking probe waits for the rec
   CHECK(t.recvs[1].peer == 2);
   CHECK(t.recvs[1].post_call == 4);  // an MPI_Iprobe does not wait: the receive's own call
   CHECK(t.recvs[1].complete_call == 4);
+}
+
+TEST_CASE("timeline: a probe does not speak for a receive whose tag other threads receive too", "[engine]") {
+  test::TraceWriter main_thread, worker;
+  main_thread.call(kProbe);  // call 0
+  main_thread.end(kProbe);
+  in_call(main_thread, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 7, 4);  // call 1
+  main_thread.end(kRecv);
+  main_thread.call(kProbe);  // call 2
+  main_thread.end(kProbe);
+  in_call(main_thread, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 8, 4);  // call 3: tag 8
+  main_thread.end(kRecv);
+  in_call(worker, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 7, 4);  // call 4: tag 7 too
+  worker.end(kRecv);
+
+  engine::TimelineBuilder b(to_global, 0, test_defs());
+  feed(b, main_thread, 0);
+  feed(b, worker, 1);
+  const engine::Timeline t = b.finish();
+  REQUIRE(t.recvs.size() == 3);
+  CHECK(t.recvs[0].complete_call == 1);  // tag 7, shared with the worker: its own MPI_Recv
+  CHECK(t.recvs[0].post_call == 1);
+  CHECK(t.recvs[1].complete_call == 2);  // tag 8, this thread's alone: the probe
+  CHECK(t.recvs[2].complete_call == 4);
 }
