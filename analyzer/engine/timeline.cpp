@@ -2,8 +2,13 @@
 #include "analyzer/engine/timeline.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+<<<<<<< HEAD
 #include <string_view>
+=======
+#include <tuple>
+>>>>>>> wt27-M
 
 #include "libtrace/defs/definitions.h"
 
@@ -55,16 +60,28 @@ bool TimelineBuilder::is_mpi_slow(uint32_t region) {
 int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
   if (comm == defs::kCommWorld) return peer;
   if (comm == defs::kCommSelf) return peer == 0 ? me_ : -1;
-  const std::vector<int32_t>& members = defs::cached_members(defs_.comms, comm, members_);
-  if (peer < 0 || size_t(peer) >= members.size()) {
+  auto it = peers_.find(comm);
+  if (it == peers_.end()) it = peers_.emplace(comm, defs::p2p_peers(defs_.comms, comm)).first;
+  const std::vector<int32_t>& peers = it->second;
+  if (peer < 0 || size_t(peer) >= peers.size()) {
     ++t_.unresolved_peers;
     return -1;
   }
-  return members[size_t(peer)];
+  return peers[size_t(peer)];
+}
+
+bool TimelineBuilder::is_blocking_probe(uint32_t region) {
+  auto it = probe_region_.find(region);
+  if (it == probe_region_.end()) {
+    const std::string name = defs_.regions.get(region).name;
+    it = probe_region_.emplace(region, name == "MPI_Probe" || name == "MPI_Mprobe").first;
+  }
+  return it->second;
 }
 
 void TimelineBuilder::begin_location(uint16_t location) {
   open_.clear();
+  probe_call_ = kNoCall;
   location_ = location;
   location_has_mpi_ = false;
 }
@@ -118,13 +135,20 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       r.peer = world_rank(e.comm, e.peer);
       r.comm = e.comm;
       r.tag = e.tag;
-      r.post_call = r.complete_call = cur;
+      // After a blocking probe the message had arrived when the probe returned: the probe
+      // is where the receiver waited for it, so it posts and completes the receive.
+      r.post_call = r.complete_call = probe_call_ != kNoCall ? probe_call_ : cur;
       r.post_seq = post_seq_++;
       r.bytes = e.bytes;
+      if (r.peer >= 0 && probe_call_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
+      probe_call_ = kNoCall;
       if (r.peer >= 0) t_.recvs.push_back(r);
       break;
     }
-    case K::kIrecvRequest: irecv_post_[e.request] = {cur, post_seq_++}; break;
+    case K::kIrecvRequest:
+      irecv_post_[e.request] = {cur, post_seq_++};
+      probe_call_ = kNoCall;
+      break;
     case K::kIrecv: add_irecv(e, cur); break;
     case K::kRequestCancel:
       irecv_post_.erase(e.request);
@@ -170,6 +194,7 @@ void TimelineBuilder::close_call(const trace::Event& e) {
   if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
   if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
   open_.pop_back();
+  if (is_blocking_probe(e.region)) probe_call_ = idx;
 }
 
 void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
@@ -263,7 +288,25 @@ void TimelineBuilder::on_rma(const trace::Event& e, uint32_t cur) {
   }
 }
 
+// A probe tells which message it saw only to the thread that called it: where receives of
+// several threads share a source, communicator and tag, another thread may take that message
+// and the receive after the probe another one. Those receives are their own calls again.
+void TimelineBuilder::unprobe_shared_receives() {
+  std::map<std::tuple<int32_t, uint32_t, int32_t>, int32_t> location_of;  // -1: several threads
+  for (const RecvRecord& r : t_.recvs) {
+    if (r.complete_call == kNoCall) continue;
+    const int32_t loc = t_.calls[r.complete_call].location;
+    auto [it, fresh] = location_of.emplace(std::make_tuple(r.peer, r.comm, r.tag), loc);
+    if (!fresh && it->second != loc) it->second = -1;
+  }
+  for (const auto& [index, own] : probed_) {
+    RecvRecord& r = t_.recvs[index];
+    if (location_of[std::make_tuple(r.peer, r.comm, r.tag)] < 0) r.post_call = r.complete_call = own;
+  }
+}
+
 Timeline TimelineBuilder::take_window() {
+  probe_call_ = kNoCall;
   isend_by_req_.clear();
   irecv_post_.clear();
   icoll_by_req_.clear();
@@ -284,6 +327,8 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
     if (s.complete_call == kNoCall) s.complete_call = s.call;
   for (auto& c : t_.colls)
     if (c.complete_call == kNoCall) c.complete_call = c.call;
+  if (t_.mpi_locations > 1 && !probed_.empty()) unprobe_shared_receives();
+  probed_.clear();
   if (t_.mpi_locations > 1) {
     // Several threads called MPI: their records came location after location; put them in
     // time order (stable: within one location, call order is time order already).

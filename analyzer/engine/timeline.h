@@ -5,7 +5,8 @@
 //
 //   events --> CallRecord per MPI call      (enter/exit, call-path node, region)
 //          --> SendRecord per message sent  (peer as world rank, comm, tag, calls)
-//          --> RecvRecord per message received (posting order kept for matching)
+//          --> RecvRecord per message received (posting order kept for matching; a
+//              blocking receive after a blocking probe is posted and completed by the probe)
 //          --> CollRecord per collective instance, per communicator in call order
 //
 // Matching rule (exchange.h): MPI's non-overtaking order makes the k-th receive — in
@@ -72,8 +73,8 @@ struct RecvRecord {
   int32_t peer = 0;  // world rank of the source (resolved)
   uint32_t comm = 0;
   int32_t tag = 0;
-  uint32_t post_call = kNoCall;      // MPI_Recv itself, or the MPI_Irecv
-  uint32_t complete_call = kNoCall;  // MPI_Recv itself, or the Wait/Test that completed it
+  uint32_t post_call = kNoCall;      // MPI_Recv itself (or the probe before it), or the MPI_Irecv
+  uint32_t complete_call = kNoCall;  // as post_call, or the Wait/Test that completed an MPI_Irecv
   uint64_t post_seq = 0;             // posting order on this rank
   uint64_t bytes = 0;
 };
@@ -177,6 +178,7 @@ class TimelineBuilder {
     return is_mpi_slow(region);
   }
   bool is_mpi_slow(uint32_t region);
+  bool is_blocking_probe(uint32_t region);  // MPI_Probe, MPI_Mprobe
 
   std::function<double(uint64_t)> to_global_;
   const defs::Definitions& defs_;
@@ -185,11 +187,17 @@ class TimelineBuilder {
   std::unordered_map<uint64_t, uint32_t> isend_by_req_;  // request -> send index
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
-  std::unordered_map<uint32_t, std::vector<int32_t>> members_;              // comm -> world ranks
-  std::vector<uint8_t> mpi_flat_;                  // region -> 0 unknown, 1 not MPI, 2 MPI
-  std::unordered_map<uint32_t, bool> mpi_region_;  // regions beyond the flat table
+  std::unordered_map<uint32_t, std::vector<int32_t>> peers_;  // comm -> world ranks its p2p peers name
+  std::vector<uint8_t> mpi_flat_;                             // region -> 0 unknown, 1 not MPI, 2 MPI
+  std::unordered_map<uint32_t, bool> mpi_region_;             // regions beyond the flat table
   std::unordered_map<uint32_t, std::pair<CollKind, CollFlow>> coll_kind_;  // op region -> kind, flow
   std::unordered_map<uint32_t, bool> inter_;                               // comm -> intercommunicator
+  std::unordered_map<uint32_t, bool> probe_region_;                        // region -> is a blocking probe
+  // This location's last blocking probe, until the receive that follows it (kNoCall: none).
+  uint32_t probe_call_ = kNoCall;
+  // The receives a probe posted and completed: (index in recvs, the receive's own call).
+  std::vector<std::pair<uint32_t, uint32_t>> probed_;
+  void unprobe_shared_receives();
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
   void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER
   void close_call(const trace::Event& e);               // the EXIT of the open call

@@ -251,6 +251,15 @@ const std::vector<int32_t>& cached_members(const DefTable<Def>& table, uint32_t 
   return it->second;
 }
 
+// The world ranks that communicator `id`'s point-to-point peer ranks name, in rank order: its
+// members, or on an intercommunicator the remote group's (a send's destination and a
+// receive's source are ranks of the remote group there). Empty for an unknown id.
+inline std::vector<int32_t> p2p_peers(const CommTable& table, uint32_t id) {
+  CommDef d;
+  if (!table.find(id, d)) return {};
+  return d.remote.empty() ? std::move(d.members) : std::move(d.remote);
+}
+
 // One-sided windows (pmpi_wrappers: MPI_Win_create/allocate/allocate_shared/create_dynamic).
 // Window ids are agreed like communicator ids (equal on all members, unique in the run) but
 // form their own id space: RMA events carry them in their `comm` field.

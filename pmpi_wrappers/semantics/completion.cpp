@@ -152,7 +152,7 @@ void Completion::close(bool completed) noexcept {
 }
 
 void Completion::finish_one(int rc, const int* flag, MPI_Status* st) noexcept {
-  const bool completed = rc == MPI_SUCCESS && (!flag || *flag);
+  const bool completed = receive_took_message(rc) && (!flag || *flag);
   open_events(completed);
   if (completed) complete(0, st);
   else if (rc != MPI_SUCCESS && n_ > 0 && reqs_[0] == MPI_REQUEST_NULL) drop(0);
@@ -161,7 +161,7 @@ void Completion::finish_one(int rc, const int* flag, MPI_Status* st) noexcept {
 
 void Completion::finish_any(int rc, const int* index, const int* flag, MPI_Status* st) noexcept {
   const int idx = (index && *index != MPI_UNDEFINED) ? *index : -1;
-  const bool completed = rc == MPI_SUCCESS && (!flag || *flag) && idx >= 0;
+  const bool completed = receive_took_message(rc) && (!flag || *flag) && idx >= 0;
   open_events(completed);
   if (completed) complete(idx, st);
   else if (rc != MPI_SUCCESS && idx >= 0 && idx < n_ && reqs_[idx] == MPI_REQUEST_NULL) drop(idx);
@@ -184,7 +184,7 @@ void Completion::finish_all(int rc, const int* flag, MPI_Status* st) noexcept {
     if (slots_[i] == kNoSlot) continue;
     if (rc == MPI_ERR_IN_STATUS && have_st) {
       const int e = st[i].MPI_ERROR;
-      if (e == MPI_SUCCESS) complete(i, &st[i]);
+      if (receive_took_message(e)) complete(i, &st[i]);
       else if (e != MPI_ERR_PENDING) drop(i);
     } else if (reqs_[i] == MPI_REQUEST_NULL) {
       drop(i);
@@ -201,7 +201,7 @@ void Completion::finish_some(int rc, const int* outcount, const int* indices, MP
   open_events(done > 0);
   for (int k = 0; k < done; ++k) {
     const int i = indices[k];
-    if (rc == MPI_ERR_IN_STATUS && have_st && st[k].MPI_ERROR != MPI_SUCCESS) drop(i);
+    if (rc == MPI_ERR_IN_STATUS && have_st && !receive_took_message(st[k].MPI_ERROR)) drop(i);
     else complete(i, have_st ? &st[k] : MPI_STATUS_IGNORE);
   }
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)

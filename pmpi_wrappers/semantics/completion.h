@@ -22,7 +22,8 @@
 // no active request), Waitsome/Testsome `outcount` indices with statuses in the same order,
 // Waitall/Testall all of them; MPI_ERR_IN_STATUS is resolved per request through the
 // statuses' MPI_ERROR (MPI_ERR_PENDING = still pending). A request that completed with an
-// error is untracked without an event.
+// error is untracked without an event, but for a receive truncated (MPI_ERR_TRUNCATE): it
+// took its message and completes as a successful one does.
 //
 // Statuses. A receive's matched source, tag and size come from its status. When the
 // application passes MPI_STATUS(ES)_IGNORE and a tracked receive (or cancelled request) is

@@ -191,6 +191,15 @@ CRITPATH_NOINSTR inline uint64_t status_bytes_of(const Status* st) {
 }
 CRITPATH_NOINSTR inline uint64_t status_bytes(const MPI_Status* st) { return status_bytes_of(st); }
 
+// Whether a receive that ended with `rc` took a message: it succeeded, or it failed with
+// MPI_ERR_TRUNCATE (the message was consumed; the status names its source, tag and the bytes
+// that fit), which an application under MPI_ERRORS_RETURN sees and goes on from.
+CRITPATH_NOINSTR inline bool receive_took_message(int rc) {
+  if (rc == MPI_SUCCESS) return true;
+  int cls = MPI_SUCCESS;
+  return PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
+
 CRITPATH_NOINSTR inline bool is_in_place(const void* sendbuf, const void* recvbuf) {
   return sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE;
 }

@@ -177,11 +177,12 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     if (r.complete_call != group.call) close_group();
     const engine::CallRecord& c = t.calls[r.complete_call];
     if (c.exit < ts) ++ctx.w.p2p_clock_violations;
-    // Wrong order: an earlier late-sender instance whose message was sent after this one's.
+    // Wrong order: an earlier late-sender instance of this thread whose message was sent
+    // after this one's (MPI orders no receives of different threads).
     if (recent_max > ts) {
       recent_max = -std::numeric_limits<double>::infinity();
       for (auto it = recent.begin(); it != recent.end();) {
-        if (it->send_enter > ts) {
+        if (it->send_enter > ts && t.calls[it->call].location == c.location) {
           ctx.book(kLateSenderWrongOrder, it->call, it->idle);
           ctx.book(
               it->source == r.peer ? kLateSenderWrongOrderSameSource : kLateSenderWrongOrderDifferentSource,

@@ -1,7 +1,9 @@
 // critpath — tests/unit/analyzer/engine/timeline_test.cpp: engine::TimelineBuilder on hand-written
 // events (no MPI): which events become calls, sends, receives and collectives, with which peers
-// (world ranks through the communicator's members, MPI_COMM_SELF as this rank), requests completed
-// in a later call, threads' records in time order, and a window taken mid-trace.
+// (world ranks through the communicator's members, an intercommunicator's remote group,
+// MPI_COMM_SELF as this rank), a blocking probe as the receive's call (not where other threads
+// share its tag), requests completed in a later call, threads' records in time order, and a
+// window taken mid-trace.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -19,9 +21,10 @@ using trace::EventKind;
 namespace {
 
 constexpr uint32_t kInit = 960, kFinalize = 961, kSend = 962, kIsend = 963, kRecv = 964, kIrecv = 965,
-                   kWaitall = 966, kAllreduce = 967, kIbarrier = 968;
-constexpr uint32_t kPairComm = 7;  // comm rank 0 is world rank 2, comm rank 1 world rank 0
-constexpr int32_t kMe = 3;         // this rank in MPI_COMM_WORLD
+                   kWaitall = 966, kAllreduce = 967, kIbarrier = 968, kProbe = 969, kIprobe = 970;
+constexpr uint32_t kPairComm = 7;   // comm rank 0 is world rank 2, comm rank 1 world rank 0
+constexpr uint32_t kInterComm = 8;  // local group {3, 1}, remote group {0, 2}
+constexpr int32_t kMe = 3;          // this rank in MPI_COMM_WORLD
 
 defs::Definitions& test_defs() {
   static defs::Definitions* d = [] {
@@ -38,6 +41,13 @@ defs::Definitions& test_defs() {
     test::define_mpi(*defs, kWaitall, "MPI_Waitall", C::kP2p);
     test::define_mpi(*defs, kAllreduce, "MPI_Allreduce", C::kCollective, S::kNxN);
     test::define_mpi(*defs, kIbarrier, "MPI_Ibarrier", C::kCollective, S::kBarrier);
+    test::define_mpi(*defs, kProbe, "MPI_Probe", C::kP2p);
+    test::define_mpi(*defs, kIprobe, "MPI_Iprobe", C::kP2p);
+    defs::CommDef inter;
+    inter.id = kInterComm;
+    inter.members = {3, 1};
+    inter.remote = {0, 2};
+    defs->comms.define(inter);
     defs::CommDef pair;
     pair.id = kPairComm;
     pair.members = {2, 0};
@@ -203,4 +213,55 @@ TEST_CASE("timeline: threads' records in time order, a window taken mid-trace", 
     CHECK(second.sends[0].call == 0);
     CHECK(second.mpi_locations == 1);  // carried on
   }
+}
+
+TEST_CASE("timeline: intercommunicator peers, a blocking probe waits for the receive after it", "[engine]") {
+  test::TraceWriter w;
+  in_call(w, kSend, EventKind::kSend, kInterComm, 0, 1, 4);  // 1: call 0, to remote rank 0
+  w.end(kSend);
+  w.call(kProbe);  // call 1
+  w.end(kProbe);
+  in_call(w, kRecv, EventKind::kRecv, kInterComm, 1, 2, 4);  // call 2: from remote rank 1
+  w.end(kRecv);
+  w.call(kIprobe);  // call 3: a test, not a wait
+  w.end(kIprobe);
+  in_call(w, kRecv, EventKind::kRecv, kPairComm, 0, 3, 4);  // call 4
+  w.end(kRecv);
+
+  engine::TimelineBuilder b(to_global, kMe, test_defs());
+  feed(b, w);
+  const engine::Timeline t = b.finish();
+  REQUIRE(t.sends.size() == 1);
+  CHECK(t.sends[0].peer == 0);  // the remote group's rank 0, not this rank (local rank 0)
+  REQUIRE(t.recvs.size() == 2);
+  CHECK(t.recvs[0].peer == 2);
+  CHECK(t.recvs[0].post_call == 1);  // the MPI_Probe
+  CHECK(t.recvs[0].complete_call == 1);
+  CHECK(t.recvs[1].peer == 2);
+  CHECK(t.recvs[1].post_call == 4);  // an MPI_Iprobe does not wait: the receive's own call
+  CHECK(t.recvs[1].complete_call == 4);
+}
+
+TEST_CASE("timeline: a probe does not speak for a receive whose tag other threads receive too", "[engine]") {
+  test::TraceWriter main_thread, worker;
+  main_thread.call(kProbe);  // call 0
+  main_thread.end(kProbe);
+  in_call(main_thread, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 7, 4);  // call 1
+  main_thread.end(kRecv);
+  main_thread.call(kProbe);  // call 2
+  main_thread.end(kProbe);
+  in_call(main_thread, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 8, 4);  // call 3: tag 8
+  main_thread.end(kRecv);
+  in_call(worker, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 7, 4);  // call 4: tag 7 too
+  worker.end(kRecv);
+
+  engine::TimelineBuilder b(to_global, 0, test_defs());
+  feed(b, main_thread, 0);
+  feed(b, worker, 1);
+  const engine::Timeline t = b.finish();
+  REQUIRE(t.recvs.size() == 3);
+  CHECK(t.recvs[0].complete_call == 1);  // tag 7, shared with the worker: its own MPI_Recv
+  CHECK(t.recvs[0].post_call == 1);
+  CHECK(t.recvs[1].complete_call == 2);  // tag 8, this thread's alone: the probe
+  CHECK(t.recvs[2].complete_call == 4);
 }

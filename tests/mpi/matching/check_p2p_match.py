@@ -1,0 +1,62 @@
+"""critpath — tests/mpi/matching/check_p2p_match.py: known answers for p2p_match.c and
+thread_match.c.
+
+usage: check_p2p_match.py OUTDIR SCENARIO NP
+Every message matched ("unmatched_messages" 0), no clock-condition violation between
+point-to-point partners on one host ("clock_violations_p2p" 0), and each rank's Late Sender
+total (by_rank, ±5 % or ±12 ms: a sender that wakes late on a loaded machine lengthens its
+partner's wait; a round missed is 40 ms) as the program's comment gives it (`truncate`: the two
+truncated receives matched too). For `threads`: exits 77 (ctest SKIP_RETURN_CODE) when the MPI
+library lacks MPI_THREAD_MULTIPLE.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from critpath_check import (CheckError, approx, at_least, at_most, by_rank, check, finished_or_skip,  # noqa: E402
+                            load_report, scalar)
+
+S = 0.040
+LATE_SENDER = {
+    "inter": lambda P: [0.0 if r % 2 == 0 else 5 * S for r in range(P)],
+    "derived": lambda P: [0.0 if r % 2 == 0 else (2 * S if r == 1 else 3 * S) for r in range(P)],
+    "idup": lambda P: [S, 4 * S, S, 3 * S, 0.0, 3 * S],
+    "threads": lambda P: [None, None],
+    "truncate": lambda P: [None] * P,
+}
+
+
+def main():
+    out, scenario, P = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if scenario.startswith("threads"):
+        finished_or_skip(out, "check_p2p_match", "thread_match: ok")
+    else:
+        finished_or_skip(out, "check_p2p_match", "p2p_match: ok")
+    rep = load_report(out)
+    unmatched = scalar(rep, "unmatched_messages")
+    notes = rep.get("notes", [])
+    check(unmatched == 0, f"{unmatched} unmatched messages (of {scalar(rep, 'messages')}); notes {notes}")
+    p2p = scalar(rep, "clock_violations_p2p")
+    check(p2p == 0, f"{p2p} p2p clock-condition violations on one host")
+    ls = by_rank(rep, "late_sender")
+    failures = []
+    for r, want in enumerate(LATE_SENDER[scenario](P)):
+        try:
+            if want is None:
+                at_most(ls[r], 1.0, f"late_sender on rank {r}")
+            else:
+                approx(ls[r], want, f"late_sender on rank {r}", abs_=0.012)
+        except CheckError as ex:
+            failures.append(str(ex))
+    if scenario == "threads":
+        # Where rank 0's threads post late (MPICH's threads contend for its lock), rank 1's
+        # acknowledgements wait instead: the two ranks' sum is near 16 x 40 ms; one thread's
+        # rounds missed would leave 480 ms, late posts without load up to 170 ms less.
+        at_least(sum(ls), 0.40, "late_sender of both ranks")
+        at_most(sum(ls), 0.75, "late_sender of both ranks")
+    check(not failures, "; ".join(failures))
+    print(f"check_p2p_match {scenario}: ok ({scalar(rep, 'messages')} messages, late sender {ls})")
+
+
+if __name__ == "__main__":
+    main()
