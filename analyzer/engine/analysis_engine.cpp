@@ -763,15 +763,13 @@ void AnalysisEngine::unify() {
 
 bool AnalysisEngine::unify_call_paths(const LocalProfile& profile) {
   State& s = *s_;
+  // The tree's waits: up to the analysis timeout (none: as long as a collective would wait).
+  const double timeout_s = settings_.timeout_s > 0 ? double(settings_.timeout_s) : 1e9;
+  int n_callpaths = 0;
   const Status us = unify_profile(profile, *location_.definitions, location_.run.conv, group_.comm(),
-                                  s.global, &s.local_to_global);
+                                  s.global, &s.local_to_global, &n_callpaths, timeout_s);
   if (us != Status::kOk) {
     fail(strf("call-path unification failed (%s)", to_string(us)));
-    return false;
-  }
-  int n_callpaths = int(s.global.callpaths.size());  // rank 0 knows it
-  if (group_.broadcast(&n_callpaths, 1) != Status::kOk) {
-    fail("call-path unification failed (the count of call paths)");
     return false;
   }
   s.n_callpaths = n_callpaths;
