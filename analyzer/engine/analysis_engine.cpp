@@ -913,6 +913,9 @@ void AnalysisEngine::gather_end(ReportInput& in, EndGathered& got) {
   mine.memory_rank = double(location_.run.rank);
   mine.figures = own_figures();
   const std::string notes = own_notes();
+  // The gather's bytes count but for the figures' own (as when they came alone).
+  const size_t counted = sizeof mine - sizeof mine.figures + notes.size();
+  mine.figures.sent += double(counted);
   std::vector<char> bytes(sizeof mine + notes.size());
   std::memcpy(bytes.data(), &mine, sizeof mine);
   std::memcpy(bytes.data() + sizeof mine, notes.data(), notes.size());
@@ -945,6 +948,7 @@ void AnalysisEngine::gather_end(ReportInput& in, EndGathered& got) {
     text.append(all.data() + displs[r] + sizeof rec, size_t(counts[r]) - sizeof rec);
   }
   got.notes = split_notes(text);
+  got.figures[0].received += double(all.size() - counts.size() * sizeof(OwnFigures));
   got.ok = true;
 }
 
@@ -1045,7 +1049,8 @@ ReportInput AnalysisEngine::report_input() {
 }
 
 // The analysis's own figures of this rank, for rank 0: taken just before the engine's last
-// collective (gather_end), which they count as a round of its own; its bytes are not counted.
+// collective (gather_end), which they count as a round of its own; gather_end adds its bytes
+// but for the figures' own.
 OwnFigures AnalysisEngine::own_figures() const {
   const State& s = *s_;
   const Comm::Traffic t = group_.comm().traffic();
