@@ -39,6 +39,33 @@ struct OwnFigures {
   double phase_cpu[kFigurePhases] = {};
 };
 
+// Where a rank ran: its host and the CPUs its affinity mask allows.
+struct NodeInfo {
+  char host[64];
+  uint64_t mask[16];  // CPUs 0..1023
+};
+
+// What each rank sends rank 0 in the engine's last collective (report_input), followed by
+// its notes as text: its statistics (report/report.h RankStat), where it ran, its memory
+// growth (with its rank, for the peak) and the analysis's own figures.
+struct EndRecord {
+  double stats[kStatCount];
+  NodeInfo node;
+  double memory, memory_rank;
+  OwnFigures figures;
+};
+static_assert(sizeof(EndRecord) <= 1024, "rank 0 receives at most 1 KiB per rank besides the notes");
+
+// On rank 0, from every rank's EndRecord; `ok` false when the gather failed (then
+// `figures` and `nodes` are empty, `notes` and `memory_peak` rank 0's own).
+struct EndGathered {
+  bool ok = false;
+  std::vector<OwnFigures> figures;
+  std::vector<NodeInfo> nodes;
+  std::vector<std::string> notes;
+  std::pair<double, int> memory_peak{0.0, 0};
+};
+
 namespace {
 
 // Progress on rank 0 for long analyses: nothing during the first ~2 s, then one line
@@ -172,6 +199,18 @@ void set_own_figures(const std::vector<OwnFigures>& all,
   std::sort(memory.begin(), memory.end());
   const double median = memory.empty() ? 0.0 : memory[(memory.size() - 1) / 2];
   out.set("analysis_memory", nlohmann::json{{"rank0_bytes", all[0].memory}, {"median_bytes", median}});
+}
+
+// Notes one a line (own_notes' text of one or more ranks) as a list.
+std::vector<std::string> split_notes(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') {
+      out.emplace_back(text, start, i - start);
+      start = i + 1;
+    }
+  return out;
 }
 
 // The engine's one forward traversal: every location's events, with their call-path nodes,
@@ -328,13 +367,6 @@ class WindowChoice {
   Verdict verdict_ = kWhole;
   double budget_ = 0, min_budget_ = 0, events_ = 0, target_ = 0;
   std::string why_;
-};
-
-// Where the ranks ran: per host, how many ranks and how many distinct cores their affinity
-// masks allow.
-struct NodeInfo {
-  char host[64];
-  uint64_t mask[16];  // CPUs 0..1023
 };
 
 // "1 (3), 4 (1)": the ranks whose row has `stat` > 0, with the value; at most 8 named.
@@ -772,15 +804,13 @@ void AnalysisEngine::unify() {
 
 bool AnalysisEngine::unify_call_paths(const LocalProfile& profile) {
   State& s = *s_;
+  // The tree's waits: up to the analysis timeout (none: as long as a collective would wait).
+  const double timeout_s = settings_.timeout_s > 0 ? double(settings_.timeout_s) : 1e9;
+  int n_callpaths = 0;
   const Status us = unify_profile(profile, *location_.definitions, location_.run.conv, group_.comm(),
-                                  s.global, &s.local_to_global);
+                                  s.global, &s.local_to_global, &n_callpaths, timeout_s);
   if (us != Status::kOk) {
     fail(strf("call-path unification failed (%s)", to_string(us)));
-    return false;
-  }
-  int n_callpaths = int(s.global.callpaths.size());  // rank 0 knows it
-  if (group_.broadcast(&n_callpaths, 1) != Status::kOk) {
-    fail("call-path unification failed (the count of call paths)");
     return false;
   }
   s.n_callpaths = n_callpaths;
@@ -880,39 +910,74 @@ std::vector<double> AnalysisEngine::rank_stats() const {
   return st;
 }
 
-// Every rank's statistics on rank 0 (rank 0's own alone when the gather failed: the deadline
-// passed).
-void AnalysisEngine::gather_rank_stats(ReportInput& in) {
+// Every rank's statistics, host, memory growth, own figures and notes on rank 0 in one
+// gather, the engine's last collective (rank 0's own statistics and notes alone when it
+// failed: the deadline passed).
+void AnalysisEngine::gather_end(ReportInput& in, EndGathered& got) {
+  EndRecord mine{};
   const std::vector<double> st = rank_stats();
-  std::vector<double> all;
-  const int size = location_.run.size;
-  if (group_.gather_rows(st.data(), st.size(), all) != Status::kOk ||
-      all.size() != st.size() * size_t(size)) {
-    if (location_.run.rank == 0) {
-      in.rank_stats.assign(1, st);
-      in.notes.push_back("analysis incomplete: the other ranks' statistics could not be gathered; the "
-                         "per-rank figures are rank 0's alone");
-    }
+  std::copy_n(st.data(), std::min(st.size(), size_t(kStatCount)), mine.stats);
+  mine.node = node_info();
+  mine.memory = double(s_->phases.rss_peak());
+  mine.memory_rank = double(location_.run.rank);
+  mine.figures = own_figures();
+  const std::string notes = own_notes();
+  // The gather's bytes count but for the figures' own (as when they came alone).
+  const size_t counted = sizeof mine - sizeof mine.figures + notes.size();
+  mine.figures.sent += double(counted);
+  std::vector<char> bytes(sizeof mine + notes.size());
+  std::memcpy(bytes.data(), &mine, sizeof mine);
+  std::memcpy(bytes.data() + sizeof mine, notes.data(), notes.size());
+  std::vector<char> all;
+  std::vector<int> counts, displs;
+  const Status gs = group_.gather_to_root(bytes.data(), bytes.size(), all, counts, displs);
+  if (location_.run.rank != 0) return;
+  bool ok = gs == Status::kOk && counts.size() == size_t(location_.run.size);
+  for (size_t r = 0; ok && r < counts.size(); ++r) ok = size_t(counts[r]) >= sizeof mine;
+  if (!ok) {
+    in.rank_stats.assign(1, st);
+    in.notes.push_back("analysis incomplete: the other ranks' statistics could not be gathered; the "
+                       "per-rank figures are rank 0's alone");
+    got.notes = split_notes(notes);
+    got.memory_peak = {mine.memory, location_.run.rank};
     return;
   }
-  if (location_.run.rank != 0) return;
-  for (int r = 0; r < size; ++r)
-    in.rank_stats.emplace_back(all.begin() + r * kStatCount, all.begin() + (r + 1) * kStatCount);
+  std::string text;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    EndRecord rec;
+    std::memcpy(&rec, all.data() + displs[r], sizeof rec);
+    in.rank_stats.emplace_back(rec.stats, rec.stats + kStatCount);
+    got.nodes.push_back(rec.node);
+    got.figures.push_back(rec.figures);
+    // As MPI_MAXLOC: the largest growth, the smallest rank of those with it.
+    const std::pair<double, int> m{rec.memory, int(rec.memory_rank)};
+    if (r == 0 || m.first > got.memory_peak.first ||
+        (m.first == got.memory_peak.first && m.second < got.memory_peak.second))
+      got.memory_peak = m;
+    text.append(all.data() + displs[r] + sizeof rec, size_t(counts[r]) - sizeof rec);
+  }
+  got.notes = split_notes(text);
+  got.figures[0].received += double(all.size() - counts.size() * sizeof(OwnFigures));
+  got.ok = true;
 }
 
-// Where the ranks ran: per host, how many ranks and how many distinct cores their affinity
-// masks allow. Ranks outnumbering cores wait for a core inside MPI as well as outside: the
-// report must say so before anyone reads the waiting times. A host or mask the trace lacks is
-// left out of the line (engine/header_lines.h), never counted as 0 cores.
-void AnalysisEngine::describe_nodes(ReportInput& in) {
+// This rank's host and the CPUs its affinity mask allows.
+NodeInfo AnalysisEngine::node_info() const {
   const RunInfo& run = location_.run;
   NodeInfo mine{};
   std::snprintf(mine.host, sizeof mine.host, "%s", run.host.c_str());
   for (int c : run.cpus)
     if (c >= 0 && c < 1024) mine.mask[c / 64] |= uint64_t(1) << (c % 64);
-  std::vector<NodeInfo> all;
-  std::vector<int> counts, displs;
-  if (group_.gather_to_root(&mine, 1, all, counts, displs) != Status::kOk || !group_.is_root()) return;
+  return mine;
+}
+
+// Rank 0: where the ranks ran (`all`, every rank's NodeInfo): per host, how many ranks and
+// how many distinct cores their affinity masks allow. Ranks outnumbering cores wait for a
+// core inside MPI as well as outside: the report must say so before anyone reads the
+// waiting times. A host or mask the trace lacks is left out of the line
+// (engine/header_lines.h), never counted as 0 cores.
+void AnalysisEngine::describe_nodes(ReportInput& in, const std::vector<NodeInfo>& all) {
+  if (all.empty()) return;
   struct Node {
     int ranks = 0;
     uint64_t mask[16] = {};
@@ -940,25 +1005,13 @@ void AnalysisEngine::describe_nodes(ReportInput& in) {
   in.header_lines.push_back(nodes_line(rows));
 }
 
-// The notes of every rank up to the reduce stage, "rank <r>: " before each, on rank 0 (its
-// own alone when the gather failed).
-std::vector<std::string> AnalysisEngine::gather_notes() {
+// This rank's notes up to the reduce stage, "rank <r>: " before each, one a line.
+std::string AnalysisEngine::own_notes() const {
   std::string mine;
   const size_t n = std::min(s_->notes_for_report, location_.notes.size());
   for (size_t i = 0; i < n; ++i)
     mine += "rank " + std::to_string(group_.rank()) + ": " + location_.notes[i] + "\n";
-  std::vector<char> all;
-  std::vector<int> counts, displs;
-  if (group_.gather_to_root(mine.data(), mine.size(), all, counts, displs) != Status::kOk)
-    all.assign(mine.begin(), mine.end());
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i] == '\n') {
-      out.emplace_back(all.data() + start, i - start);
-      start = i + 1;
-    }
-  return out;
+  return mine;
 }
 
 ReportInput AnalysisEngine::report_input() {
@@ -967,21 +1020,14 @@ ReportInput AnalysisEngine::report_input() {
   if (s.notes_for_report == State::kNoNotes)
     s.notes_for_report = location_.notes.size();  // reduce() did not run
   ReportInput& in = s.in;
-  gather_rank_stats(in);
-  std::vector<std::string> notes = gather_notes();
-  // The analysis's memory: the largest growth over the ranks (in-situ; critpath-analyze: per
-  // process, the ranks it hosts together).
-  std::pair<double, int> mem_peak{double(s.phases.rss_peak()), location_.run.rank};
-  if (group_.allreduce_maxloc(&mem_peak, 1) != Status::kOk)
-    mem_peak = {double(s.phases.rss_peak()), location_.run.rank};
-  describe_nodes(in);
-  std::vector<OwnFigures> figures;
-  const bool have_figures = gather_own_figures(figures);
+  EndGathered got;
+  gather_end(in, got);
   if (location_.run.rank != 0) {
     ReportInput mine;  // the matrix file's rows (report/rank_matrix.h), written by every rank
     mine.rank_detail = std::move(in.rank_detail);
     return mine;
   }
+  describe_nodes(in, got.nodes);
   in.run = &location_.run;
   in.profile = &s.global;
   double init_min = 0, fin_max = 0;
@@ -992,20 +1038,24 @@ ReportInput AnalysisEngine::report_input() {
   }
   in.wall_time_s = (fin_max - init_min) * 1e-9;
   add_header_lines(in);
-  add_notes(in, std::move(notes));
-  if (have_figures) set_own_figures(figures, s.phases.wall_by_phase(), in.scalars);
+  add_notes(in, std::move(got.notes));
+  if (got.ok && got.figures.size() == size_t(group_.size()))
+    set_own_figures(got.figures, s.phases.wall_by_phase(), in.scalars);
   s.phases.mark("report_input");
   in.analysis_phases = s.phases.take();
   in.analysis_s = double(clock::monotonic_ns() - clock_.analysis0) * 1e-9;
-  in.analysis_memory_peak_bytes = mem_peak.first;
-  in.analysis_memory_peak_rank = mem_peak.second;
+  // The analysis's memory: the largest growth over the ranks (in-situ; critpath-analyze: per
+  // process, the ranks it hosts together).
+  in.analysis_memory_peak_bytes = got.memory_peak.first;
+  in.analysis_memory_peak_rank = got.memory_peak.second;
   in.finalize_wait_s = double(clock_.analysis0 - std::min(clock_.analysis0, clock_.wall0)) * 1e-9;
   return std::move(in);
 }
 
-// The analysis's own figures of this rank, to rank 0 (`all` there): the engine's last
-// collective, counted as a round of its own; its bytes are not counted.
-bool AnalysisEngine::gather_own_figures(std::vector<OwnFigures>& all) {
+// The analysis's own figures of this rank, for rank 0: taken just before the engine's last
+// collective (gather_end), which they count as a round of its own; gather_end adds its bytes
+// but for the figures' own.
+OwnFigures AnalysisEngine::own_figures() const {
   const State& s = *s_;
   const Comm::Traffic t = group_.comm().traffic();
   OwnFigures mine;
@@ -1023,9 +1073,7 @@ bool AnalysisEngine::gather_own_figures(std::vector<OwnFigures>& all) {
   const std::vector<double>& cpu = s.phases.cpu_by_phase();
   mine.n_phases = double(std::min(cpu.size(), kFigurePhases));
   for (size_t i = 0; i < size_t(mine.n_phases); ++i) mine.phase_cpu[i] = cpu[i];
-  std::vector<int> counts, displs;
-  return group_.gather_to_root(&mine, 1, all, counts, displs) == Status::kOk &&
-         all.size() == size_t(group_.size());
+  return mine;
 }
 
 // Rank 0: the header lines of the clocks, the replay, the threads and the windows.

@@ -37,7 +37,9 @@
 
 namespace critpath::analyzer::engine {
 
-struct OwnFigures;  // analysis_engine.cpp: the analysis's own figures of one rank
+struct OwnFigures;   // analysis_engine.cpp: the analysis's own figures of one rank
+struct NodeInfo;     // analysis_engine.cpp: where one rank ran
+struct EndGathered;  // analysis_engine.cpp: what rank 0 gathers at the end
 
 // The engine's own settings (analysis.cpp reads them from CRITPATH_*).
 struct EngineSettings {
@@ -99,10 +101,11 @@ class AnalysisEngine {
   void note_windows();
   bool needs_present(const Pass* p);
   std::vector<double> rank_stats() const;
-  void gather_rank_stats(ReportInput& in);
-  bool gather_own_figures(std::vector<OwnFigures>& all);
-  std::vector<std::string> gather_notes();
-  void describe_nodes(ReportInput& in);
+  OwnFigures own_figures() const;
+  NodeInfo node_info() const;
+  std::string own_notes() const;
+  void gather_end(ReportInput& in, EndGathered& got);
+  void describe_nodes(ReportInput& in, const std::vector<NodeInfo>& all);
   void add_header_lines(ReportInput& in);
   void add_notes(ReportInput& in, std::vector<std::string> notes);
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyzer/engine/callpath_union.h"
 #include "analyzer/engine/gather.h"
 #include "libtrace/buffer/trace_reader.h"
 
@@ -488,13 +489,8 @@ void put_u32(std::vector<char>& b, uint32_t v) {
   std::memcpy(tmp, &v, 4);
   b.insert(b.end(), tmp, tmp + 4);
 }
-uint32_t get_u32(const char* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
 
-// 1. A rank's call tree for rank 0: [parent u32][kind u32][name\0] per node.
+// 1. A rank's call tree as bytes: [parent u32][kind u32][name\0] per node.
 std::vector<char> serialize_tree(const LocalProfile& local, const defs::Definitions& definitions) {
   std::vector<char> mine;
   for (const CallNode& n : local.nodes) {
@@ -508,54 +504,22 @@ std::vector<char> serialize_tree(const LocalProfile& local, const defs::Definiti
   return mine;
 }
 
-// 2. Rank 0 assigns global ids by (global parent, name), new call paths appended to
-//    out.callpaths; per rank its local->global map, rank after rank in `all_maps`.
-void assign_callpath_ids(const std::vector<char>& all, const std::vector<int>& lens,
-                         const std::vector<int>& displs, int size, GlobalProfile& out,
-                         std::vector<int>& map_counts, std::vector<int>& map_displs,
-                         std::vector<int>& all_maps) {
-  std::map<std::pair<int32_t, std::string>, int32_t> ids;
-  map_counts.resize(size_t(size));
-  map_displs.resize(size_t(size));
-  for (int r = 0; r < size; ++r) {
-    const char* p = all.data() + displs[size_t(r)];
-    const char* end = p + lens[size_t(r)];
-    std::vector<int32_t> rank_l2g;
-    map_displs[size_t(r)] = int(all_maps.size());
-    while (end - p > 8) {  // a node: 8 header bytes and a NUL-terminated name
-      const int32_t parent_local = int32_t(get_u32(p));
-      const uint32_t kind_word = get_u32(p + 4);
-      const auto kind = defs::RegionKind(kind_word & 0xff);
-      const bool auto_filtered = (kind_word & 0x100u) != 0;
-      std::string name(p + 8);
-      p += 8 + name.size() + 1;
-      const int32_t gparent = parent_local < 0 || size_t(parent_local) >= rank_l2g.size()
-                                  ? -1
-                                  : rank_l2g[size_t(parent_local)];
-      auto key = std::make_pair(gparent, name);
-      auto it = ids.find(key);
-      int32_t gid;
-      if (it == ids.end()) {
-        gid = int32_t(out.callpaths.size());
-        GlobalCallpath cp;
-        cp.region = name;
-        cp.kind = kind;
-        cp.parent = gparent;
-        cp.path = gparent < 0 ? name : out.callpaths[size_t(gparent)].path + "/" + name;
-        for (int c = 0; c < kColCount; ++c) {
-          cp.min[c] = std::numeric_limits<double>::infinity();
-          cp.max[c] = 0;
-        }
-        out.callpaths.push_back(std::move(cp));
-        ids.emplace(std::move(key), gid);
-      } else {
-        gid = it->second;
-      }
-      if (auto_filtered) out.callpaths[size_t(gid)].auto_filtered = true;
-      rank_l2g.push_back(gid);
-      all_maps.push_back(gid);
+// 2. Rank 0: the union's call paths, in its order, into out.callpaths.
+void set_callpaths(const engine::CallpathUnion& all, GlobalProfile& out) {
+  out.callpaths.clear();
+  out.callpaths.reserve(all.nodes.size());
+  for (const engine::CallpathUnion::Node& n : all.nodes) {
+    GlobalCallpath cp;
+    cp.region = n.name;
+    cp.kind = defs::RegionKind(n.kind_word & 0xff);
+    cp.auto_filtered = (n.kind_word & 0x100u) != 0;
+    cp.parent = n.parent;
+    cp.path = n.parent < 0 ? n.name : out.callpaths[size_t(n.parent)].path + "/" + n.name;
+    for (int c = 0; c < kColCount; ++c) {
+      cp.min[c] = std::numeric_limits<double>::infinity();
+      cp.max[c] = 0;
     }
-    map_counts[size_t(r)] = int(rank_l2g.size());
+    out.callpaths.push_back(std::move(cp));
   }
 }
 
@@ -568,17 +532,25 @@ struct ProfileSums {
   std::vector<double> counter_totals;          // per rank, K
 };
 
-// 3. Dense per-call-path arrays; reduce sum/min/max (min/max over visiting ranks only).
-Status reduce_columns(const LocalProfile& local, const defs::Definitions& definitions,
-                      const clock::TickConverter& conv, const engine::Comm& comm,
-                      const std::vector<int>& my_map, size_t G, ProfileSums& sums) {
+// 3. This rank's figures per global call path: the columns and the counters' sums (G x C,
+//    G x 2K), whether it visited each call path (G), its totals (C, then K).
+struct RankColumns {
+  std::vector<double> val, present, counters, totals;
+};
+
+RankColumns rank_columns(const LocalProfile& local, const defs::Definitions& definitions,
+                         const clock::TickConverter& conv, const std::vector<int>& my_map, size_t G,
+                         size_t K) {
   const size_t C = kColCount;
-  const bool root = comm.rank() == 0;
-  std::vector<double> val(G * C, 0.0), vmin(G * C), vmax(G * C), present(G, 0.0);
+  RankColumns rc;
+  rc.val.assign(G * C, 0.0);
+  rc.present.assign(G, 0.0);
+  rc.counters.assign(G * 2 * K, 0.0);
+  rc.totals.assign(C + K, 0.0);
   for (size_t i = 0; i < local.nodes.size(); ++i) {
     const CallNode& n = local.nodes[i];
     const size_t g = size_t(my_map[i]);
-    double* v = &val[g * C];
+    double* v = &rc.val[g * C];
     v[kColVisits] += double(n.visits);
     v[kColExclusive] += conv.ticks_to_seconds(n.exclusive_ticks);
     v[kColInclusive] += conv.ticks_to_seconds(n.inclusive_ticks);
@@ -586,55 +558,67 @@ Status reduce_columns(const LocalProfile& local, const defs::Definitions& defini
     if (def.kind == defs::RegionKind::kMpi) v[kColMpi] += conv.ticks_to_seconds(n.exclusive_ticks);
     v[kColBytesSent] += double(n.bytes_sent);
     v[kColBytesReceived] += double(n.bytes_received);
-    if (n.visits > 0) present[g] = 1.0;
-  }
-  std::vector<double> totals(C, 0.0);
-  for (size_t g = 0; g < G; ++g) {
-    for (size_t c = 0; c < C; ++c) {
-      vmin[g * C + c] = present[g] > 0 ? val[g * C + c] : std::numeric_limits<double>::infinity();
-      vmax[g * C + c] = present[g] > 0 ? val[g * C + c] : 0.0;
-      if (c != kColInclusive) totals[c] += val[g * C + c];
+    if (n.visits > 0) rc.present[g] = 1.0;
+    double* cv = &rc.counters[g * 2 * K];
+    for (size_t k = 0; k < K; ++k) {
+      cv[k] += n.counter_inclusive[k];
+      cv[K + k] += n.counter_exclusive[k];
+      rc.totals[C + k] += n.counter_exclusive[k];
     }
   }
+  for (size_t g = 0; g < G; ++g)
+    for (size_t c = 0; c < C; ++c)
+      if (c != kColInclusive) rc.totals[c] += rc.val[g * C + c];
   // A rank's inclusive total is its root's inclusive time (= its measured span).
-  if (!local.nodes.empty()) totals[kColInclusive] = conv.ticks_to_seconds(local.nodes[0].inclusive_ticks);
-
-  sums.sum.resize(root ? G * C : 0);
-  sums.min.resize(root ? G * C : 0);
-  sums.max.resize(root ? G * C : 0);
-  sums.present.resize(root ? G : 0);
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(val.data(), sums.sum.data(), int(G * C), MPI_DOUBLE, MPI_SUM, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmin.data(), sums.min.data(), int(G * C), MPI_DOUBLE, MPI_MIN, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(vmax.data(), sums.max.data(), int(G * C), MPI_DOUBLE, MPI_MAX, 0));
-  CRITPATH_FORWARD_IF_ERROR(comm.reduce(present.data(), sums.present.data(), int(G), MPI_DOUBLE, MPI_SUM, 0));
-  std::vector<int> counts, displs;
-  return engine::gather_to_root(totals.data(), int(C), comm, sums.totals, counts, displs);
+  if (!local.nodes.empty()) rc.totals[kColInclusive] = conv.ticks_to_seconds(local.nodes[0].inclusive_ticks);
+  return rc;
 }
 
-// 4. Hardware counters: per call path inclusive/exclusive sums over ranks, per-rank totals.
-//    Every rank must carry the same counters; the smallest count wins.
-Status reduce_counters(const LocalProfile& local, const engine::Comm& comm, const std::vector<int>& my_map,
-                       size_t G, ProfileSums& sums) {
-  int K = int(local.counters);
-  CRITPATH_FORWARD_IF_ERROR(comm.allreduce(&K, 1, MPI_INT, MPI_MIN));
-  sums.K = K;
-  sums.counters.resize(comm.rank() == 0 ? G * 2 * size_t(K) : 0);
-  if (K <= 0) return Status::kOk;
-  const size_t KK = size_t(K);
-  std::vector<double> cval(G * 2 * KK, 0.0), ctot(KK, 0.0);
-  for (size_t i = 0; i < local.nodes.size(); ++i) {
-    const CallNode& n = local.nodes[i];
-    double* v = &cval[size_t(my_map[i]) * 2 * KK];
-    for (size_t k = 0; k < KK; ++k) {
-      v[k] += n.counter_inclusive[k];
-      v[KK + k] += n.counter_exclusive[k];
-      ctot[k] += n.counter_exclusive[k];
+// 4. The figures to rank 0 in three rounds: one sum (columns, presence, counters), one
+//    maximum (the columns' maxima, then their minima negated: min = -max(-x); both over the
+//    visiting ranks only), and the per-rank totals gathered.
+Status reduce_columns(const RankColumns& rc, const engine::Comm& comm, size_t G, size_t K,
+                      ProfileSums& sums) {
+  const size_t C = kColCount;
+  const bool root = comm.rank() == 0;
+  std::vector<double> sum_in;
+  sum_in.reserve(G * C + G + G * 2 * K);
+  sum_in.insert(sum_in.end(), rc.val.begin(), rc.val.end());
+  sum_in.insert(sum_in.end(), rc.present.begin(), rc.present.end());
+  sum_in.insert(sum_in.end(), rc.counters.begin(), rc.counters.end());
+  std::vector<double> max_in(2 * G * C);
+  for (size_t g = 0; g < G; ++g)
+    for (size_t c = 0; c < C; ++c) {
+      const bool here = rc.present[g] > 0;
+      const double v = rc.val[g * C + c];
+      max_in[g * C + c] = here ? v : 0.0;
+      max_in[G * C + g * C + c] = here ? -v : -std::numeric_limits<double>::infinity();
     }
-  }
+  std::vector<double> sum_out(root ? sum_in.size() : 0), max_out(root ? max_in.size() : 0);
   CRITPATH_FORWARD_IF_ERROR(
-      comm.reduce(cval.data(), sums.counters.data(), int(G * 2 * KK), MPI_DOUBLE, MPI_SUM, 0));
+      comm.reduce(sum_in.data(), sum_out.data(), int(sum_in.size()), MPI_DOUBLE, MPI_SUM, 0));
+  CRITPATH_FORWARD_IF_ERROR(
+      comm.reduce(max_in.data(), max_out.data(), int(max_in.size()), MPI_DOUBLE, MPI_MAX, 0));
+  std::vector<double> totals;
   std::vector<int> counts, displs;
-  return engine::gather_to_root(ctot.data(), K, comm, sums.counter_totals, counts, displs);
+  CRITPATH_FORWARD_IF_ERROR(
+      engine::gather_to_root(rc.totals.data(), int(C + K), comm, totals, counts, displs));
+  sums.K = int(K);
+  if (!root) return Status::kOk;
+  sums.sum.assign(sum_out.begin(), sum_out.begin() + ptrdiff_t(G * C));
+  sums.present.assign(sum_out.begin() + ptrdiff_t(G * C), sum_out.begin() + ptrdiff_t(G * C + G));
+  sums.counters.assign(sum_out.begin() + ptrdiff_t(G * C + G), sum_out.end());
+  sums.max.assign(max_out.begin(), max_out.begin() + ptrdiff_t(G * C));
+  sums.min.resize(G * C);
+  for (size_t i = 0; i < G * C; ++i) sums.min[i] = -max_out[G * C + i];
+  const size_t P = size_t(comm.size());
+  sums.totals.resize(P * C);
+  sums.counter_totals.resize(P * K);
+  for (size_t r = 0; r < P && totals.size() >= (r + 1) * (C + K); ++r) {
+    std::copy_n(&totals[r * (C + K)], C, &sums.totals[r * C]);
+    std::copy_n(&totals[r * (C + K) + C], K, &sums.counter_totals[r * K]);
+  }
+  return Status::kOk;
 }
 
 // Rank 0: the reduced figures into `out`.
@@ -673,34 +657,30 @@ void fill_global(const ProfileSums& sums, const defs::Definitions& definitions, 
 
 Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
                      const clock::TickConverter& conv, const engine::Comm& comm, GlobalProfile& out,
-                     std::vector<int>* local_to_global) {
+                     std::vector<int>* local_to_global, int* n_callpaths, double timeout_s) {
   const int rank = comm.rank(), size = comm.size();
 
-  // 1. Each rank's call tree to rank 0.
+  // 1, 2. The call trees merged up a binomial tree, the union back to every rank; each maps
+  //    its local nodes onto it (engine/callpath_union.h: the ids in the order of first
+  //    occurrence, rank after rank).
   const std::vector<char> mine = serialize_tree(local, definitions);
-  std::vector<char> all;
-  std::vector<int> lens, displs;
-  CRITPATH_FORWARD_IF_ERROR(engine::gather_to_root(mine.data(), int(mine.size()), comm, all, lens, displs));
-
-  // 2. Rank 0 assigns global ids; each rank gets its local->global map.
-  std::vector<int> map_counts, map_displs, all_maps;
-  if (rank == 0) assign_callpath_ids(all, lens, displs, size, out, map_counts, map_displs, all_maps);
-  int ncallpaths = int(out.callpaths.size());
-  CRITPATH_FORWARD_IF_ERROR(comm.bcast(&ncallpaths, sizeof ncallpaths, 0));
-  std::vector<int> my_map(local.nodes.size());
-  {
-    std::vector<unsigned char> got;
-    CRITPATH_FORWARD_IF_ERROR(comm.scatterv(all_maps.data(), map_counts, sizeof(int), 0, got));
-    if (got.size() != my_map.size() * sizeof(int)) return Status::kMpiError;
-    if (!got.empty()) std::memcpy(my_map.data(), got.data(), got.size());
-  }
+  engine::CallpathUnion all;
+  CRITPATH_FORWARD_IF_ERROR(
+      engine::reduce_union(engine::union_of_tree(mine, rank, int32_t(local.counters)), comm, timeout_s, all));
+  const std::vector<int> my_map = engine::map_tree(mine, all);
+  if (my_map.size() != local.nodes.size()) return Status::kMpiError;
+  for (int g : my_map)
+    if (g < 0) return Status::kMpiError;
   if (local_to_global) *local_to_global = my_map;
+  const size_t G = all.nodes.size();
+  if (n_callpaths) *n_callpaths = int(G);
+  if (rank == 0) set_callpaths(all, out);
 
-  // 3, 4. The columns and the hardware counters, reduced to rank 0.
-  const size_t G = size_t(ncallpaths);
+  // 3, 4. The columns and the hardware counters (those every rank carries), to rank 0.
+  const size_t K = size_t(std::max(0, all.counters));
   ProfileSums sums;
-  CRITPATH_FORWARD_IF_ERROR(reduce_columns(local, definitions, conv, comm, my_map, G, sums));
-  CRITPATH_FORWARD_IF_ERROR(reduce_counters(local, comm, my_map, G, sums));
+  CRITPATH_FORWARD_IF_ERROR(
+      reduce_columns(rank_columns(local, definitions, conv, my_map, G, K), comm, G, K, sums));
   if (rank == 0) fill_global(sums, definitions, size, G, out);
   return Status::kOk;
 }

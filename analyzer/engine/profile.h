@@ -106,9 +106,13 @@ struct GlobalProfile {
 // Collective over `comm`. Returns the unified profile on rank 0 (empty elsewhere).
 // `definitions`: the ones `local` was built with (region names and kinds, counter names).
 // `local_to_global`, when given, receives the global call-path id of every local node
-// (on every rank), for passes that reduce their own per-call-path metrics.
+// (on every rank), for passes that reduce their own per-call-path metrics; `n_callpaths`,
+// when given, the number of global call paths (on every rank). The call trees merge up a
+// binomial tree of point-to-point messages (engine/callpath_union.h), each wait up to
+// `timeout_s`.
 Status unify_profile(const LocalProfile& local, const defs::Definitions& definitions,
                      const clock::TickConverter& conv, const engine::Comm& comm, GlobalProfile& out,
-                     std::vector<int>* local_to_global = nullptr);
+                     std::vector<int>* local_to_global = nullptr, int* n_callpaths = nullptr,
+                     double timeout_s = 600.0);
 
 }  // namespace critpath::analyzer
