@@ -4,11 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <string>
-<<<<<<< HEAD
 #include <string_view>
-=======
 #include <tuple>
->>>>>>> wt27-M
 
 #include "libtrace/defs/definitions.h"
 

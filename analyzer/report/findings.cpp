@@ -256,15 +256,15 @@ std::vector<Finding> build_findings(const ReportInput& in, size_t max) {
   std::vector<std::pair<double, Finding>> found = wait_findings(in);
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Finding> out;
-  for (const std::string& s : in.lead_findings) out.push_back({s, "notes"});
+  for (const std::string& s : in.lead_findings) out.push_back({s, "notes", "", false});
   for (const auto& [cost, f] : found)
     if (out.size() + 2 < max) out.push_back(f);
   const std::pair<std::string, const char*> tail[] = {{critical_path_finding(in), "critical_path"},
                                                       {whatif_finding(in), "whatif"},
                                                       {undivided_main_finding(in), "callpaths"}};
   for (const auto& [text, section] : tail)
-    if (!text.empty()) out.push_back({text, section});
-  if (out.empty()) out.push_back({"No wait state reaches 0.5 % of the allocation.", "wait_state_stats"});
+    if (!text.empty()) out.push_back({text, section, "", false});
+  if (out.empty()) out.push_back({"No wait state reaches 0.5 % of the allocation.", "wait_state_stats", "", false});
   if (out.size() > max) out.resize(max);
   return out;
 }
