@@ -264,7 +264,8 @@ std::vector<Finding> build_findings(const ReportInput& in, size_t max) {
                                                       {undivided_main_finding(in), "callpaths"}};
   for (const auto& [text, section] : tail)
     if (!text.empty()) out.push_back({text, section, "", false});
-  if (out.empty()) out.push_back({"No wait state reaches 0.5 % of the allocation.", "wait_state_stats", "", false});
+  if (out.empty())
+    out.push_back({"No wait state reaches 0.5 % of the allocation.", "wait_state_stats", "", false});
   if (out.size() > max) out.resize(max);
   return out;
 }
