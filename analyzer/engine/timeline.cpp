@@ -78,7 +78,7 @@ bool TimelineBuilder::is_blocking_probe(uint32_t region) {
 
 void TimelineBuilder::begin_location(uint16_t location) {
   open_.clear();
-  probe_call_ = kNoCall;
+  probe_call_ = probe_for_open_ = kNoCall;
   location_ = location;
   location_has_mpi_ = false;
 }
@@ -134,17 +134,17 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       r.tag = e.tag;
       // After a blocking probe the message had arrived when the probe returned: the probe
       // is where the receiver waited for it, so it posts and completes the receive.
-      r.post_call = r.complete_call = probe_call_ != kNoCall ? probe_call_ : cur;
+      r.post_call = r.complete_call = probe_for_open_ != kNoCall ? probe_for_open_ : cur;
       r.post_seq = post_seq_++;
       r.bytes = e.bytes;
-      if (r.peer >= 0 && probe_call_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
-      probe_call_ = kNoCall;
+      if (r.peer >= 0 && probe_for_open_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
+      probe_for_open_ = kNoCall;
       if (r.peer >= 0) t_.recvs.push_back(r);
       break;
     }
     case K::kIrecvRequest:
       irecv_post_[e.request] = {cur, post_seq_++};
-      probe_call_ = kNoCall;
+      probe_for_open_ = kNoCall;
       break;
     case K::kIrecv: add_irecv(e, cur); break;
     case K::kRequestCancel:
@@ -182,6 +182,10 @@ void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
   }
   t_.calls.push_back(c);
   open_.push_back(uint32_t(t_.calls.size() - 1));
+  // A probe speaks only for the receive of the call right after it (a probe followed by other
+  // calls, or by a receive from MPI_PROC_NULL that records nothing, speaks for none).
+  probe_for_open_ = probe_call_;
+  probe_call_ = kNoCall;
 }
 
 void TimelineBuilder::close_call(const trace::Event& e) {
@@ -191,6 +195,7 @@ void TimelineBuilder::close_call(const trace::Event& e) {
   if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
   if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
   open_.pop_back();
+  probe_for_open_ = kNoCall;
   if (is_blocking_probe(e.region)) probe_call_ = idx;
 }
 
@@ -303,7 +308,7 @@ void TimelineBuilder::unprobe_shared_receives() {
 }
 
 Timeline TimelineBuilder::take_window() {
-  probe_call_ = kNoCall;
+  probe_call_ = probe_for_open_ = kNoCall;
   isend_by_req_.clear();
   irecv_post_.clear();
   icoll_by_req_.clear();

@@ -195,6 +195,8 @@ class TimelineBuilder {
   std::unordered_map<uint32_t, bool> probe_region_;                        // region -> is a blocking probe
   // This location's last blocking probe, until the receive that follows it (kNoCall: none).
   uint32_t probe_call_ = kNoCall;
+  // The probe that the open call follows directly (kNoCall: none): its receive's post and end.
+  uint32_t probe_for_open_ = kNoCall;
   // The receives a probe posted and completed: (index in recvs, the receive's own call).
   std::vector<std::pair<uint32_t, uint32_t>> probed_;
   void unprobe_shared_receives();

@@ -265,3 +265,27 @@ TEST_CASE("timeline: a probe does not speak for a receive whose tag other thread
   CHECK(t.recvs[1].complete_call == 2);  // tag 8, this thread's alone: the probe
   CHECK(t.recvs[2].complete_call == 4);
 }
+
+TEST_CASE("timeline: a probe speaks only for the receive of the call right after it", "[engine]") {
+  // As mpi.corpus.proc_null: MPI_Probe on MPI_PROC_NULL, then calls that record no receive,
+  // then a receive much later: the probe is not where that receive waited (the what-if replay
+  // deadlocked on such a receive, completed before what came between).
+  test::TraceWriter w;
+  w.call(kProbe);  // call 0
+  w.end(kProbe);
+  w.call(kRecv);  // call 1: from MPI_PROC_NULL, no receive record
+  w.end(kRecv);
+  w.call(kProbe);  // call 2
+  w.end(kProbe);
+  w.call(kIprobe);  // call 3
+  w.end(kIprobe);
+  in_call(w, kRecv, EventKind::kRecv, defs::kCommWorld, 1, 7, 4);  // call 4
+  w.end(kRecv);
+
+  engine::TimelineBuilder b(to_global, kMe, test_defs());
+  feed(b, w);
+  const engine::Timeline t = b.finish();
+  REQUIRE(t.recvs.size() == 1);
+  CHECK(t.recvs[0].post_call == 4);
+  CHECK(t.recvs[0].complete_call == 4);
+}
