@@ -559,7 +559,7 @@ RankColumns rank_columns(const LocalProfile& local, const defs::Definitions& def
     v[kColBytesSent] += double(n.bytes_sent);
     v[kColBytesReceived] += double(n.bytes_received);
     if (n.visits > 0) rc.present[g] = 1.0;
-    double* cv = &rc.counters[g * 2 * K];
+    double* cv = rc.counters.data() + g * 2 * K;  // no counters: an empty vector
     for (size_t k = 0; k < K; ++k) {
       cv[k] += n.counter_inclusive[k];
       cv[K + k] += n.counter_exclusive[k];
@@ -616,7 +616,7 @@ Status reduce_columns(const RankColumns& rc, const engine::Comm& comm, size_t G,
   sums.counter_totals.resize(P * K);
   for (size_t r = 0; r < P && totals.size() >= (r + 1) * (C + K); ++r) {
     std::copy_n(&totals[r * (C + K)], C, &sums.totals[r * C]);
-    std::copy_n(&totals[r * (C + K) + C], K, &sums.counter_totals[r * K]);
+    std::copy_n(totals.data() + r * (C + K) + C, K, sums.counter_totals.data() + r * K);
   }
   return Status::kOk;
 }
