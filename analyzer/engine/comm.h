@@ -136,8 +136,9 @@ class Comm {
     std::vector<unsigned char> bytes;
   };
   // The sparse all-to-all, for exchanges where a rank talks to few others: each piece of
-  // `out` (any order, at most one per rank, empty ones skipped) to the rank it names; `in` receives the pieces sent to this rank, one parcel per source rank, by
-  // ascending source rank. Hosted, nothing sized by the communicator is made per rank (the
+  // `out` (any order, at most one per rank, empty ones skipped) to the rank it names; `in`
+  // receives the pieces sent to this rank, one parcel per source rank, by ascending source
+  // rank. Hosted, nothing sized by the communicator is made per rank (the
   // pieces are routed as the hosted all-to-all routes them); natively one count per rank goes
   // with them, as in alltoallv (one rank per process there). kInvalidArgument for a peer
   // outside the communicator or named twice.

@@ -36,22 +36,25 @@ TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int3
                                  const defs::Definitions& definitions)
     : to_global_(std::move(to_global)), defs_(definitions), me_(my_world_rank) {}
 
-bool TimelineBuilder::is_mpi_slow(uint32_t region) {
-  // Region ids are dense (libtrace/defs), so a flat table answers (is_mpi), with a map for
-  // outliers. Entries: 0 not looked up yet, 1 not MPI, 2 MPI.
+uint8_t TimelineBuilder::region_class_slow(uint32_t region) {
+  // Region ids are dense (libtrace/defs), so a flat table answers (region_class), with a map
+  // for outliers. Entries: 0 not looked up yet, else the class.
+  const auto classify = [&] {
+    const defs::RegionDef def = defs_.regions.get(region);
+    if (def.kind != defs::RegionKind::kMpi) return uint8_t(kNotMpi);
+    return def.name == "MPI_Probe" || def.name == "MPI_Mprobe" ? uint8_t(kBlockingProbe) : uint8_t(kMpi);
+  };
   constexpr uint32_t kFlatRegions = 1u << 20;
   if (region < kFlatRegions) {
     if (region >= mpi_flat_.size())
       mpi_flat_.resize(std::max<size_t>(size_t(region) + 1, 2 * mpi_flat_.size()));
     uint8_t& f = mpi_flat_[region];
-    if (f == 0) f = defs_.regions.get(region).kind == defs::RegionKind::kMpi ? 2 : 1;
-    return f == 2;
+    if (f == 0) f = classify();
+    return f;
   }
   auto it = mpi_region_.find(region);
-  if (it != mpi_region_.end()) return it->second;
-  const bool m = defs_.regions.get(region).kind == defs::RegionKind::kMpi;
-  mpi_region_.emplace(region, m);
-  return m;
+  if (it == mpi_region_.end()) it = mpi_region_.emplace(region, classify()).first;
+  return it->second;
 }
 
 int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
@@ -65,15 +68,6 @@ int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
     return -1;
   }
   return peers[size_t(peer)];
-}
-
-bool TimelineBuilder::is_blocking_probe(uint32_t region) {
-  auto it = probe_region_.find(region);
-  if (it == probe_region_.end()) {
-    const std::string name = defs_.regions.get(region).name;
-    it = probe_region_.emplace(region, name == "MPI_Probe" || name == "MPI_Mprobe").first;
-  }
-  return it->second;
 }
 
 void TimelineBuilder::begin_location(uint16_t location) {

@@ -173,12 +173,15 @@ class TimelineBuilder {
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);
-  bool is_mpi(uint32_t region) {  // every ENTER asks: the known answers inline
-    if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region] == 2;
-    return is_mpi_slow(region);
+  // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe).
+  enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3 };
+  uint8_t region_class(uint32_t region) {  // every ENTER and EXIT asks: the known answers inline
+    if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region];
+    return region_class_slow(region);
   }
-  bool is_mpi_slow(uint32_t region);
-  bool is_blocking_probe(uint32_t region);  // MPI_Probe, MPI_Mprobe
+  uint8_t region_class_slow(uint32_t region);
+  bool is_mpi(uint32_t region) { return region_class(region) >= kMpi; }
+  bool is_blocking_probe(uint32_t region) { return region_class(region) == kBlockingProbe; }
 
   std::function<double(uint64_t)> to_global_;
   const defs::Definitions& defs_;
@@ -188,11 +191,10 @@ class TimelineBuilder {
   std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> peers_;  // comm -> world ranks its p2p peers name
-  std::vector<uint8_t> mpi_flat_;                             // region -> 0 unknown, 1 not MPI, 2 MPI
-  std::unordered_map<uint32_t, bool> mpi_region_;             // regions beyond the flat table
+  std::vector<uint8_t> mpi_flat_;                             // region -> 0 unknown, else region_class
+  std::unordered_map<uint32_t, uint8_t> mpi_region_;          // regions beyond the flat table
   std::unordered_map<uint32_t, std::pair<CollKind, CollFlow>> coll_kind_;  // op region -> kind, flow
   std::unordered_map<uint32_t, bool> inter_;                               // comm -> intercommunicator
-  std::unordered_map<uint32_t, bool> probe_region_;                        // region -> is a blocking probe
   // This location's last blocking probe, until the receive that follows it (kNoCall: none).
   uint32_t probe_call_ = kNoCall;
   // The probe that the open call follows directly (kNoCall: none): its receive's post and end.
