@@ -110,8 +110,39 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, Outbox& fwd) {
   }
 }
 
+// A group's receives (in posting order) where several threads receive on its source,
+// communicator and tag: MPI matches each thread's receives in its posting order, but which
+// thread takes which of the sender's messages is the library's choice. The sender's messages
+// go out in time order, so the receive that completed first got the earliest one: the group's
+// receives are merged thread by thread, each step taking the thread whose next receive
+// completed first (never completed: last). A group of one thread keeps its posting order.
+void order_threads_by_completion(const Timeline& t, std::vector<uint32_t>& idx) {
+  auto location = [&](uint32_t i) {
+    const uint32_t c = t.recvs[i].complete_call;
+    return c == kNoCall ? -1 : int32_t(t.calls[c].location);
+  };
+  if (std::all_of(idx.begin(), idx.end(), [&](uint32_t i) { return location(i) == location(idx[0]); }))
+    return;
+  std::map<int32_t, std::vector<uint32_t>> by_thread;  // each in posting order
+  for (uint32_t i : idx) by_thread[location(i)].push_back(i);
+  auto done = [&](uint32_t i) {
+    const uint32_t c = t.recvs[i].complete_call;
+    return c == kNoCall ? std::numeric_limits<double>::infinity() : t.calls[c].exit;
+  };
+  std::vector<std::pair<const std::vector<uint32_t>*, size_t>> heads;
+  for (const auto& [loc, q] : by_thread) heads.emplace_back(&q, 0);
+  for (uint32_t& slot : idx) {
+    auto* best = &heads[0];
+    for (auto& h : heads)
+      if (h.second < h.first->size() && (best->second >= best->first->size() ||
+                                         done((*h.first)[h.second]) < done((*best->first)[best->second])))
+        best = &h;
+    slot = (*best->first)[best->second++];
+  }
+}
+
 // The receives of `t` from ranks below P, grouped per source by (comm, tag), each group in
-// posting order.
+// posting order (receives of several threads: order_threads_by_completion).
 PeerGroups recvs_by_source(const Timeline& t, int P) {
   PeerGroups by_src;
   Grouper grouper(by_src);
@@ -124,6 +155,9 @@ PeerGroups recvs_by_source(const Timeline& t, int P) {
     for (auto& [key, idx] : m)  // mostly in posting order already (blocking receives)
       if (!std::is_sorted(idx.begin(), idx.end(), posted_before))
         std::stable_sort(idx.begin(), idx.end(), posted_before);
+  if (t.mpi_locations > 1)
+    for (auto& [src, m] : by_src)
+      for (auto& [key, idx] : m) order_threads_by_completion(t, idx);
   return by_src;
 }
 
@@ -353,7 +387,8 @@ double coll_ready(const CollRecord& c, const CollSync& s) {
   if (!s.valid || s.comm_size < 2 || !synchronizes(c, s)) return kNone;
   switch (c.kind) {
     case CollKind::kBarrier: return s.latest_begin;
-    case CollKind::kNxN: return c.received > 0 ? s.latest_sender_begin : kNone;
+    case CollKind::kNxN:  // an Alltoallv/w: the latest sender's block to this rank may be empty
+      return c.received > 0 && !c.some_block_empty ? s.latest_sender_begin : kNone;
     case CollKind::kOneToN:
       return s.my_comm_rank != c.root && c.received > 0 && s.root_sent > 0 ? s.root_begin : kNone;
     case CollKind::kNToOne: return s.my_comm_rank == c.root && c.received > 0 ? s.latest_sender_begin : kNone;

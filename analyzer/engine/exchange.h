@@ -103,7 +103,8 @@ inline bool synchronizes(const CollRecord& c, const CollSync& s) { return synchr
 // The time before which this rank's completion of instance `c` cannot have ended, by the
 // call's data flow: the begin of the latest member whose data it waited for (a barrier: of
 // every member; N x N and N -> 1: of the latest member that sent data, when this rank received
-// any; 1 -> N: of the root, when the root sent and this rank received; a scan: of the latest
+// any, and in an Alltoallv/w only when it received from every other member (else the latest
+// sender's block to it may have been empty: CollRecord::some_block_empty); 1 -> N: of the root, when the root sent and this rank received; a scan: of the latest
 // among members 0..me). NaN when the instance does not make it wait (synchronizes(), a rank
 // that receives nothing, the root of a 1 -> N, a member of an N -> 1 that is not its root).
 // The wait-state patterns, the clock-condition check, the controlled logical clock and the

@@ -245,7 +245,8 @@ void TimelineBuilder::add_coll(const trace::Event& e, uint32_t cur) {
   }
   c.kind = k->second.first;
   c.flow = inter->second ? CollFlow::kRemote : k->second.second;
-  c.root = e.root;
+  c.some_block_empty = e.root == trace::kRootSomeBlockEmpty;
+  c.root = c.some_block_empty ? -1 : e.root;
   c.call = cur;
   c.complete_call = e.kind == K::kCollEnd ? cur : kNoCall;
   c.sent = e.bytes;

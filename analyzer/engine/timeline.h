@@ -43,7 +43,8 @@ CollKind coll_kind(defs::MpiSync sync);
 enum class CollFlow : uint8_t {
   kEvery,     // a member that sends data sends it to every member that receives data (Barrier,
               // Allreduce, Allgather(v), Alltoall, Reduce_scatter(_block), rooted ones, scans)
-  kPairwise,  // each pair of members has counts of its own, which the trace does not hold
+  kPairwise,  // each pair of members has counts of its own, of which the trace holds only
+              // whether some block to a rank is empty (CollRecord::some_block_empty)
               // (Alltoallv, Alltoallw; their I* and persistent forms)
   kNeighbor,  // from the topology's neighbours only (MPI_Neighbor_*, MPI_Ineighbor_*)
   kRemote,    // an intercommunicator's: data flows between its two groups only, and the
@@ -85,6 +86,8 @@ struct CollRecord {
   CollKind kind = CollKind::kOther;  // coll_kind of op's MpiSync, looked up once per region
   CollFlow flow = CollFlow::kEvery;  // coll_flow of op's name, or kRemote on an intercommunicator
   int32_t root = -1;                 // rank in comm, or -1
+  bool some_block_empty = false;     // an Alltoallv/w's other member sent this rank no data
+                                     // (recorded as trace::kRootSomeBlockEmpty)
   uint32_t call = kNoCall;           // the collective call (or the I* call that posted it)
   uint32_t complete_call = kNoCall;  // == call for blocking ones; the Wait/Test otherwise
   uint64_t sent = 0, received = 0;

@@ -116,6 +116,11 @@ static_assert(sizeof(ExtraSlot) == 16);
 constexpr unsigned kMaxEventSlots = 1 + 8;  // COUNTERS with up to 16 values
 constexpr unsigned kMaxCounters = 16;
 
+// COLL_END / ICOLL_POST root of an MPI_Alltoallv / MPI_Alltoallw (and their I* forms) on an
+// intracommunicator in which some other member's block to this rank is empty (a zero count
+// or a zero-size type): no root, as -1, and this rank does not receive from every member.
+constexpr int32_t kRootSomeBlockEmpty = -2;
+
 // ---------------------------------------------------------------------------------------
 // Decoded event. Fields not used by a kind are zero. `time` is in raw clock ticks (the
 // clock module converts ticks to seconds); it is absolute, not a delta.
@@ -125,7 +130,7 @@ struct Event {
   uint32_t comm = 0;    // communicator id (window id for RMA)
   int32_t peer = 0;     // P2P peer / RMA target (rank in comm)
   int32_t tag = 0;
-  int32_t root = 0;  // collectives: root rank in comm, or -1
+  int32_t root = 0;  // collectives: root rank in comm, or -1 (kRootSomeBlockEmpty)
   uint16_t flags = 0;
   EventKind kind = EventKind::kInvalid;
   uint8_t reserved = 0;

@@ -227,4 +227,21 @@ CollBytes coll_bytes(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
   return b;
 }
 
+// Whether an MPI_Alltoallv / MPI_Alltoallw (rule kAlltoallv / kAlltoallw) on an
+// intracommunicator leaves some other member's block to this rank empty: its receive count
+// (or, for the w form, its receive type's size) is zero. MPI requires the pair's send and
+// receive signatures to agree, so the receive side alone names every pair without data.
+// False for every other rule and on intercommunicators (whose data crosses between the groups).
+template <class TypeSize>
+bool some_block_empty(CollRule rule, const CollArgs& a, TypeSize&& type_size) {
+  if ((rule != CollRule::kAlltoallv && rule != CollRule::kAlltoallw) || a.remote_size > 0 || !a.recvcounts)
+    return false;
+  for (int i = 0; i < a.size; ++i) {
+    if (i == a.rank) continue;
+    const int index = rule == CollRule::kAlltoallw ? i : 0;
+    if (a.recvcounts[i] <= 0 || type_size(TypeArg::kRecv, index) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace critpath::pmpi

@@ -224,12 +224,33 @@ CollBytes coll_call_bytes(const CommView& cv, MPI_Comm comm, const CollCall& c) 
   });
 }
 
+namespace {
+
+// The root COLL_END / ICOLL_POST records: the call's, or trace::kRootSomeBlockEmpty for an
+// Alltoallv/w on an intracommunicator that leaves some other member's block to this rank empty
+// (coll_bytes.h's some_block_empty; the analysis then knows that not every member's data
+// reached this rank).
+int32_t recorded_root(const CommView& cv, const CollCall& c) {
+  CollArgs a;
+  a.size = cv.size;
+  a.remote_size = cv.remote_size;
+  a.rank = cv.rank;
+  a.recvcounts = c.recvcounts;
+  const bool empty = some_block_empty(c.rule, a, [&](TypeArg, int i) -> uint64_t {
+    return type_size(c.recvtypes ? c.recvtypes[i] : c.recvtype);
+  });
+  return empty ? trace::kRootSomeBlockEmpty : int32_t(c.root);
+}
+
+}  // namespace
+
 void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm, CollRule rule, int root,
                  bool in_place, int sendcount, int recvcount, const int* sendcounts, const int* recvcounts,
                  MPI_Datatype sendtype, MPI_Datatype recvtype, const MPI_Datatype* sendtypes,
                  const MPI_Datatype* recvtypes) {
   const CommView cv = comm_view(comm);
   CollBytes b;
+  int32_t recorded = root;
   if (rc == MPI_SUCCESS) {
     CollCall c;
     c.rule = rule;
@@ -244,8 +265,9 @@ void finish_coll(runtime::ThreadState& t, int rc, uint32_t region, MPI_Comm comm
     c.sendtypes = sendtypes;
     c.recvtypes = recvtypes;
     b = coll_call_bytes(cv, comm, c);
+    recorded = recorded_root(cv, c);
   }
-  runtime::record_coll_end(t, trace::EventKind::kCollEnd, region, cv.id, root, b.sent, b.received, 0);
+  runtime::record_coll_end(t, trace::EventKind::kCollEnd, region, cv.id, recorded, b.sent, b.received, 0);
 }
 
 void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, MPI_Comm comm,
@@ -258,8 +280,8 @@ void post_icoll(runtime::ThreadState& t, MPI_Request request, uint32_t region, M
   info.flags = request_flag::kActive | request_flag::kRecorded;
   info.comm = cv.id;
   insert_request(request, info);
-  runtime::record_coll_end(t, trace::EventKind::kIcollPost, region, cv.id, c.root, b.sent, b.received,
-                           info.id);
+  runtime::record_coll_end(t, trace::EventKind::kIcollPost, region, cv.id, recorded_root(cv, c), b.sent,
+                           b.received, info.id);
 }
 
 // ---- one-sided ----------------------------------------------------------------------------

@@ -52,7 +52,8 @@ std::vector<engine::MetricDecl> wait_state_metric_decls() {
                   "latest rank that sent data entered. An instance in which no rank sends data (every count "
                   "zero), a rank that receives none, and instances whose senders the byte counts cannot name "
                   "(intercommunicators, neighbourhood collectives, an Alltoallv/w in which a rank sends or "
-                  "receives nothing) do not synchronize: they book nothing and are no clock condition.",
+                  "receives nothing) do not synchronize: they book nothing and are no clock condition; "
+                  "nor does a rank whose Alltoallv/w block from some member is empty wait.",
                   Combine::kSum, true},
                  "nxn"),
       {"nxn_completion", "s", "mpi_collective", "N x N Completion",

@@ -9,14 +9,20 @@
  *
  *   inter      an intercommunicator between the even and the odd ranks, and its duplicate:
  *              Alltoallw and Ialltoallw whose late-rank entries are zero (the late rank sends
- *              nothing), Allgather, Allgatherv, Alltoallv and Iallgather, Ialltoallv from
- *              which the late rank contributes nothing
+ *              nothing), Allgather, Allgatherv, Alltoallv and Iallgather, Iallgatherv,
+ *              Ialltoallv from which the late rank contributes nothing
  *   rs_zero    MPI_Reduce_scatter with every count zero
- *   neighbor   a non-periodic 1-D Cartesian topology and a directed ring graph (each rank's one
- *              source is its predecessor): Neighbor_allgather(v), Neighbor_alltoall; the late
- *              last rank sends only to ranks that do not exist or to rank 0 (the graph), whose
- *              neighbour data the others never wait for
+ *   neighbor   a non-periodic 1-D Cartesian topology, a directed ring graph (each rank's one
+ *              source is its predecessor) and an MPI_Graph_create chain: Neighbor_allgather(v),
+ *              Neighbor_alltoall(v,w) and their I* forms; the late last rank sends only to
+ *              ranks that do not exist, to rank size-2 (the chain) or to rank 0 (the ring),
+ *              whose neighbour data the others never wait for
  *   a2av_zero  MPI_Alltoallv in which the late rank sends and receives nothing
+ *   a2aw_pairs every rank sends one int to its successor only (MPI_Alltoallw, MPI_Alltoallv,
+ *              MPI_Ialltoallw on MPI_COMM_WORLD): every member sends and receives data, yet
+ *              only rank 0 receives the late rank's, and the ranks between leave before it
+ *              arrives (the trace says which ranks' blocks were empty; an OTF2 archive cannot,
+ *              so it runs only when named)
  *   control    the late rank before an MPI_Allreduce of one double: a violation-free wait of
  *              20 ms on the others, and a clock-condition violation under an injected skew
  */
@@ -72,6 +78,8 @@ static void inter_round(MPI_Comm ic, int k) {
   MPI_Allgatherv(sb, gc, MPI_INT, rb, rc, rdv, MPI_INT, ic);
   MPI_Iallgather(sb, gc, MPI_INT, rb, mine_late_group ? 1 : 0, MPI_INT, ic, &r);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
+  MPI_Iallgatherv(sb, gc, MPI_INT, rb, rc, rdv, MPI_INT, ic, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
   for (int i = 0; i < rsize; ++i) {
     sc[i] = late || i == late_remote ? 0 : 1;
     rc[i] = late || i == late_remote ? 0 : 1;
@@ -109,26 +117,57 @@ static void rs_zero(void) {
   free(zeros);
 }
 
-/* The late last rank's data reaches only rank size-2 (Cartesian, non-periodic) or rank 0
- * (the graph), which then waits for it; the ranks between never receive from it. */
+/* One round of every neighbourhood collective on `topo`, whose every rank has at most 2
+ * sources and 2 destinations. */
+static void neighbor_round(MPI_Comm topo) {
+  int sb[4] = {rank, rank, rank, rank}, rb[4], counts[2] = {1, 1}, displs[2] = {0, 1};
+  MPI_Aint bdispls[2] = {0, (MPI_Aint)sizeof(int)};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Request r[5];
+  MPI_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, topo);
+  MPI_Neighbor_allgatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, topo);
+  MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, topo);
+  MPI_Neighbor_alltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, topo);
+  MPI_Neighbor_alltoallw(sb, counts, bdispls, types, rb, counts, bdispls, types, topo);
+  MPI_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, topo, &r[0]);
+  MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+  MPI_Ineighbor_allgatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, topo, &r[1]);
+  MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+  MPI_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, topo, &r[2]);
+  MPI_Wait(&r[2], MPI_STATUS_IGNORE);
+  MPI_Ineighbor_alltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, topo, &r[3]);
+  MPI_Wait(&r[3], MPI_STATUS_IGNORE);
+  MPI_Ineighbor_alltoallw(sb, counts, bdispls, types, rb, counts, bdispls, types, topo, &r[4]);
+  MPI_Wait(&r[4], MPI_STATUS_IGNORE);
+}
+
+/* The late last rank's data reaches only rank size-2 (Cartesian, non-periodic; the chain) or
+ * rank 0 (the ring), which then waits for it; the ranks between never receive from it. */
 static void neighbor(void) {
-  MPI_Comm cart, ring;
+  MPI_Comm cart, ring, chain;
   const int dims[1] = {size}, periods[1] = {0};
   MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
   const int src = (rank + size - 1) % size, dst = (rank + 1) % size;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
                                  MPI_INFO_NULL, 0, &ring);
+  /* A chain 0 - 1 - ... - size-1 (undirected: each rank's neighbours are its sources and
+   * destinations alike); every neighbourhood call sends to and receives from each one. */
+  int index[64], edges[128], e = 0;
+  for (int i = 0; i < size && i < 64; ++i) {
+    if (i > 0) edges[e++] = i - 1;
+    if (i + 1 < size) edges[e++] = i + 1;
+    index[i] = e;
+  }
+  MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &chain);
   MPI_Barrier(MPI_COMM_WORLD);
   align();
-  int sb[4] = {rank, rank, rank, rank}, rb[4], counts[2] = {1, 1}, displs[2] = {0, 1};
   for (int k = 0; k < kRounds; ++k) {
     late_round(k);
-    MPI_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, cart);
-    MPI_Neighbor_allgatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, cart);
-    MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, cart);
-    MPI_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, ring);
-    MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, ring);
+    neighbor_round(cart);
+    neighbor_round(ring);
+    neighbor_round(chain);
   }
+  MPI_Comm_free(&chain);
   MPI_Comm_free(&ring);
   MPI_Comm_free(&cart);
 }
@@ -152,6 +191,37 @@ static void a2av_zero(void) {
   free(rb);
 }
 
+/* Rank i sends one int to rank i+1 (mod size) only: every member sends and receives, but of
+ * the late last rank's data only rank 0's block is not empty. */
+static void a2aw_pairs(void) {
+  int *sc = calloc((size_t)size, sizeof(int)), *rc = calloc((size_t)size, sizeof(int));
+  int *d = calloc((size_t)size, sizeof(int)), *sb = calloc((size_t)size, sizeof(int));
+  int* rb = calloc((size_t)size, sizeof(int));
+  MPI_Datatype* types = malloc(sizeof(MPI_Datatype) * (size_t)size);
+  for (int i = 0; i < size; ++i) {
+    sc[i] = i == (rank + 1) % size;
+    rc[i] = i == (rank + size - 1) % size;
+    d[i] = i * (int)sizeof(int);
+    types[i] = MPI_INT;
+  }
+  MPI_Request r;
+  for (int k = 0; k < kRounds; ++k) {
+    late_round(k);
+    MPI_Alltoallw(sb, sc, d, types, rb, rc, d, types, MPI_COMM_WORLD);
+    MPI_Ialltoallw(sb, sc, d, types, rb, rc, d, types, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    for (int i = 0; i < size; ++i) d[i] = i;
+    MPI_Alltoallv(sb, sc, d, MPI_INT, rb, rc, d, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < size; ++i) d[i] = i * (int)sizeof(int);
+  }
+  free(sc);
+  free(rc);
+  free(d);
+  free(sb);
+  free(rb);
+  free(types);
+}
+
 static void control(void) {
   double v = 1, s = 0;
   late_round(0);
@@ -163,6 +233,7 @@ static void run(const char* n) {
   else if (!strcmp(n, "rs_zero")) rs_zero();
   else if (!strcmp(n, "neighbor")) neighbor();
   else if (!strcmp(n, "a2av_zero")) a2av_zero();
+  else if (!strcmp(n, "a2aw_pairs")) a2aw_pairs();
   else control();
 }
 
@@ -171,10 +242,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   late = rank == size - 1;
-  static const char* const names[] = {"inter", "rs_zero", "neighbor", "a2av_zero", "control"};
-  /* "inter" and "neighbor" make their communicators first, then align themselves. */
-  run_scenarios(names, 5, argc > 1 ? argv[1] : NULL, NULL, run);
-  print_lateness(names, 5, argc > 1 ? argv[1] : NULL);
+  static const char* const names[] = {"inter", "rs_zero", "neighbor", "a2av_zero", "a2aw_pairs", "control"};
+  /* "inter" and "neighbor" make their communicators first, then align themselves; without an
+   * argument every scenario but a2aw_pairs runs. */
+  const char* only = argc > 1 ? argv[1] : NULL;
+  static const char* const all[] = {"inter", "rs_zero", "neighbor", "a2av_zero", "control"};
+  run_scenarios(only ? names : all, only ? 6 : 5, only, NULL, run);
+  print_lateness(only ? names : all, only ? 6 : 5, only);
   MPI_Finalize();
   return 0;
 }

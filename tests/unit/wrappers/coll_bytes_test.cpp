@@ -153,6 +153,29 @@ TEST_CASE("alltoallw sizes every block by its own datatype", "[semantics]") {
   CHECK(sizer.seen == std::vector<int>{0, 0, 1});
 }
 
+TEST_CASE("an alltoallv/w names whether some other member's block to this rank is empty", "[semantics]") {
+  using critpath::pmpi::some_block_empty;
+  const int full[3] = {1, 2, 3}, own_zero[3] = {1, 0, 3}, other_zero[3] = {0, 2, 3};
+  CollArgs a = args(3, 1, -1, 0, 0);
+  a.recvcounts = full;
+  BlockSizer sizer;
+  CHECK_FALSE(some_block_empty(CollRule::kAlltoallw, a, sizer));
+  a.recvcounts = own_zero;  // its own block does not count
+  CHECK_FALSE(some_block_empty(CollRule::kAlltoallv, a, sizer));
+  a.recvcounts = other_zero;
+  BlockSizer unread;
+  CHECK(some_block_empty(CollRule::kAlltoallw, a, unread));
+  CHECK(unread.seen.empty());  // a zero count's type is not read
+  // A zero-size receive type empties the block too.
+  a.recvcounts = full;
+  CHECK(some_block_empty(CollRule::kAlltoallw, a, [](TypeArg, int i) -> uint64_t { return i == 2 ? 0 : 4; }));
+  // Other rules, and intercommunicators (blocks cross between the groups), never.
+  a.recvcounts = other_zero;
+  CHECK_FALSE(some_block_empty(CollRule::kNeighborAlltoallv, a, sizer));
+  a.remote_size = 3;
+  CHECK_FALSE(some_block_empty(CollRule::kAlltoallv, a, sizer));
+}
+
 TEST_CASE("reductions", "[semantics]") {
   Sizer s;
   CHECK(coll_bytes(CollRule::kReduce, args(4, 1, 0, 5, 5), s) == CollBytes{20, 0});

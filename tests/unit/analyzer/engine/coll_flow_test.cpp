@@ -122,6 +122,14 @@ TEST_CASE("coll_ready: no decision where the byte totals do not name the senders
   CHECK(violations(v, s) == 1);
   CHECK_FALSE(engine::synchronizes(v, late_instance(true, false)));
   CHECK(violations(v, late_instance(true, false)) == 0);
+  // Every member sent and received, but this rank's block from some member is empty (rank i
+  // sends to rank i+1 only): the late member's data may not have reached it. The instance
+  // still synchronizes the others.
+  engine::CollRecord gap = v;
+  gap.some_block_empty = true;
+  CHECK(engine::synchronizes(gap, s));
+  CHECK(std::isnan(engine::coll_ready(gap, s)));
+  CHECK(violations(gap, s) == 0);
 }
 
 TEST_CASE("coll_ready: rooted collectives and scans", "[engine]") {

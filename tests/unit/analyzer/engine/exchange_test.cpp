@@ -1,7 +1,8 @@
 // critpath — tests/unit/analyzer/engine/exchange_test.cpp: point-to-point matching
 // (engine::exchange_p2p) on a local engine::Comm (one rank, no MPI): messages a rank sent to
 // itself, matched by (communicator, tag) in send order against the receives in posting order,
-// and a send and a receive that match nothing, counted as unmatched.
+// and a send and a receive that match nothing, counted as unmatched; receives of several
+// threads on one (communicator, tag), paired in completion order.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -99,4 +100,36 @@ TEST_CASE("p2p matching: the k-th send of (comm, tag) meets the k-th receive pos
   // Forward: per group a 12-byte header and 8 bytes per message (28 + 20); backward: 4 bytes
   // per message of the groups received (3).
   CHECK(m.bytes_sent == 60);
+}
+
+TEST_CASE("p2p matching: receives of several threads on one tag pair in completion order", "[engine]") {
+  TimelineWriter w;
+  w.send(1.0, 0);  // sent first...
+  w.send(2.0, 0);  // ...and second, by any threads
+  // Thread 1 posted first but completed last (it got the second message); thread 2's receive
+  // completed at 1.5, before the second send began: it got the first one.
+  const uint32_t a = w.call(0.5), b = w.call(0.6);
+  w.t.calls[a].exit = 2.5;
+  w.t.calls[a].location = 1;
+  w.t.calls[b].exit = 1.5;
+  w.t.calls[b].location = 2;
+  w.recv(a, a, 0, 0);
+  w.recv(b, b, 1, 0);
+  w.t.mpi_locations = 3;
+
+  const engine::Comm local;
+  engine::P2pMatch m;
+  REQUIRE(engine::exchange_p2p(w.t, local, m) == Status::kOk);
+  CHECK(m.send_enter[1] == 1.0);
+  CHECK(m.send_enter[0] == 2.0);
+  CHECK(m.recv_of(0, 0, 0) == 1);
+  CHECK(m.recv_of(0, 0, 1) == 0);
+  CHECK(m.unmatched_recvs == 0);
+
+  // One thread's receives keep their posting order, whatever their completion order (an
+  // Irecv posted first and waited for last still got the first message).
+  w.t.calls[b].location = 1;
+  REQUIRE(engine::exchange_p2p(w.t, local, m) == Status::kOk);
+  CHECK(m.send_enter[0] == 1.0);
+  CHECK(m.send_enter[1] == 2.0);
 }
