@@ -936,7 +936,8 @@ class Simulator {
       m.world = !c.window && rec.comm == defs::kCommWorld;
       m.P = P_;
       if (!m.world)
-        m.list = c.window ? windows[rec.comm] : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
+        m.list = c.window ? windows[rec.comm]
+                          : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
     }
   }
 
