@@ -121,10 +121,11 @@ struct Reply {
 };
 static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
 
-// Groups n items by destination rank, ascending: `order` lists the items (0..n) destination
-// by destination, ascending within one; `runs` the destinations and their counts. A count per
-// rank only when the items are at least as many as the ranks, else a sort of the items: the
-// work is O(n + min(n, P) + n log n when n < P), never O(P) for a few items.
+// Groups n items by destination rank, ascending: `order` lists the items (of 0..n; those
+// whose destination is negative left out) destination by destination, ascending within one;
+// `runs` the destinations and their counts. A count per rank only when the items are at least
+// as many as the ranks, else a sort of the items: the work is O(n + min(n, P) + n log n when
+// n < P), never O(P) for a few items.
 struct Grouping {
   std::vector<uint32_t> order;
   std::vector<PathRun> runs;
@@ -133,22 +134,32 @@ struct Grouping {
 
   template <typename Dest>
   void group(size_t n, int P, Dest dest) {
-    order.resize(n);
     runs.clear();
     if (n >= size_t(P)) {
       starts.assign(size_t(P) + 1, 0);
-      for (size_t k = 0; k < n; ++k) ++starts[size_t(dest(k)) + 1];
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t d = dest(k);
+        if (d >= 0) ++starts[size_t(d) + 1];
+      }
       for (size_t d = 0; d < size_t(P); ++d) {
         if (starts[d + 1]) runs.push_back({int32_t(d), starts[d + 1]});
         starts[d + 1] += starts[d];
       }
-      for (size_t k = 0; k < n; ++k) order[starts[size_t(dest(k))]++] = uint32_t(k);
+      order.resize(starts[size_t(P)]);
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t d = dest(k);
+        if (d >= 0) order[starts[size_t(d)]++] = uint32_t(k);
+      }
       return;
     }
-    keys.resize(n);
-    for (size_t k = 0; k < n; ++k) keys[k] = uint64_t(uint32_t(dest(k))) << 32 | k;
+    keys.clear();
+    for (size_t k = 0; k < n; ++k) {
+      const int32_t d = dest(k);
+      if (d >= 0) keys.push_back(uint64_t(uint32_t(d)) << 32 | k);
+    }
     std::sort(keys.begin(), keys.end());
-    for (size_t pos = 0; pos < n; ++pos) {
+    order.resize(keys.size());
+    for (size_t pos = 0; pos < keys.size(); ++pos) {
       order[pos] = uint32_t(keys[pos]);
       const int32_t d = int32_t(keys[pos] >> 32);
       if (runs.empty() || runs.back().peer != d) runs.push_back({d, 0});
@@ -217,10 +228,10 @@ class JumpWalk {
     double t;
   };
 
-  Status a2a(const void* send, const std::vector<PathRun>& runs, size_t elem) {
+  Status a2a(const void* send, const std::vector<PathRun>& runs, size_t elem, bool reply = false) {
     ++out_.rounds;
     for (const PathRun& r : runs) out_.bytes_sent += uint64_t(r.count) * elem;
-    return ex_.exchange(send, runs, elem, recv_, recv_runs_);
+    return ex_.exchange(send, runs, elem, recv_, recv_runs_, reply);
   }
   Status asum(uint64_t* v, int k) {
     ++out_.rounds;
@@ -273,7 +284,7 @@ class JumpWalk {
   std::vector<PathRun> recv_runs_;
   Grouping grp_;
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
-  std::vector<uint32_t> origin_, live_;
+  std::vector<uint32_t> origin_;
   uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
 };
 
@@ -319,7 +330,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N) {
 template <typename Id>
 Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
   grp_.group(pending.size(), P_, [&](size_t k) { return pending[k].q; });
-  order = grp_.order;
+  order.swap(grp_.order);
   std::vector<Query> q(pending.size());
   for (size_t pos = 0; pos < order.size(); ++pos) {
     const Pending& p = pending[order[pos]];
@@ -330,7 +341,7 @@ Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::
   answer_queries(rep);
   // Back to the sources, ascending: the replies arrive as the queries went.
   const std::vector<PathRun> back = recv_runs_;
-  return a2a(rep.data(), back, sizeof(Reply));
+  return a2a(rep.data(), back, sizeof(Reply), true);
 }
 
 // Where each query received arrives among this rank's records. A source's queries come in
@@ -428,16 +439,13 @@ Status JumpWalk<Id>::double_pointers(uint64_t N) {
 template <typename Id>
 Status JumpWalk<Id>::jump_once() {
   const std::vector<Id>& Jk = J_.back();
-  live_.clear();
-  for (size_t x = 0; x < n_; ++x)
-    if (Jk[x] != kEnd) live_.push_back(uint32_t(x));
-  grp_.group(live_.size(), P_, [&](size_t k) { return owner_of(Jk[live_[k]]); });
-  const size_t nreq = live_.size();
+  grp_.group(n_, P_, [&](size_t x) { return Jk[x] != kEnd ? int32_t(owner_of(Jk[x])) : int32_t(-1); });
+  const size_t nreq = grp_.order.size();
   // The buffers live across levels (no fresh pages per level); a request is the local index.
   req_.resize(nreq);
   origin_.resize(nreq);
   for (size_t pos = 0; pos < nreq; ++pos) {
-    const uint32_t x = live_[grp_.order[pos]];
+    const uint32_t x = grp_.order[pos];
     req_[pos] = Id(index_of(Jk[x]));
     origin_[pos] = x;
   }
@@ -447,7 +455,7 @@ Status JumpWalk<Id>::jump_once() {
   ans_.resize(nin);
   for (size_t k = 0; k < nin; ++k) ans_[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
   const std::vector<PathRun> sources = recv_runs_;
-  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), sources, sizeof(Id)));
+  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), sources, sizeof(Id), true));
   const Id* back = as<Id>(recv_);
   std::vector<Id> next(n_, kEnd);
   uint64_t active = 0;  // records whose J_{k+1} is not the end
@@ -466,12 +474,12 @@ Status JumpWalk<Id>::mark_path() {
   std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
     const std::vector<Id>& Jk = J_[k];
-    live_.clear();
-    for (uint32_t x : marked_list_)
-      if (Jk[x] != kEnd) live_.push_back(x);
-    grp_.group(live_.size(), P_, [&](size_t i) { return owner_of(Jk[live_[i]]); });
-    req.resize(live_.size());
-    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = Id(index_of(Jk[live_[grp_.order[pos]]]));
+    grp_.group(marked_list_.size(), P_, [&](size_t i) {
+      const Id y = Jk[marked_list_[i]];
+      return y != kEnd ? int32_t(owner_of(y)) : int32_t(-1);
+    });
+    req.resize(grp_.order.size());
+    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = Id(index_of(Jk[marked_list_[grp_.order[pos]]]));
     CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(Id)));
     const Id* in = as<Id>(recv_);
     const size_t nin = received();
@@ -585,7 +593,9 @@ class CommPathExchange final : public PathExchange {
   int size() const override { return comm_.size(); }
 
   Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
-                  std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs) override {
+                  std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) override {
+    if (comm_.native_handle() != MPI_COMM_NULL)
+      return native(send, send_runs, elem_bytes, recv, recv_runs, reply);
     const auto* p = static_cast<const unsigned char*>(send);
     pieces_.clear();
     for (const PathRun& r : send_runs) {
@@ -611,9 +621,30 @@ class CommPathExchange final : public PathExchange {
   Status allreduce_min(double* v, int n) override { return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN); }
 
  private:
+  // One rank per process: MPI_Alltoallv straight from and into the walk's buffers (counts per
+  // rank, as MPI's own; a reply's counts are the previous round's, not exchanged again).
+  Status native(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
+                std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) {
+    const size_t P = size_t(comm_.size());
+    counts_.assign(P, 0);
+    for (const PathRun& r : send_runs) counts_[size_t(r.peer)] = int(r.count);
+    if (reply) {
+      recv_counts_.assign(P, 0);
+      for (const PathRun& r : sent_) recv_counts_[size_t(r.peer)] = int(r.count);
+    }
+    CRITPATH_FORWARD_IF_ERROR(comm_.alltoallv(send, counts_, elem_bytes, recv, recv_counts_, reply));
+    recv_runs.clear();
+    for (size_t s = 0; s < P; ++s)
+      if (recv_counts_[s] > 0) recv_runs.push_back({int32_t(s), uint32_t(recv_counts_[s])});
+    sent_ = send_runs;
+    return Status::kOk;
+  }
+
   const Comm& comm_;
   std::vector<Comm::Piece> pieces_;
   std::vector<Comm::Parcel> parcels_;
+  std::vector<int> counts_, recv_counts_;
+  std::vector<PathRun> sent_;  // the previous round's runs (a reply's receive counts)
 };
 
 // Gather method: rank 0 walks every rank's hop records and sends each rank its segments.

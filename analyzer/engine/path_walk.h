@@ -134,9 +134,11 @@ class PathExchange {
   // The sparse all-to-all: `send` holds elem_bytes-sized elements run after run,
   // send_runs[i].count of them for rank send_runs[i].peer (peers ascending, each at most once,
   // no empty run). `recv` receives the elements sent to this rank by ascending source rank,
-  // recv_runs their sources and counts (no empty run). Nothing in it is sized by the ranks.
+  // recv_runs their sources and counts (no empty run). Nothing in it is sized by the ranks
+  // (where a process hosts one rank it may be: an MPI all-to-all is). With `reply` the round
+  // answers the previous one element for element: recv_runs will be that round's send_runs.
   virtual Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
-                          std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs) = 0;
+                          std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) = 0;
   virtual Status allreduce_sum(uint64_t* v, int n) = 0;
   virtual Status allreduce_min(double* v, int n) = 0;
 };

@@ -36,7 +36,7 @@ class ThreadExchange final : public PathExchange {
   int rank() const override { return me_; }
   int size() const override { return w_.P; }
   Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
-                  std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs) override {
+                  std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) override {
     for (size_t i = 0; i < send_runs.size(); ++i)  // ascending peers, no empty run
       if (send_runs[i].count == 0 || send_runs[i].peer < 0 || send_runs[i].peer >= w_.P ||
           (i > 0 && send_runs[i].peer <= send_runs[i - 1].peer))
@@ -59,6 +59,8 @@ class ThreadExchange final : public PathExchange {
         off += r.count;
       }
     }
+    if (reply && !same_runs(recv_runs, sent_)) w_.mismatch = true;  // not the previous round's
+    sent_ = send_runs;
     w_.bar.arrive_and_wait();
     return Status::kOk;
   }
@@ -86,8 +88,16 @@ class ThreadExchange final : public PathExchange {
   }
 
  private:
+  static bool same_runs(const std::vector<PathRun>& a, const std::vector<PathRun>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].peer != b[i].peer || a[i].count != b[i].count) return false;
+    return true;
+  }
+
   ThreadWorld& w_;
   int me_;
+  std::vector<PathRun> sent_;  // the previous round's runs
 };
 
 using Recs = std::vector<std::vector<HopRec>>;
