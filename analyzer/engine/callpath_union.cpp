@@ -196,6 +196,8 @@ Status reduce_union(const CallpathUnion& mine, const Comm& comm, double timeout_
     put_union(acc, true, bytes);
     CRITPATH_FORWARD_IF_ERROR(comm.post(rank - low, std::move(bytes)));
   }
+  // The tree's steps this rank waited through or fed: ceil(log2 P) on rank 0, fewer elsewhere.
+  comm.count_rounds(uint64_t(children) + (rank != 0 ? 1 : 0));
   bytes.clear();
   if (rank == 0) put_union(acc, false, bytes);
   uint64_t n = bytes.size();

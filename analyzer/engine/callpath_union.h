@@ -10,8 +10,9 @@
 // (a rank's tree lists a parent before its children), so a parent precedes its children.
 //
 // Each round of the merge sends a union bounded by the distinct call paths, not by the
-// ranks: ceil(log2 P) rounds of point-to-point messages up the tree, then the union is
-// broadcast and every rank maps its local nodes onto it.
+// ranks: ceil(log2 P) rounds of point-to-point messages up the tree (counted in the
+// communicator's traffic rounds), then the union is broadcast and every rank maps its local
+// nodes onto it.
 #pragma once
 
 #include <cstddef>

@@ -89,6 +89,9 @@ class Comm {
     uint64_t sent = 0, received = 0, rounds = 0;
   };
   Traffic traffic() const { return traffic_ ? *traffic_ : Traffic{}; }
+  // Counts `n` rounds that the caller synchronized through point to point (a merge tree's
+  // steps: post and receive count none themselves).
+  void count_rounds(uint64_t n) const { share_traffic()->rounds += n; }
   // Whether this is the first analysis rank of its process (natively, every one): the one
   // that speaks for the process (its memory).
   bool first_in_process() const { return !hosted_ || local_ == 0; }

@@ -82,7 +82,8 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
       {"analysis_rounds", "count",
        "The largest number of synchronizing rounds any analysis rank took part in: each collective "
        "operation of `engine::Comm` is one (the Mailbox's included, communicator creations too, "
-       "and the gathering of these figures); point-to-point messages are none."},
+       "and the gathering of these figures), and each step of the call-path merge tree a rank "
+       "waited through or fed (ceil(log2 P) on rank 0); other point-to-point messages are none."},
       {"analysis_memory", "bytes",
        "`{rank0_bytes, median_bytes}`: how much the resident memory of the process hosting rank 0, "
        "and of the median process, grew during the analysis beyond what it was at its start: the "

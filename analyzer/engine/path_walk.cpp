@@ -121,18 +121,49 @@ struct Reply {
 };
 static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
 
-// Groups items by destination rank: order[] lists item positions destination by destination.
-struct Buckets {
-  std::vector<int> counts, offsets;
-  void reset(int P) {
-    counts.assign(size_t(P), 0);
-    offsets.assign(size_t(P), 0);
-  }
-  void finish() {
-    int o = 0;
-    for (size_t d = 0; d < counts.size(); ++d) {
-      offsets[d] = o;
-      o += counts[d];
+// Groups n items by destination rank, ascending: `order` lists the items (of 0..n; those
+// whose destination is negative left out) destination by destination, ascending within one;
+// `runs` the destinations and their counts. A count per rank only when the items are at least
+// as many as the ranks, else a sort of the items: the work is O(n + min(n, P) + n log n when
+// n < P), never O(P) for a few items.
+struct Grouping {
+  std::vector<uint32_t> order;
+  std::vector<PathRun> runs;
+  std::vector<uint32_t> starts;  // per rank (n >= P)
+  std::vector<uint64_t> keys;    // destination << 32 | item (n < P)
+
+  template <typename Dest>
+  void group(size_t n, int P, Dest dest) {
+    runs.clear();
+    if (n >= size_t(P)) {
+      starts.assign(size_t(P) + 1, 0);
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t d = dest(k);
+        if (d >= 0) ++starts[size_t(d) + 1];
+      }
+      for (size_t d = 0; d < size_t(P); ++d) {
+        if (starts[d + 1]) runs.push_back({int32_t(d), starts[d + 1]});
+        starts[d + 1] += starts[d];
+      }
+      order.resize(starts[size_t(P)]);
+      for (size_t k = 0; k < n; ++k) {
+        const int32_t d = dest(k);
+        if (d >= 0) order[starts[size_t(d)]++] = uint32_t(k);
+      }
+      return;
+    }
+    keys.clear();
+    for (size_t k = 0; k < n; ++k) {
+      const int32_t d = dest(k);
+      if (d >= 0) keys.push_back(uint64_t(uint32_t(d)) << 32 | k);
+    }
+    std::sort(keys.begin(), keys.end());
+    order.resize(keys.size());
+    for (size_t pos = 0; pos < keys.size(); ++pos) {
+      order[pos] = uint32_t(keys[pos]);
+      const int32_t d = int32_t(keys[pos] >> 32);
+      if (runs.empty() || runs.back().peer != d) runs.push_back({d, 0});
+      ++runs.back().count;
     }
   }
 };
@@ -143,9 +174,9 @@ bool segment_less(const PathSegment& a, const PathSegment& b) {
 
 // Sorts segments that arrived as runs (runs[s] from source s, in source order): runs that
 // are ascending already (a consistent trace) are merged pairwise, anything else is sorted.
-void sort_segments(std::vector<PathSegment>& v, const std::vector<int>& runs) {
+void sort_segments(std::vector<PathSegment>& v, const std::vector<PathRun>& runs) {
   std::vector<size_t> bounds{0};
-  for (int c : runs) bounds.push_back(bounds.back() + size_t(c));
+  for (const PathRun& r : runs) bounds.push_back(bounds.back() + r.count);
   if (bounds.back() != v.size()) return std::sort(v.begin(), v.end(), segment_less);
   for (size_t r = 0; r + 1 < bounds.size(); ++r)
     if (!std::is_sorted(v.begin() + long(bounds[r]), v.begin() + long(bounds[r + 1]), segment_less))
@@ -197,10 +228,10 @@ class JumpWalk {
     double t;
   };
 
-  Status a2a(const void* send, const std::vector<int>& counts, size_t elem, bool known = false) {
+  Status a2a(const void* send, const std::vector<PathRun>& runs, size_t elem, bool reply = false) {
     ++out_.rounds;
-    for (int c : counts) out_.bytes_sent += uint64_t(c) * elem;
-    return ex_.alltoallv(send, counts, elem, recv_, recv_counts_, known);
+    for (const PathRun& r : runs) out_.bytes_sent += uint64_t(r.count) * elem;
+    return ex_.exchange(send, runs, elem, recv_, recv_runs_, reply);
   }
   Status asum(uint64_t* v, int k) {
     ++out_.rounds;
@@ -213,7 +244,7 @@ class JumpWalk {
   // Items received by the last a2a.
   size_t received() const {
     size_t nin = 0;
-    for (int c : recv_counts_) nin += size_t(c);
+    for (const PathRun& r : recv_runs_) nin += r.count;
     return nin;
   }
   static uint64_t active_count(const std::vector<Id>& j) {
@@ -250,11 +281,10 @@ class JumpWalk {
   std::vector<uint8_t> marked_;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
-  std::vector<int> recv_counts_;
-  Buckets bk_;
+  std::vector<PathRun> recv_runs_;
+  Grouping grp_;
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
   std::vector<uint32_t> origin_;
-  std::vector<int> fill_;
   uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
 };
 
@@ -299,25 +329,19 @@ Status JumpWalk<Id>::find_successors(uint64_t& N) {
 // One round: each pending arrival asks its rank; the replies land in recv_, in `order`.
 template <typename Id>
 Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
-  bk_.reset(P_);
-  for (const Pending& p : pending) ++bk_.counts[size_t(p.q)];
-  bk_.finish();
+  grp_.group(pending.size(), P_, [&](size_t k) { return pending[k].q; });
+  order.swap(grp_.order);
   std::vector<Query> q(pending.size());
-  order.resize(pending.size());
-  {
-    std::vector<int> fill = bk_.offsets;
-    for (size_t k = 0; k < pending.size(); ++k) {
-      const int pos = fill[size_t(pending[k].q)]++;
-      q[size_t(pos)] = {pending[k].t, pending[k].item == n_ ? 1u : 0u, 0};
-      order[size_t(pos)] = uint32_t(k);
-    }
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const Pending& p = pending[order[pos]];
+    q[pos] = {p.t, p.item == n_ ? 1u : 0u, 0};
   }
-  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), bk_.counts, sizeof(Query)));
+  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(Query)));
   std::vector<Reply> rep;
   answer_queries(rep);
-  std::vector<int> counts_back = recv_counts_;
-  recv_counts_ = bk_.counts;  // the replies come back as the queries went
-  return a2a(rep.data(), counts_back, sizeof(Reply), true);
+  // Back to the sources, ascending: the replies arrive as the queries went.
+  const std::vector<PathRun> back = recv_runs_;
+  return a2a(rep.data(), back, sizeof(Reply), true);
 }
 
 // Where each query received arrives among this rank's records. A source's queries come in
@@ -415,31 +439,23 @@ Status JumpWalk<Id>::double_pointers(uint64_t N) {
 template <typename Id>
 Status JumpWalk<Id>::jump_once() {
   const std::vector<Id>& Jk = J_.back();
-  bk_.reset(P_);
-  for (Id y : Jk)
-    if (y != kEnd) ++bk_.counts[size_t(owner_of(y))];
-  bk_.finish();
-  size_t nreq = 0;
-  for (int c : bk_.counts) nreq += size_t(c);
+  grp_.group(n_, P_, [&](size_t x) { return Jk[x] != kEnd ? int32_t(owner_of(Jk[x])) : int32_t(-1); });
+  const size_t nreq = grp_.order.size();
   // The buffers live across levels (no fresh pages per level); a request is the local index.
   req_.resize(nreq);
   origin_.resize(nreq);
-  fill_ = bk_.offsets;
-  for (size_t x = 0; x < n_; ++x) {
-    const Id y = Jk[x];
-    if (y == kEnd) continue;
-    const int pos = fill_[size_t(owner_of(y))]++;
-    req_[size_t(pos)] = Id(index_of(y));
-    origin_[size_t(pos)] = uint32_t(x);
+  for (size_t pos = 0; pos < nreq; ++pos) {
+    const uint32_t x = grp_.order[pos];
+    req_[pos] = Id(index_of(Jk[x]));
+    origin_[pos] = x;
   }
-  CRITPATH_FORWARD_IF_ERROR(a2a(req_.data(), bk_.counts, sizeof(Id)));
+  CRITPATH_FORWARD_IF_ERROR(a2a(req_.data(), grp_.runs, sizeof(Id)));
   const Id* in = as<Id>(recv_);
   const size_t nin = received();
   ans_.resize(nin);
   for (size_t k = 0; k < nin; ++k) ans_[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
-  std::vector<int> counts_back = recv_counts_;
-  recv_counts_ = bk_.counts;
-  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), counts_back, sizeof(Id), true));
+  const std::vector<PathRun> sources = recv_runs_;
+  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), sources, sizeof(Id), true));
   const Id* back = as<Id>(recv_);
   std::vector<Id> next(n_, kEnd);
   uint64_t active = 0;  // records whose J_{k+1} is not the end
@@ -458,17 +474,13 @@ Status JumpWalk<Id>::mark_path() {
   std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
     const std::vector<Id>& Jk = J_[k];
-    bk_.reset(P_);
-    for (uint32_t x : marked_list_)
-      if (Jk[x] != kEnd) ++bk_.counts[size_t(owner_of(Jk[x]))];
-    bk_.finish();
-    size_t nreq = 0;
-    for (int c : bk_.counts) nreq += size_t(c);
-    req.resize(nreq);
-    std::vector<int> fill = bk_.offsets;
-    for (uint32_t x : marked_list_)
-      if (Jk[x] != kEnd) req[size_t(fill[size_t(owner_of(Jk[x]))]++)] = Id(index_of(Jk[x]));
-    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), bk_.counts, sizeof(Id)));
+    grp_.group(marked_list_.size(), P_, [&](size_t i) {
+      const Id y = Jk[marked_list_[i]];
+      return y != kEnd ? int32_t(owner_of(y)) : int32_t(-1);
+    });
+    req.resize(grp_.order.size());
+    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = Id(index_of(Jk[marked_list_[grp_.order[pos]]]));
+    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(Id)));
     const Id* in = as<Id>(recv_);
     const size_t nin = received();
     for (size_t i = 0; i < nin; ++i)
@@ -504,17 +516,14 @@ Status JumpWalk<Id>::send_segments() {
     add(n_);
   }
   {
-    bk_.reset(P_);
-    for (int32_t d : dest) ++bk_.counts[size_t(d)];
-    bk_.finish();
+    grp_.group(segs.size(), P_, [&](size_t i) { return dest[i]; });
     std::vector<PathSegment> send(segs.size());
-    std::vector<int> fill = bk_.offsets;
-    for (size_t i = 0; i < segs.size(); ++i) send[size_t(fill[size_t(dest[i])]++)] = segs[i];
-    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), bk_.counts, sizeof(PathSegment)));
+    for (size_t pos = 0; pos < segs.size(); ++pos) send[pos] = segs[grp_.order[pos]];
+    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(PathSegment)));
     const PathSegment* in = as<PathSegment>(recv_);
     out_.segments.assign(in, in + received());
   }
-  sort_segments(out_.segments, recv_counts_);
+  sort_segments(out_.segments, recv_runs_);
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
@@ -583,16 +592,59 @@ class CommPathExchange final : public PathExchange {
   int rank() const override { return comm_.rank(); }
   int size() const override { return comm_.size(); }
 
-  Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
-                   std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
-                   bool recv_counts_known) override {
-    return comm_.alltoallv(send, send_counts, elem_bytes, recv, recv_counts, recv_counts_known);
+  Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
+                  std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) override {
+    if (comm_.native_handle() != MPI_COMM_NULL)
+      return native(send, send_runs, elem_bytes, recv, recv_runs, reply);
+    const auto* p = static_cast<const unsigned char*>(send);
+    pieces_.clear();
+    for (const PathRun& r : send_runs) {
+      pieces_.push_back({r.peer, p, size_t(r.count) * elem_bytes});
+      p += size_t(r.count) * elem_bytes;
+    }
+    CRITPATH_FORWARD_IF_ERROR(comm_.exchange(pieces_, parcels_));
+    size_t total = 0;
+    for (const Comm::Parcel& in : parcels_) total += in.bytes.size();
+    recv.resize(total);
+    recv_runs.clear();
+    size_t at = 0;
+    for (const Comm::Parcel& in : parcels_) {
+      if (in.bytes.size() % elem_bytes != 0 || in.bytes.size() / elem_bytes > UINT32_MAX)
+        return Status::kMpiError;  // a partial element: not this walk's
+      std::memcpy(recv.data() + at, in.bytes.data(), in.bytes.size());
+      at += in.bytes.size();
+      recv_runs.push_back({int32_t(in.peer), uint32_t(in.bytes.size() / elem_bytes)});
+    }
+    return Status::kOk;
   }
   Status allreduce_sum(uint64_t* v, int n) override { return comm_.allreduce(v, n, MPI_UINT64_T, MPI_SUM); }
   Status allreduce_min(double* v, int n) override { return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN); }
 
  private:
+  // One rank per process: MPI_Alltoallv straight from and into the walk's buffers (counts per
+  // rank, as MPI's own; a reply's counts are the previous round's, not exchanged again).
+  Status native(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
+                std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) {
+    const size_t P = size_t(comm_.size());
+    counts_.assign(P, 0);
+    for (const PathRun& r : send_runs) counts_[size_t(r.peer)] = int(r.count);
+    if (reply) {
+      recv_counts_.assign(P, 0);
+      for (const PathRun& r : sent_) recv_counts_[size_t(r.peer)] = int(r.count);
+    }
+    CRITPATH_FORWARD_IF_ERROR(comm_.alltoallv(send, counts_, elem_bytes, recv, recv_counts_, reply));
+    recv_runs.clear();
+    for (size_t s = 0; s < P; ++s)
+      if (recv_counts_[s] > 0) recv_runs.push_back({int32_t(s), uint32_t(recv_counts_[s])});
+    sent_ = send_runs;
+    return Status::kOk;
+  }
+
   const Comm& comm_;
+  std::vector<Comm::Piece> pieces_;
+  std::vector<Comm::Parcel> parcels_;
+  std::vector<int> counts_, recv_counts_;
+  std::vector<PathRun> sent_;  // the previous round's runs (a reply's receive counts)
 };
 
 // Gather method: rank 0 walks every rank's hop records and sends each rank its segments.

@@ -15,7 +15,7 @@
 // has one successor, succ(r) = the record found on cause_rank at next_time(r) (or the path's
 // beginning there), and the path is the chain start -> succ -> succ ... The walk here does
 // not move along it hop by hop (a message latency per hop) but in bulk rounds of
-// MPI_Alltoallv, each rank handling all its records at once:
+// sparse all-to-alls, each rank handling all its records at once:
 //
 //   1. succ: every record (and the start) asks cause_rank "your latest record before t?"
 //      (16 B request, 24 B reply). An arrival inside the found record's wait (t < wait_end,
@@ -31,9 +31,10 @@
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
 //
-// Cost per rank: about (2 K + 4) alltoall(v) rounds and 5 allreduces, 2 × 4 B per local
-// record per doubling level (8 B when a record's global id, its rank and local index, needs
-// more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
+// Cost per rank: about (2 K + 4) sparse all-to-all rounds (each rank sends to and hears from
+// the ranks its records name, nothing sized by the number of ranks: Comm::exchange) and 5
+// allreduces, 2 × 4 B per local record per doubling level (8 B when a record's global id, its
+// rank and local index, needs more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
 // marking) plus ~40 B per record of state and buffers, on every rank alike: no rank holds
 // more than its own records. It is the default at every size. The gather method (all
 // records on rank 0, 32 B each, a sequential walk there: 5 collectives) remains on request
@@ -118,18 +119,26 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
                                                   const std::vector<size_t>& counts, const PathStart& start,
                                                   uint64_t& hops, bool& partial);
 
+// A run of elements to or from one rank (PathExchange::exchange).
+struct PathRun {
+  int32_t peer = 0;
+  uint32_t count = 0;
+};
+
 // The collectives the distributed walk needs, so that it runs without MPI in unit tests.
 class PathExchange {
  public:
   virtual ~PathExchange() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  // send: elem_bytes-sized elements grouped by destination, send_counts[d] elements for d.
-  // recv / recv_counts: the same from every source, in source order. With recv_counts_known
-  // the caller has set recv_counts already (a reply to the previous round).
-  virtual Status alltoallv(const void* send, const std::vector<int>& send_counts, size_t elem_bytes,
-                           std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
-                           bool recv_counts_known) = 0;
+  // The sparse all-to-all: `send` holds elem_bytes-sized elements run after run,
+  // send_runs[i].count of them for rank send_runs[i].peer (peers ascending, each at most once,
+  // no empty run). `recv` receives the elements sent to this rank by ascending source rank,
+  // recv_runs their sources and counts (no empty run). Nothing in it is sized by the ranks
+  // (where a process hosts one rank it may be: an MPI all-to-all is). With `reply` the round
+  // answers the previous one element for element: recv_runs will be that round's send_runs.
+  virtual Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
+                          std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) = 0;
   virtual Status allreduce_sum(uint64_t* v, int n) = 0;
   virtual Status allreduce_min(double* v, int n) = 0;
 };

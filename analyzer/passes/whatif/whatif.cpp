@@ -760,9 +760,11 @@ class GroupReplay : public ReplayIo {
 };
 
 // Ranks per replay group by default (CRITPATH_DEBUG_SIMULATION_REPLAY=auto): as many as
-// kGroupBytes of programs (the largest rank's counted for every member), at least
-// kGroupMinRanks (a leader holds their programs, about 20 B per MPI call each, beside its own
-// analysis, about 100 B per event) and at most kGroupMaxRanks. Dependencies inside a group cost
+// kGroupBytes of programs (the mean rank's counted for every member: not the largest, since a
+// world collective's coordinator, comm rank 0, has a program that grows with the ranks and would
+// shrink every group as P grows), at least kGroupMinRanks (a leader holds their programs, about
+// 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
+// kGroupMaxRanks. Dependencies inside a group cost
 // no message latency: an oversubscribed run's replay of small programs crosses few groups.
 constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
 constexpr int kGroupMinRanks = 4, kGroupMaxRanks = 64;
@@ -786,11 +788,11 @@ class Simulator {
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    uint64_t largest = prog_.size();
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&largest, 1, engine::ReduceOp::kMax));
+    uint64_t total = prog_.size();
+    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
     out.group_ranks = in_.replay == ReplayMode::kGathered      ? P_
                       : in_.replay == ReplayMode::kDistributed ? 1
-                                                               : group_ranks(largest);
+                                                               : group_ranks(total / uint64_t(P_));
     out.gathered = out.group_ranks >= P_;
     // The budget is the replay's: the collectives before it (slow when oversubscribed) are not.
     const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(1.0, in_.timeout_s) * 1e9);
@@ -798,18 +800,28 @@ class Simulator {
   }
 
  private:
-  int group_ranks(uint64_t largest) const {
-    const uint64_t fit = kGroupBytes / std::max<uint64_t>(largest, 1);
+  int group_ranks(uint64_t mean) const {
+    const uint64_t fit = kGroupBytes / std::max<uint64_t>(mean, 1);
     const int g = int(std::clamp<uint64_t>(fit, kGroupMinRanks, kGroupMaxRanks));
     return std::min(g, P_);
   }
+
+  // A communicator's or window's members, their world ranks by comm rank. MPI_COMM_WORLD's
+  // are its ranks: held as their number alone, so that no rank holds a list sized by P.
+  struct Members {
+    bool world = false;
+    std::vector<int32_t> list;  // unless world
+    int P = 0;                  // world: the ranks
+    int32_t operator[](size_t m) const { return world ? int32_t(m) : list[m]; }
+    size_t size() const { return world ? size_t(P) : list.size(); }
+  };
 
   // A collective instance as this rank replays it.
   struct Inst {
     const engine::CollRecord* rec;
     const engine::CollSync* cs;
     engine::CollKind kind;
-    const std::vector<int32_t>* members;
+    const Members* members;
     uint32_t in_type, out_type, a, b;  // its keys: (communicator or window, ordinal)
     int n, my, root;
     bool blocking;
@@ -919,9 +931,13 @@ class Simulator {
     for (const CollRef& c : colls_) {
       const engine::CollRecord& rec = c.window ? t_.win_colls[c.index] : t_.colls[c.index];
       const std::pair<bool, uint32_t> key{c.window, rec.comm};
-      if (!members_.count(key))
-        members_[key] = c.window ? windows[rec.comm]
-                                 : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
+      if (members_.count(key)) continue;
+      Members& m = members_[key];
+      m.world = !c.window && rec.comm == defs::kCommWorld;
+      m.P = P_;
+      if (!m.world)
+        m.list = c.window ? windows[rec.comm]
+                          : engine::comm_members(in_.definitions->comms, rec.comm, P_, me_);
     }
   }
 
@@ -1345,7 +1361,7 @@ class Simulator {
   ByCall sends_at_, recvs_at_, posts_at_, completes_at_, rma_need_at_;
   std::vector<CollRef> colls_;
   std::vector<uint32_t> ordinal_;
-  std::map<std::pair<bool, uint32_t>, std::vector<int32_t>> members_;
+  std::map<std::pair<bool, uint32_t>, Members> members_;
   std::map<uint32_t, std::vector<RmaTell>> rma_tell_;  // causer's call -> whom to tell
   std::vector<RmaTell> rma_tell_now_;                  // causes outside the replayed calls
   std::vector<double> delta_;                          // scratch: per lane, one gap's change
