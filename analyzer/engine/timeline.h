@@ -184,8 +184,9 @@ class TimelineBuilder {
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);
-  // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe).
-  enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3 };
+  // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe), 4 the
+  // initialization (MpiLifecycle::kInit), 5 MPI_Finalize (kFinalize); every class from 2 on is MPI.
+  enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3, kMpiInit = 4, kMpiFinalize = 5 };
   uint8_t region_class(uint32_t region) {  // every ENTER and EXIT asks: the known answers inline
     if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region];
     return region_class_slow(region);
