@@ -631,10 +631,10 @@ void AnalysisEngine::decode() {
   // One forward pass: the call-path profile and the replay index of the MPI activity; window
   // by window, each window's index is exchanged and analysed at its cut and then dropped.
   TimelineBuilder tb(s.to_global, run.rank, *location_.definitions);
-  if (!s.windowed) tb.reserve(run.store.events);
   // Time between MPI calls per call path: the delay analysis's time vectors and the
   // critical path's clip (instead of a second pass over the trace).
   tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);
+  if (!s.windowed) tb.reserve(run.store.events);
   TimelineObserver observer(tb, s.progress, run.store.events, s.event_passes, s.to_global);
   int next_window = 0;
   if (s.windowed)

@@ -42,6 +42,8 @@ uint8_t TimelineBuilder::region_class_slow(uint32_t region) {
   const auto classify = [&] {
     const defs::RegionDef def = defs_.regions.get(region);
     if (def.kind != defs::RegionKind::kMpi) return uint8_t(kNotMpi);
+    if (def.mpi.lifecycle == defs::MpiLifecycle::kInit) return uint8_t(kMpiInit);
+    if (def.mpi.lifecycle == defs::MpiLifecycle::kFinalize) return uint8_t(kMpiFinalize);
     return def.name == "MPI_Probe" || def.name == "MPI_Mprobe" ? uint8_t(kBlockingProbe) : uint8_t(kMpi);
   };
   constexpr uint32_t kFlatRegions = 1u << 20;
@@ -185,12 +187,12 @@ void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
 void TimelineBuilder::close_call(const trace::Event& e) {
   const uint32_t idx = open_.back();
   t_.calls[idx].exit = to_global_(e.time);
-  const defs::MpiLifecycle life = defs_.regions.mpi(e.region).lifecycle;
-  if (life == defs::MpiLifecycle::kInit) t_.init_call = idx;
-  if (life == defs::MpiLifecycle::kFinalize) t_.finalize_call = idx;
+  const uint8_t cls = region_class(e.region);  // the lifecycle too: no locked lookup per call
+  if (cls == kMpiInit) t_.init_call = idx;
+  if (cls == kMpiFinalize) t_.finalize_call = idx;
   open_.pop_back();
   probe_for_open_ = kNoCall;
-  if (is_blocking_probe(e.region)) probe_call_ = idx;
+  if (cls == kBlockingProbe) probe_call_ = idx;
 }
 
 void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {

@@ -152,9 +152,20 @@ class TimelineBuilder {
   // definitions: the traced rank's (regions, communicators); must outlive the builder.
   TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                   const defs::Definitions& definitions);
-  // Room for the calls of a trace of `events` events (at most one call per ENTER/EXIT pair):
-  // no regrowth, and pages are touched only as records arrive.
-  void reserve(uint64_t events) { t_.calls.reserve(size_t(events / 2)); }
+  // Room for the records of a trace of `events` events: the calls (at most one per ENTER/EXIT
+  // pair) and the gap profile's bounds (one per call); the sends, the receives and the gap
+  // entries as blocking point-to-point calls make them (a third of the events each; more
+  // regrow). No regrowth (no copies, no pages touched twice) up to those; the reservation is
+  // address space only, its pages are touched as records arrive.
+  void reserve(uint64_t events) {
+    t_.calls.reserve(size_t(events / 2));
+    if (gaps_on_) {
+      t_.gap_begin.reserve(size_t(events / 2 + 1));
+      t_.gaps.reserve(size_t(events / 3));
+    }
+    t_.sends.reserve(size_t(events / 3));
+    t_.recvs.reserve(size_t(events / 3));
+  }
   // Also book the time between location 0's MPI calls per call-path node (Timeline::gaps);
   // `seconds_per_tick` converts raw tick differences.
   void profile_gaps(double seconds_per_tick) {
@@ -176,8 +187,9 @@ class TimelineBuilder {
 
  private:
   int32_t world_rank(uint32_t comm, int32_t peer);
-  // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe).
-  enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3 };
+  // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe), 4 the
+  // initialization (MpiLifecycle::kInit), 5 MPI_Finalize (kFinalize); every class from 2 on is MPI.
+  enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3, kMpiInit = 4, kMpiFinalize = 5 };
   uint8_t region_class(uint32_t region) {  // every ENTER and EXIT asks: the known answers inline
     if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region];
     return region_class_slow(region);

@@ -658,11 +658,13 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   Vec& tw = s.tw;
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
   // each destination's bytes, ascending); causers outside the analysis ranks last.
+  // A counting sort over the P + 1 slots.
+  auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) : size_t(s.P); };
+  std::vector<uint32_t> start(size_t(s.P) + 2, 0);
+  for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
+  for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t> by_causer(inst.size());
-  auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? int64_t(c) : int64_t(s.P); };
-  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = j;
-  std::stable_sort(by_causer.begin(), by_causer.end(),
-                   [&](uint32_t a, uint32_t b) { return slot_of(inst[a].causer) < slot_of(inst[b].causer); });
+  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   runs.clear();
   flat.reserve(inst.size() * 64);
   s.sent_to.clear();

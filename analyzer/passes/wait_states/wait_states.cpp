@@ -86,7 +86,10 @@ struct Ctx {
 // A slot per call (4 B each) instead of a tree: one lookup per booked wait, no allocation.
 class RecordBook {
  public:
-  explicit RecordBook(const engine::Timeline& t) : t_(t), slot_(t.calls.size(), kNone) {}
+  // Room for a record per call (address space: pages are touched as records arrive).
+  explicit RecordBook(const engine::Timeline& t) : t_(t), slot_(t.calls.size(), kNone) {
+    recs_.reserve(t.calls.size());
+  }
   // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
   void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
     if (call == kNoCall || !(end > t_.calls[call].enter)) return;
@@ -103,8 +106,13 @@ class RecordBook {
     WaitRecord& r = get(call);
     r.completion_begin = std::min(r.completion_begin, begin);
   }
-  // By call index (the slots, in call order: no sort).
+  // By call index (the slots, in call order: no sort; booked in call order, as they are
+  // when only late senders wait, the records themselves).
   std::vector<WaitRecord> finish() {
+    if (in_order_) {
+      for (WaitRecord& r : recs_) r.completion_begin = std::max(r.completion_begin, r.wait_end);
+      return std::move(recs_);
+    }
     std::vector<WaitRecord> out;
     out.reserve(recs_.size());
     for (uint32_t s : slot_) {
@@ -126,12 +134,14 @@ class RecordBook {
     r.wait_end = t_.calls[call].enter;
     r.completion_begin = t_.calls[call].exit;
     s = uint32_t(recs_.size());
+    if (!recs_.empty() && recs_.back().call > call) in_order_ = false;
     recs_.push_back(r);
     return recs_.back();
   }
   const engine::Timeline& t_;
   std::vector<uint32_t> slot_;  // call -> index in recs_
   std::vector<WaitRecord> recs_;
+  bool in_order_ = true;  // recs_ in ascending call order
 };
 
 // --- Late sender (+ wrong order). Receives are in completion order, so the receives a
@@ -141,13 +151,20 @@ class RecordBook {
 void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
                        const defs::Definitions& definitions, std::vector<uint8_t>& ls_calls) {
   const engine::Timeline& t = ctx.t;
-  std::unordered_map<uint32_t, bool> test_regions;  // region -> is an MPI_Test* call
+  // Region -> whether an MPI_Test* call: looked up at each region's first receive, then the
+  // last region's answer (a run of receives completes in one kind of call) or the map.
+  std::unordered_map<uint32_t, bool> test_regions;
+  uint32_t last_region = UINT32_MAX;
+  bool last_test = false;
   auto is_test = [&](uint32_t call) {
     const uint32_t region = t.calls[call].region;
+    if (region == last_region) return last_test;
     auto it = test_regions.find(region);
     if (it == test_regions.end())
       it = test_regions.emplace(region, is_test_call(definitions.regions, region)).first;
-    return it->second;
+    last_region = region;
+    last_test = it->second;
+    return last_test;
   };
   struct LsInstance {
     double send_enter;

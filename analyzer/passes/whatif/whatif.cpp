@@ -36,11 +36,13 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
+// Appended byte by byte: into reserved room this is a few stores, where resize() would zero
+// the bytes first (a memset call per value).
 template <typename T>
 void put(std::vector<unsigned char>& b, T v) {
-  const size_t at = b.size();
-  b.resize(at + sizeof v);
-  std::memcpy(b.data() + at, &v, sizeof v);
+  unsigned char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  for (unsigned char c : bytes) b.push_back(c);
 }
 
 template <typename T>
