@@ -349,10 +349,14 @@ uint64_t detect_step(const Slot* begin, const Slot* end) {
 }
 
 // Splits times into steps and phase (encoder side): x = time - first_time = step * q + r.
-// Deltas below 2^32 advance (q, r) with a 32-bit division; anything else (a large gap, a
-// time before the previous one) divides x afresh.
+// Deltas below 2^32 advance (q, r) by a multiplication with the step's 64-bit reciprocal,
+// which divides every 32-bit value exactly (Lemire, Kaser and Kurz, "Faster remainder by
+// direct computation", 2019); anything else (a large gap, a time before the previous one)
+// divides x afresh.
 struct StepSplitter {
-  uint64_t first, step, x = 0, q = 0, r = 0;
+  uint64_t first, step;
+  uint64_t reciprocal = step > 1 ? UINT64_MAX / step + 1 : 0;
+  uint64_t x = 0, q = 0, r = 0;
   // Returns the steps advanced since the previous time; the phase is left in r.
   uint64_t advance(uint64_t time) {
     const uint64_t nx = time - first;
@@ -362,7 +366,7 @@ struct StepSplitter {
     if (step == 1) {
       dq = d;
     } else if (nx >= x && s < (uint64_t(1) << 32)) {
-      dq = uint32_t(s) / uint32_t(step);
+      dq = uint64_t((static_cast<unsigned __int128>(reciprocal) * s) >> 64);
       r = s - dq * step;
     } else {
       const uint64_t nq = nx / step;
