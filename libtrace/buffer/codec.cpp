@@ -690,8 +690,8 @@ struct CompactSink {
 // once the counts are checked; returns false if the stream is corrupt (the sink then holds
 // garbage the caller discards).
 template <class Sink, class Prepare>
-bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count, uint16_t version,
-                   Prepare prepare) {
+bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
+                   uint16_t version, Prepare prepare) {
   // Size checks come before any allocation, so a corrupt count cannot make us reserve
   // more than the stream could possibly hold.
   if (version < kChunkVersionOldest || version > kChunkVersion) return false;

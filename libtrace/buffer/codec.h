@@ -28,8 +28,8 @@
 namespace critpath::trace {
 
 constexpr uint32_t kChunkMagic = 0x4b435043;  // "CPCK" little-endian
-constexpr uint16_t kChunkVersion = 2;        // v2: clock steps and phase column, adaptive prediction
-constexpr uint16_t kChunkVersionOldest = 1;  // v1 chunks (initial format) still decode
+constexpr uint16_t kChunkVersion = 2;         // v2: clock steps and phase column, adaptive prediction
+constexpr uint16_t kChunkVersionOldest = 1;   // v1 chunks (initial format) still decode
 
 // On-disk chunk header, serialized field by field in little-endian order (no bitfields).
 //

@@ -299,8 +299,8 @@ TEST_CASE("a clock that steps by 26 ticks is coded in steps and phases", "[codec
     e.kind = i % 2 ? EventKind::kExit : EventKind::kEnter;
     e.region = 1024 + (i / 2) % 3;
     t += 26 * (i % 2 ? 40 + rng() % 3 : 7 + rng() % 50);
-    if (i % 997 == 0) t += 1;         // phase slip
-    if (i == 5000) t -= 26 * 100;     // backward
+    if (i % 997 == 0) t += 1;        // phase slip
+    if (i == 5000) t -= 26 * 100;    // backward
     if (i == 9000) t += 1ull << 33;  // gap
     e.time = t;
     ev.push_back(e);
