@@ -1,8 +1,9 @@
 // critpath — tests/unit/buffer/codec_test.cpp
 //
 // Unit tests for the codec stage (libtrace/buffer/codec.h, libtrace/event/event.h): the
-// slot layout the hot path writes, the chunk header bytes, a golden encoded stream that
-// pins trace format v1, round trips for every kind, and a corrupt-input fuzz of the
+// slot layout the hot path writes, the chunk header bytes, golden encoded streams that pin
+// trace format v2 and keep v1 readable, a clock that steps by 26 ticks, round trips for
+// every kind, and a corrupt-input fuzz of the
 // decoder (random flips and truncations must give kCorrupt or a clean decode, never a
 // crash). Tag: [codec].
 #include <catch2/catch.hpp>
