@@ -210,7 +210,7 @@ struct Fields {
 
 // Parses the event whose head is at p. Returns the slot count, or 0 if the head is not a
 // valid event (unknown kind, wrong nextra, more slots than remain before end).
-inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
+__attribute__((always_inline)) inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
   const Layout l = layout_of(p->kind);
   if (l == Layout::kNone) return 0;
   unsigned extra = fixed_extra(l);
@@ -315,9 +315,10 @@ inline uint64_t predict_update(uint32_t& entry, uint64_t dq) {
   return last;
 }
 inline uint64_t code_steps(uint32_t& entry, uint64_t dq) {
-  const bool predicted = entry & kPredictable;
+  // Branch-free: whether a context predicts flips often in MPI traces.
+  const uint64_t predicted = 0 - uint64_t(entry >> 31);
   const uint64_t last = predict_update(entry, dq);
-  return predicted ? zigzag(int64_t(dq - last)) : dq;
+  return (zigzag(int64_t(dq - last)) & predicted) | (dq & ~predicted);
 }
 inline uint64_t uncode_steps(uint32_t& entry, uint64_t v) {
   const uint64_t dq = (entry & kPredictable) ? (entry & ~kPredictable) + uint64_t(unzigzag(v)) : v;
