@@ -3,22 +3,30 @@
 // Second stage of the data flow: raw 16-byte slots -> compact column-split varint stream ->
 // zstd frame behind a 40-byte chunk header, and the way back to decoded Events.
 //
-//   Slot[] --parse_event--> Fields --encode--> [t_size | K | T | A] --zstd--> chunk payload
+//   Slot[] --parse_event--> Fields --encode--> [prefix | K | T | R | A] --zstd--> chunk payload
 //
-// The encoded stream (trace format v1, docs/trace-format.md has the byte tables):
+// The encoded stream (trace format v2, docs/trace-format.md has the byte tables):
 //
-//   +-------------+----------------+----------------------+--------------------------+
-//   | t_size u32  | K: kind bytes  | T: time residuals    | A: per-kind fields       |
-//   |  (LE)       | 1 per event    | 1 zigzag varint/event| varints, in event order  |
-//   +-------------+----------------+----------------------+--------------------------+
+//   +---------------+---------------+-------------------+-----------------+------------------+
+//   | t_size r_size | K: kind bytes | T: time steps     | R: phases       | A: per-kind      |
+//   | step (u32 LE) | 1 per event   | 1 varint/event    | 1 varint/event  | fields, varints  |
+//   |               |               |                   | if step > 1     | in event order   |
+//   +---------------+---------------+-------------------+-----------------+------------------+
 //
-// Why three columns instead of interleaving kind, time and fields per event: zstd level 1
-// finds the long repeats of the kind and field columns (loops), while the time column is
-// mostly jitter that only its Huffman stage can squeeze; interleaved, the jitter bytes break
-// every match. Why a time *residual*: the delta to the previous event is predicted by the
-// delta last seen before the same (kind, region, comm) in this chunk, so a loop's region
-// durations cancel out and only their jitter is left. Both choices were measured with
-// benchmarks/bench_codec.cpp (figures in docs/trace-format.md, "Design notes").
+// Why columns instead of interleaving kind, time and fields per event: zstd level 1 finds
+// the long repeats of the kind and field columns (loops), while the time column is mostly
+// jitter that only its Huffman stage can squeeze; interleaved, the jitter bytes break every
+// match. Why clock steps: a clock that only moves in steps of `step` ticks makes every delta
+// a multiple of `step`, which a byte-wise Huffman stage cannot exploit (log2(step) bits per
+// event wasted); T counts steps and R holds the phase (time - first_time) mod step, which
+// rarely changes. Why an
+// *adaptive* prediction: where the step count last seen before the same (kind, region, comm)
+// predicted that context's count to within half of it (a loop's region durations), T holds
+// the difference, so only the jitter is left; elsewhere (MPI calls, waits) the difference of
+// two unrelated values would cost more than the count itself, which T then holds plainly.
+// These choices were measured with benchmarks/bench_codec.cpp and traced applications
+// (figures in docs/trace-format.md, "Design notes"). v1 streams (no step, no phase, every
+// delta predicted) still decode.
 //
 // Decoding is defensive: every read is bounds-checked, every value range-checked, and any
 // inconsistency is Status::kCorrupt, never a crash or an out-of-bounds access.
@@ -28,6 +36,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace critpath::trace {
 namespace {
@@ -201,7 +210,7 @@ struct Fields {
 
 // Parses the event whose head is at p. Returns the slot count, or 0 if the head is not a
 // valid event (unknown kind, wrong nextra, more slots than remain before end).
-inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
+__attribute__((always_inline)) inline unsigned parse_event(const Slot* p, const Slot* end, Fields& f) {
   const Layout l = layout_of(p->kind);
   if (l == Layout::kNone) return 0;
   unsigned extra = fixed_extra(l);
@@ -285,40 +294,135 @@ struct Predictor {
   }
 };
 
-// The encoded stream's fixed prefix: the T column's size.
-constexpr size_t kStreamPrefix = 4;
-// Worst-case column bytes per input slot: K 1 and T 10 (a 64-bit varint) per event, and A
-// at most 18.3 per slot (COUNTERS with 16 values: 3 flags + 1 count + 16 x 10 over 9 slots;
-// COLL_END needs 48 over 3 slots = 16). encode_into gives A 21 bytes per slot.
-constexpr size_t kMaxEncodedPerSlot = 32;
-// Largest encoded stream a v1 decoder accepts (bounds allocation on corrupt headers).
+// v2 time model (docs/trace-format.md §5.2). A clock that advances in steps of `step` ticks
+// (the TSC of the AMD EPYC virtual machine this was measured on advances by 26 ticks at a
+// time: a 100 MHz count scaled to 2.6 GHz) has times
+// first_time + step * Q + R where R, the phase, almost never changes: T codes the steps Q
+// advanced since the previous event and the R column the phase, so the log2(step) bits the
+// clock's step leaves without information cost nothing.
+//
+// A Predictor entry holds the last step count of its context in bits 0..30 and, in bit 31,
+// whether the previous prediction missed that count by less than half of it. Only then is
+// the next count coded as zz(count - last): MPI calls' durations and the gaps between them
+// often vary by more than that, and the difference of two unrelated values costs more than
+// the value itself.
+constexpr uint32_t kPredictable = 0x80000000u;
+
+inline uint64_t predict_update(uint32_t& entry, uint64_t dq) {
+  const uint64_t last = entry & ~kPredictable;
+  const uint64_t err = dq >= last ? dq - last : last - dq;
+  entry = uint32_t(dq & ~kPredictable) | (err < (dq >> 1) ? kPredictable : 0u);
+  return last;
+}
+inline uint64_t code_steps(uint32_t& entry, uint64_t dq) {
+  // Branch-free: whether a context predicts flips often in MPI traces.
+  const uint64_t predicted = 0 - uint64_t(entry >> 31);
+  const uint64_t last = predict_update(entry, dq);
+  return (zigzag(int64_t(dq - last)) & predicted) | (dq & ~predicted);
+}
+inline uint64_t uncode_steps(uint32_t& entry, uint64_t v) {
+  const uint64_t dq = (entry & kPredictable) ? (entry & ~kPredictable) + uint64_t(unzigzag(v)) : v;
+  predict_update(entry, dq);
+  return dq;
+}
+
+// The clock step of a chunk: the value most windows of 8 consecutive nonzero time deltas
+// have as their gcd (a Boyer-Moore majority vote over the first kStepSample events: 64
+// windows at most), 1 if there is none. Any step is lossless; a wrong one only costs
+// compression.
+constexpr unsigned kStepSample = 512;
+uint64_t detect_step(const Slot* begin, const Slot* end) {
+  uint64_t cand = 1, g = 0;
+  unsigned votes = 0, n = 0, events = 0;
+  uint64_t prev = begin < end ? begin->tsc : 0;
+  for (const Slot* p = begin; p < end && events < kStepSample; p += 1 + p->nextra, ++events) {
+    const uint64_t d = p->tsc - prev;
+    prev = p->tsc;
+    if (d == 0) continue;
+    g = g == 0 ? d : std::gcd(g, d % g);
+    if (++n < 8) continue;
+    if (votes == 0) cand = g;
+    votes = g == cand ? votes + 1 : votes - 1;
+    g = 0;
+    n = 0;
+  }
+  return cand > UINT32_MAX ? 1 : cand;
+}
+
+// Splits times into steps and phase (encoder side): x = time - first_time = step * q + r.
+// Deltas below 2^32 advance (q, r) by a multiplication with the step's 64-bit reciprocal,
+// which divides every 32-bit value exactly (Lemire, Kaser and Kurz, "Faster remainder by
+// direct computation", 2019); anything else (a large gap, a time before the previous one)
+// divides x afresh.
+struct StepSplitter {
+  uint64_t first, step;
+  uint64_t reciprocal = step > 1 ? UINT64_MAX / step + 1 : 0;
+  uint64_t x = 0, q = 0, r = 0;
+  // Returns the steps advanced since the previous time; the phase is left in r.
+  uint64_t advance(uint64_t time) {
+    const uint64_t nx = time - first;
+    const uint64_t d = nx - x;
+    const uint64_t s = r + d;
+    uint64_t dq;
+    if (step == 1) {
+      dq = d;
+    } else if (nx >= x && s < (uint64_t(1) << 32)) {
+      dq = uint64_t((static_cast<unsigned __int128>(reciprocal) * s) >> 64);
+      r = s - dq * step;
+    } else {
+      const uint64_t nq = nx / step;
+      r = nx - nq * step;
+      dq = nq - q;
+    }
+    q += dq;
+    x = nx;
+    return dq;
+  }
+};
+
+// The encoded stream's fixed prefix: the T column's size (v1); T's size, R's size and the
+// clock step (v2).
+constexpr size_t kStreamPrefixV1 = 4;
+constexpr size_t kStreamPrefix = 12;
+constexpr size_t stream_prefix(uint16_t version) { return version == 1 ? kStreamPrefixV1 : kStreamPrefix; }
+// Worst-case column bytes per input slot: K 1, T 10 (a 64-bit varint) and R 5 (a 32-bit
+// varint) per event, and A at most 18.3 per slot (COUNTERS with 16 values: 3 flags + 1
+// count + 16 x 10 over 9 slots; COLL_END needs 48 over 3 slots = 16). encode_into gives A
+// 21 bytes per slot.
+constexpr size_t kMaxEncodedPerSlot = 37;
+// Largest encoded stream a decoder accepts (bounds allocation on corrupt headers).
 constexpr uint64_t kMaxEncodedSize = uint64_t(1) << 30;
 // Bit 7 of a K byte: a flags varint leads the event's A fields. Kinds stay below 128.
 constexpr uint8_t kFlagsBit = 0x80;
 static_assert(uint8_t(EventKind::kKindEnd) <= kFlagsBit);
 
-// Encodes [begin, end) into buf[base, base + returned length). Grows buf if needed (never
-// shrinks it, so a reused scratch vector stops allocating after the largest chunk).
+// Encodes [begin, end) into buf[base, base + returned length) in the current version's
+// layout (t_size | r_size | step | K | T | R | A). Grows buf if needed (never shrinks it, so
+// a reused scratch vector stops allocating after the largest chunk).
 Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf, size_t base, ChunkHeader& h,
                    size_t& length) {
   const size_t nslots = size_t(end - begin);
   if (nslots > (kMaxEncodedSize - kStreamPrefix) / kMaxEncodedPerSlot) return Status::kInvalidArgument;
-  // Columns are written into disjoint worst-case regions, then T and A are moved down so
+  // Columns are written into disjoint worst-case regions, then T, R and A are moved down so
   // they follow K directly.
   const size_t k_off = base + kStreamPrefix;
   const size_t t_off = k_off + nslots;
-  const size_t a_off = t_off + nslots * 10;
-  const size_t need = a_off + nslots * (kMaxEncodedPerSlot - 11);
+  const size_t r_off = t_off + nslots * 10;
+  const size_t a_off = r_off + nslots * 5;
+  const size_t need = a_off + nslots * (kMaxEncodedPerSlot - 16);
   if (buf.size() < need) buf.resize(need);
   uint8_t* const k0 = buf.data() + k_off;
   uint8_t* const t0 = buf.data() + t_off;
+  uint8_t* const r0 = buf.data() + r_off;
   uint8_t* const a0 = buf.data() + a_off;
   uint8_t* k = k0;
   uint8_t* t = t0;
+  uint8_t* r = r0;
   uint8_t* a = a0;
 
   Predictor pred;
   uint64_t prev_time = nslots ? begin->tsc : 0;
+  StepSplitter steps{prev_time, detect_step(begin, end)};
   uint64_t prev_request = 0;
   uint64_t prev_counters[kMaxCounters] = {};
   uint32_t count = 0;
@@ -381,22 +485,25 @@ Status encode_into(const Slot* begin, const Slot* end, std::vector<uint8_t>& buf
       case Layout::kEmpty:
       case Layout::kNone: break;
     }
-    const uint64_t delta = f.time - prev_time;
     prev_time = f.time;
-    uint32_t& last = pred.last[Predictor::slot(f.kind, f.region, f.comm)];
-    t = put_varint(t, zigzag(int64_t(delta - last)));
-    last = uint32_t(delta);
+    const uint64_t dq = steps.advance(f.time);
+    t = put_varint(t, code_steps(pred.last[Predictor::slot(f.kind, f.region, f.comm)], dq));
+    if (steps.step > 1) r = put_varint(r, steps.r);
   }
   h.event_count = count;
   h.last_time = prev_time;
 
   const size_t k_len = size_t(k - k0);
   const size_t t_len = size_t(t - t0);
+  const size_t r_len = size_t(r - r0);
   const size_t a_len = size_t(a - a0);
   put_le32(buf.data() + base, uint32_t(t_len));
+  put_le32(buf.data() + base + 4, uint32_t(r_len));
+  put_le32(buf.data() + base + 8, uint32_t(steps.step));
   std::memmove(k0 + k_len, t0, t_len);
-  std::memmove(k0 + k_len + t_len, a0, a_len);
-  length = kStreamPrefix + k_len + t_len + a_len;
+  std::memmove(k0 + k_len + t_len, r0, r_len);
+  std::memmove(k0 + k_len + t_len + r_len, a0, a_len);
+  length = kStreamPrefix + k_len + t_len + r_len + a_len;
   return Status::kOk;
 }
 
@@ -429,10 +536,11 @@ Status read_header(const uint8_t* data, size_t size, ChunkHeader& h) {
   r.payload_size = get_le32(data + 20);
   r.first_time = get_le64(data + 24);
   r.last_time = get_le64(data + 32);
-  if (r.magic != kChunkMagic || r.version != kChunkVersion) return Status::kCorrupt;
+  if (r.magic != kChunkMagic || r.version < kChunkVersionOldest || r.version > kChunkVersion)
+    return Status::kCorrupt;
   // Every event costs at least one K byte and one T byte.
   if (r.encoded_size > kMaxEncodedSize ||
-      uint64_t(r.encoded_size) < kStreamPrefix + 2 * uint64_t(r.event_count))
+      uint64_t(r.encoded_size) < stream_prefix(r.version) + 2 * uint64_t(r.event_count))
     return Status::kCorrupt;
   if (r.payload_size == 0 || r.payload_size > UINT32_MAX - kChunkHeaderSize) return Status::kCorrupt;
   h = r;
@@ -584,18 +692,27 @@ struct CompactSink {
 // garbage the caller discards).
 template <class Sink, class Prepare>
 bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                   Prepare prepare) {
+                   uint16_t version, Prepare prepare) {
   // Size checks come before any allocation, so a corrupt count cannot make us reserve
   // more than the stream could possibly hold.
-  if (data == nullptr || size < kStreamPrefix) return false;
+  if (version < kChunkVersionOldest || version > kChunkVersion) return false;
+  const bool v1 = version == 1;
+  const size_t prefix = stream_prefix(version);
+  if (data == nullptr || size < prefix) return false;
   const uint64_t t_len = get_le32(data);
-  const uint64_t body = size - kStreamPrefix;
-  if (event_count > body || t_len > body - event_count) return false;
-  if (event_count == 0) return t_len == 0 && body == 0;
-  const uint8_t* kp = data + kStreamPrefix;
+  const uint64_t r_len = v1 ? 0 : get_le32(data + 4);
+  const uint64_t step = v1 ? 1 : get_le32(data + 8);
+  const uint64_t body = size - prefix;
+  if (event_count > body || t_len > body - event_count || r_len > body - event_count - t_len) return false;
+  // A step of 1 has no phase column; any other step has one phase per event.
+  if (step == 0 || (step == 1 && r_len != 0)) return false;
+  if (event_count == 0) return t_len == 0 && r_len == 0 && body == 0;
+  const uint8_t* kp = data + prefix;
   ColumnReader t{kp + event_count, kp + event_count + t_len};
-  ColumnReader a{t.end, data + size};
+  ColumnReader ph{t.end, t.end + r_len};
+  ColumnReader a{ph.end, data + size};
   Sink sink = prepare(event_count);
+  uint64_t q = 0;  // v2: steps since first_time
 
   Predictor pred;
   uint64_t prev_time = first_time;
@@ -674,23 +791,33 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
       comm = e.comm;
     }
     uint32_t& last = pred.last[Predictor::slot(kind, region, comm)];
-    const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
-    last = uint32_t(delta);
-    prev_time += delta;
+    if (v1) {
+      const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
+      last = uint32_t(delta);
+      prev_time += delta;
+    } else {
+      q += uncode_steps(last, t.u64());
+      uint64_t phase = 0;
+      if (step > 1) {
+        phase = ph.u64();
+        if (phase >= step) ph.fail();
+      }
+      prev_time = first_time + q * step + phase;
+    }
     if (we) we->time = prev_time;
     sink.put(i, prev_time, region, flags, kind, we != nullptr);
-    if (!a.ok || !t.ok) return false;
+    if (!a.ok || !t.ok || !ph.ok) return false;
   }
   // Every column must be consumed exactly: leftovers mean a count or size mismatch.
-  return t.p == t.end && a.p == a.end;
+  return t.p == t.end && ph.p == ph.end && a.p == a.end;
 }
 
 }  // namespace
 
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                     std::vector<Event>& out) {
+                     std::vector<Event>& out, uint16_t version) {
   const size_t base = out.size();
-  const bool ok = decode_stream<FullSink>(data, size, first_time, event_count, [&](uint32_t n) {
+  const bool ok = decode_stream<FullSink>(data, size, first_time, event_count, version, [&](uint32_t n) {
     out.resize(base + n);
     return FullSink{out.data() + base};
   });
@@ -700,9 +827,9 @@ Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint
 }
 
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                     DecodedChunk& out) {
+                     DecodedChunk& out, uint16_t version) {
   out.clear();
-  const bool ok = decode_stream<CompactSink>(data, size, first_time, event_count, [&](uint32_t n) {
+  const bool ok = decode_stream<CompactSink>(data, size, first_time, event_count, version, [&](uint32_t n) {
     if (out.events.size() < n) out.events.resize(n);
     return CompactSink{out, out.events.data()};
   });
@@ -777,7 +904,7 @@ Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& head
   ChunkHeader h;
   size_t n = 0;
   CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
-  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out, h.version));
   if (h.event_count > 0 && out.back().time != h.last_time) {
     out.clear();
     return Status::kCorrupt;
@@ -791,7 +918,7 @@ Status ChunkDecoder::decode(const uint8_t* chunk, size_t size, ChunkHeader& head
   ChunkHeader h;
   size_t n = 0;
   CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, h, n));
-  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out));
+  CRITPATH_FORWARD_IF_ERROR(decode_events(scratch_.data(), n, h.first_time, h.event_count, out, h.version));
   if (h.event_count > 0 && out.events[out.count - 1].time != h.last_time) {
     out.clear();
     return Status::kCorrupt;

@@ -9,9 +9,12 @@
 // chunk decodes on its own. That is what lets the reader walk a trace backward one chunk at
 // a time without decompressing the rest.
 //
-// Encoded stream (v1) = t_size u32 | kinds column | zigzag time-residual column (the delta
-// minus the last delta seen for the same (kind, region, comm)) | per-kind fields column;
-// docs/trace-format.md §5 has the byte tables and the measurements behind the layout.
+// Encoded stream (v2) = t_size u32 | r_size u32 | step u32 | kinds column | time column (the
+// clock steps since the previous event, as a difference to the last count of the same (kind,
+// region, comm) where that predicted well) | phase column (time modulo the clock step, when
+// the step is above 1) | per-kind fields column. v1 streams (no step, no phase, every delta
+// predicted) still decode. docs/trace-format.md §5 has the byte tables and the measurements
+// behind the layout.
 // All integers on disk are little-endian.
 #pragma once
 
@@ -25,7 +28,8 @@
 namespace critpath::trace {
 
 constexpr uint32_t kChunkMagic = 0x4b435043;  // "CPCK" little-endian
-constexpr uint16_t kChunkVersion = 1;         // v1: initial format
+constexpr uint16_t kChunkVersion = 2;         // v2: clock steps and phase column, adaptive prediction
+constexpr uint16_t kChunkVersionOldest = 1;   // v1 chunks (initial format) still decode
 
 // On-disk chunk header, serialized field by field in little-endian order (no bitfields).
 //
@@ -59,9 +63,10 @@ Status slots_to_events(const Slot* begin, const Slot* end, std::vector<Event>& o
 // first_time and last_time of `h` (other header fields untouched).
 Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& out, ChunkHeader& h);
 
-// Decodes a varint stream produced by encode_slots. Appends to `out`.
+// Decodes a varint stream of the given format version (encode_slots writes kChunkVersion).
+// Appends to `out`.
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                     std::vector<Event>& out);
+                     std::vector<Event>& out, uint16_t version = kChunkVersion);
 
 // A decoded chunk in the compact form the replay passes walk (TraceReader::next_chunk): 16
 // bytes per event, so a whole chunk stays in cache. Events that carry only a region (ENTER,
@@ -103,7 +108,7 @@ struct DecodedChunk {
 // Decodes a varint stream into the compact form, replacing `out` (reusing its storage).
 // The same checks and the same all-or-nothing result as decode_events.
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                     DecodedChunk& out);
+                     DecodedChunk& out, uint16_t version = kChunkVersion);
 
 // Compresses raw slots into a complete chunk (header + zstd frame), replacing `out`.
 // `scratch` is reused across calls to avoid allocation. `zstd_cctx` is a ZSTD_CCtx* owned by

@@ -3,7 +3,8 @@
 //
 // One input feeds three decoders, each of which must return a Status and never crash, hang or
 // read out of bounds: a whole chunk (header + zstd frame, what a kept trace file holds), the
-// varint stream alone (decode_events, both forms, which must agree), and raw slots
+// varint stream alone (decode_events, both forms and both format versions, the forms
+// agreeing), and raw slots
 // (slots_to_events). Whatever slots parse must round-trip: encoded and decoded again, the same
 // events.
 #include <cstdint>
@@ -24,17 +25,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   DecodedChunk compact;
   (void)decoder.decode(data, size, header, compact);
 
-  // The varint stream without zstd: the first 12 bytes choose first_time and the count.
+  // The varint stream without zstd: the first 12 bytes choose first_time, the count and
+  // the format version (the count's top bit: v1, else the current one).
   if (size >= 12) {
     uint64_t first_time = 0;
     uint32_t count = 0;
     std::memcpy(&first_time, data, 8);
     std::memcpy(&count, data + 8, 4);
+    const uint16_t version = (count & 0x80000000u) ? kChunkVersionOldest : kChunkVersion;
     count %= 4096;
     std::vector<Event> a;
     DecodedChunk b;
-    const Status sa = decode_events(data + 12, size - 12, first_time, count, a);
-    const Status sb = decode_events(data + 12, size - 12, first_time, count, b);
+    const Status sa = decode_events(data + 12, size - 12, first_time, count, a, version);
+    const Status sb = decode_events(data + 12, size - 12, first_time, count, b, version);
     if (sa != sb) std::abort();
     if (sa == Status::kOk) {
       if (a.size() != b.size()) std::abort();

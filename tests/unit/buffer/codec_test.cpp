@@ -1,8 +1,9 @@
 // critpath — tests/unit/buffer/codec_test.cpp
 //
 // Unit tests for the codec stage (libtrace/buffer/codec.h, libtrace/event/event.h): the
-// slot layout the hot path writes, the chunk header bytes, a golden encoded stream that
-// pins trace format v1, round trips for every kind, and a corrupt-input fuzz of the
+// slot layout the hot path writes, the chunk header bytes, golden encoded streams that pin
+// trace format v2 and keep v1 readable, a clock that steps by 26 ticks, round trips for
+// every kind, and a corrupt-input fuzz of the
 // decoder (random flips and truncations must give kCorrupt or a clean decode, never a
 // crash). Tag: [codec].
 #include <catch2/catch.hpp>
@@ -191,7 +192,7 @@ TEST_CASE("chunk header serializes little-endian at fixed offsets", "[codec]") {
   h.last_time = 0x2122232425262728ull;
   uint8_t b[kChunkHeaderSize];
   write_header(h, b);
-  const uint8_t golden[kChunkHeaderSize] = {0x43, 0x50, 0x43, 0x4b, 0x01, 0x00, 0x01, 0x02, 0x03, 0x04,
+  const uint8_t golden[kChunkHeaderSize] = {0x43, 0x50, 0x43, 0x4b, 0x02, 0x00, 0x01, 0x02, 0x03, 0x04,
                                             0x05, 0x06, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
                                             0x0a, 0x0b, 0x0c, 0x0d, 0x18, 0x17, 0x16, 0x15, 0x14, 0x13,
                                             0x12, 0x11, 0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21};
@@ -215,15 +216,19 @@ TEST_CASE("chunk header serializes little-endian at fixed offsets", "[codec]") {
   bad[0] ^= 1;  // magic
   CHECK(read_header(bad, sizeof bad, r) == Status::kCorrupt);
   std::memcpy(bad, b, sizeof bad);
-  bad[4] = 2;  // version
+  bad[4] = 3;  // a version this decoder does not know
   CHECK(read_header(bad, sizeof bad, r) == Status::kCorrupt);
+  bad[4] = 0;
+  CHECK(read_header(bad, sizeof bad, r) == Status::kCorrupt);
+  bad[4] = 1;  // v1 chunks still read
+  CHECK(read_header(bad, sizeof bad, r) == Status::kOk);
   std::memcpy(bad, b, sizeof bad);
   bad[14] = 0x10;  // event_count far beyond what encoded_size can hold
   CHECK(read_header(bad, sizeof bad, r) == Status::kCorrupt);
 }
 
-TEST_CASE("encoded stream matches the v1 golden bytes", "[codec]") {
-  // Pins the column layout (docs/trace-format.md): t_size | K | T | A.
+// The six events of docs/trace-format.md §5.4.
+static std::vector<Event> worked_example() {
   std::vector<Event> ev(6);
   ev[0].kind = EventKind::kEnter, ev[0].region = 5, ev[0].time = 1000;
   ev[1].kind = EventKind::kExit, ev[1].region = 5, ev[1].time = 1300;
@@ -232,6 +237,31 @@ TEST_CASE("encoded stream matches the v1 golden bytes", "[codec]") {
   ev[4].kind = EventKind::kIsend, ev[4].comm = 1, ev[4].peer = -2, ev[4].tag = 7;
   ev[4].bytes = 300, ev[4].request = 10, ev[4].time = 1700;
   ev[5].kind = EventKind::kIsendComplete, ev[5].request = 9, ev[5].time = 1700;
+  return ev;
+}
+
+TEST_CASE("v1 golden bytes still decode", "[codec]") {
+  // The v1 layout (t_size | K | T | A, every delta predicted), as kept traces written before
+  // v2 hold it.
+  const std::vector<uint8_t> v1 = {
+      0x07, 0x00, 0x00, 0x00,                    // t_size = 7
+      0x01, 0x02, 0x01, 0x82, 0x05, 0x06,        // K (0x82: EXIT + flags)
+      0x00, 0xd8, 0x04, 0x64, 0x14, 0x50, 0x00,  // T: zigzag residuals 0,300,50,10,40,0
+      0x05, 0x05, 0x05, 0x02, 0x05,              // A: regions, flags=2 before region
+      0x01, 0x03, 0x0e, 0xac, 0x02, 0x14,        //    ISEND comm, peer, tag, bytes, req
+      0x01};                                     //    ISEND_COMPLETE request delta -1
+  std::vector<Event> back;
+  REQUIRE(decode_events(v1.data(), v1.size(), 1000, 6, back, 1) == Status::kOk);
+  CHECK(first_difference(back, worked_example()) == -1);
+  // The same bytes are no v2 stream.
+  back.clear();
+  CHECK(decode_events(v1.data(), v1.size(), 1000, 6, back) == Status::kCorrupt);
+}
+
+TEST_CASE("encoded stream matches the v2 golden bytes", "[codec]") {
+  // Pins the column layout (docs/trace-format.md §5.4): t_size | r_size | step | K | T | A,
+  // with a clock step of 1 (too few deltas to vote on one) and no R column.
+  const std::vector<Event> ev = worked_example();
   const std::vector<Slot> slots = to_slots(ev);
 
   std::vector<uint8_t> enc = {0xee};  // encode_slots appends
@@ -239,9 +269,12 @@ TEST_CASE("encoded stream matches the v1 golden bytes", "[codec]") {
   REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
   const std::vector<uint8_t> golden = {
       0xee,                                      // pre-existing byte
-      0x07, 0x00, 0x00, 0x00,                    // t_size = 7
+      0x08, 0x00, 0x00, 0x00,                    // t_size = 8
+      0x00, 0x00, 0x00, 0x00,                    // r_size = 0
+      0x01, 0x00, 0x00, 0x00,                    // step = 1
       0x01, 0x02, 0x01, 0x82, 0x05, 0x06,        // K (0x82: EXIT + flags)
-      0x00, 0xd8, 0x04, 0x64, 0x14, 0x50, 0x00,  // T: zigzag residuals 0,300,50,10,40,0
+      0x00, 0xac, 0x02, 0x32, 0xb6, 0x02, 0x28,  // T: steps 0, 300, 50, 310 (its context's
+      0x00,                                      //    last 300 was no prediction yet), 40, 0
       0x05, 0x05, 0x05, 0x02, 0x05,              // A: regions, flags=2 before region
       0x01, 0x03, 0x0e, 0xac, 0x02, 0x14,        //    ISEND comm, peer, tag, bytes, req
       0x01};                                     //    ISEND_COMPLETE request delta -1
@@ -253,6 +286,45 @@ TEST_CASE("encoded stream matches the v1 golden bytes", "[codec]") {
   std::vector<Event> back;
   REQUIRE(decode_events(enc.data() + 1, enc.size() - 1, h.first_time, h.event_count, back) == Status::kOk);
   CHECK(first_difference(back, ev) == -1);
+}
+
+TEST_CASE("a clock that steps by 26 ticks is coded in steps and phases", "[codec]") {
+  // A loop of ENTER/EXIT on a 26-tick clock whose phase slips by one tick now and then,
+  // with a backward step and a gap beyond 2^32 ticks: lossless, and smaller than the same
+  // loop on a 1-tick clock with the same jitter scaled (the step's bits cost nothing).
+  std::mt19937_64 rng(7);
+  std::vector<Event> ev;
+  uint64_t t = 1000003;
+  for (unsigned i = 0; i < 20000; ++i) {
+    Event e;
+    e.kind = i % 2 ? EventKind::kExit : EventKind::kEnter;
+    e.region = 1024 + (i / 2) % 3;
+    t += 26 * (i % 2 ? 40 + rng() % 3 : 7 + rng() % 50);
+    if (i % 997 == 0) t += 1;        // phase slip
+    if (i == 5000) t -= 26 * 100;    // backward
+    if (i == 9000) t += 1ull << 33;  // gap
+    e.time = t;
+    ev.push_back(e);
+  }
+  const std::vector<Slot> slots = to_slots(ev);
+  std::vector<uint8_t> enc;
+  ChunkHeader h;
+  REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
+  CHECK((enc[8] | (enc[9] << 8)) == 26);  // the step
+  std::vector<Event> back;
+  REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, back) == Status::kOk);
+  CHECK(first_difference(back, ev) == -1);
+  DecodedChunk compact;
+  REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, compact) == Status::kOk);
+  REQUIRE(compact.size() == ev.size());
+  for (size_t i = 0; i < ev.size(); i += 101) CHECK(compact.events[i].time == ev[i].time);
+
+  // A phase that is not below the step is corrupt.
+  const uint32_t t_len = enc[0] | (enc[1] << 8) | (enc[2] << 16) | (uint32_t(enc[3]) << 24);
+  std::vector<uint8_t> bad = enc;
+  bad[12 + ev.size() + t_len] = 26;
+  back.clear();
+  CHECK(decode_events(bad.data(), bad.size(), h.first_time, h.event_count, back) == Status::kCorrupt);
 }
 
 TEST_CASE("every kind round-trips through slots, stream and chunk", "[codec]") {
@@ -484,7 +556,8 @@ TEST_CASE("header fields that disagree with the frame are corrupt", "[codec]") {
   CHECK(with([](ChunkHeader& m) { m.first_time += 1; }) == Status::kCorrupt);
   CHECK(with([](ChunkHeader& m) { m.last_time -= 1; }) == Status::kCorrupt);
   CHECK(with([](ChunkHeader& m) { m.magic = 0; }) == Status::kCorrupt);
-  CHECK(with([](ChunkHeader& m) { m.version = 2; }) == Status::kCorrupt);
+  CHECK(with([](ChunkHeader& m) { m.version = 3; }) == Status::kCorrupt);
+  CHECK(with([](ChunkHeader& m) { m.version = 1; }) == Status::kCorrupt);  // a v2 stream read as v1
   // Location and sequence are index data, not integrity data.
   CHECK(with([](ChunkHeader& m) { m.sequence = 12; }) == Status::kOk);
 }
