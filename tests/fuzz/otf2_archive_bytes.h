@@ -46,10 +46,11 @@ inline std::string pack_archive(const std::string& dir) {
 // Whether `name` may become a file of the archive directory: one level of "traces/" at most.
 inline bool archive_file_name(std::string_view name) {
   if (name.substr(0, 7) == "traces/") name.remove_prefix(7);
-  if (name.empty() || name.size() > 64 || name == "." || name.find("..") != std::string_view::npos) return false;
+  if (name.empty() || name.size() > 64 || name == "." || name.find("..") != std::string_view::npos)
+    return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-           c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
   });
 }
 
