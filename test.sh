@@ -13,7 +13,8 @@
 #   unit tests (label "unit")        in parallel (-j2)
 #   MPI tests (label "mpi")          one at a time: each already runs more ranks than cores
 #   everything else                  in parallel (-j2): the fuzz targets (MPICH only), 10 s each,
-#                                    20 s each with --sanitize (CRITPATH_FUZZ_SECONDS)
+#                                    20 s each with --sanitize (CRITPATH_FUZZ_SECONDS in the
+#                                    environment sets another time; 0 leaves them out)
 # All groups run even when one fails; the exit status is non-zero when any test failed.
 set -euo pipefail
 
@@ -34,10 +35,10 @@ case "$mpi" in
   openmpi) build="build-openmpi" ;;
   *) echo "test.sh: CRITPATH_MPI must be mpich or openmpi, not '$mpi'" >&2; exit 2 ;;
 esac
-cmake_extra=(-DCRITPATH_FUZZ_SECONDS=10)
+cmake_extra=(-DCRITPATH_FUZZ_SECONDS="${CRITPATH_FUZZ_SECONDS:-10}")
 if [ "$sanitize" -eq 1 ]; then
   build="$build-asan"
-  cmake_extra=(-DCRITPATH_SANITIZE=address -DCRITPATH_FUZZ_SECONDS=20)
+  cmake_extra=(-DCRITPATH_SANITIZE=address -DCRITPATH_FUZZ_SECONDS="${CRITPATH_FUZZ_SECONDS:-20}")
   # The MPI libraries are not instrumented and leak at exit by design: no leak checking. A
   # preloaded instrumented libcritpath.so comes before libasan in the load order: allowed. An
   # allocation too large to serve (or over 2 GiB: none of the tests needs one) returns NULL as

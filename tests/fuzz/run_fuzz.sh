@@ -2,9 +2,11 @@
 # critpath — tests/fuzz/run_fuzz.sh: builds one libFuzzer target with Debian's clang
 # (-fsanitize=fuzzer,address,undefined) and runs it for a bounded time on its seed corpus.
 #
-#   run_fuzz.sh SRC_ROOT WORK_DIR TARGET SECONDS
+#   run_fuzz.sh SRC_ROOT WORK_DIR TARGET SECONDS [BUILD_ROOT]
 #
-# TARGET: codec | filter | config (tests/fuzz/fuzz_<TARGET>.cpp). The seeds are
+# TARGET: codec | filter | config | otf2_import (tests/fuzz/fuzz_<TARGET>.cpp). otf2_import
+# compiles the importer and what it links (engine::Comm, libtrace's definitions, codec, clock)
+# and needs BUILD_ROOT, the project's build tree, for the headers it generates. The seeds are
 # tests/fuzz/corpus/<TARGET>/ (read only); what the fuzzer finds new goes to WORK_DIR/corpus-<TARGET>
 # (kept between runs of the same build tree). A crash, a leak, a sanitizer report or a timeout
 # of one input (10 s) fails the test, and the input is left in WORK_DIR as crash-*/leak-*/timeout-*.
@@ -14,6 +16,9 @@ src=$1
 work=$2
 target=$3
 seconds=$4
+extra=()  # compiler flags
+watch=("$src/libtrace" "$src/compiler_hooks")  # a change below rebuilds the target
+lsan=""  # LSAN_OPTIONS
 clang=${CRITPATH_FUZZ_CXX:-clang++}
 if ! command -v "$clang" >/dev/null; then
   echo "run_fuzz.sh: no $clang: skipped"
@@ -23,14 +28,22 @@ case "$target" in
   codec) sources=("$src/libtrace/buffer/codec.cpp" "$src/libtrace/event/event.cpp") ; libs=(-lzstd) ;;
   filter) sources=("$src/compiler_hooks/filter.cpp") ; libs=() ;;
   config) sources=("$src/libtrace/config/config.cpp") ; libs=() ;;
+  otf2_import)
+    sources=("$src"/analyzer/otf2/otf2_{import,support}.cpp "$src"/analyzer/engine/{comm,fiber,watchdog}.cpp
+             "$src"/libtrace/{clock/clock,defs/definitions,defs/demangle,runtime/status,runtime/alloc_fault}.cpp
+             "$src"/libtrace/{buffer/codec,buffer/chunk_store,event/event}.cpp)
+    libs=($(pkg-config --libs otf2 mpich) -lzstd)
+    extra=(-I"$5/pmpi_wrappers/generated" -I"$5/generated" $(pkg-config --cflags otf2 mpich))
+    watch+=("$src/analyzer/otf2" "$src/analyzer/engine" "$src/tests/fuzz/otf2_archive_bytes.h")
+    lsan="suppressions=$src/tests/fuzz/lsan_otf2.supp:print_suppressions=0" ;;
   *) echo "run_fuzz.sh: unknown target $target" >&2; exit 2 ;;
 esac
 mkdir -p "$work"
 exe="$work/fuzz_$target"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -fno-omit-frame-pointer -I"$src" -I"$src/include")
+       -fno-omit-frame-pointer -I"$src" -I"$src/include" "${extra[@]}")
 if [ ! -x "$exe" ] || [ -n "$(find "$src/tests/fuzz/fuzz_$target.cpp" "${sources[@]}" \
-      "$src/libtrace" "$src/compiler_hooks" -newer "$exe" -name '*.[ch]*' -print -quit)" ]; then
+      "${watch[@]}" -newer "$exe" -name '*.[ch]*' -print -quit)" ]; then
   echo "run_fuzz.sh: building $exe"
   if ! "$clang" "${flags[@]}" -o "$exe" "$src/tests/fuzz/fuzz_$target.cpp" "${sources[@]}" "${libs[@]}"; then
     if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
@@ -45,6 +58,10 @@ corpus="$work/corpus-$target"
 mkdir -p "$corpus"
 cd "$work"
 echo "run_fuzz.sh: fuzzing $target for $seconds s (seeds: tests/fuzz/corpus/$target)"
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+# An allocation too large to serve (or over 2 GiB) returns NULL, as glibc's would: libotf2 (not
+# instrumented) asks for what a damaged size says, tens of GB, and handles the NULL (test.sh's
+# ASAN_OPTIONS). Our code's operator new still fails loudly on such a size.
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 LSAN_OPTIONS=$lsan \
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=2048 \
   "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
   -print_final_stats=1 "$corpus" "$src/tests/fuzz/corpus/$target"

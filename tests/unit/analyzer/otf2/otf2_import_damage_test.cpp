@@ -11,13 +11,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "analyzer/otf2/otf2_import.h"
+#include "tests/fuzz/otf2_archive_bytes.h"
 
 using namespace critpath;
 namespace o = critpath::analyzer::otf2;
@@ -322,4 +325,40 @@ TEST_CASE("every file of an archive truncated, bit-flipped or removed: success o
   CHECK(refused > 0);
   fs::remove_all(work);
   fs::remove_all(pristine);
+}
+
+// The seeds of the importer's fuzz target (tests/fuzz/fuzz_otf2_import.cpp): this file's
+// archives packed into one byte string each (tests/fuzz/otf2_archive_bytes.h). Each kept seed
+// must unpack to an archive that imports; CRITPATH_UPDATE_FUZZ_SEEDS=1 writes them anew.
+TEST_CASE("the importer's fuzz seeds unpack to archives that import", "[otf2_import]") {
+  struct Seed {
+    const char* name;
+    Variant v;
+  };
+  std::vector<Seed> seeds(3);
+  seeds[0] = {"mpi-cuda", {}};
+  seeds[1] = {"mpi", {}};
+  seeds[1].v.cuda = false;
+  seeds[2] = {"no-mpi", {}};
+  seeds[2].v.mpi = false;
+  const std::string corpus = std::string(CRITPATH_SOURCE_DIR) + "/tests/fuzz/corpus/otf2_import/";
+  const std::string dir = scratch("seed");
+  for (const Seed& s : seeds) {
+    INFO(s.name);
+    if (std::getenv("CRITPATH_UPDATE_FUZZ_SEEDS") != nullptr) {
+      write_archive(dir, s.v);
+      std::ofstream(corpus + s.name, std::ios::binary) << fuzz::pack_archive(dir);
+    }
+    std::ifstream in(corpus + s.name, std::ios::binary);
+    REQUIRE(in);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const int locations = (s.v.mpi ? 2 : 1) * (s.v.cuda ? 2 : 1);  // a .def and an .evt each
+    CHECK(fuzz::unpack_archive(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), dir) ==
+          2 + 2 * locations);
+    const Imported got = import(dir + "/traces.otf2");
+    INFO(got.error);
+    CHECK(got.ok);
+    CHECK(got.without_mpi == !s.v.mpi);
+  }
+  fs::remove_all(dir);
 }
