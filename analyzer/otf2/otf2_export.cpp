@@ -133,8 +133,8 @@ class LocationWriter {
       case K::kRequestCancel: check(OTF2_EvtWriter_MpiRequestCancelled(w_, nullptr, t, e.request)); break;
       case K::kCollBegin: check(OTF2_EvtWriter_MpiCollectiveBegin(w_, nullptr, t)); break;
       case K::kCollEnd:
-        check(OTF2_EvtWriter_MpiCollectiveEnd(w_, nullptr, t, op_of(e.region), e.comm, root_of(e.root),
-                                              e.bytes, e.bytes_received));
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w_, attributes(e.root), t, op_of(e.region), e.comm,
+                                              root_of(e.root), e.bytes, e.bytes_received));
         break;
       case K::kIcollPost:
         // OTF2 carries the operation at completion: keep it until then.
@@ -145,8 +145,9 @@ class LocationWriter {
         auto it = icoll_.find(e.request);
         if (it == icoll_.end()) break;  // posted before recording started
         const trace::Event& p = it->second;
-        check(OTF2_EvtWriter_NonBlockingCollectiveComplete(
-            w_, nullptr, t, op_of(p.region), p.comm, root_of(p.root), p.bytes, p.bytes_received, e.request));
+        check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w_, attributes(p.root), t, op_of(p.region), p.comm,
+                                                           root_of(p.root), p.bytes, p.bytes_received,
+                                                           e.request));
         icoll_.erase(it);
         break;
       }
@@ -243,6 +244,16 @@ class LocationWriter {
   }
   OTF2_CollectiveOp op_of(uint32_t region) { return collective_op(name_of(region)); }
   static uint32_t root_of(int32_t root) { return root < 0 ? OTF2_COLLECTIVE_ROOT_NONE : uint32_t(root); }
+  // A collective's attributes: CRITPATH::SOME_BLOCK_EMPTY where the recorded root says so, else
+  // none. The list is emptied again before it is handed out (OTF2 writes all it holds).
+  OTF2_AttributeList* attributes(int32_t root) {
+    if (root != trace::kRootSomeBlockEmpty) return nullptr;
+    if (!attrs_) attrs_.reset(OTF2_AttributeList_New());
+    if (!attrs_) return nullptr;
+    OTF2_AttributeList_RemoveAllAttributes(attrs_.get());
+    OTF2_AttributeList_AddUint8(attrs_.get(), kSomeBlockEmptyRef, 1);
+    return attrs_.get();
+  }
 
   void region_event(const trace::Event& e) {
     const uint64_t t = ts(e.time);
@@ -439,7 +450,11 @@ class LocationWriter {
     }
   }
 
+  struct ListDeleter {
+    void operator()(OTF2_AttributeList* l) const { OTF2_AttributeList_Delete(l); }
+  };
   OTF2_EvtWriter* w_;
+  std::unique_ptr<OTF2_AttributeList, ListDeleter> attrs_;
   const defs::Definitions& defs_;
   const RunInfo& run_;
   const GlobalTime& time_;
@@ -598,6 +613,8 @@ class Unifier {
     for (size_t i = 0; i < strings_.size(); ++i)
       check(OTF2_GlobalDefWriter_WriteString(w, OTF2_StringRef(i), strings_[i].c_str()));
     check(OTF2_GlobalDefWriter_WriteParadigm(w, OTF2_PARADIGM_MPI, ds.mpi_name, OTF2_PARADIGM_CLASS_PROCESS));
+    check(OTF2_GlobalDefWriter_WriteAttribute(w, kSomeBlockEmptyRef, ds.block_empty_name, ds.block_empty_text,
+                                              OTF2_TYPE_UINT8));
     write_processes(w, ds, check);
     write_regions_and_comms(w, ds, check);
     write_counters(w, ds, check);
@@ -637,7 +654,7 @@ class Unifier {
   // The string refs write() uses, interned before anything is written.
   struct DefStrings {
     OTF2_StringRef machine, machine_class, node_class, empty, mpi_name, count_unit;
-    OTF2_StringRef cpus_name, appnum_name, unrecorded_name;
+    OTF2_StringRef cpus_name, appnum_name, unrecorded_name, block_empty_name, block_empty_text;
     std::map<std::string, uint32_t> nodes;                          // host -> system tree node
     std::vector<OTF2_StringRef> cpus_of, appnum_of, unrecorded_of;  // per entry of ranks_
   };
@@ -672,6 +689,8 @@ class Unifier {
     ds.cpus_name = string(kPropertyCpus);
     ds.appnum_name = string(kPropertyAppnum);
     ds.unrecorded_name = string(kPropertyUnrecorded);
+    ds.block_empty_name = string(kAttributeSomeBlockEmpty);
+    ds.block_empty_text = string("1: this rank's Alltoallv/w lacked the block of some member");
     for (const json& j : ranks_) {
       ds.appnum_of.push_back(string(std::to_string(j.value("appnum", 0))));
       std::string u;

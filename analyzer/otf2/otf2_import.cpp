@@ -164,6 +164,7 @@ struct ArchiveReader::State {
     uint32_t group, name, value;  // string refs (strings may come later in the file)
   };
   std::vector<GroupProperty> group_properties;
+  std::map<uint32_t, uint32_t> attribute_names;  // event attribute -> its name string
   std::map<uint32_t, uint32_t> metric_member_names;
   std::map<uint32_t, OTF2_Type> metric_member_types;
   std::map<uint32_t, MetricClassInfo> metric_classes;
@@ -293,6 +294,12 @@ void register_global_callbacks(OTF2_GlobalDefReaderCallbacks* c) {
           if (type == OTF2_TYPE_STRING) s.group_properties.push_back({group, name, value.stringRef});
         });
       });
+  OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(
+      c, [](void* u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_Type type) {
+        return def_guard(u, [&](State& s) {
+          if (type == OTF2_TYPE_UINT8) s.attribute_names[self] = name;
+        });
+      });
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback(
       c, [](void* u, OTF2_LocationRef self, OTF2_StringRef, OTF2_LocationType type, uint64_t,
             OTF2_LocationGroupRef group) {
@@ -377,7 +384,10 @@ class Builder {
           const std::unordered_map<uint32_t, uint32_t>& regions, const defs::Definitions& defs,
           Skipped& skipped)
       : s_(s), rank_(rank), thread_(thread), store_(store), regions_(regions), defs_(defs), skipped_(skipped),
-        compressor_(1) {}
+        compressor_(1) {
+    for (const auto& [ref, name] : s.attribute_names)
+      if (s.str(name) == kAttributeSomeBlockEmpty) block_empty_ = ref;
+  }
 
   // ---- the OTF2 records -----------------------------------------------------------------------
   void enter(OTF2_TimeStamp t, OTF2_RegionRef ref) {
@@ -472,12 +482,13 @@ class Builder {
     emit(simple(trace::EventKind::kCollBegin, at(t), 0));
   }
 
-  void coll_end(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received) {
+  void coll_end(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
+                const OTF2_AttributeList* attrs) {
     if (in_lifecycle()) return;
     mpi_comm(comm);
     trace::Event e = simple(trace::EventKind::kCollEnd, at(t), mpi_call());
     e.comm = s_.comm_id(comm);
-    e.root = root_of(root);
+    e.root = root_of(root, attrs);
     e.bytes = sent;
     e.bytes_received = received;
     emit(e);
@@ -493,13 +504,13 @@ class Builder {
   }
 
   void icoll_complete(OTF2_TimeStamp t, OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received,
-                      uint64_t request) {
+                      uint64_t request, const OTF2_AttributeList* attrs) {
     mpi_comm(comm);
     auto it = open_icolls_.find(request);
     if (it != open_icolls_.end()) {
       trace::Event& post = held_[it->second];
       post.comm = s_.comm_id(comm);
-      post.root = root_of(root);
+      post.root = root_of(root, attrs);
       post.bytes = sent;
       post.bytes_received = received;
       open_icolls_.erase(it);
@@ -667,7 +678,13 @@ class Builder {
     e.region = region;
     return e;
   }
-  static int32_t root_of(uint32_t root) {
+  // A collective's root: critpath's -1 for OTF2's special values, trace::kRootSomeBlockEmpty
+  // where the event carries CRITPATH::SOME_BLOCK_EMPTY (critpath's own export).
+  int32_t root_of(uint32_t root, const OTF2_AttributeList* attrs) const {
+    uint8_t flag = 0;
+    if (attrs && block_empty_ != kUndefined32 &&
+        OTF2_AttributeList_GetUint8(attrs, block_empty_, &flag) == OTF2_SUCCESS && flag == 1)
+      return trace::kRootSomeBlockEmpty;
     return root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : int32_t(root);
   }
   static int32_t peer(uint32_t remote) { return remote == kUndefined32 ? -1 : int32_t(remote); }
@@ -796,6 +813,7 @@ class Builder {
   Status status_ = Status::kOk;
   std::vector<Frame> frames_;
   bool started_ = false, synthetic_root_ = false;
+  uint32_t block_empty_ = kUndefined32;  // the CRITPATH::SOME_BLOCK_EMPTY attribute's ref
   uint64_t first_ = UINT64_MAX, last_ = 0, init_at_ = UINT64_MAX, finalize_at_ = UINT64_MAX;
   trace::Event pending_counters_;
   OTF2_TimeStamp pending_counters_at_ = 0;
@@ -855,13 +873,18 @@ void register_mpi_callbacks(OTF2_EvtReaderCallbacks* c) {
       c, [](OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList*) {
         return guard<Builder>(u, [&](Builder& b) { b.coll_begin(t); });
       });
-  CRITPATH_OTF2_EVT(MpiCollectiveEnd, OTF2_CollectiveOp, OTF2_CommRef comm, uint32_t root, uint64_t sent,
-                    uint64_t received)
-  CRITPATH_OTF2_DO(b.coll_end(t, comm, root, sent, received));
+  OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(
+      c, [](OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a, OTF2_CollectiveOp,
+            OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received) {
+        return guard<Builder>(u, [&](Builder& b) { b.coll_end(t, comm, root, sent, received, a); });
+      });
   CRITPATH_OTF2_EVT(NonBlockingCollectiveRequest, uint64_t req) CRITPATH_OTF2_DO(b.icoll_request(t, req));
-  CRITPATH_OTF2_EVT(NonBlockingCollectiveComplete, OTF2_CollectiveOp, OTF2_CommRef comm, uint32_t root,
-                    uint64_t sent, uint64_t received, uint64_t req)
-  CRITPATH_OTF2_DO(b.icoll_complete(t, comm, root, sent, received, req));
+  OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(
+      c, [](OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u, OTF2_AttributeList* a, OTF2_CollectiveOp,
+            OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t received, uint64_t req) {
+        return guard<Builder>(u,
+                              [&](Builder& b) { b.icoll_complete(t, comm, root, sent, received, req, a); });
+      });
   CRITPATH_OTF2_EVT(MeasurementOnOff, OTF2_MeasurementMode mode) CRITPATH_OTF2_DO(b.measurement(t, mode));
   CRITPATH_OTF2_EVT(ProgramBegin, OTF2_StringRef name, uint32_t n, const OTF2_StringRef* args)
   CRITPATH_OTF2_DO((void)t; b.program(name, n, args));

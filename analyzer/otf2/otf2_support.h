@@ -53,6 +53,12 @@ inline constexpr const char* kPropertyAppnum = "CRITPATH::APPNUM";
 // record (the automatic filter's, docs/instrumentation.md), per region:
 // "<region ref>:<visits>:<seconds>:<auto 0|1>;..." (the profile adds it to those regions).
 inline constexpr const char* kPropertyUnrecorded = "CRITPATH::UNRECORDED";
+// An event attribute (uint8 1) on MpiCollectiveEnd and NonBlockingCollectiveComplete: this
+// rank's Alltoallv/w lacked the block of some member (a zero count), so the instance does not
+// make it wait for every member (trace::kRootSomeBlockEmpty in critpath's own trace; OTF2's
+// root field keeps "none"). The exporter defines it as attribute 0.
+inline constexpr const char* kAttributeSomeBlockEmpty = "CRITPATH::SOME_BLOCK_EMPTY";
+inline constexpr OTF2_AttributeRef kSomeBlockEmptyRef = 0;
 
 // Score-P's location ids: thread t of MPI rank r is location (t << 32) | r, so the thread that
 // called MPI_Init has the rank's number; the rank's location group has id r.
