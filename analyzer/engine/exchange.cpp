@@ -420,8 +420,9 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
   std::map<uint32_t, std::vector<int32_t>> keys;
   for (const CollRecord& c : t.colls)
     if (!keys.count(c.comm))
-      keys[c.comm] = c.comm == defs::kCommWorld ? world_members()
-                                                : comm_members(definitions.comms, c.comm, world.size(), world.rank());
+      keys[c.comm] = c.comm == defs::kCommWorld
+                         ? world_members()
+                         : comm_members(definitions.comms, c.comm, world.size(), world.rank());
   return sync_records(t.colls, t.calls, keys, world, out, stats, nullptr);
 }
 
