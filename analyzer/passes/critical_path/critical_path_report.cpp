@@ -254,8 +254,8 @@ struct Partitions {
   // [rank], on rank 0 (part_of on every rank when there are several partitions); part_of:
   // 0..K-1 in the order of first ranks.
   std::vector<int> appnums, part_of;
-  std::string source;  // rank 0: "MPI_APPNUM" or "CRITPATH_PARTITIONS"
-  std::vector<std::string> exe_of;    // rank 0: [rank]
+  std::string source;               // rank 0: "MPI_APPNUM" or "CRITPATH_PARTITIONS"
+  std::vector<std::string> exe_of;  // rank 0: [rank]
   engine::Group group;
   bool have_group = false;
 };
