@@ -115,8 +115,10 @@ struct HostedComm {
   };
   std::mutex mail_mu;
   std::vector<std::unique_ptr<Mailbox>> mail;
-  // Messages from members hosted elsewhere travel on `p2p` (a duplicate of `procs`: its only
-  // messages are these, so any tag matches one), tagged with their destination. One member
+  // Messages from members hosted elsewhere travel on `p2p` (a duplicate of `procs` made with
+  // it by hosted() and dup(): its only messages are these, so any tag matches one; the parts
+  // of split() and create_group() have none and send on `procs`, each member probing its own
+  // tag), tagged with their destination. One member
   // hosted here that waits for one (`poller`, -1: none) probes it for every member and files
   // what comes into their boxes; the others wait parked, listed in `parked` (indices into
   // locals) for the poller to hand its role on when its own message has come.
@@ -300,17 +302,6 @@ struct HostedComm {
     if (procs != MPI_COMM_NULL) PMPI_Comm_free(&procs);
   }
 
-  // `made`'s duplicate for point-to-point messages (collective over `made`'s processes).
-  static Status dup_p2p(MPI_Comm made, MPI_Comm& out) {
-    out = MPI_COMM_NULL;
-    if (made == MPI_COMM_NULL) return Status::kOk;
-    int rc = MPI_SUCCESS;
-    fiber::call_blocking([&] { rc = PMPI_Comm_dup(made, &out); });
-    if (rc != MPI_SUCCESS) return Status::kMpiError;
-    PMPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
-    return Status::kOk;
-  }
-
   // Files every message waiting on `p2p` into its destination's box (the poller's work).
   Status drain(int tag0) {
     for (;;) {
@@ -385,7 +376,8 @@ struct HostedComm {
 
   // A new state for the comm ranks of this one listed in `members`; `made` is the MPI
   // communicator over the processes hosting them (null when only this one does), `p2p` its
-  // duplicate (dup_p2p); the new state frees both.
+  // duplicate for point-to-point messages or null (they then share `made`); the new state
+  // frees both.
   std::shared_ptr<HostedComm> derive(const std::vector<int>& members, MPI_Comm made, MPI_Comm p2p) const {
     auto h = std::make_shared<HostedComm>();
     h->registry = registry;
@@ -582,13 +574,17 @@ Status Comm::dup_made(Comm& out) const {
   return h.meet(local_, slot, [&] {
     MPI_Comm made = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
-    if (h.procs != MPI_COMM_NULL) fiber::call_blocking([&] { rc = PMPI_Comm_dup(h.procs, &made); });
-    if (rc != MPI_SUCCESS) return Status::kMpiError;
     MPI_Comm p2p = MPI_COMM_NULL;
-    if (HostedComm::dup_p2p(made, p2p) != Status::kOk) {
-      PMPI_Comm_free(&made);
+    if (h.procs != MPI_COMM_NULL)
+      fiber::call_blocking([&] {
+        rc = PMPI_Comm_dup(h.procs, &made);
+        if (rc == MPI_SUCCESS) rc = PMPI_Comm_dup(made, &p2p);
+      });
+    if (rc != MPI_SUCCESS) {
+      if (made != MPI_COMM_NULL) PMPI_Comm_free(&made);
       return Status::kMpiError;
     }
+    if (p2p != MPI_COMM_NULL) PMPI_Comm_set_errhandler(p2p, MPI_ERRORS_RETURN);
     std::vector<int> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) all[size_t(r)] = r;
     auto d = h.derive(all, made, p2p);
@@ -658,12 +654,7 @@ Status Comm::make_part(HostedComm& h, const std::vector<int>& members, int tag) 
     if (rc != MPI_SUCCESS) return Status::kMpiError;
     PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
   }
-  MPI_Comm p2p = MPI_COMM_NULL;
-  if (HostedComm::dup_p2p(made, p2p) != Status::kOk) {
-    PMPI_Comm_free(&made);
-    return Status::kMpiError;
-  }
-  auto d = h.derive(members, made, p2p);
+  auto d = h.derive(members, made, MPI_COMM_NULL);
   for (size_t i = 0; i < h.locals.size(); ++i) {
     const auto m = std::lower_bound(members.begin(), members.end(), h.locals[i]);
     if (m == members.end() || *m != h.locals[i]) continue;
@@ -717,14 +708,9 @@ Status Comm::create_group_made(const std::vector<int>& members, int tag, Comm& o
         else PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
       }
     }
-    MPI_Comm p2p = MPI_COMM_NULL;
-    if (s == Status::kOk && HostedComm::dup_p2p(made, p2p) != Status::kOk) {
-      PMPI_Comm_free(&made);
-      s = Status::kMpiError;
-    }
     lock.lock();
     p.status = s;
-    if (s == Status::kOk) p.made = h.derive(members, made, p2p);
+    if (s == Status::kOk) p.made = h.derive(members, made, MPI_COMM_NULL);
     p.done = true;
     reg.waiters.notify_all();
   } else {
@@ -1159,9 +1145,10 @@ Status Comm::route(const std::vector<Piece>& out, std::vector<Parcel>& in) const
 //
 // Native: MPI_Isend / MPI_Iprobe on the private duplicate, one tag. Hosted: a member hosted in
 // the same process gets the bytes in its mailbox; one hosted elsewhere through the hosting
-// processes' point-to-point duplicate (HostedComm::p2p), tag kP2pTag0 + destination rank, the
-// source rank in a 4-byte header: on fibers one waiting member per process probes for all
-// (receive_polled), a member on a thread of its own probes for its own tag. Past CRITPATH_ANALYSIS_TIMEOUT (watchdog.h)
+// processes' point-to-point duplicate (HostedComm::p2p; without one, their communicator), tag
+// kP2pTag0 + destination rank, the source rank in a 4-byte header: on fibers with a p2p
+// duplicate one waiting member per process probes for all (receive_polled), otherwise each
+// member probes for its own tag. Past CRITPATH_ANALYSIS_TIMEOUT (watchdog.h)
 // nothing is posted and every wait gives up; posted sends still pending are left behind.
 
 namespace {
@@ -1245,7 +1232,8 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   const int32_t src = rank_;
   std::memcpy(framed.data(), &src, 4);
   if (!bytes.empty()) std::memcpy(framed.data() + 4, bytes.data(), bytes.size());
-  return post_mpi(h.p2p, h.proc_of[size_t(dest)], kP2pTag0 + dest, std::move(framed));
+  return post_mpi(h.p2p != MPI_COMM_NULL ? h.p2p : h.procs, h.proc_of[size_t(dest)], kP2pTag0 + dest,
+                  std::move(framed));
 }
 
 Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
@@ -1256,7 +1244,7 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
   if (comm == MPI_COMM_NULL) {
     if (!hosted_ || size_t(local_) >= hosted_->mail.size()) return Status::kInvalidArgument;
     if (hosted_->p2p != MPI_COMM_NULL && fiber::current()) return receive_polled(src, bytes, deadline);
-    comm = hosted_->p2p;
+    comm = hosted_->p2p != MPI_COMM_NULL ? hosted_->p2p : hosted_->procs;
     tag = kP2pTag0 + rank_;
     box = &hosted_->box(size_t(local_));
   }
