@@ -109,9 +109,23 @@ struct HostedComm {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<std::pair<int, std::vector<unsigned char>>> q;  // (source rank, bytes)
+    fiber::WaitQueue waiters;  // its member's fiber, parked in receive() (under mu)
+    bool parked = false;       // under mu: parked until a message or the poller's role comes
+    bool listed = false;       // under poll_mu: in `parked`
   };
   std::mutex mail_mu;
   std::vector<std::unique_ptr<Mailbox>> mail;
+  // Messages from members hosted elsewhere travel on `p2p` (a duplicate of `procs` made with
+  // it by hosted() and dup(): its only messages are these, so any tag matches one; the parts
+  // of split() and create_group() have none and send on `procs`, each member probing its own
+  // tag), tagged with their destination. One member
+  // hosted here that waits for one (`poller`, -1: none) probes it for every member and files
+  // what comes into their boxes; the others wait parked, listed in `parked` (indices into
+  // locals) for the poller to hand its role on when its own message has come.
+  MPI_Comm p2p = MPI_COMM_NULL;
+  std::mutex poll_mu;
+  int poller = -1;
+  std::deque<size_t> parked;
   // The box of the i-th member hosted here (i < locals.size()).
   Mailbox& box(size_t i) {
     std::lock_guard<std::mutex> lock(mail_mu);
@@ -284,7 +298,60 @@ struct HostedComm {
   HostedComm(const HostedComm&) = delete;
   HostedComm& operator=(const HostedComm&) = delete;
   ~HostedComm() {
+    if (p2p != MPI_COMM_NULL) PMPI_Comm_free(&p2p);
     if (procs != MPI_COMM_NULL) PMPI_Comm_free(&procs);
+  }
+
+  // Files every message waiting on `p2p` into its destination's box (the poller's work).
+  Status drain(int tag0) {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      if (PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, p2p, &flag, &st) != MPI_SUCCESS) return Status::kMpiError;
+      if (!flag) return Status::kOk;
+      int n = 0;
+      PMPI_Get_count(&st, MPI_BYTE, &n);
+      std::vector<unsigned char> in(size_t(std::max(n, 0)));
+      if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, p2p, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return Status::kMpiError;
+      const auto at = std::lower_bound(locals.begin(), locals.end(), st.MPI_TAG - tag0);
+      if (in.size() < 4 || at == locals.end() || *at != st.MPI_TAG - tag0) return Status::kMpiError;
+      int32_t src = 0;
+      std::memcpy(&src, in.data(), 4);
+      Mailbox& b = box(size_t(at - locals.begin()));
+      std::lock_guard<std::mutex> lock(b.mu);
+      b.q.emplace_back(src, std::vector<unsigned char>(in.begin() + 4, in.end()));
+      b.waiters.notify_all();
+      b.cv.notify_one();
+    }
+  }
+
+  // The poller `me` is done: its role to the first member still parked, else to nobody.
+  void hand_over(int me) {
+    for (;;) {
+      size_t k = 0;
+      {
+        std::lock_guard<std::mutex> lock(poll_mu);
+        if (poller != me) return;
+        if (parked.empty()) {
+          poller = -1;
+          return;
+        }
+        k = parked.front();
+        parked.pop_front();
+        mail[k]->listed = false;
+      }
+      Mailbox& b = box(k);
+      std::lock_guard<std::mutex> lock(b.mu);
+      if (!b.parked) continue;  // it took a message since it was listed
+      {
+        std::lock_guard<std::mutex> role(poll_mu);
+        poller = int(k);
+      }
+      b.parked = false;
+      b.waiters.notify_all();
+      return;
+    }
   }
 
   // Blocks until every member hosted here called it; the last one runs `drive` (which reads
@@ -308,11 +375,14 @@ struct HostedComm {
   }
 
   // A new state for the comm ranks of this one listed in `members`; `made` is the MPI
-  // communicator over the processes hosting them (null when only this one does).
-  std::shared_ptr<HostedComm> derive(const std::vector<int>& members, MPI_Comm made) const {
+  // communicator over the processes hosting them (null when only this one does), `p2p` its
+  // duplicate for point-to-point messages or null (they then share `made`); the new state
+  // frees both.
+  std::shared_ptr<HostedComm> derive(const std::vector<int>& members, MPI_Comm made, MPI_Comm p2p) const {
     auto h = std::make_shared<HostedComm>();
     h->registry = registry;
     h->procs = made;
+    h->p2p = p2p;
     std::vector<int> ps;  // old process ranks, ascending
     for (int m : members) ps.push_back(proc_of[size_t(m)]);
     std::sort(ps.begin(), ps.end());
@@ -426,6 +496,8 @@ Status Comm::hosted(MPI_Comm procs, int n_locations, std::vector<Comm>& mine) {
   if (P > 1) {
     if (PMPI_Comm_dup(procs, &h->procs) != MPI_SUCCESS) return Status::kMpiError;
     PMPI_Comm_set_errhandler(h->procs, MPI_ERRORS_RETURN);
+    if (PMPI_Comm_dup(procs, &h->p2p) != MPI_SUCCESS) return Status::kMpiError;
+    PMPI_Comm_set_errhandler(h->p2p, MPI_ERRORS_RETURN);
   }
   h->n_procs = P;
   h->my_proc = me;
@@ -502,11 +574,20 @@ Status Comm::dup_made(Comm& out) const {
   return h.meet(local_, slot, [&] {
     MPI_Comm made = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
-    if (h.procs != MPI_COMM_NULL) fiber::call_blocking([&] { rc = PMPI_Comm_dup(h.procs, &made); });
-    if (rc != MPI_SUCCESS) return Status::kMpiError;
+    MPI_Comm p2p = MPI_COMM_NULL;
+    if (h.procs != MPI_COMM_NULL)
+      fiber::call_blocking([&] {
+        rc = PMPI_Comm_dup(h.procs, &made);
+        if (rc == MPI_SUCCESS) rc = PMPI_Comm_dup(made, &p2p);
+      });
+    if (rc != MPI_SUCCESS) {
+      if (made != MPI_COMM_NULL) PMPI_Comm_free(&made);
+      return Status::kMpiError;
+    }
+    if (p2p != MPI_COMM_NULL) PMPI_Comm_set_errhandler(p2p, MPI_ERRORS_RETURN);
     std::vector<int> all(static_cast<size_t>(size_));
     for (int r = 0; r < size_; ++r) all[size_t(r)] = r;
-    auto d = h.derive(all, made);
+    auto d = h.derive(all, made, p2p);
     for (size_t i = 0; i < h.locals.size(); ++i) *h.slots[i].made = member(d, h.locals[i], size_);
     return Status::kOk;
   });
@@ -573,7 +654,7 @@ Status Comm::make_part(HostedComm& h, const std::vector<int>& members, int tag) 
     if (rc != MPI_SUCCESS) return Status::kMpiError;
     PMPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN);
   }
-  auto d = h.derive(members, made);
+  auto d = h.derive(members, made, MPI_COMM_NULL);
   for (size_t i = 0; i < h.locals.size(); ++i) {
     const auto m = std::lower_bound(members.begin(), members.end(), h.locals[i]);
     if (m == members.end() || *m != h.locals[i]) continue;
@@ -629,7 +710,7 @@ Status Comm::create_group_made(const std::vector<int>& members, int tag, Comm& o
     }
     lock.lock();
     p.status = s;
-    if (s == Status::kOk) p.made = h.derive(members, made);
+    if (s == Status::kOk) p.made = h.derive(members, made, MPI_COMM_NULL);
     p.done = true;
     reg.waiters.notify_all();
   } else {
@@ -1064,8 +1145,10 @@ Status Comm::route(const std::vector<Piece>& out, std::vector<Parcel>& in) const
 //
 // Native: MPI_Isend / MPI_Iprobe on the private duplicate, one tag. Hosted: a member hosted in
 // the same process gets the bytes in its mailbox; one hosted elsewhere through the hosting
-// processes' communicator, tag kP2pTag0 + destination rank (so each member's thread probes
-// for its own), the source rank in a 4-byte header. Past CRITPATH_ANALYSIS_TIMEOUT (watchdog.h)
+// processes' point-to-point duplicate (HostedComm::p2p; without one, their communicator), tag
+// kP2pTag0 + destination rank, the source rank in a 4-byte header: on fibers with a p2p
+// duplicate one waiting member per process probes for all (receive_polled), otherwise each
+// member probes for its own tag. Past CRITPATH_ANALYSIS_TIMEOUT (watchdog.h)
 // nothing is posted and every wait gives up; posted sends still pending are left behind.
 
 namespace {
@@ -1140,6 +1223,7 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
     {
       std::lock_guard<std::mutex> lock(m.mu);
       m.q.emplace_back(rank_, std::move(bytes));
+      m.waiters.notify_all();
     }
     m.cv.notify_one();
     return Status::kOk;
@@ -1148,7 +1232,8 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   const int32_t src = rank_;
   std::memcpy(framed.data(), &src, 4);
   if (!bytes.empty()) std::memcpy(framed.data() + 4, bytes.data(), bytes.size());
-  return post_mpi(h.procs, h.proc_of[size_t(dest)], kP2pTag0 + dest, std::move(framed));
+  return post_mpi(h.p2p != MPI_COMM_NULL ? h.p2p : h.procs, h.proc_of[size_t(dest)], kP2pTag0 + dest,
+                  std::move(framed));
 }
 
 Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
@@ -1158,7 +1243,8 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
   HostedComm::Mailbox* box = nullptr;
   if (comm == MPI_COMM_NULL) {
     if (!hosted_ || size_t(local_) >= hosted_->mail.size()) return Status::kInvalidArgument;
-    comm = hosted_->procs;
+    if (hosted_->p2p != MPI_COMM_NULL && fiber::current()) return receive_polled(src, bytes, deadline);
+    comm = hosted_->p2p != MPI_COMM_NULL ? hosted_->p2p : hosted_->procs;
     tag = kP2pTag0 + rank_;
     box = &hosted_->box(size_t(local_));
   }
@@ -1206,6 +1292,60 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
     waiting.begin();
     backoff(polls);
+  }
+}
+
+// Hosted on a fiber, members hosted elsewhere: waits parked unless no other member polls
+// (HostedComm::poller); the poller files every member's messages and yields between probes.
+Status Comm::receive_polled(int& src, std::vector<unsigned char>& bytes, uint64_t deadline) const {
+  HostedComm& h = *hosted_;
+  const int me = local_;
+  HostedComm::Mailbox& box = h.box(size_t(me));
+  uint64_t polls = 0;
+  bool probed = false;
+  fiber::PollClock waiting;  // from the first poll that finds nothing
+  for (;;) {
+    std::unique_lock<std::mutex> lock(box.mu);
+    if (!box.q.empty()) {
+      src = box.q.front().first;
+      bytes = std::move(box.q.front().second);
+      box.q.pop_front();
+      lock.unlock();
+      h.hand_over(me);
+      note(0, bytes.size(), false);
+      return Status::kOk;
+    }
+    bool polling = false;
+    {
+      std::lock_guard<std::mutex> role(h.poll_mu);
+      if (h.poller < 0) h.poller = me;
+      polling = h.poller == me;
+      if (!polling && !box.listed) {
+        box.listed = true;
+        h.parked.push_back(size_t(me));
+      }
+    }
+    if (!polling) {
+      waiting.begin();
+      box.parked = true;
+      box.waiters.wait(lock, [&] { return !box.q.empty() || !box.parked; });
+      box.parked = false;
+      continue;
+    }
+    lock.unlock();
+    Status s = Status::kOk;
+    if (probed) {
+      if (clock::monotonic_ns() > deadline || watchdog_expired()) s = Status::kMpiError;
+      if (s == Status::kOk && posts_ && !posts_->reqs.empty() && (polls & 63) == 0) s = reap(false, 0);
+      waiting.begin();
+      if (s == Status::kOk) backoff(polls);
+    }
+    probed = true;
+    if (s == Status::kOk) s = h.drain(kP2pTag0);
+    if (s != Status::kOk) {
+      h.hand_over(me);
+      return s;
+    }
   }
 }
 

@@ -276,6 +276,22 @@ struct DoubleInt {
   int r;
 };
 
+// A member list standing for every world rank in rank order (0 .. P-1) without its P entries:
+// the world's collectives cost no rank work sized by P.
+const std::vector<int32_t>& world_members() {
+  static const std::vector<int32_t> kWorld{-1};
+  return kWorld;
+}
+bool is_world_list(const std::vector<int32_t>& m) { return m.size() == 1 && m[0] == -1; }
+
+// `m` as world_members() when it lists every world rank in order.
+const std::vector<int32_t>& canonical(const std::vector<int32_t>& m, int P) {
+  if (int(m.size()) != P) return m;
+  for (int i = 0; i < P; ++i)
+    if (m[size_t(i)] != i) return m;
+  return world_members();
+}
+
 // The instances of `colls` (over `calls`) per key (communicator or window id), grouped by
 // ordered member list; `keys` lists every key this rank is a member of that may hold instances
 // (instances of other keys are skipped).
@@ -290,9 +306,11 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
   std::map<uint32_t, std::vector<uint32_t>> by_comm;
   for (uint32_t i = 0; i < colls.size(); ++i)
     if (keys.count(colls[i].comm)) by_comm[colls[i].comm].push_back(i);
+  const int P = world.size();
   std::map<std::vector<int32_t>, std::vector<uint32_t>> sets;  // members -> comm ids (sorted)
-  for (const auto& [comm, m] : keys) {
-    if (m.size() < 2 || std::find(m.begin(), m.end(), me) == m.end()) continue;
+  for (const auto& [comm, listed] : keys) {
+    const std::vector<int32_t>& m = canonical(listed, P);
+    if (is_world_list(m) ? P < 2 : m.size() < 2 || std::find(m.begin(), m.end(), me) == m.end()) continue;
     sets[m].push_back(comm);
   }
 
@@ -306,9 +324,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     const std::vector<int32_t>& members = *members_ptr;
     const std::vector<uint32_t>& comms = sets[members];
     ++stats.member_sets;
-    const int P = world.size();
-    bool is_world = int(members.size()) == P;
-    for (int i = 0; is_world && i < P; ++i) is_world = members[size_t(i)] == i;
+    const bool is_world = is_world_list(members);
     Comm made;
     if (!is_world) {
       const std::vector<int> ranks(members.begin(), members.end());
@@ -316,7 +332,8 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     }
     const Comm& sub = is_world ? world : made;
     const int my_rank = sub.rank();
-    const int n_members = int(members.size());
+    const int n_members = is_world ? P : int(members.size());
+    auto world_rank = [&](int r) { return is_world ? r : members[size_t(r)]; };
 
     // Agree on how many instances each communicator has.
     std::vector<int> counts, cmin(comms.size()), cmax(comms.size());
@@ -367,9 +384,9 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       s.comm_size = n_members;
       s.my_comm_rank = my_rank;
       s.latest_begin = maxloc_out[2 * j].v;
-      s.latest_rank = members[size_t(maxloc_out[2 * j].r)];
+      s.latest_rank = world_rank(maxloc_out[2 * j].r);
       s.latest_sender_begin = maxloc_out[2 * j + 1].v;
-      s.latest_sender_rank = maxloc_out[2 * j + 1].v > -1e299 ? members[size_t(maxloc_out[2 * j + 1].r)] : -1;
+      s.latest_sender_rank = maxloc_out[2 * j + 1].v > -1e299 ? world_rank(maxloc_out[2 * j + 1].r) : -1;
       s.earliest_end = minloc_out[j].v;
       s.root_begin = max_out[2 * j];
       s.root_sent = max_out[2 * j + 1];
@@ -403,7 +420,9 @@ Status sync_collectives(const Timeline& t, const defs::Definitions& definitions,
   std::map<uint32_t, std::vector<int32_t>> keys;
   for (const CollRecord& c : t.colls)
     if (!keys.count(c.comm))
-      keys[c.comm] = comm_members(definitions.comms, c.comm, world.size(), world.rank());
+      keys[c.comm] = c.comm == defs::kCommWorld
+                         ? world_members()
+                         : comm_members(definitions.comms, c.comm, world.size(), world.rank());
   return sync_records(t.colls, t.calls, keys, world, out, stats, nullptr);
 }
 

@@ -251,9 +251,11 @@ std::string parallelism_section(double avg_par, double busy_total, double app_cp
 // The process partitions (MPI_APPNUM, or CRITPATH_PARTITIONS as rank 0 reads it), the group of
 // this rank's partition, and (rank 0) every rank's executable.
 struct Partitions {
-  std::vector<int> appnums, part_of;  // [rank]; part_of: 0..K-1 in the order of first ranks
-  std::string source;                 // "MPI_APPNUM" or "CRITPATH_PARTITIONS"
-  std::vector<std::string> exe_of;    // rank 0: [rank]
+  // [rank], on rank 0 (part_of on every rank when there are several partitions); part_of:
+  // 0..K-1 in the order of first ranks.
+  std::vector<int> appnums, part_of;
+  std::string source;               // rank 0: "MPI_APPNUM" or "CRITPATH_PARTITIONS"
+  std::vector<std::string> exe_of;  // rank 0: [rank]
   engine::Group group;
   bool have_group = false;
 };
@@ -267,28 +269,40 @@ Status find_partitions(const CriticalPathInput& in, const engine::Group& group, 
     if (rc != Status::kOk) status = rc;
     return rc == Status::kOk;
   };
-  mpi_ok(group.allgather(run.appnum, out.appnums));
+  // Rank 0 gathers the MPI_APPNUMs and decides (ranks of different executables may see
+  // different environments); the others learn their partition, P entries only when there are
+  // several.
+  std::vector<int> counts, displs;
+  mpi_ok(group.gather_to_root(&run.appnum, 1, out.appnums, counts, displs));
   std::vector<int>& part_of = out.part_of;
-  part_of = out.appnums;
   std::string& part_source = out.source;
   part_source = "MPI_APPNUM";
-  const std::string& spec = in.partitions;
-  if (!spec.empty()) {
-    std::string why;
-    std::vector<int> parsed;
-    if (parse_partitions(spec, P, parsed, why)) {
-      part_of = parsed;
-      part_source = "CRITPATH_PARTITIONS";
-    } else if (me == 0) {
-      part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
-      log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
-                why.c_str());
+  int several = 0;
+  if (me == 0) {
+    if (out.appnums.size() != size_t(P)) out.appnums.assign(size_t(P), 0);
+    part_of = out.appnums;
+    const std::string& spec = in.partitions;
+    if (!spec.empty()) {
+      std::string why;
+      std::vector<int> parsed;
+      if (parse_partitions(spec, P, parsed, why)) {
+        part_of = parsed;
+        part_source = "CRITPATH_PARTITIONS";
+      } else {
+        part_source = "MPI_APPNUM (CRITPATH_PARTITIONS invalid)";
+        log::warn("CRITPATH_PARTITIONS='%s': %s; partitioning by MPI_APPNUM instead", spec.c_str(),
+                  why.c_str());
+      }
     }
+    part_of = normalize(part_of);
+    several = std::any_of(part_of.begin(), part_of.end(), [](int p) { return p != 0; }) ? 1 : 0;
   }
-  // Rank 0 decides (ranks of different executables may see different environments).
-  mpi_ok(group.broadcast(part_of.data(), part_of.size()));
-  part_of = normalize(part_of);
-  const int my_part = part_of[size_t(me)];
+  mpi_ok(group.broadcast(&several, 1));
+  if (several) {
+    part_of.resize(size_t(P));
+    mpi_ok(group.broadcast(part_of.data(), part_of.size()));
+  }
+  const int my_part = several ? part_of[size_t(me)] : 0;
   out.have_group = mpi_ok(group.split(my_part, out.group));
   // Executable names, for the partitions' names.
   {
