@@ -71,7 +71,12 @@ static void creations(void) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
   static double buf[16];
   int late = rank == size - 1;
-  long at = 0;
+  /* `margin` ms after each call before the next one's deadlines: on a loaded 2-core
+   * machine a window creation (or the communicator split before the first) can take tens of
+   * ms; the early ranks must enter the next call at its start, not when that one ends. */
+  const long margin = 60;
+  long at = margin;
+  sleep_from_start_ms(at);
   for (int k = 0; k < 4; ++k) {
     at += D_MS;
     if (late) sleep_from_start_ms(at);
@@ -79,15 +84,15 @@ static void creations(void) {
     if (k == 1) MPI_Win_allocate(128, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem[k], &w[k]);
     if (k == 2) MPI_Win_allocate_shared(128, sizeof(double), MPI_INFO_NULL, shm, &mem[k], &w[k]);
     if (k == 3) MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w[k]);
-    sleep_from_start_ms(at + 20); /* everybody done before the next one */
-    at += 20;
+    sleep_from_start_ms(at + margin); /* everybody done before the next one */
+    at += margin;
   }
   for (int k = 0; k < 4; ++k) {
     at += D_MS;
     if (late) sleep_from_start_ms(at);
     MPI_Win_free(&w[k]);
-    sleep_from_start_ms(at + 20);
-    at += 20;
+    sleep_from_start_ms(at + margin);
+    at += margin;
   }
   MPI_Comm_free(&shm);
 }
