@@ -77,6 +77,22 @@ struct Registry {
   std::map<Key, Pending> pending;
 };
 
+// Receives the next message with `tag` (MPI_ANY_TAG: any) from any source on `comm` if one
+// has come: `got` says whether, `st` holds its envelope and `in` its bytes.
+Status receive_waiting(MPI_Comm comm, int tag, bool& got, MPI_Status& st, std::vector<unsigned char>& in) {
+  got = false;
+  int flag = 0;
+  if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st) != MPI_SUCCESS) return Status::kMpiError;
+  if (!flag) return Status::kOk;
+  int n = 0;
+  PMPI_Get_count(&st, MPI_BYTE, &n);
+  in.assign(size_t(std::max(n, 0)), 0);
+  if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    return Status::kMpiError;
+  got = true;
+  return Status::kOk;
+}
+
 }  // namespace
 
 // One communicator's state in one hosting process, shared by its members hosted here.
@@ -112,6 +128,16 @@ struct HostedComm {
     fiber::WaitQueue waiters;  // its member's fiber, parked in receive() (under mu)
     bool parked = false;       // under mu: parked until a message or the poller's role comes
     bool listed = false;       // under poll_mu: in `parked`
+
+    // Files a message from `src` and wakes its member (a parked fiber or a waiting thread).
+    void put(int src, std::vector<unsigned char>&& bytes) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        q.emplace_back(src, std::move(bytes));
+        waiters.notify_all();
+      }
+      cv.notify_one();
+    }
   };
   std::mutex mail_mu;
   std::vector<std::unique_ptr<Mailbox>> mail;
@@ -305,24 +331,16 @@ struct HostedComm {
   // Files every message waiting on `p2p` into its destination's box (the poller's work).
   Status drain(int tag0) {
     for (;;) {
-      int flag = 0;
+      bool got = false;
       MPI_Status st;
-      if (PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, p2p, &flag, &st) != MPI_SUCCESS) return Status::kMpiError;
-      if (!flag) return Status::kOk;
-      int n = 0;
-      PMPI_Get_count(&st, MPI_BYTE, &n);
-      std::vector<unsigned char> in(size_t(std::max(n, 0)));
-      if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, p2p, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        return Status::kMpiError;
+      std::vector<unsigned char> in;
+      CRITPATH_FORWARD_IF_ERROR(receive_waiting(p2p, MPI_ANY_TAG, got, st, in));
+      if (!got) return Status::kOk;
       const auto at = std::lower_bound(locals.begin(), locals.end(), st.MPI_TAG - tag0);
       if (in.size() < 4 || at == locals.end() || *at != st.MPI_TAG - tag0) return Status::kMpiError;
       int32_t src = 0;
       std::memcpy(&src, in.data(), 4);
-      Mailbox& b = box(size_t(at - locals.begin()));
-      std::lock_guard<std::mutex> lock(b.mu);
-      b.q.emplace_back(src, std::vector<unsigned char>(in.begin() + 4, in.end()));
-      b.waiters.notify_all();
-      b.cv.notify_one();
+      box(size_t(at - locals.begin())).put(src, std::vector<unsigned char>(in.begin() + 4, in.end()));
     }
   }
 
@@ -1220,12 +1238,7 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
     const auto at = std::lower_bound(h.locals.begin(), h.locals.end(), dest);  // ascending
     if (at == h.locals.end() || *at != dest) return Status::kInvalidArgument;
     HostedComm::Mailbox& m = h.box(size_t(at - h.locals.begin()));
-    {
-      std::lock_guard<std::mutex> lock(m.mu);
-      m.q.emplace_back(rank_, std::move(bytes));
-      m.waiters.notify_all();
-    }
-    m.cv.notify_one();
+    m.put(rank_, std::move(bytes));
     return Status::kOk;
   }
   std::vector<unsigned char> framed(4 + bytes.size());
@@ -1265,15 +1278,11 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
       }
     }
     if (comm != MPI_COMM_NULL) {
-      int flag = 0;
+      bool got = false;
       MPI_Status st;
-      if (PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &st) != MPI_SUCCESS) return Status::kMpiError;
-      if (flag) {
-        int n = 0;
-        PMPI_Get_count(&st, MPI_BYTE, &n);
-        std::vector<unsigned char> in(size_t(std::max(n, 0)));
-        if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          return Status::kMpiError;
+      std::vector<unsigned char> in;
+      CRITPATH_FORWARD_IF_ERROR(receive_waiting(comm, tag, got, st, in));
+      if (got) {
         if (box) {  // hosted: the sender's rank travels in the header
           if (in.size() < 4) return Status::kMpiError;
           int32_t s = 0;
