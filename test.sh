@@ -55,10 +55,16 @@ bash tools/install-deps.sh
 # ccache (installed by install-deps): the Open MPI build reuses the MPICH build's objects of the
 # sources that do not include mpi.h, and a rebuild after a checkout is quick. The build
 # directory's name is left out of the hash (build/ and build-openmpi/ compile alike).
+launchers=()
 if command -v ccache >/dev/null 2>&1; then
   export CCACHE_NOHASHDIR=1
-  cmake_extra+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  launchers=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+cmake_extra+=("${launchers[@]}")
+# Debug information of the plain builds: full (-g) unless CRITPATH_DEBUG_INFO=lines (-g1, what
+# .ci/run asks for: line tables compile faster and name files and lines alike); the sanitizer
+# builds keep line tables only either way (CMakeLists.txt).
+cmake_extra+=(-DCRITPATH_DEBUG_INFO="${CRITPATH_DEBUG_INFO:-full}")
 
 # A build directory configured for the other MPI keeps that MPI's cached compiler paths;
 # start it afresh rather than mix the two.
@@ -124,7 +130,7 @@ else
     # wrappers' tables, the critical-path walk), built from their files and the analyzer's engine
     # alone (tests/CMakeLists.txt).
     echo "test.sh: configuring build-tsan (TSan)"
-    cmake -S . -B build-tsan -DCRITPATH_MPI=mpich -DCRITPATH_SANITIZE=thread
+    cmake -S . -B build-tsan -DCRITPATH_MPI=mpich -DCRITPATH_SANITIZE=thread "${launchers[@]}"
     cmake --build build-tsan -j "$jobs" --target critpath_unit_tests
     build_saved=$build
     build=build-tsan

@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, fail, mpiexec_command  # noqa: E402
+from critpath_check import OPEN_MPI_FAST_ABORT, check, fail, mpiexec_command  # noqa: E402
 
 FOREIGN = {"mpich": ("OMPI_COMM_WORLD_SIZE", "mpiexec.openmpi", "Open MPI's launcher"),
            "openmpi": ("PMI_SIZE", "mpiexec.mpich", "MPICH's (hydra) launcher")}
@@ -103,7 +103,9 @@ def main():
     # The same, started by the other library's real launcher when it is installed.
     real = shutil.which(foreign_exec)
     if real:
-        cmd = [real] + (["--oversubscribe", "--allow-run-as-root"] if mpi == "mpich" else [])
+        cmd = [real]
+        if mpi == "mpich":  # the foreign launcher is Open MPI's
+            cmd += ["--oversubscribe", "--allow-run-as-root"] + OPEN_MPI_FAST_ABORT
         r = run(cmd + ["-n", "2", analyze, out, "--output", os.path.join(out, "re-foreign")])
         check(r.returncode != 0, f"{foreign_exec} -n 2 should fail, exited with 0")
         lines = [l for l in tool_lines(r.stdout) if "MPI mismatch" in l]
