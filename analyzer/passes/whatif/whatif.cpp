@@ -615,6 +615,7 @@ class Executor {
 // hypotheses leave most of a run's times where they were. An offset is single precision when
 // that is exact to a picosecond, else double (`wide` says which).
 enum BatchKind : uint8_t { kBatchEntries = 0, kBatchProgram = 1 };
+constexpr size_t kProgramHeader = 1 + sizeof(ProgramInfo);  // a program batch's, before the program
 
 // A sim time's name: (receiver, sender, key).
 struct Key5 {
@@ -641,7 +642,7 @@ class EntryTable {
   }
   // The key's index, removed; false when absent.
   bool take(const Key5& k, size_t& v) {
-    if (slots_.empty()) return false;
+    if (used_ == 0) return false;
     size_t i = home(k);
     for (; slots_[i].full; i = (i + 1) & mask_)
       if (slots_[i].k == k) break;
@@ -689,35 +690,34 @@ class GroupReplay final : public ReplayIo {
               uint32_t delay_us)
       : V_(lanes), G_(ranks_per_group), me_(group.rank()), first_(me_ / G_ * G_),
         n_(std::min(G_, group.size() - first_)), box_(group, timeout_s), progs_(size_t(n_)),
-        infos_(size_t(n_)), blocked_on_(size_t(n_)), is_blocked_(size_t(n_), 0), delay_us_(delay_us) {}
+        infos_(size_t(n_)), blocked_on_(size_t(n_)), state_(size_t(n_), kRunning), handed_(size_t(n_) * V_),
+        delay_us_(delay_us) {}
 
   bool leader() const { return me_ == first_; }
   bool past_deadline() const { return box_.past_deadline(); }
   uint64_t dependencies() const { return dependencies_; }
   uint64_t bytes() const { return bytes_; }
 
-  // A member: its program to the leader.
-  Status send_program(const ProgramInfo& info, const std::vector<unsigned char>& prog) {
+  // A member: its program (a program batch, kProgramHeader: Simulator::compile) to the leader,
+  // as the batch itself.
+  Status send_program(std::vector<unsigned char>&& prog) {
     std::vector<unsigned char>& b = box_.batch(first_);
-    b.push_back(kBatchProgram);
-    const auto* i = reinterpret_cast<const unsigned char*>(&info);
-    b.insert(b.end(), i, i + sizeof info);
-    b.insert(b.end(), prog.begin(), prog.end());
+    if (b.empty()) b.swap(prog);
+    else b.insert(b.end(), prog.begin(), prog.end());
     return box_.flush_all();
   }
 
   // The leader: every member's program (its own first), then the group's replay until every
   // program ended. `late` when the deadline passed first.
-  Status run(const ProgramInfo& info, std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal,
-             uint64_t deadline, bool& late) {
+  Status run(std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal, uint64_t deadline,
+             bool& late) {
     late = false;
-    infos_[0] = info;
-    progs_[0] = std::move(prog);
-    bytes_ += sizeof info + progs_[0].size();
-    while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
+    CRITPATH_FORWARD_IF_ERROR(take_program(me_, std::move(prog)));
+    while (programs_ < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
     for (int m = 0; m < n_; ++m)
-      ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal, delay_us_ > 0);
+      ex_.emplace_back(progs_[size_t(m)].data() + kProgramHeader, progs_[size_t(m)].size() - kProgramHeader,
+                       first_ + m, ideal, delay_us_ > 0);
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
@@ -756,11 +756,22 @@ class GroupReplay final : public ReplayIo {
   Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     const Key5 k{me, src, type, a, b};
+    const size_t m = size_t(me - first_);
+    if (state_[m] == kHanded) {  // woken: asks again for what it waited for
+      state_[m] = kRunning;
+      if (blocked_on_[m] == k) {
+        std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
+        got = true;
+        return Status::kOk;
+      }
+      --dependencies_;  // (not so: a malformed program) the table's as any other
+      store(blocked_on_[m], handed_.data() + m * V_);
+    }
     size_t at = 0;
     got = where_.take(k, at);
     if (!got) {
-      blocked_on_[size_t(me - first_)] = k;
-      is_blocked_[size_t(me - first_)] = 1;
+      blocked_on_[m] = k;
+      state_[m] = kBlocked;
       return Status::kOk;
     }
     std::copy(pool_.begin() + long(at), pool_.begin() + long(at + V_), v);
@@ -817,22 +828,27 @@ class GroupReplay final : public ReplayIo {
     int from = -1;
     std::vector<unsigned char> in;
     CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
+    if (!in.empty() && in[0] == kBatchProgram) return take_program(from, std::move(in));
     return take(from, in);
+  }
+
+  // The program batch of the member `src` (the leader's own too).
+  Status take_program(int src, std::vector<unsigned char>&& in) {
+    const int m = src - first_;
+    if (!leader() || m < 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
+        !progs_[size_t(m)].empty())
+      return Status::kCorrupt;
+    std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
+    bytes_ += in.size() - 1;
+    progs_[size_t(m)] = std::move(in);
+    ++programs_;
+    return Status::kOk;
   }
 
   // A batch from the leader `src` (entries) or from a member (its program).
   Status take(int src, const std::vector<unsigned char>& in) {
     if (in.empty()) return Status::kCorrupt;
-    if (in[0] == kBatchProgram) {
-      const int m = src - first_;
-      if (!leader() || m <= 0 || m >= n_ || in.size() < 1 + sizeof(ProgramInfo) || !progs_[size_t(m)].empty())
-        return Status::kCorrupt;
-      std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
-      progs_[size_t(m)].assign(in.begin() + 1 + long(sizeof(ProgramInfo)), in.end());
-      bytes_ += in.size() - 1;
-      ++programs_;
-      return Status::kOk;
-    }
+    if (in[0] == kBatchProgram) return take_program(src, std::vector<unsigned char>(in));
     size_t at = 1;
     std::vector<double>& v = scratch_;
     v.resize(V_);
@@ -856,8 +872,18 @@ class GroupReplay final : public ReplayIo {
     return Status::kOk;
   }
 
-  // A time told to a member of this group; wakes it when it waits for just that.
+  // A time told to a member of this group; wakes it when it waits for just that, handing it
+  // over (kHanded) without the table.
   void store(const Key5& k, const double* v) {
+    const size_t m = size_t(k.dest - first_);
+    if (state_[m] != kRunning && blocked_on_[m] == k) {
+      if (state_[m] == kHanded) return;  // told twice: the first is kept (inconsistent trace)
+      std::copy(v, v + V_, handed_.begin() + long(m * V_));
+      state_[m] = kHanded;
+      ++dependencies_;
+      woken_.push_back(int(m));
+      return;
+    }
     size_t at;
     if (!free_.empty()) {
       at = free_.back();
@@ -872,25 +898,23 @@ class GroupReplay final : public ReplayIo {
       return;
     }
     ++dependencies_;
-    const size_t m = size_t(k.dest - first_);
-    if (is_blocked_[m] && blocked_on_[m] == k) {
-      is_blocked_[m] = 0;
-      woken_.push_back(k.dest - first_);
-    }
   }
 
   size_t V_;
   int G_, me_, first_, n_;
   engine::Mailbox box_;
-  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member
+  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member, as its batch
   std::vector<ProgramInfo> infos_;
-  int programs_ = 0;  // members' programs received
+  int programs_ = 0;  // programs taken (the leader's own too)
   std::vector<Executor> ex_;
   EntryTable where_;  // -> the lanes' first index in pool_
   std::vector<double> pool_, scratch_;
   std::vector<size_t> free_;
-  std::vector<Key5> blocked_on_;  // per member
-  std::vector<uint8_t> is_blocked_;
+  // Per member: running, blocked on blocked_on_, or woken with blocked_on_'s lanes in handed_.
+  enum State : uint8_t { kRunning, kBlocked, kHanded };
+  std::vector<Key5> blocked_on_;
+  std::vector<State> state_;
+  std::vector<double> handed_;      // [member][lane]
   std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
   uint64_t dependencies_ = 0, bytes_ = 0;
@@ -925,7 +949,7 @@ class Simulator {
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    uint64_t total = w_.size();
+    uint64_t total = w_.size() - kProgramHeader;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
     out.group_ranks = in_.replay == ReplayMode::kGathered      ? P_
                       : in_.replay == ReplayMode::kDistributed ? 1
@@ -1154,7 +1178,8 @@ class Simulator {
   // Every call of the main thread, in order, as operations.
   void compile() {
     w_.reserve(size_t(n0_) * 14 + 64);
-    for (const RmaTell& x : rma_tell_now_) {  // causes the replay does not move: as measured
+    for (size_t i = 0; i < kProgramHeader; ++i) w_.byte(0);  // the batch's header (run_grouped)
+    for (const RmaTell& x : rma_tell_now_) {                 // causes the replay does not move: as measured
       op(kOpTellAt);
       for (uint64_t v : {uint64_t(x.waiter), uint64_t(kRma), uint64_t(x.key), uint64_t(0)}) w_.var(v);
       w_.raw(x.time);
@@ -1465,8 +1490,10 @@ class Simulator {
     GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
     bool late = false;
     std::vector<unsigned char> prog = w_.take();
-    Status status = rp.leader() ? rp.run(info_, std::move(prog), ideal_, deadline, late)
-                                : rp.send_program(info_, prog);
+    prog[0] = kBatchProgram;
+    std::memcpy(prog.data() + 1, &info_, sizeof info_);
+    Status status = rp.leader() ? rp.run(std::move(prog), ideal_, deadline, late)
+                                : rp.send_program(std::move(prog));
     prog = std::vector<unsigned char>();
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
