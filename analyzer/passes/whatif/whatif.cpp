@@ -512,20 +512,27 @@ class Executor {
   Status receive(Io& io, const unsigned char* at, bool waited, uint64_t deadline_ns, bool& blocked,
                  bool& late) {
     if (past(at, deadline_ns, late)) return Status::kOk;
-    float own_f = 0, after_f = 0;
-    uint64_t src = 0, a = 0;
-    uint32_t b = 0;
-    if (!one_message(!waited, own_f, after_f, src, a, b)) return Status::kCorrupt;
+    Pending x;
+    if (pending_.at == at) {  // resumed: the entry is written already
+      x = pending_;
+      p_ = x.next;
+    } else if (!one_message(!waited, x.own, x.after, x.src, x.a, x.b)) {
+      return Status::kCorrupt;
+    }
+    pending_.at = nullptr;
     bool got = false;
-    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(src), kP2p, uint32_t(a), b, v_.data(), got));
+    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.src), kP2p, uint32_t(x.a), x.b, v_.data(), got));
     if (!got) {
-      p_ = at;  // resumes here: the entry is written again, the same
+      x.at = at;
+      x.next = p_;
+      pending_ = x;
+      p_ = at;  // resumes here
       blocked = true;
       return Status::kOk;
     }
     ++needs_;
     // exit_call with ready' = max(none, the time told).
-    const double own = own_f, after = after_f;
+    const double own = x.own, after = x.after;
     for (size_t l = 0; l < V_; ++l) {
       const double en = enter_[l], ready = std::max(kNone, v_[l]);
       if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
@@ -533,7 +540,7 @@ class Executor {
       else if (waited) cur_[l] = std::max(en, ready) + own;
       else cur_[l] = std::max(en + own, ready + after);
     }
-    last_b_ = b;
+    last_b_ = x.b;
     return Status::kOk;
   }
   Status take_saved() {
@@ -597,7 +604,15 @@ class Executor {
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
-  uint32_t last_b_ = 0;   // the last kOpSend's or kOpRecv*'s message position
+  uint32_t last_b_ = 0;  // the last kOpSend's or kOpRecv*'s message position
+  // A kOpRecv* that waits for its time (at: its op byte), decoded: receive() goes on from next.
+  struct Pending {
+    const unsigned char *at = nullptr, *next = nullptr;
+    float own = 0, after = 0;
+    uint64_t src = 0, a = 0;
+    uint32_t b = 0;
+  };
+  Pending pending_;
   bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
 };
 
@@ -990,6 +1005,8 @@ class Simulator {
 
   // Location 0's calls are [0, n0_), in call order; the replay runs to MPI_Finalize's entry.
   void locate_calls() {
+    if (t_.mpi_locations <= 1 && !t_.calls.empty() && t_.calls.back().location == 0)
+      n0_ = t_.calls.size();  // one location calls MPI: every call is location 0's
     while (n0_ < t_.calls.size() && t_.calls[n0_].location == 0) ++n0_;
     init_ = t_.init_call != engine::kNoCall && t_.init_call < n0_ ? t_.init_call : 0;
     fin_ = t_.finalize_call != engine::kNoCall && t_.finalize_call < n0_ ? t_.finalize_call
@@ -1015,15 +1032,14 @@ class Simulator {
           any_hit_ = true;
         }
     }
-    std::vector<double> mine(V_, 0.0);
-    for (size_t k = init_ + 1; have_gaps_ && k <= fin_ && k < n0_; ++k) {
+    std::vector<double> mine(V_, 0.0);  // (the useful time: compile())
+    for (size_t k = init_ + 1; have_gaps_ && any_hit_ && k <= fin_ && k < n0_; ++k) {
       for (uint32_t e = t_.gap_begin[k]; e < t_.gap_begin[k + 1]; ++e) {
         const engine::GapEntry& g = t_.gaps[e];
         if (g.node < 0 || size_t(g.node) >= N_) continue;
         for (size_t l = 0; l < V_; ++l)
           if (hit_[l * N_ + size_t(g.node)]) mine[l] += g.seconds;
       }
-      info_.useful += std::max(0.0, t_.calls[k].enter - t_.calls[k - 1].exit);
     }
     std::vector<double> sums(2 * V_, 0.0);  // time, ranks with any
     for (size_t l = 0; l < V_; ++l) {
@@ -1052,6 +1068,8 @@ class Simulator {
   // communicator / window (as sync_collectives numbers them) and members' world ranks.
   void index_calls() {
     std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
+    s.reserve(t_.sends.size());
+    r.reserve(t_.recvs.size());
     for (uint32_t i = 0; i < t_.sends.size(); ++i)
       if (t_.sends[i].call < n0_ && i < match_.group.size() && match_.group[i] != UINT32_MAX)
         s.push_back({t_.sends[i].call, i});
@@ -1175,7 +1193,7 @@ class Simulator {
     keyed(kOpNeed, into, src, type, a, b);
   }
 
-  // Every call of the main thread, in order, as operations.
+  // Every call of the main thread, in order, as operations (and the useful time, info_.useful).
   void compile() {
     w_.reserve(size_t(n0_) * 14 + 64);
     for (size_t i = 0; i < kProgramHeader; ++i) w_.byte(0);  // the batch's header (run_grouped)
@@ -1190,7 +1208,9 @@ class Simulator {
         op(kOpEnterAt);
         w_.raw(t_.calls[k].enter);
       } else {
-        const float gap = float(t_.calls[k].enter - t_.calls[k - 1].exit);
+        const double gap_d = t_.calls[k].enter - t_.calls[k - 1].exit;
+        if (have_gaps_) info_.useful += std::max(0.0, gap_d);
+        const float gap = float(gap_d);
         const uint8_t changed = gap_deltas(k);
         if (changed == 0 && k != fin_ && one_message(k, gap)) continue;
         enter_gap(gap, changed);
