@@ -1333,7 +1333,7 @@ class Simulator {
     if (!instance(ref, x)) return;
     const bool takes_own = x.kind == engine::CollKind::kNToOne ? x.my == x.root
                                                                : x.kind != engine::CollKind::kOneToN;
-    if (!x.blocking && takes_own) {
+    if (!x.blocking && takes_own && !std::isnan(measured_ready(ref, x))) {
       op(kOpSave);
       w_.var(ref);
     }
@@ -1373,10 +1373,23 @@ class Simulator {
     }
   }
 
+  // What the call waited for in the run: engine::coll_ready's decision (a window collective:
+  // every member); NaN: nothing, and the replay makes it wait for nothing either.
+  double measured_ready(uint32_t ref, const Inst& x) const {
+    return colls_[ref].window ? x.cs->latest_begin : engine::coll_ready(*x.rec, *x.cs);
+  }
+
+  // A call that did not wait in the run (NaN) still takes what it is told (the protocol's:
+  // the coordinator tells every member), into acc: nothing reads it before the next
+  // coordinator sets it (kOpAccEnter).
   void complete_coll(uint32_t ref, double& ready_m) {
     Inst x;
     if (!instance(ref, x)) return;
+    const double measured = measured_ready(ref, x);
+    const bool waits = !std::isnan(measured);
+    const Reg into = waits ? kRegReady : kRegAcc;
     auto take_own = [&] {
+      if (!waits) return;
       if (x.blocking) {
         op(kOpTakeEnter);
       } else {
@@ -1386,24 +1399,21 @@ class Simulator {
     };
     auto from = [&](Reg into, int m, uint32_t type) { need(into, (*x.members)[size_t(m)], type, x.a, x.b); };
     const bool scan = x.kind == engine::CollKind::kScan;
-    // What the call waited for in the run: engine::coll_ready's decision (a window
-    // collective: every member); NaN, none, leaves ready_m as it is.
-    const double measured = colls_[ref].window ? x.cs->latest_begin : engine::coll_ready(*x.rec, *x.cs);
     const auto take_measured = [&] {
-      if (!std::isnan(measured)) ready_m = std::max(ready_m, measured);
+      if (waits) ready_m = std::max(ready_m, measured);
     };
     if (x.kind == engine::CollKind::kOneToN) {
       if (x.my == x.root || x.root < 0 || x.root >= x.n) return;
-      from(kRegReady, x.root, x.in_type);
+      from(into, x.root, x.in_type);
       take_measured();
     } else if (x.kind == engine::CollKind::kNToOne) {
       if (x.my != x.root) return;
       take_own();
       for (int m = 0; m < x.n; ++m)
-        if (m != x.my) from(kRegReady, m, x.in_type);
+        if (m != x.my) from(into, m, x.in_type);
       take_measured();
     } else if (x.blocking && x.my != 0) {
-      from(kRegReady, 0, x.out_type);
+      from(into, 0, x.out_type);
       take_measured();
     } else if (x.blocking) {
       // The coordinator: every member's enter', the result (a scan: the prefix) to each.
@@ -1413,13 +1423,13 @@ class Simulator {
         if (scan) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
       }
       for (int m = 1; !scan && m < x.n; ++m) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
-      op(scan ? kOpTakeEnter : kOpTakeAcc);
+      if (waits) op(scan ? kOpTakeEnter : kOpTakeAcc);
       take_measured();
       op(kOpFlush);  // the members are waiting for it
     } else {
       take_own();
       for (int m = 0; m < x.n; ++m)
-        if (m != x.my && !(scan && m > x.my)) from(kRegReady, m, x.in_type);
+        if (m != x.my && !(scan && m > x.my)) from(into, m, x.in_type);
       take_measured();
     }
   }
