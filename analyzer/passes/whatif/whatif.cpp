@@ -939,7 +939,7 @@ class GroupReplay final : public ReplayIo {
 // kGroupBytes of programs (the mean rank's counted for every member: not the largest, since a
 // world collective's coordinator, comm rank 0, has a program that grows with the ranks and would
 // shrink every group as P grows), at least kGroupMinRanks (a leader holds their programs, about
-// 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
+// 12 to 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
 // kGroupMaxRanks. Dependencies inside a group cost
 // no message latency: an oversubscribed run's replay of small programs crosses few groups.
 constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
