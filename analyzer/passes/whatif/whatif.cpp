@@ -97,18 +97,73 @@ struct KeyHash {
   }
 };
 
-// Call-index lists: items[begin[k] .. begin[k + 1]) belong to call k.
+// Call-index lists, read in call order: (call, item) pairs sorted by call, one call's items in
+// the order given (sized by the items, not by the calls: most calls have none of a kind).
 struct ByCall {
-  std::vector<uint32_t> begin, items;
-  void build(size_t calls, const std::vector<std::pair<uint32_t, uint32_t>>& call_item) {
-    begin.assign(calls + 1, 0);
-    for (const auto& [c, i] : call_item) ++begin[c + 1];
-    for (size_t k = 0; k < calls; ++k) begin[k + 1] += begin[k];
-    items.resize(call_item.size());
-    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-    for (const auto& [c, i] : call_item) items[fill[c]++] = i;
+  std::vector<std::pair<uint32_t, uint32_t>> list;
+  size_t at = 0;  // the first pair of a call not before the last one asked for
+  void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
+    list = std::move(call_item);
+    const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
+    if (!std::is_sorted(list.begin(), list.end(), by_call))
+      std::stable_sort(list.begin(), list.end(), by_call);
+    at = 0;
+  }
+  // Call k's pairs, [first, second) of `list`; k never below the last call asked for.
+  std::pair<size_t, size_t> of(size_t k) {
+    while (at < list.size() && list[at].first < k) ++at;
+    size_t e = at;
+    while (e < list.size() && list[e].first == k) ++e;
+    return {at, e};
+  }
+  bool any(size_t k) {
+    const auto [b, e] = of(k);
+    return b < e;
   }
 };
+
+// The replay program as written: a byte string appended to through a pointer (millions of
+// small appends, where vector::push_back's call and capacity check cost more than the store).
+class ProgramWriter {
+ public:
+  void reserve(size_t n) {
+    if (n > b_.size()) b_.resize(n);
+  }
+  void byte(uint8_t v) {
+    *room(1) = v;
+    ++n_;
+  }
+  template <typename T>
+  void raw(T v) {
+    std::memcpy(room(sizeof v), &v, sizeof v);
+    n_ += sizeof v;
+  }
+  void var(uint64_t v) {  // LEB128
+    unsigned char* p = room(10);
+    size_t i = 0;
+    for (; v >= 0x80; v >>= 7) p[i++] = uint8_t(v | 0x80);
+    p[i++] = uint8_t(v);
+    n_ += i;
+  }
+  size_t size() const { return n_; }
+  std::vector<unsigned char> take() {
+    b_.resize(n_);
+    n_ = 0;
+    return std::move(b_);
+  }
+
+ private:
+  unsigned char* room(size_t k) {
+    if (b_.size() - n_ < k) b_.resize(std::max(2 * b_.size(), n_ + k + 4096));
+    return b_.data() + n_;
+  }
+  std::vector<unsigned char> b_;  // written up to n_
+  size_t n_ = 0;
+};
+
+// A signed difference as an unsigned LEB128 value: small either way (zigzag).
+uint64_t zigzag(int64_t d) { return (uint64_t(d) << 1) ^ uint64_t(d >> 63); }
+int64_t unzigzag(uint64_t z) { return int64_t(z >> 1) ^ -int64_t(z & 1); }
 
 // One collective instance as the replay sees it.
 struct CollRef {
@@ -251,6 +306,14 @@ enum Op : uint8_t {
   kOpExit0,      // [own f32]: kOpExit with no flag
   kOpExitW,      // [own f32]: kOpExit with kExitDep | kExitWaited
   kOpExitD,      // [own f32][after f32]: kOpExit with kExitDep
+  // A call that sends or receives one message and does nothing else, its gap changed on no
+  // lane (a message-bound run's every call), in one operation: kOpEnterGap0, kOpTellP2p or
+  // kOpNeedP2p, and kOpExit0, kOpExitW or kOpExitD. The message's position `b` is written as
+  // its difference to the previous such operation's (zigzag): consecutive messages of a
+  // program mostly have consecutive positions.
+  kOpSend,   // [gap f32][own f32][dest][a][b - last b]
+  kOpRecvW,  // [gap f32][own f32][src][a][b - last b]
+  kOpRecvD,  // [gap f32][own f32][after f32][src][a][b - last b]
 };
 enum Reg : uint8_t { kRegEnter = 0, kRegCur = 1, kRegAcc = 2, kRegReady = 3 };
 enum ExitFlag : uint8_t { kExitDep = 1, kExitWaited = 2 };
@@ -284,8 +347,10 @@ class Executor {
   uint64_t needs() const { return needs_; }
 
   // Runs until the program ends, a time it needs is not told yet (`blocked`), or
-  // `deadline_ns` passes (`late`). kCorrupt on a malformed program.
-  Status run(ReplayIo& io, uint64_t deadline_ns, bool& blocked, bool& late) {
+  // `deadline_ns` passes (`late`). kCorrupt on a malformed program. `Io`: a ReplayIo (the
+  // final class itself, so that its calls are direct).
+  template <class Io>
+  Status run(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
     for (; !done_; ++ops_) {
       if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
@@ -333,6 +398,12 @@ class Executor {
         case kOpExit0: CRITPATH_FORWARD_IF_ERROR(exit_call(0)); break;
         case kOpExitW: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep | kExitWaited)); break;
         case kOpExitD: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep)); break;
+        case kOpSend: CRITPATH_FORWARD_IF_ERROR(send(io)); break;
+        case kOpRecvW:
+        case kOpRecvD:
+          CRITPATH_FORWARD_IF_ERROR(receive(io, at, op == kOpRecvW, deadline_ns, blocked, late));
+          if (blocked || late) return Status::kOk;
+          break;
         case kOpEnd: {
           uint8_t reg = 0;
           if (!byte(reg)) return Status::kCorrupt;
@@ -363,7 +434,8 @@ class Executor {
     std::fill(ready_.begin(), ready_.end(), kNone);
     return Status::kOk;
   }
-  Status tell(ReplayIo& io, bool p2p) {
+  template <class Io>
+  Status tell(Io& io, bool p2p) {
     uint8_t reg = kRegEnter;
     uint64_t dest = 0, type = kP2p, a = 0, b = 0;
     if ((!p2p && !byte(reg)) || reg > kRegAcc || !var(dest) || (!p2p && !var(type)) || !var(a) || !var(b))
@@ -371,7 +443,8 @@ class Executor {
     const std::vector<double>& r = reg == kRegEnter ? enter_ : reg == kRegCur ? cur_ : acc_;
     return io.tell(me_, int(dest), uint32_t(type), uint32_t(a), uint32_t(b), r.data());
   }
-  Status tell_at(ReplayIo& io) {
+  template <class Io>
+  Status tell_at(Io& io) {
     uint64_t dest = 0, type = 0, a = 0, b = 0;
     double t = 0;
     if (!var(dest) || !var(type) || !var(a) || !var(b) || !raw(t)) return Status::kCorrupt;
@@ -380,15 +453,9 @@ class Executor {
   }
   // `at`: the op byte, where run() resumes when the time is not told yet (`blocked`) or the
   // deadline passed (`late`).
-  Status need(ReplayIo& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked,
-              bool& late) {
-    // The clock is read at every 64th dependency (and at every one when each sleeps: the
-    // testing aid), beside every 4096th operation.
-    if (((needs_ & 63) == 0 || delayed_) && clock::monotonic_ns() >= deadline_ns) {
-      p_ = at;
-      late = true;
-      return Status::kOk;
-    }
+  template <class Io>
+  Status need(Io& io, const unsigned char* at, bool p2p, uint64_t deadline_ns, bool& blocked, bool& late) {
+    if (past(at, deadline_ns, late)) return Status::kOk;
     uint8_t reg = kRegReady;
     uint64_t src = 0, type = kP2p, a = 0, b = 0;
     if ((!p2p && !byte(reg)) || (reg != kRegReady && reg != kRegAcc) || !var(src) || (!p2p && !var(type)) ||
@@ -404,6 +471,76 @@ class Executor {
     }
     ++needs_;
     take(reg == kRegReady ? ready_ : acc_, v_);
+    return Status::kOk;
+  }
+  // Before a dependency: whether the deadline passed (`late`; run() resumes at `at`). The clock
+  // is read at every 64th dependency (and at every one when each sleeps: the testing aid),
+  // beside every 4096th operation.
+  bool past(const unsigned char* at, uint64_t deadline_ns, bool& late) {
+    if (((needs_ & 63) == 0 || delayed_) && clock::monotonic_ns() >= deadline_ns) {
+      p_ = at;
+      late = true;
+    }
+    return late;
+  }
+  // kOpSend, kOpRecvW, kOpRecvD: the entry (kOpEnterGap0) and the message's key.
+  bool one_message(bool delayed_exit, float& own, float& after, uint64_t& peer, uint64_t& a, uint32_t& b) {
+    float gap = 0;
+    uint64_t db = 0;
+    if (!raw(gap) || !raw(own) || (delayed_exit && !raw(after)) || !var(peer) || !var(a) || !var(db))
+      return false;
+    b = uint32_t(int64_t(last_b_) + unzigzag(db));
+    double* en = enter_.data();
+    const double* cu = cur_.data();
+    for (size_t l = 0; l < V_; ++l) en[l] = cu[l] + std::max(0.0, double(gap));
+    return true;
+  }
+  template <class Io>
+  Status send(Io& io) {
+    float own = 0, after = 0;
+    uint64_t dest = 0, a = 0;
+    uint32_t b = 0;
+    if (!one_message(false, own, after, dest, a, b)) return Status::kCorrupt;
+    CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), kP2p, uint32_t(a), b, enter_.data()));
+    // exit_call without a dependency: ready' is none.
+    for (size_t l = 0; l < V_; ++l) cur_[l] = ideal_[l] ? enter_[l] : enter_[l] + double(own);
+    last_b_ = b;
+    return Status::kOk;
+  }
+  // `at`: the op byte (need()).
+  template <class Io>
+  Status receive(Io& io, const unsigned char* at, bool waited, uint64_t deadline_ns, bool& blocked,
+                 bool& late) {
+    if (past(at, deadline_ns, late)) return Status::kOk;
+    Pending x;
+    if (pending_.at == at) {  // resumed: the entry is written already
+      x = pending_;
+      p_ = x.next;
+    } else if (!one_message(!waited, x.own, x.after, x.src, x.a, x.b)) {
+      return Status::kCorrupt;
+    }
+    pending_.at = nullptr;
+    bool got = false;
+    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.src), kP2p, uint32_t(x.a), x.b, v_.data(), got));
+    if (!got) {
+      x.at = at;
+      x.next = p_;
+      pending_ = x;
+      p_ = at;  // resumes here
+      blocked = true;
+      return Status::kOk;
+    }
+    ++needs_;
+    // exit_call with ready' = max(none, the time told).
+    const double own = x.own, after = x.after;
+    for (size_t l = 0; l < V_; ++l) {
+      const double en = enter_[l], ready = std::max(kNone, v_[l]);
+      if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
+      if (ideal_[l]) cur_[l] = std::max(en, ready);
+      else if (waited) cur_[l] = std::max(en, ready) + own;
+      else cur_[l] = std::max(en + own, ready + after);
+    }
+    last_b_ = x.b;
     return Status::kOk;
   }
   Status take_saved() {
@@ -445,6 +582,10 @@ class Executor {
     return true;
   }
   bool var(uint64_t& v) {
+    if (p_ < end_ && *p_ < 0x80) {
+      v = *p_++;
+      return true;
+    }
     v = 0;
     for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
       const uint8_t c = *p_++;
@@ -463,6 +604,15 @@ class Executor {
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
+  uint32_t last_b_ = 0;  // the last kOpSend's or kOpRecv*'s message position
+  // A kOpRecv* that waits for its time (at: its op byte), decoded: receive() goes on from next.
+  struct Pending {
+    const unsigned char *at = nullptr, *next = nullptr;
+    float own = 0, after = 0;
+    uint64_t src = 0, a = 0;
+    uint32_t b = 0;
+  };
+  Pending pending_;
   bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
 };
 
@@ -480,6 +630,7 @@ class Executor {
 // hypotheses leave most of a run's times where they were. An offset is single precision when
 // that is exact to a picosecond, else double (`wide` says which).
 enum BatchKind : uint8_t { kBatchEntries = 0, kBatchProgram = 1 };
+constexpr size_t kProgramHeader = 1 + sizeof(ProgramInfo);  // a program batch's, before the program
 
 // A sim time's name: (receiver, sender, key).
 struct Key5 {
@@ -506,7 +657,7 @@ class EntryTable {
   }
   // The key's index, removed; false when absent.
   bool take(const Key5& k, size_t& v) {
-    if (slots_.empty()) return false;
+    if (used_ == 0) return false;
     size_t i = home(k);
     for (; slots_[i].full; i = (i + 1) & mask_)
       if (slots_[i].k == k) break;
@@ -548,41 +699,40 @@ class EntryTable {
   size_t mask_ = 0, used_ = 0;
 };
 
-class GroupReplay : public ReplayIo {
+class GroupReplay final : public ReplayIo {
  public:
   GroupReplay(const engine::Group& group, size_t lanes, int ranks_per_group, double timeout_s,
               uint32_t delay_us)
       : V_(lanes), G_(ranks_per_group), me_(group.rank()), first_(me_ / G_ * G_),
         n_(std::min(G_, group.size() - first_)), box_(group, timeout_s), progs_(size_t(n_)),
-        infos_(size_t(n_)), blocked_on_(size_t(n_)), is_blocked_(size_t(n_), 0), delay_us_(delay_us) {}
+        infos_(size_t(n_)), blocked_on_(size_t(n_)), state_(size_t(n_), kRunning), handed_(size_t(n_) * V_),
+        delay_us_(delay_us) {}
 
   bool leader() const { return me_ == first_; }
   bool past_deadline() const { return box_.past_deadline(); }
   uint64_t dependencies() const { return dependencies_; }
   uint64_t bytes() const { return bytes_; }
 
-  // A member: its program to the leader.
-  Status send_program(const ProgramInfo& info, const std::vector<unsigned char>& prog) {
+  // A member: its program (a program batch, kProgramHeader: Simulator::compile) to the leader,
+  // as the batch itself.
+  Status send_program(std::vector<unsigned char>&& prog) {
     std::vector<unsigned char>& b = box_.batch(first_);
-    b.push_back(kBatchProgram);
-    const auto* i = reinterpret_cast<const unsigned char*>(&info);
-    b.insert(b.end(), i, i + sizeof info);
-    b.insert(b.end(), prog.begin(), prog.end());
+    if (b.empty()) b.swap(prog);
+    else b.insert(b.end(), prog.begin(), prog.end());
     return box_.flush_all();
   }
 
   // The leader: every member's program (its own first), then the group's replay until every
   // program ended. `late` when the deadline passed first.
-  Status run(const ProgramInfo& info, std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal,
-             uint64_t deadline, bool& late) {
+  Status run(std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal, uint64_t deadline,
+             bool& late) {
     late = false;
-    infos_[0] = info;
-    progs_[0] = std::move(prog);
-    bytes_ += sizeof info + progs_[0].size();
-    while (programs_ + 1 < n_) CRITPATH_FORWARD_IF_ERROR(receive());
+    CRITPATH_FORWARD_IF_ERROR(take_program(me_, std::move(prog)));
+    while (programs_ < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
     for (int m = 0; m < n_; ++m)
-      ex_.emplace_back(progs_[size_t(m)].data(), progs_[size_t(m)].size(), first_ + m, ideal, delay_us_ > 0);
+      ex_.emplace_back(progs_[size_t(m)].data() + kProgramHeader, progs_[size_t(m)].size() - kProgramHeader,
+                       first_ + m, ideal, delay_us_ > 0);
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
@@ -621,11 +771,22 @@ class GroupReplay : public ReplayIo {
   Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
     const Key5 k{me, src, type, a, b};
+    const size_t m = size_t(me - first_);
+    if (state_[m] == kHanded) {  // woken: asks again for what it waited for
+      state_[m] = kRunning;
+      if (blocked_on_[m] == k) {
+        std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
+        got = true;
+        return Status::kOk;
+      }
+      --dependencies_;  // (not so: a malformed program) the table's as any other
+      store(blocked_on_[m], handed_.data() + m * V_);
+    }
     size_t at = 0;
     got = where_.take(k, at);
     if (!got) {
-      blocked_on_[size_t(me - first_)] = k;
-      is_blocked_[size_t(me - first_)] = 1;
+      blocked_on_[m] = k;
+      state_[m] = kBlocked;
       return Status::kOk;
     }
     std::copy(pool_.begin() + long(at), pool_.begin() + long(at + V_), v);
@@ -682,22 +843,27 @@ class GroupReplay : public ReplayIo {
     int from = -1;
     std::vector<unsigned char> in;
     CRITPATH_FORWARD_IF_ERROR(box_.next(from, in));
+    if (!in.empty() && in[0] == kBatchProgram) return take_program(from, std::move(in));
     return take(from, in);
+  }
+
+  // The program batch of the member `src` (the leader's own too).
+  Status take_program(int src, std::vector<unsigned char>&& in) {
+    const int m = src - first_;
+    if (!leader() || m < 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
+        !progs_[size_t(m)].empty())
+      return Status::kCorrupt;
+    std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
+    bytes_ += in.size() - 1;
+    progs_[size_t(m)] = std::move(in);
+    ++programs_;
+    return Status::kOk;
   }
 
   // A batch from the leader `src` (entries) or from a member (its program).
   Status take(int src, const std::vector<unsigned char>& in) {
     if (in.empty()) return Status::kCorrupt;
-    if (in[0] == kBatchProgram) {
-      const int m = src - first_;
-      if (!leader() || m <= 0 || m >= n_ || in.size() < 1 + sizeof(ProgramInfo) || !progs_[size_t(m)].empty())
-        return Status::kCorrupt;
-      std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
-      progs_[size_t(m)].assign(in.begin() + 1 + long(sizeof(ProgramInfo)), in.end());
-      bytes_ += in.size() - 1;
-      ++programs_;
-      return Status::kOk;
-    }
+    if (in[0] == kBatchProgram) return take_program(src, std::vector<unsigned char>(in));
     size_t at = 1;
     std::vector<double>& v = scratch_;
     v.resize(V_);
@@ -721,8 +887,18 @@ class GroupReplay : public ReplayIo {
     return Status::kOk;
   }
 
-  // A time told to a member of this group; wakes it when it waits for just that.
+  // A time told to a member of this group; wakes it when it waits for just that, handing it
+  // over (kHanded) without the table.
   void store(const Key5& k, const double* v) {
+    const size_t m = size_t(k.dest - first_);
+    if (state_[m] != kRunning && blocked_on_[m] == k) {
+      if (state_[m] == kHanded) return;  // told twice: the first is kept (inconsistent trace)
+      std::copy(v, v + V_, handed_.begin() + long(m * V_));
+      state_[m] = kHanded;
+      ++dependencies_;
+      woken_.push_back(int(m));
+      return;
+    }
     size_t at;
     if (!free_.empty()) {
       at = free_.back();
@@ -737,25 +913,23 @@ class GroupReplay : public ReplayIo {
       return;
     }
     ++dependencies_;
-    const size_t m = size_t(k.dest - first_);
-    if (is_blocked_[m] && blocked_on_[m] == k) {
-      is_blocked_[m] = 0;
-      woken_.push_back(k.dest - first_);
-    }
   }
 
   size_t V_;
   int G_, me_, first_, n_;
   engine::Mailbox box_;
-  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member
+  std::vector<std::vector<unsigned char>> progs_;  // the leader's: per member, as its batch
   std::vector<ProgramInfo> infos_;
-  int programs_ = 0;  // members' programs received
+  int programs_ = 0;  // programs taken (the leader's own too)
   std::vector<Executor> ex_;
   EntryTable where_;  // -> the lanes' first index in pool_
   std::vector<double> pool_, scratch_;
   std::vector<size_t> free_;
-  std::vector<Key5> blocked_on_;  // per member
-  std::vector<uint8_t> is_blocked_;
+  // Per member: running, blocked on blocked_on_, or woken with blocked_on_'s lanes in handed_.
+  enum State : uint8_t { kRunning, kBlocked, kHanded };
+  std::vector<Key5> blocked_on_;
+  std::vector<State> state_;
+  std::vector<double> handed_;      // [member][lane]
   std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
   uint64_t dependencies_ = 0, bytes_ = 0;
@@ -765,7 +939,7 @@ class GroupReplay : public ReplayIo {
 // kGroupBytes of programs (the mean rank's counted for every member: not the largest, since a
 // world collective's coordinator, comm rank 0, has a program that grows with the ranks and would
 // shrink every group as P grows), at least kGroupMinRanks (a leader holds their programs, about
-// 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
+// 12 to 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
 // kGroupMaxRanks. Dependencies inside a group cost
 // no message latency: an oversubscribed run's replay of small programs crosses few groups.
 constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
@@ -790,7 +964,7 @@ class Simulator {
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
-    uint64_t total = prog_.size();
+    uint64_t total = w_.size() - kProgramHeader;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&total, 1, engine::ReduceOp::kSum));
     out.group_ranks = in_.replay == ReplayMode::kGathered      ? P_
                       : in_.replay == ReplayMode::kDistributed ? 1
@@ -831,6 +1005,8 @@ class Simulator {
 
   // Location 0's calls are [0, n0_), in call order; the replay runs to MPI_Finalize's entry.
   void locate_calls() {
+    if (t_.mpi_locations <= 1 && !t_.calls.empty() && t_.calls.back().location == 0)
+      n0_ = t_.calls.size();  // one location calls MPI: every call is location 0's
     while (n0_ < t_.calls.size() && t_.calls[n0_].location == 0) ++n0_;
     init_ = t_.init_call != engine::kNoCall && t_.init_call < n0_ ? t_.init_call : 0;
     fin_ = t_.finalize_call != engine::kNoCall && t_.finalize_call < n0_ ? t_.finalize_call
@@ -851,17 +1027,19 @@ class Simulator {
       std::vector<int> ids = lanes_[l].callpaths;
       std::sort(ids.begin(), ids.end());
       for (size_t n = 0; n < N_ && !ids.empty(); ++n)
-        if (std::binary_search(ids.begin(), ids.end(), l2g[n])) hit_[l * N_ + n] = 1;
+        if (std::binary_search(ids.begin(), ids.end(), l2g[n])) {
+          hit_[l * N_ + n] = 1;
+          any_hit_ = true;
+        }
     }
-    std::vector<double> mine(V_, 0.0);
-    for (size_t k = init_ + 1; have_gaps_ && k <= fin_ && k < n0_; ++k) {
+    std::vector<double> mine(V_, 0.0);  // (the useful time: compile())
+    for (size_t k = init_ + 1; have_gaps_ && any_hit_ && k <= fin_ && k < n0_; ++k) {
       for (uint32_t e = t_.gap_begin[k]; e < t_.gap_begin[k + 1]; ++e) {
         const engine::GapEntry& g = t_.gaps[e];
         if (g.node < 0 || size_t(g.node) >= N_) continue;
         for (size_t l = 0; l < V_; ++l)
           if (hit_[l * N_ + size_t(g.node)]) mine[l] += g.seconds;
       }
-      info_.useful += std::max(0.0, t_.calls[k].enter - t_.calls[k - 1].exit);
     }
     std::vector<double> sums(2 * V_, 0.0);  // time, ranks with any
     for (size_t l = 0; l < V_; ++l) {
@@ -890,6 +1068,8 @@ class Simulator {
   // communicator / window (as sync_collectives numbers them) and members' world ranks.
   void index_calls() {
     std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
+    s.reserve(t_.sends.size());
+    r.reserve(t_.recvs.size());
     for (uint32_t i = 0; i < t_.sends.size(); ++i)
       if (t_.sends[i].call < n0_ && i < match_.group.size() && match_.group[i] != UINT32_MAX)
         s.push_back({t_.sends[i].call, i});
@@ -914,10 +1094,10 @@ class Simulator {
         colls_.push_back({i, w == 1});
       }
     }
-    sends_at_.build(n0_, s);
-    recvs_at_.build(n0_, r);
-    posts_at_.build(n0_, p);
-    completes_at_.build(n0_, c);
+    sends_at_.build(std::move(s));
+    recvs_at_.build(std::move(r));
+    posts_at_.build(std::move(p));
+    completes_at_.build(std::move(c));
     // Every record counts towards its key's ordinal, replayed or not.
     ordinal_.assign(colls_.size(), 0);
     std::map<std::pair<bool, uint32_t>, uint32_t> next;
@@ -955,7 +1135,7 @@ class Simulator {
       asks[w.causer].push_back({w.cause_call, i, w.cause_time});
       need.push_back({w.call, i});
     }
-    rma_need_at_.build(n0_, need);
+    rma_need_at_.build(std::move(need));
     std::vector<engine::Comm::Piece> pieces;
     for (const auto& [d, a] : asks)
       pieces.push_back({d, reinterpret_cast<const unsigned char*>(a.data()), a.size() * sizeof(RmaAsk)});
@@ -994,17 +1174,17 @@ class Simulator {
   }
 
   // ---- Emitting operations.
-  void op(uint8_t o) { prog_.push_back(o); }
+  void op(uint8_t o) { w_.byte(o); }
   // kOpTell / kOpNeed: [reg][peer][type][a][b].
   void keyed(Op o, Reg reg, int peer, uint32_t type, uint32_t a, uint32_t b) {
     if (type == kP2p && (o == kOpTell ? reg == kRegEnter : reg == kRegReady)) {
       op(o == kOpTell ? kOpTellP2p : kOpNeedP2p);
-      for (uint64_t v : {uint64_t(peer), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
+      for (uint64_t v : {uint64_t(peer), uint64_t(a), uint64_t(b)}) w_.var(v);
       return;
     }
     op(o);
-    prog_.push_back(reg);
-    for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) put_var(prog_, v);
+    w_.byte(reg);
+    for (uint64_t v : {uint64_t(peer), uint64_t(type), uint64_t(a), uint64_t(b)}) w_.var(v);
   }
   void tell(Reg reg, int dest, uint32_t type, uint32_t a, uint32_t b) {
     keyed(kOpTell, reg, dest, type, a, b);
@@ -1013,23 +1193,31 @@ class Simulator {
     keyed(kOpNeed, into, src, type, a, b);
   }
 
-  // Every call of the main thread, in order, as operations.
+  // Every call of the main thread, in order, as operations (and the useful time, info_.useful).
   void compile() {
-    prog_.reserve(size_t(n0_) * 20 + 64);
-    for (const RmaTell& x : rma_tell_now_) {  // causes the replay does not move: as measured
+    w_.reserve(size_t(n0_) * 14 + 64);
+    for (size_t i = 0; i < kProgramHeader; ++i) w_.byte(0);  // the batch's header (run_grouped)
+    for (const RmaTell& x : rma_tell_now_) {                 // causes the replay does not move: as measured
       op(kOpTellAt);
-      put_var(prog_, uint64_t(x.waiter));
-      put_var(prog_, kRma);
-      put_var(prog_, x.key);
-      put_var(prog_, 0);
-      put(prog_, x.time);
+      for (uint64_t v : {uint64_t(x.waiter), uint64_t(kRma), uint64_t(x.key), uint64_t(0)}) w_.var(v);
+      w_.raw(x.time);
     }
     bool reached = false;
     for (size_t k = 0; k < n0_ && k <= fin_; ++k) {
-      enter_call(k);
+      if (k <= init_) {  // entry as measured
+        op(kOpEnterAt);
+        w_.raw(t_.calls[k].enter);
+      } else {
+        const double gap_d = t_.calls[k].enter - t_.calls[k - 1].exit;
+        if (have_gaps_) info_.useful += std::max(0.0, gap_d);
+        const float gap = float(gap_d);
+        const uint8_t changed = gap_deltas(k);
+        if (changed == 0 && k != fin_ && one_message(k, gap)) continue;
+        enter_gap(gap, changed);
+      }
       if (k == fin_) {
         op(kOpEnd);
-        prog_.push_back(kRegEnter);
+        w_.byte(kRegEnter);
         info_.fin_m = t_.calls[k].enter;
         reached = true;
         break;
@@ -1041,28 +1229,24 @@ class Simulator {
     }
     if (!reached) {
       op(kOpEnd);
-      prog_.push_back(kRegCur);
+      w_.byte(kRegCur);
     }
   }
 
-  // Entry: measured up to MPI_Init, then the previous exit' plus the modified gap.
-  void enter_call(size_t k) {
+  // The change of call k's gap (after MPI_Init) per lane into delta_; the lanes it changes.
+  uint8_t gap_deltas(size_t k) {
+    if (!have_gaps_ || !any_hit_) return 0;
     const engine::CallRecord& call = t_.calls[k];
-    if (k <= init_) {
-      op(kOpEnterAt);
-      put(prog_, call.enter);
-      return;
-    }
-    const double gap = call.enter - t_.calls[k - 1].exit;
     double frac = 1.0;  // of the gap on the critical path (slack lanes)
     if (any_slack_) {
       static const std::vector<CpSegment> none;
+      const double gap = call.enter - t_.calls[k - 1].exit;
       const double o = overlap(in_.cp_segments ? *in_.cp_segments : none, seg_from_, t_.calls[k - 1].exit,
                                call.enter);
       frac = gap > 0 ? std::min(1.0, o / gap) : 0.0;
     }
     std::fill(delta_.begin(), delta_.end(), 0.0);
-    for (uint32_t e = have_gaps_ ? t_.gap_begin[k] : 0; have_gaps_ && e < t_.gap_begin[k + 1]; ++e) {
+    for (uint32_t e = t_.gap_begin[k]; e < t_.gap_begin[k + 1]; ++e) {
       const engine::GapEntry& g = t_.gaps[e];
       if (g.node < 0 || size_t(g.node) >= N_) continue;
       for (size_t l = 0; l < V_; ++l)
@@ -1072,18 +1256,56 @@ class Simulator {
     }
     uint8_t n = 0;
     for (size_t l = 0; l < V_; ++l) n += float(delta_[l]) != 0.0f ? 1 : 0;
-    op(n ? kOpEnterGap : kOpEnterGap0);
-    put(prog_, float(gap));
-    if (n == 0) return;
-    prog_.push_back(n);
+    return n;
+  }
+
+  // Entry after MPI_Init: the previous exit' plus the gap, changed on `changed` lanes (delta_).
+  void enter_gap(float gap, uint8_t changed) {
+    op(changed ? kOpEnterGap : kOpEnterGap0);
+    w_.raw(gap);
+    if (changed == 0) return;
+    w_.byte(changed);
     for (size_t l = 0; l < V_; ++l)
       if (float(delta_[l]) != 0.0f) {
-        prog_.push_back(uint8_t(l));
-        put(prog_, float(delta_[l]));
+        w_.byte(uint8_t(l));
+        w_.raw(float(delta_[l]));
       }
   }
 
+  // Call k (after MPI_Init, before MPI_Finalize, its gap changed on no lane) as kOpSend or
+  // kOpRecv* when it sends or receives one message and does nothing else the replay sees.
+  bool one_message(size_t k, float gap) {
+    const auto [s0, s1] = sends_at_.of(k);
+    const auto [r0, r1] = recvs_at_.of(k);
+    if ((s1 - s0) + (r1 - r0) != 1 || posts_at_.any(k) || completes_at_.any(k) || rma_need_at_.any(k) ||
+        (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
+      return false;
+    uint32_t peer, a, b;
+    double ready_m = kNone;
+    if (s1 > s0) {
+      const uint32_t s = sends_at_.list[s0].second;
+      peer = uint32_t(t_.sends[s].peer), a = match_.group[s], b = match_.pos[s];
+    } else {
+      const uint32_t r = recvs_at_.list[r0].second;
+      peer = uint32_t(t_.recvs[r].peer), a = match_.send_group[r], b = match_.send_pos[r];
+      ready_m = std::max(ready_m, match_.send_enter[r]);
+      if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
+    }
+    float own = 0, after = 0;
+    const uint8_t o = exit_op(k, ready_m, own, after);
+    op(o == kOpExit0 ? kOpSend : o == kOpExitW ? kOpRecvW : kOpRecvD);
+    w_.raw(gap);
+    w_.raw(own);
+    if (o == kOpExitD) w_.raw(after);
+    w_.var(peer);
+    w_.var(a);
+    w_.var(zigzag(int64_t(b) - int64_t(last_b_)));
+    last_b_ = b;
+    return true;
+  }
+
   void tell_rma(size_t k, bool at_exit, Reg reg) {
+    if (rma_tell_.empty()) return;
     const auto it = rma_tell_.find(uint32_t(k));
     if (it == rma_tell_.end()) return;
     for (const RmaTell& x : it->second)
@@ -1092,12 +1314,14 @@ class Simulator {
 
   // Posts: messages sent, one-sided causes at entry, collective contributions.
   void post(size_t k) {
-    for (uint32_t i = sends_at_.begin[k]; i < sends_at_.begin[k + 1]; ++i) {
-      const uint32_t s = sends_at_.items[i];
+    const auto [s0, s1] = sends_at_.of(k);
+    for (size_t i = s0; i < s1; ++i) {
+      const uint32_t s = sends_at_.list[i].second;
       tell(kRegEnter, t_.sends[s].peer, kP2p, match_.group[s], match_.pos[s]);
     }
     tell_rma(k, false, kRegEnter);
-    for (uint32_t i = posts_at_.begin[k]; i < posts_at_.begin[k + 1]; ++i) post_coll(posts_at_.items[i]);
+    const auto [p0, p1] = posts_at_.of(k);
+    for (size_t i = p0; i < p1; ++i) post_coll(posts_at_.list[i].second);
   }
 
   // 1 -> N: the root to every member; N -> 1: every member to the root; blocking N x N,
@@ -1109,9 +1333,9 @@ class Simulator {
     if (!instance(ref, x)) return;
     const bool takes_own = x.kind == engine::CollKind::kNToOne ? x.my == x.root
                                                                : x.kind != engine::CollKind::kOneToN;
-    if (!x.blocking && takes_own) {
+    if (!x.blocking && takes_own && !std::isnan(measured_ready(ref, x))) {
       op(kOpSave);
-      put_var(prog_, ref);
+      w_.var(ref);
     }
     auto to = [&](int m) { tell(kRegEnter, (*x.members)[size_t(m)], x.in_type, x.a, x.b); };
     if (x.kind == engine::CollKind::kOneToN) {
@@ -1129,54 +1353,67 @@ class Simulator {
 
   // Completions: what the call waits for (`ready_m` measured).
   void complete(size_t k, double& ready_m) {
-    for (uint32_t i = recvs_at_.begin[k]; i < recvs_at_.begin[k + 1]; ++i) {
-      const uint32_t r = recvs_at_.items[i];
+    const auto [r0, r1] = recvs_at_.of(k);
+    for (size_t i = r0; i < r1; ++i) {
+      const uint32_t r = recvs_at_.list[i].second;
       need(kRegReady, t_.recvs[r].peer, kP2p, match_.send_group[r], match_.send_pos[r]);
       ready_m = std::max(ready_m, match_.send_enter[r]);
     }
-    for (uint32_t i = completes_at_.begin[k]; i < completes_at_.begin[k + 1]; ++i)
-      complete_coll(completes_at_.items[i], ready_m);
-    for (uint32_t i = rma_need_at_.begin[k]; i < rma_need_at_.begin[k + 1]; ++i) {
-      const RmaWait& w = rw_[rma_need_at_.items[i]];
+    const auto [c0, c1] = completes_at_.of(k);
+    for (size_t i = c0; i < c1; ++i) complete_coll(completes_at_.list[i].second, ready_m);
+    const auto [w0, w1] = rma_need_at_.of(k);
+    for (size_t i = w0; i < w1; ++i) {
+      const uint32_t wi = rma_need_at_.list[i].second;
+      const RmaWait& w = rw_[wi];
       // A cause after the call's exit did not hold it up (a Win_complete that returned before
       // the late post): no dependency.
       if (w.cause_time > t_.calls[k].exit + 1e-6) continue;
-      need(kRegReady, w.causer, kRma, rma_need_at_.items[i], 0);
+      need(kRegReady, w.causer, kRma, wi, 0);
       ready_m = std::max(ready_m, w.cause_time);
     }
   }
 
+  // What the call waited for in the run: engine::coll_ready's decision (a window collective:
+  // every member); NaN: nothing, and the replay makes it wait for nothing either.
+  double measured_ready(uint32_t ref, const Inst& x) const {
+    return colls_[ref].window ? x.cs->latest_begin : engine::coll_ready(*x.rec, *x.cs);
+  }
+
+  // A call that did not wait in the run (NaN) still takes what it is told (the protocol's:
+  // the coordinator tells every member), into acc: nothing reads it before the next
+  // coordinator sets it (kOpAccEnter).
   void complete_coll(uint32_t ref, double& ready_m) {
     Inst x;
     if (!instance(ref, x)) return;
+    const double measured = measured_ready(ref, x);
+    const bool waits = !std::isnan(measured);
+    const Reg into = waits ? kRegReady : kRegAcc;
     auto take_own = [&] {
+      if (!waits) return;
       if (x.blocking) {
         op(kOpTakeEnter);
       } else {
         op(kOpTakeSaved);
-        put_var(prog_, ref);
+        w_.var(ref);
       }
     };
     auto from = [&](Reg into, int m, uint32_t type) { need(into, (*x.members)[size_t(m)], type, x.a, x.b); };
     const bool scan = x.kind == engine::CollKind::kScan;
-    // What the call waited for in the run: engine::coll_ready's decision (a window
-    // collective: every member); NaN, none, leaves ready_m as it is.
-    const double measured = colls_[ref].window ? x.cs->latest_begin : engine::coll_ready(*x.rec, *x.cs);
     const auto take_measured = [&] {
-      if (!std::isnan(measured)) ready_m = std::max(ready_m, measured);
+      if (waits) ready_m = std::max(ready_m, measured);
     };
     if (x.kind == engine::CollKind::kOneToN) {
       if (x.my == x.root || x.root < 0 || x.root >= x.n) return;
-      from(kRegReady, x.root, x.in_type);
+      from(into, x.root, x.in_type);
       take_measured();
     } else if (x.kind == engine::CollKind::kNToOne) {
       if (x.my != x.root) return;
       take_own();
       for (int m = 0; m < x.n; ++m)
-        if (m != x.my) from(kRegReady, m, x.in_type);
+        if (m != x.my) from(into, m, x.in_type);
       take_measured();
     } else if (x.blocking && x.my != 0) {
-      from(kRegReady, 0, x.out_type);
+      from(into, 0, x.out_type);
       take_measured();
     } else if (x.blocking) {
       // The coordinator: every member's enter', the result (a scan: the prefix) to each.
@@ -1186,13 +1423,13 @@ class Simulator {
         if (scan) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
       }
       for (int m = 1; !scan && m < x.n; ++m) tell(kRegAcc, (*x.members)[size_t(m)], x.out_type, x.a, x.b);
-      op(scan ? kOpTakeEnter : kOpTakeAcc);
+      if (waits) op(scan ? kOpTakeEnter : kOpTakeAcc);
       take_measured();
       op(kOpFlush);  // the members are waiting for it
     } else {
       take_own();
       for (int m = 0; m < x.n; ++m)
-        if (m != x.my && !(scan && m > x.my)) from(kRegReady, m, x.in_type);
+        if (m != x.my && !(scan && m > x.my)) from(into, m, x.in_type);
       take_measured();
     }
   }
@@ -1246,24 +1483,34 @@ class Simulator {
   //   waited:      exit' = max(enter', ready') + (exit - ready)
   //   not waited:  exit' = max(enter' + (exit - enter), ready' + min(L, exit - ready))
   // Only measured figures decide c and L: they are the program's constants.
-  void exit_call(size_t k, double ready_m) {
+  // exit_op() writes the exit's kind (kOpExit0, kOpExitW, kOpExitD) and operands (own = c,
+  // after = the latency), exit_call() the operation.
+  uint8_t exit_op(size_t k, double ready_m, float& own_f, float& after_f) {
     const engine::CallRecord& call = t_.calls[k];
     if (call.exit + 1e-6 < ready_m) ++info_.clamped;  // ended before what it waited for
-    if (k <= init_) {
-      op(kOpExitAt);
-      put(prog_, call.exit);
-      return;
-    }
     const bool has_dep = ready_m > kNone, waited = has_dep && ready_m > call.enter;
-    Latency& lat = recvs_at_.begin[k] < recvs_at_.begin[k + 1] ? p2p_latency_ : coll_latency_;
+    Latency& lat = recvs_at_.any(k) ? p2p_latency_ : coll_latency_;
     const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     double after_dep = own;
     if (waited) lat.add(own);
     else if (has_dep) after_dep = std::min(lat.get(), std::max(0.0, call.exit - ready_m));
     if (has_dep) info_.wait_m += std::max(0.0, ready_m - call.enter);
-    op(!has_dep ? kOpExit0 : waited ? kOpExitW : kOpExitD);
-    put(prog_, float(own));
-    if (has_dep && !waited) put(prog_, float(after_dep));
+    own_f = float(own);
+    after_f = float(after_dep);
+    return !has_dep ? kOpExit0 : waited ? kOpExitW : kOpExitD;
+  }
+  void exit_call(size_t k, double ready_m) {
+    if (k <= init_) {  // as measured
+      if (t_.calls[k].exit + 1e-6 < ready_m) ++info_.clamped;
+      op(kOpExitAt);
+      w_.raw(t_.calls[k].exit);
+      return;
+    }
+    float own = 0, after = 0;
+    const uint8_t o = exit_op(k, ready_m, own, after);
+    op(o);
+    w_.raw(own);
+    if (o == kOpExitD) w_.raw(after);
     tell_rma(k, true, kRegCur);
   }
 
@@ -1272,9 +1519,12 @@ class Simulator {
   Status run_grouped(int ranks_per_group, uint64_t t0, uint64_t deadline, WhatIfResult& out) {
     GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
     bool late = false;
-    Status status = rp.leader() ? rp.run(info_, std::move(prog_), ideal_, deadline, late)
-                                : rp.send_program(info_, prog_);
-    prog_ = std::vector<unsigned char>();
+    std::vector<unsigned char> prog = w_.take();
+    prog[0] = kBatchProgram;
+    std::memcpy(prog.data() + 1, &info_, sizeof info_);
+    Status status = rp.leader() ? rp.run(std::move(prog), ideal_, deadline, late)
+                                : rp.send_program(std::move(prog));
+    prog = std::vector<unsigned char>();
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
     if (status == Status::kOk && !late) status = fs;
@@ -1360,6 +1610,7 @@ class Simulator {
   bool have_gaps_ = false, any_slack_ = false;
   std::vector<double> fac_;   // [lane][node]
   std::vector<uint8_t> hit_;  // [lane][node]: the lane changes the node's time
+  bool any_hit_ = false;      // on any lane and node
   ByCall sends_at_, recvs_at_, posts_at_, completes_at_, rma_need_at_;
   std::vector<CollRef> colls_;
   std::vector<uint32_t> ordinal_;
@@ -1367,7 +1618,8 @@ class Simulator {
   std::map<uint32_t, std::vector<RmaTell>> rma_tell_;  // causer's call -> whom to tell
   std::vector<RmaTell> rma_tell_now_;                  // causes outside the replayed calls
   std::vector<double> delta_;                          // scratch: per lane, one gap's change
-  std::vector<unsigned char> prog_;
+  ProgramWriter w_;                                    // the program
+  uint32_t last_b_ = 0;                                // the last kOpSend's or kOpRecv*'s message position
   ProgramInfo info_;
   Latency p2p_latency_, coll_latency_;
 };

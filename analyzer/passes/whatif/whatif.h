@@ -21,6 +21,8 @@
 //                 N x N, barrier       the latest member's enter' (a scan: of members 0..me)
 //                 1 -> N (non-root)    the root's enter'
 //                 N -> 1 (root)        the latest member's enter'
+//                                      (a collective only where the call waited for it in
+//                                      the run by engine::coll_ready, else nothing)
 //                 a one-sided wait     its cause's enter' or exit' (the RMA pass's
 //                                      RmaWait: the post, the complete, the unlock, ...)
 //   exit'(k)  = max(enter'(k), ready'(k)) + c(k),  c(k) = exit(k) - max(enter(k), ready(k))

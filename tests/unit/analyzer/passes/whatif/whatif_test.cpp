@@ -183,3 +183,31 @@ TEST_CASE("what-if: every replay mode gives the same figures", "[whatif]") {
   }
   CHECK(res[0].span[2] == Approx(4.35));
 }
+
+// A call that sends or receives one message and nothing else is one operation of the program
+// when no lane changes its gap, three when one does: lane 0 replays alike either way. Here a
+// lane that scales `other` (node 2) changes the gaps before the send and the receive, a lane
+// that scales a node without time changes none.
+TEST_CASE("what-if: a one-message call replays alike in one operation or in three", "[whatif]") {
+  OneRank o({{0.0, 1.0}, {3.0, 3.5}, {4.0, 4.2}, {6.0, 6.0}}, {{{1, 1.5}, {2, 0.5}}, {{2, 0.5}}, {{1, 1.8}}},
+            3.0);
+  std::vector<Hypothesis> fused(2), apart(2);
+  fused[1].kind = apart[1].kind = LaneKind::kScale;
+  fused[1].factor = apart[1].factor = 0.5;
+  fused[1].callpaths = {0};  // the root: no gap books time there
+  apart[1].callpaths = {2};
+  WhatIfResult one, three;
+  REQUIRE(simulate(o.in, fused, engine::Group::local(), one) == critpath::Status::kOk);
+  REQUIRE(simulate(o.in, apart, engine::Group::local(), three) == critpath::Status::kOk);
+  REQUIRE(one.ok);
+  REQUIRE(three.ok);
+  CHECK(one.span[0] == three.span[0]);
+  CHECK(one.wait[0] == three.wait[0]);
+  CHECK(one.span[1] == one.span[0]);
+  CHECK(one.span[0] == Approx(6.0));
+  // Half the other: 0.25 s less before the send, 0.25 s less before the receive.
+  CHECK(three.span[1] == Approx(5.5));
+  CHECK(one.bytes_sent < three.bytes_sent);
+  CHECK(one.messages == 1);
+  CHECK(three.messages == 1);
+}
