@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -299,6 +300,44 @@ double mem_available_bytes() {
   return kib * 1024;
 }
 
+// How many ranks of `group` ran on `host` (by a 31-bit hash of its name), in at most
+// kHostRounds sums over the ranks of kHostBuckets buckets each, whatever the number of ranks:
+// each rank adds 1, its hash's low bits and their squares to its host's bucket; a bucket
+// whose ranks all share one hash has count * sum(q^2) == sum(q)^2 (and then its count is
+// exact). While any bucket holds two hosts, another round with other buckets; a host never
+// alone in its bucket gets the smallest of its buckets' counts (more than its own ranks: a
+// smaller memory budget, never a larger one).
+constexpr size_t kHostBuckets = 256, kHostRounds = 3;
+Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing) {
+  const uint64_t h = std::hash<std::string>{}(host)&0x7fffffff;
+  // The bits of the hash compared: sum(q^2) over all ranks must fit 64 bits.
+  int bits = 20;
+  while (bits > 1 && double(group.size()) * std::ldexp(1.0, 2 * bits) >= std::ldexp(1.0, 63)) --bits;
+  const uint64_t q = (h ^ (h >> 11)) & ((uint64_t(1) << bits) - 1);
+  uint64_t best = UINT64_MAX;
+  for (size_t round = 0; round < kHostRounds; ++round) {
+    const uint64_t salted = (h + round) * 0x9e3779b97f4a7c15ull;
+    const size_t mine = size_t(salted >> 56) % kHostBuckets;
+    std::vector<uint64_t> v(3 * kHostBuckets, 0);
+    v[3 * mine] = 1;
+    v[3 * mine + 1] = q;
+    v[3 * mine + 2] = q * q;
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(v.data(), v.size(), ReduceOp::kSum));
+    bool mixed = false, mine_mixed = false;
+    for (size_t b = 0; b < kHostBuckets; ++b) {
+      const unsigned __int128 n = v[3 * b], s1 = v[3 * b + 1], s2 = v[3 * b + 2];
+      const bool m = n * s2 != s1 * s1;
+      mixed = mixed || m;
+      if (b == mine) mine_mixed = m;
+    }
+    best = std::min(best, v[3 * mine]);
+    if (!mine_mixed) best = v[3 * mine];
+    if (!mixed) break;
+  }
+  sharing = double(std::max<uint64_t>(1, best));
+  return Status::kOk;
+}
+
 // Whether the analysis goes window by window, agreed over the group, in two steps: before
 // decoding, from the events alone (`decide`: kWhole when even an MPI-heavy trace would fit
 // every rank's budget, kWindows when even a trace of user regions would not, else kScan);
@@ -319,10 +358,15 @@ class WindowChoice {
       why_ = buf;
       return Status::kOk;
     }
-    std::vector<int> hosts;
-    const int mine = int(std::hash<std::string>{}(run.host) & 0x7fffffff);
-    CRITPATH_FORWARD_IF_ERROR(group.allgather(mine, hosts));
-    const double sharing = double(std::max<long>(1, std::count(hosts.begin(), hosts.end(), mine)));
+    double sharing = 1;
+    CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing));
+    // In situ (one analysis rank per process, on the host and cores that ran it) the ranks
+    // per core set how long a waiting rank sleeps between polls (fiber::nap).
+    if (!run.offline && group.comm().native_handle() != MPI_COMM_NULL) {
+      const long online = sysconf(_SC_NPROCESSORS_ONLN);
+      const double cores = double(run.cpus.empty() ? std::max(1L, online) : long(run.cpus.size()));
+      fiber::set_ranks_per_core(sharing / cores);
+    }
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;
     events_ = double(run.store.events);
