@@ -516,6 +516,8 @@ struct AnalysisEngine::State {
   CollExchangeStats cstats;
   ClcStats clc;
   double latest_init_enter = 0, earliest_init_exit = 0, latest_finalize_enter = 0;
+  // The run's span: -(the earliest MPI_Init entry), the latest MPI_Finalize entry (exchange()).
+  std::optional<std::pair<double, double>> span;
   std::optional<WindowContext> whole;  // the whole run's, kept for reduce()
   // Over the windows: what the per-rank statistics report.
   struct {
@@ -726,17 +728,22 @@ void AnalysisEngine::analyze_window(int w, bool last) {
 bool AnalysisEngine::exchange(int w, bool last) {
   State& s = *s_;
   const Timeline& t = s.timeline;
-  double mx[2] = {t.init_call != kNoCall ? t.calls[t.init_call].enter : 0,
-                  t.finalize_call != kNoCall ? t.calls[t.finalize_call].enter : 0};
-  double mn = t.init_call != kNoCall ? t.calls[t.init_call].exit : 0;
-  if (group_.allreduce(mx, 2, ReduceOp::kMax) != Status::kOk ||
-      group_.allreduce(&mn, 1, ReduceOp::kMin) != Status::kOk) {
+  // One maximum: the latest MPI_Init entry and MPI_Finalize entry, the earliest MPI_Init exit
+  // (negated), and the first time for the run's span (reduce(): the earliest MPI_Init entry,
+  // negated, and the latest MPI_Finalize entry in the corrected time base).
+  const RunInfo& run = location_.run;
+  double mx[5] = {t.init_call != kNoCall ? t.calls[t.init_call].enter : 0,
+                  t.finalize_call != kNoCall ? t.calls[t.finalize_call].enter : 0,
+                  t.init_call != kNoCall ? -t.calls[t.init_call].exit : 0, -s.to_global(run.init_enter_ticks),
+                  s.to_global(run.finalize_enter_ticks)};
+  if (group_.allreduce(mx, 5, ReduceOp::kMax) != Status::kOk) {
     fail("the replay exchange failed");
     return false;
   }
   if (w <= 0) {
     s.latest_init_enter = mx[0];
-    s.earliest_init_exit = mn;
+    s.earliest_init_exit = -mx[2];
+    s.span = {mx[3], mx[4]};
   }
   if (last) s.latest_finalize_enter = mx[1];
   s.match = P2pMatch{};
@@ -871,13 +878,11 @@ void AnalysisEngine::reduce() {
   s.notes_for_report = location_.notes.size();
   if (failed_) return;
   stall_if_chosen("reduce");
-  const RunInfo& run = location_.run;
-  // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
-  double lo_hi[2] = {-s.to_global(run.init_enter_ticks), s.to_global(run.finalize_enter_ticks)};
-  if (group_.allreduce(lo_hi, 2, ReduceOp::kMax) != Status::kOk)
-    return fail("the run's span could not be agreed");
-  s.first_init_enter = -lo_hi[0];
-  s.wall_time_s = lo_hi[1] + lo_hi[0];
+  // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry
+  // (agreed with the first exchange).
+  if (!s.span) return fail("the run's span could not be agreed");
+  s.first_init_enter = -s.span->first;
+  s.wall_time_s = s.span->second + s.span->first;
   if (!s.unified_view) s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
   const ReduceContext rc{
       s.local, *s.unified_view, s.first_init_enter, s.wall_time_s, s.whole ? &*s.whole : nullptr, s.in};
