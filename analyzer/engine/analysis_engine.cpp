@@ -308,6 +308,23 @@ double mem_available_bytes() {
 // alone in its bucket gets the smallest of its buckets' counts (more than its own ranks: a
 // smaller memory budget, never a larger one).
 constexpr size_t kHostBuckets = 256, kHostRounds = 3;
+
+}  // namespace
+
+uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool& exact, bool& mixed) {
+  mixed = false;
+  exact = true;
+  for (size_t b = 0; 3 * b + 2 < sums.size(); ++b) {
+    const unsigned __int128 n = sums[3 * b], s1 = sums[3 * b + 1], s2 = sums[3 * b + 2];
+    const bool m = n * s2 != s1 * s1;  // Cauchy-Schwarz: equal only when every q is the same
+    mixed = mixed || m;
+    if (b == mine) exact = !m;
+  }
+  return 3 * mine < sums.size() ? sums[3 * mine] : 0;
+}
+
+namespace {
+
 Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing) {
   const uint64_t h = std::hash<std::string>{}(host)&0x7fffffff;
   // The bits of the hash compared: sum(q^2) over all ranks must fit 64 bits.
@@ -323,15 +340,9 @@ Status ranks_sharing_host(const Group& group, const std::string& host, double& s
     v[3 * mine + 1] = q;
     v[3 * mine + 2] = q * q;
     CRITPATH_FORWARD_IF_ERROR(group.allreduce(v.data(), v.size(), ReduceOp::kSum));
-    bool mixed = false, mine_mixed = false;
-    for (size_t b = 0; b < kHostBuckets; ++b) {
-      const unsigned __int128 n = v[3 * b], s1 = v[3 * b + 1], s2 = v[3 * b + 2];
-      const bool m = n * s2 != s1 * s1;
-      mixed = mixed || m;
-      if (b == mine) mine_mixed = m;
-    }
-    best = std::min(best, v[3 * mine]);
-    if (!mine_mixed) best = v[3 * mine];
+    bool exact = false, mixed = false;
+    const uint64_t count = host_bucket_count(v, mine, exact, mixed);
+    best = exact ? count : std::min(best, count);
     if (!mixed) break;
   }
   sharing = double(std::max<uint64_t>(1, best));
