@@ -307,25 +307,26 @@ void yield() {
   if (t_current) leave(t_current, Fiber::Leave::kYield);
 }
 
-void relax(uint64_t& polls, uint64_t spin_limit) {
+void relax(uint64_t& polls, uint64_t spin_limit, bool sleep) {
   ++polls;
   if (t_current) {
     leave(t_current, Fiber::Leave::kYield);
     return;
   }
+  const double crowd = g_ranks_per_core.load(std::memory_order_relaxed);
+  if (!sleep || crowd > kNapCrowd) {
+    if (polls > spin_limit) sched_yield();
+    return;
+  }
   // Crowded cores: the rank waited for is most likely not running, spinning only delays it.
-  if (g_ranks_per_core.load(std::memory_order_relaxed) > 1) spin_limit = 0;
+  if (crowd > 1) spin_limit = 0;
   if (polls > spin_limit) nap(polls - spin_limit);
 }
 
 void set_ranks_per_core(double ranks) { g_ranks_per_core.store(std::max(1.0, ranks)); }
 
 void nap(uint64_t k) {
-  const double scale = std::min(64.0,
-                                std::max(1.0, g_ranks_per_core.load(std::memory_order_relaxed) / kNapCrowd));
-  const uint64_t first = uint64_t(double(kNapFirstNs) * scale);
-  const uint64_t longest = uint64_t(double(kNapLongestNs) * scale);
-  const uint64_t ns = std::min(longest, first << std::min<uint64_t>(k - 1, 20));
+  const uint64_t ns = std::min(kNapLongestNs, kNapFirstNs << std::min<uint64_t>(k - 1, 20));
   const timespec ts = {time_t(ns / 1000000000u), long(ns % 1000000000u)};
   nanosleep(&ts, nullptr);
 }
