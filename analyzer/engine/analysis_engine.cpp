@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -299,6 +300,55 @@ double mem_available_bytes() {
   return kib * 1024;
 }
 
+// How many ranks of `group` ran on `host` (by a 31-bit hash of its name), in at most
+// kHostRounds sums over the ranks of kHostBuckets buckets each, whatever the number of ranks:
+// each rank adds 1, its hash's low bits and their squares to its host's bucket; a bucket
+// whose ranks all share one hash has count * sum(q^2) == sum(q)^2 (and then its count is
+// exact). While any bucket holds two hosts, another round with other buckets; a host never
+// alone in its bucket gets the smallest of its buckets' counts (more than its own ranks: a
+// smaller memory budget, never a larger one).
+constexpr size_t kHostBuckets = 256, kHostRounds = 3;
+
+}  // namespace
+
+uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool& exact, bool& mixed) {
+  mixed = false;
+  exact = true;
+  for (size_t b = 0; 3 * b + 2 < sums.size(); ++b) {
+    const unsigned __int128 n = sums[3 * b], s1 = sums[3 * b + 1], s2 = sums[3 * b + 2];
+    const bool m = n * s2 != s1 * s1;  // Cauchy-Schwarz: equal only when every q is the same
+    mixed = mixed || m;
+    if (b == mine) exact = !m;
+  }
+  return 3 * mine < sums.size() ? sums[3 * mine] : 0;
+}
+
+namespace {
+
+Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing) {
+  const uint64_t h = std::hash<std::string>{}(host)&0x7fffffff;
+  // The bits of the hash compared: sum(q^2) over all ranks must fit 64 bits.
+  int bits = 20;
+  while (bits > 1 && double(group.size()) * std::ldexp(1.0, 2 * bits) >= std::ldexp(1.0, 63)) --bits;
+  const uint64_t q = (h ^ (h >> 11)) & ((uint64_t(1) << bits) - 1);
+  uint64_t best = UINT64_MAX;
+  for (size_t round = 0; round < kHostRounds; ++round) {
+    const uint64_t salted = (h + round) * 0x9e3779b97f4a7c15ull;
+    const size_t mine = size_t(salted >> 56) % kHostBuckets;
+    std::vector<uint64_t> v(3 * kHostBuckets, 0);
+    v[3 * mine] = 1;
+    v[3 * mine + 1] = q;
+    v[3 * mine + 2] = q * q;
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(v.data(), v.size(), ReduceOp::kSum));
+    bool exact = false, mixed = false;
+    const uint64_t count = host_bucket_count(v, mine, exact, mixed);
+    best = exact ? count : std::min(best, count);
+    if (!mixed) break;
+  }
+  sharing = double(std::max<uint64_t>(1, best));
+  return Status::kOk;
+}
+
 // Whether the analysis goes window by window, agreed over the group, in two steps: before
 // decoding, from the events alone (`decide`: kWhole when even an MPI-heavy trace would fit
 // every rank's budget, kWindows when even a trace of user regions would not, else kScan);
@@ -319,10 +369,15 @@ class WindowChoice {
       why_ = buf;
       return Status::kOk;
     }
-    std::vector<int> hosts;
-    const int mine = int(std::hash<std::string>{}(run.host) & 0x7fffffff);
-    CRITPATH_FORWARD_IF_ERROR(group.allgather(mine, hosts));
-    const double sharing = double(std::max<long>(1, std::count(hosts.begin(), hosts.end(), mine)));
+    double sharing = 1;
+    CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing));
+    // In situ (one analysis rank per process, on the host and cores that ran it) the ranks
+    // per core set how long a waiting rank sleeps between polls (fiber::nap).
+    if (!run.offline && group.comm().native_handle() != MPI_COMM_NULL) {
+      const long online = sysconf(_SC_NPROCESSORS_ONLN);
+      const double cores = double(run.cpus.empty() ? std::max(1L, online) : long(run.cpus.size()));
+      fiber::set_ranks_per_core(sharing / cores);
+    }
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;
     events_ = double(run.store.events);
@@ -472,6 +527,8 @@ struct AnalysisEngine::State {
   CollExchangeStats cstats;
   ClcStats clc;
   double latest_init_enter = 0, earliest_init_exit = 0, latest_finalize_enter = 0;
+  // The run's span: -(the earliest MPI_Init entry), the latest MPI_Finalize entry (exchange()).
+  std::optional<std::pair<double, double>> span;
   std::optional<WindowContext> whole;  // the whole run's, kept for reduce()
   // Over the windows: what the per-rank statistics report.
   struct {
@@ -682,17 +739,22 @@ void AnalysisEngine::analyze_window(int w, bool last) {
 bool AnalysisEngine::exchange(int w, bool last) {
   State& s = *s_;
   const Timeline& t = s.timeline;
-  double mx[2] = {t.init_call != kNoCall ? t.calls[t.init_call].enter : 0,
-                  t.finalize_call != kNoCall ? t.calls[t.finalize_call].enter : 0};
-  double mn = t.init_call != kNoCall ? t.calls[t.init_call].exit : 0;
-  if (group_.allreduce(mx, 2, ReduceOp::kMax) != Status::kOk ||
-      group_.allreduce(&mn, 1, ReduceOp::kMin) != Status::kOk) {
+  // One maximum: the latest MPI_Init entry and MPI_Finalize entry, the earliest MPI_Init exit
+  // (negated), and the first time for the run's span (reduce(): the earliest MPI_Init entry,
+  // negated, and the latest MPI_Finalize entry in the corrected time base).
+  const RunInfo& run = location_.run;
+  double mx[5] = {t.init_call != kNoCall ? t.calls[t.init_call].enter : 0,
+                  t.finalize_call != kNoCall ? t.calls[t.finalize_call].enter : 0,
+                  t.init_call != kNoCall ? -t.calls[t.init_call].exit : 0, -s.to_global(run.init_enter_ticks),
+                  s.to_global(run.finalize_enter_ticks)};
+  if (group_.allreduce(mx, 5, ReduceOp::kMax) != Status::kOk) {
     fail("the replay exchange failed");
     return false;
   }
   if (w <= 0) {
     s.latest_init_enter = mx[0];
-    s.earliest_init_exit = mn;
+    s.earliest_init_exit = -mx[2];
+    s.span = {mx[3], mx[4]};
   }
   if (last) s.latest_finalize_enter = mx[1];
   s.match = P2pMatch{};
@@ -827,13 +889,11 @@ void AnalysisEngine::reduce() {
   s.notes_for_report = location_.notes.size();
   if (failed_) return;
   stall_if_chosen("reduce");
-  const RunInfo& run = location_.run;
-  // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry.
-  double lo_hi[2] = {-s.to_global(run.init_enter_ticks), s.to_global(run.finalize_enter_ticks)};
-  if (group_.allreduce(lo_hi, 2, ReduceOp::kMax) != Status::kOk)
-    return fail("the run's span could not be agreed");
-  s.first_init_enter = -lo_hi[0];
-  s.wall_time_s = lo_hi[1] + lo_hi[0];
+  // Wall time in the corrected time base: earliest MPI_Init entry to latest MPI_Finalize entry
+  // (agreed with the first exchange).
+  if (!s.span) return fail("the run's span could not be agreed");
+  s.first_init_enter = -s.span->first;
+  s.wall_time_s = s.span->second + s.span->first;
   if (!s.unified_view) s.unified_view.emplace(UnifiedCallPaths{s.global, s.local_to_global, s.n_callpaths});
   const ReduceContext rc{
       s.local, *s.unified_view, s.first_init_enter, s.wall_time_s, s.whole ? &*s.whole : nullptr, s.in};

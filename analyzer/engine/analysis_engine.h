@@ -61,6 +61,12 @@ struct AnalysisClock {
   size_t rss0 = 0;         // resident bytes then
 };
 
+// One round of counting the ranks that share a host (AnalysisEngine's memory budget) from the
+// sums over the ranks of 3 numbers per bucket (`sums`): the ranks in the bucket, the sum of
+// their hashes' low bits q and of q^2. Returns bucket `mine`'s count; `exact` says that all
+// its ranks have the same q (count * sum(q^2) == sum(q)^2), `mixed` that some bucket does not.
+uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool& exact, bool& mixed);
+
 class AnalysisEngine {
  public:
   using Warn = std::function<void(const std::string&)>;

@@ -1174,9 +1174,10 @@ constexpr int kP2pTag = 30001;  // native
 constexpr int kP2pTag0 = 1000;  // hosted: + destination rank (MPI guarantees tags to 32767)
 
 // Waits between polls: spin briefly (a message is often on its way), then yield the core
-// (analysis ranks may outnumber cores: MPICH's busy polling would starve the sender).
-// On a fiber: let the worker's other fibers run (fiber.h).
-void backoff(uint64_t& polls) { fiber::relax(polls, 64); }
+// (analysis ranks may outnumber cores: MPICH's busy polling would starve the sender); never
+// sleep (fiber::relax: a replay's messages form chains). On a fiber: let the worker's other
+// fibers run (fiber.h).
+void backoff(uint64_t& polls) { fiber::relax(polls, 64, false); }
 }  // namespace
 
 struct Comm::Posts {

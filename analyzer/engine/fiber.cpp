@@ -96,6 +96,8 @@ thread_local Worker* t_worker = nullptr;
 thread_local double t_polling_cpu_s = 0;  // a plain thread's PollClock time
 std::atomic<size_t> g_max_stack_resident{0};
 
+std::atomic<double> g_ranks_per_core{1.0};
+
 uint64_t thread_cpu_ns() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -305,13 +307,28 @@ void yield() {
   if (t_current) leave(t_current, Fiber::Leave::kYield);
 }
 
-void relax(uint64_t& polls, uint64_t spin_limit) {
+void relax(uint64_t& polls, uint64_t spin_limit, bool sleep) {
   ++polls;
   if (t_current) {
     leave(t_current, Fiber::Leave::kYield);
-  } else if (polls > spin_limit) {
-    sched_yield();
+    return;
   }
+  const double crowd = g_ranks_per_core.load(std::memory_order_relaxed);
+  if (!sleep || crowd > kNapCrowd) {
+    if (polls > spin_limit) sched_yield();
+    return;
+  }
+  // Crowded cores: the rank waited for is most likely not running, spinning only delays it.
+  if (crowd > 1) spin_limit = 0;
+  if (polls > spin_limit) nap(polls - spin_limit);
+}
+
+void set_ranks_per_core(double ranks) { g_ranks_per_core.store(std::max(1.0, ranks)); }
+
+void nap(uint64_t k) {
+  const uint64_t ns = std::min(kNapLongestNs, kNapFirstNs << std::min<uint64_t>(k - 1, 20));
+  const timespec ts = {time_t(ns / 1000000000u), long(ns % 1000000000u)};
+  nanosleep(&ts, nullptr);
 }
 
 void call_blocking(const std::function<void()>& fn) {

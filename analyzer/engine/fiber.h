@@ -52,8 +52,28 @@ Fiber* current();
 // Lets the worker's other fibers run; on a plain thread, returns at once.
 void yield();
 // One poll of a wait loop (`polls` counts them): a fiber yields; a plain thread spins
-// `spin_limit` polls, then gives the core away (sched_yield) at each poll.
-void relax(uint64_t& polls, uint64_t spin_limit = 64);
+// `spin_limit` polls (none when the analysis ranks outnumber the cores: the rank waited for is
+// most likely not running), then sleeps at each poll, ever longer (nap(polls - spin_limit)).
+// Without `sleep`, or with more than kNapCrowd ranks per core, it gives the core away
+// (sched_yield) after `spin_limit` polls instead: the replays' point-to-point messages
+// (comm.cpp) form chains where a sleep at every hop adds up, and with that many ranks per core
+// the sleeps only stretch the analysis (see nap()).
+void relax(uint64_t& polls, uint64_t spin_limit = 64, bool sleep = true);
+// The k-th sleep (k >= 1) of a wait that found nothing for a while: kNapFirstNs doubling at
+// each up to kNapLongestNs. A waiting rank so costs a few wake-ups per wait instead of
+// polling without pause (with sched_yield, which the scheduler hands straight back). A wait
+// overshoots its message by at most one sleep. Measured in situ (bench_wavefront, MPICH, 2
+// cores): at 16 ranks the analysis's CPU per rank fell from about 53 to 22 ms. At 128 ranks
+// per core sleeping saved nothing: the cores are busy with the waiting ranks anyway, each
+// wake-up costing 20 to 40 us of CPU there (MPICH's progress looks at every local peer), and
+// the sleeps stretched the collectives, which progress only while their ranks poll (the
+// what-if replay then ran over its budget); hence kNapCrowd.
+constexpr uint64_t kNapFirstNs = 16000, kNapLongestNs = 1000000;
+constexpr double kNapCrowd = 32;
+void nap(uint64_t k);
+// The analysis ranks per core on this host (the engine sets it in situ, once it knows; 1
+// until then).
+void set_ranks_per_core(double ranks);
 // A blocking call that may wait for other processes (MPI_Comm_create_group): on a fiber it
 // runs on a thread of its own while the fiber yields, so the worker's other fibers go on.
 void call_blocking(const std::function<void()>& fn);

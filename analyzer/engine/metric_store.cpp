@@ -474,30 +474,32 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
   for (size_t i = 0; i < D + J; ++i)
     for (size_t g = 0; g < G; ++g) mx[(M + i) * G + g] = i < D ? -v(detail[i], g) : own(i, g);
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), ReduceOp::kMax));
-  // 2. The sums to the root: every slot's values, the detail slots' squares.
-  std::vector<double> sq((M + D) * G);
-  for (size_t m = 0; m < M; ++m)
-    for (size_t g = 0; g < G; ++g) sq[m * G + g] = v(m, g);
-  for (size_t i = 0; i < D; ++i)
-    for (size_t g = 0; g < G; ++g) sq[(M + i) * G + g] = v(detail[i], g) * v(detail[i], g);
-  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sq.data(), sq.size(), ReduceOp::kSum, r.sums));
-  // 3. The top ranks of the cells where some rank's value is positive.
+  // 2. The top ranks of the cells where some rank's value is positive.
   TopCells& tc = r.tc;
   for (size_t i = 0; i < D + J; ++i)
     for (size_t g = 0; g < G; ++g)
       if (mx[(i < D ? detail[i] : M + i) * G + g] > 0) tc.cells.push_back({i, g});
   CRITPATH_FORWARD_IF_ERROR(top_rounds(group, D, own, tc));
-  // 4. The pairs' winners' two values, to the root.
-  std::vector<double> parts;
+  // 3. The sums to the root in one reduction: every slot's values, the detail slots' squares,
+  //    then the pairs' winners' two values.
+  std::vector<double> sq((M + D) * G);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t g = 0; g < G; ++g) sq[m * G + g] = v(m, g);
+  for (size_t i = 0; i < D; ++i)
+    for (size_t g = 0; g < G; ++g) sq[(M + i) * G + g] = v(detail[i], g) * v(detail[i], g);
   for (size_t c = 0; c < tc.cells.size(); ++c) {
     const auto [row, g] = tc.cells[c];
     if (row < D || tc.top[c].empty()) continue;
     const bool me = tc.top[c][0].rank == group.rank();
-    parts.push_back(me ? v(pairs[row - D].first, g) : 0.0);
-    parts.push_back(me ? v(pairs[row - D].second, g) : 0.0);
+    sq.push_back(me ? v(pairs[row - D].first, g) : 0.0);
+    sq.push_back(me ? v(pairs[row - D].second, g) : 0.0);
   }
-  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(parts.data(), parts.size(), ReduceOp::kSum, r.part_sums));
-  // 5. The per-rank totals of the slots with a non-zero value somewhere (the others' are 0).
+  CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sq.data(), sq.size(), ReduceOp::kSum, r.sums));
+  if (group.is_root()) {
+    r.part_sums.assign(r.sums.begin() + long((M + D) * G), r.sums.end());
+    r.sums.resize((M + D) * G);
+  }
+  // 4. The per-rank totals of the slots with a non-zero value somewhere (the others' are 0).
   std::vector<double> totals;
   for (size_t m = 0; m < M; ++m)
     if (mx[(M + D + J) * G + m] > 0) {

@@ -52,8 +52,9 @@ bool watchdog_expired() {
 }
 
 Status complete_all(std::vector<MPI_Request>& requests) {
-  // Poll as a blocking call would (MPI libraries busy-poll too), yielding the core between
-  // tests once the wait is long, and reading the clock only every 256 tests.
+  // Poll as a blocking call would (MPI libraries busy-poll too), then sleep ever longer
+  // between tests once the wait is long (fiber::relax), reading the clock every 256 tests
+  // while spinning (or yielding on a fiber) and at every test once sleeping.
   uint64_t polls = 0;
   fiber::PollClock waiting;
   for (uint64_t spins = 0;; ++spins) {
@@ -62,8 +63,9 @@ Status complete_all(std::vector<MPI_Request>& requests) {
       return Status::kMpiError;
     if (done) return Status::kOk;
     waiting.begin();
-    if (spins > 0) fiber::relax(polls, 1024);  // a fiber lets its worker's other fibers run
-    if (spins % 256 == 255 && abandon_now()) {
+    if (spins > 0) fiber::relax(polls);  // a fiber lets its worker's other fibers run
+    const bool sleeping = polls > 64 && !fiber::current();
+    if ((sleeping || spins % 256 == 255) && abandon_now()) {
       watchdog_expired();  // sticky from here on
       return Status::kMpiError;
     }

@@ -85,42 +85,87 @@ void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const de
   }
 }
 
-// Count, sum, min and max of every pattern over the ranks, and the number of their samples:
-// three allreduces of fixed vectors.
-Status reduce_moments(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
-  constexpr double kBig = std::numeric_limits<double>::max();
-  std::vector<double> sums(3 * size_t(kPatternCount)), mins(kPatternCount), maxs(kPatternCount);
-  for (int p = 0; p < kPatternCount; ++p) {
-    const PatternStats& st = ws.stats[size_t(p)];
-    sums[3 * size_t(p)] = double(st.count);
-    sums[3 * size_t(p) + 1] = st.sum;
-    sums[3 * size_t(p) + 2] = double(st.sample.size());  // exact: at most kSampleSize per rank
-    mins[size_t(p)] = st.count > 0 ? st.min : kBig;
-    maxs[size_t(p)] = st.count > 0 ? st.max : -kBig;
+// The medians from the selected keys (prefix[2p], prefix[2p + 1]) of patterns with samples.
+void set_median(const std::vector<uint64_t>& prefix, const std::vector<uint64_t>& n,
+                std::vector<PatternSummary>& out) {
+  for (size_t p = 0; p < n.size(); ++p) {
+    if (n[p] == 0) continue;
+    const double lo = from_order_key(prefix[2 * p]), hi = from_order_key(prefix[2 * p + 1]);
+    out[p].median = n[p] % 2 ? hi : 0.5 * (lo + hi);
   }
+}
+
+// The radix selection's end when every target's bin holds one key: the key whose bits from
+// `shift` up are the target's prefix, from the one rank that holds it (a sum of one non-zero
+// value: MPICH's MPI_MAX of MPI_UINT64_T gave 0 for keys of 2^63 and more), then the medians.
+Status fetch_median(const std::vector<std::vector<uint64_t>>& keys, int shift, std::vector<uint64_t>& prefix,
+                    const std::vector<uint64_t>& n, const engine::Group& group,
+                    std::vector<PatternSummary>& out) {
+  std::vector<uint64_t> found(prefix.size(), 0);
+  for (size_t t = 0; t < prefix.size(); ++t)
+    for (uint64_t key : keys[t / 2])
+      if (key >> shift == prefix[t] >> shift) found[t] = key;
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(found.data(), found.size(), engine::ReduceOp::kSum));
+  prefix = found;
+  set_median(prefix, n, out);
+  return Status::kOk;
+}
+
+// One round of the median's radix selection, this rank's part: for the targets t = 2p + j,
+// the (n-1)/2-th (j = 0) and the n/2-th (j = 1) smallest of pattern p's n samples, the
+// histogram of the 4 key bits from `shift` up among the keys (this rank's samples as order
+// keys, per pattern) that agree with prefix[t] above those bits, added into `hist`.
+constexpr size_t kBins = 16;
+void median_histograms(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
+                       int shift, double* hist) {
+  for (size_t t = 0; t < prefix.size(); ++t)
+    for (uint64_t key : keys[t / 2]) {
+      if (shift < 60 && key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
+      ++hist[t * kBins + ((key >> shift) & 15)];
+    }
+}
+
+// Count and sum of every pattern over the ranks and the number of their samples, with the
+// first round of the median's histograms (`hist0`, 2 * kPatternCount * kBins counts): one sum
+// of a fixed vector. The min and max go with reduce_worst's maximum.
+Status reduce_moments(const WaitStates& ws, const std::vector<std::vector<uint64_t>>& keys,
+                      const engine::Group& group, std::vector<PatternSummary>& out,
+                      std::vector<double>& hist0) {
+  const size_t P = size_t(kPatternCount);
+  std::vector<double> sums(3 * P + 2 * P * kBins, 0.0);
+  for (size_t p = 0; p < P; ++p) {
+    const PatternStats& st = ws.stats[p];
+    sums[3 * p] = double(st.count);
+    sums[3 * p + 1] = st.sum;
+    sums[3 * p + 2] = double(st.sample.size());  // exact: at most kSampleSize per rank
+  }
+  median_histograms(keys, std::vector<uint64_t>(2 * P, 0), 60, sums.data() + 3 * P);
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(mins.data(), mins.size(), engine::ReduceOp::kMin));
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(maxs.data(), maxs.size(), engine::ReduceOp::kMax));
-  for (int p = 0; p < kPatternCount; ++p) {
-    PatternSummary& o = out[size_t(p)];
-    o.count = sums[3 * size_t(p)];
-    o.total = sums[3 * size_t(p) + 1];
-    o.samples = sums[3 * size_t(p) + 2];
-    o.min = o.count > 0 ? mins[size_t(p)] : 0;
-    o.max = o.count > 0 ? maxs[size_t(p)] : 0;
+  for (size_t p = 0; p < P; ++p) {
+    out[p].count = sums[3 * p];
+    out[p].total = sums[3 * p + 1];
+    out[p].samples = sums[3 * p + 2];
   }
+  hist0.assign(sums.begin() + long(3 * P), sums.end());
   return Status::kOk;
 }
 
 // The kWorstInstances largest instances of every pattern over all ranks, largest first (equal
 // values: the lower rank first, then the rank's own order): one vector maxloc per place, each
-// rank offering its next instance, then one allreduce for the winners' call paths and ranks.
+// rank offering its next instance, then one maximum for the winners' call paths and ranks,
+// with every pattern's min (negated) and max.
 Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
                     std::vector<PatternSummary>& out) {
   constexpr double kNone = -std::numeric_limits<double>::max();
-  const size_t P = size_t(kPatternCount), K = kWorstInstances;
+  const size_t P = size_t(kPatternCount), K = kWorstInstances, M = 2 * P * K;
   std::vector<size_t> next(P, 0);
-  std::vector<double> value(P * K, kNone), where(2 * P * K, -1.0);  // (call path, rank) of each place
+  // (call path, rank) of each place, then -min and max of each pattern (kNone: no instance).
+  std::vector<double> value(P * K, kNone), where(M + 2 * P, -1.0);
+  for (size_t p = 0; p < P; ++p) {
+    const PatternStats& st = ws.stats[p];
+    where[M + 2 * p] = st.count > 0 ? -st.min : kNone;
+    where[M + 2 * p + 1] = st.count > 0 ? st.max : kNone;
+  }
   std::vector<std::pair<double, int>> offer(P);
   for (size_t k = 0; k < K; ++k) {
     for (size_t p = 0; p < P; ++p) {
@@ -138,62 +183,64 @@ Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const eng
     }
   }
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(where.data(), where.size(), engine::ReduceOp::kMax));
-  for (size_t p = 0; p < P; ++p)
+  for (size_t p = 0; p < P; ++p) {
+    out[p].min = out[p].count > 0 ? -where[M + 2 * p] : 0;
+    out[p].max = out[p].count > 0 ? where[M + 2 * p + 1] : 0;
     for (size_t k = 0; k < K && value[p * K + k] != kNone; ++k)
       out[p].worst.push_back(
           {value[p * K + k], int32_t(where[2 * (p * K + k)]), int32_t(where[2 * (p * K + k) + 1])});
+  }
   return Status::kOk;
 }
 
 // The median of every pattern's samples, all ranks' together (as if gathered and sorted): the
 // (n-1)/2-th and n/2-th smallest of the n samples found by a radix selection over their order
-// keys, 4 bits per round (16 allreduces of 16 counts per pattern and rank sought). `out`
-// holds the number of samples over all ranks already (reduce_moments).
-Status reduce_median(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
-  const size_t P = size_t(kPatternCount), kBins = 16;
-  std::vector<uint64_t> n(P);
-  std::vector<std::vector<uint64_t>> keys(P);  // this rank's samples, as order keys
+// keys, 4 bits per round (median_histograms; the first round's, `hist`, came with
+// reduce_moments), up to 15 more sums of 16 counts per target. Once every target's bin holds
+// a single key, one sum fetches the keys from the ranks holding them (fetch_median).
+// `out` holds the number of samples over all ranks already (reduce_moments).
+Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, std::vector<double> hist,
+                     const engine::Group& group, std::vector<PatternSummary>& out) {
+  const size_t P = size_t(kPatternCount);
+  std::vector<uint64_t> n(P), want(2 * P), prefix(2 * P, 0);
   for (size_t p = 0; p < P; ++p) {
     n[p] = uint64_t(out[p].samples);
-    for (double v : ws.stats[p].sample) keys[p].push_back(order_key(v));
-  }
-  // Target t = 2p + j seeks the (n-1)/2-th (j = 0) or n/2-th (j = 1) smallest sample.
-  std::vector<uint64_t> want(2 * P), prefix(2 * P, 0);
-  for (size_t p = 0; p < P; ++p) {
     want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0;
     want[2 * p + 1] = n[p] / 2;
   }
-  std::vector<uint64_t> hist(2 * P * kBins);
   for (int shift = 60; shift >= 0; shift -= 4) {
-    std::fill(hist.begin(), hist.end(), 0);
-    for (size_t t = 0; t < 2 * P; ++t)
-      for (uint64_t key : keys[t / 2]) {
-        if (shift < 60 && key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
-        ++hist[t * kBins + ((key >> shift) & 15)];
-      }
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce(hist.data(), hist.size(), engine::ReduceOp::kSum));
+    if (shift < 60) {
+      std::fill(hist.begin(), hist.end(), 0.0);
+      median_histograms(keys, prefix, shift, hist.data());
+      CRITPATH_FORWARD_IF_ERROR(group.allreduce(hist.data(), hist.size(), engine::ReduceOp::kSum));
+    }
+    bool single = true;  // every target's bin holds one key
     for (size_t t = 0; t < 2 * P; ++t) {
       size_t b = 0;
-      while (b + 1 < kBins && hist[t * kBins + b] <= want[t]) want[t] -= hist[t * kBins + b++];
+      while (b + 1 < kBins && uint64_t(hist[t * kBins + b]) <= want[t])
+        want[t] -= uint64_t(hist[t * kBins + b++]);
       prefix[t] |= uint64_t(b) << shift;
+      single = single && (n[t / 2] == 0 || hist[t * kBins + b] == 1);
     }
+    if (single && shift >= 8) return fetch_median(keys, shift, prefix, n, group, out);
   }
-  for (size_t p = 0; p < P; ++p) {
-    if (n[p] == 0) continue;
-    const double lo = from_order_key(prefix[2 * p]), hi = from_order_key(prefix[2 * p + 1]);
-    out[p].median = n[p] % 2 ? hi : 0.5 * (lo + hi);
-  }
+  set_median(prefix, n, out);
   return Status::kOk;
 }
 
 // Every pattern's statistics over the ranks, on every rank: collectives of fixed size, nothing
-// gathered per rank.
+// gathered per rank (one sum, kWorstInstances maxlocs and one maximum, then the median's up to
+// 15 sums and one more).
 Status reduce_pattern_stats(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
                             std::vector<PatternSummary>& out) {
   out.assign(size_t(kPatternCount), PatternSummary{});
-  CRITPATH_FORWARD_IF_ERROR(reduce_moments(ws, group, out));
+  std::vector<std::vector<uint64_t>> keys(static_cast<size_t>(kPatternCount));  // the median's order keys
+  for (size_t p = 0; p < keys.size(); ++p)
+    for (double v : ws.stats[p].sample) keys[p].push_back(order_key(v));
+  std::vector<double> hist0;
+  CRITPATH_FORWARD_IF_ERROR(reduce_moments(ws, keys, group, out, hist0));
   CRITPATH_FORWARD_IF_ERROR(reduce_worst(ws, l2g, group, out));
-  return reduce_median(ws, group, out);
+  return reduce_median(keys, std::move(hist0), group, out);
 }
 
 // "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -152,4 +153,15 @@ TEST_CASE("fiber: WaitQueue and relax on plain threads", "[engine][tsan]") {
   fiber::relax(polls);
   CHECK(polls == 1);
   fiber::run(0, [](size_t) {});
+}
+
+TEST_CASE("fiber: a plain thread's relax() spins, then sleeps ever longer", "[engine]") {
+  fiber::set_ranks_per_core(1);
+  uint64_t polls = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) fiber::relax(polls, 4);  // spins: no sleep
+  for (int i = 0; i < 4; ++i) fiber::relax(polls, 4);  // 16, 32, 64 and 128 us at least
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(polls == 8);
+  CHECK(us >= 240);
 }
