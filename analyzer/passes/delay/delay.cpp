@@ -531,37 +531,36 @@ size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint
   return hint;
 }
 
-void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
-                     const std::vector<uint64_t>& e_begin,
-                     const std::vector<std::pair<uint64_t, double>>& e_list, std::vector<uint32_t>& indeg,
-                     std::vector<uint8_t>& done) {
-  const uint64_t N = r.size();
+void propagate_costs(std::vector<double>& r, const std::vector<uint32_t>& v_of,
+                     const std::vector<uint32_t>& e_begin, const std::vector<CostEdge>& e_list,
+                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done) {
+  const uint32_t N = uint32_t(r.size());
   // Waits with no later consumer are final; a consumer's cost flows to the waits in its
   // causing interval (Kahn's order over the edges v -> u).
   // node v -> its caused records, as CSR (millions of waits: no vector per node)
   std::vector<uint32_t> first(N + 1, 0), list(v_of.size());
-  for (uint64_t v : v_of)
+  for (uint32_t v : v_of)
     if (v < N) ++first[v + 1];
-  for (uint64_t x = 0; x < N; ++x) first[x + 1] += first[x];
+  for (uint32_t x = 0; x < N; ++x) first[x + 1] += first[x];
   {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t c = 0; c < v_of.size(); ++c)
       if (v_of[c] < N) list[fill[v_of[c]]++] = c;
   }
   // Any order that takes a node once every edge into it was consumed is a topological one.
-  std::vector<uint64_t> ready;
-  for (uint64_t x = 0; x < N; ++x)
+  std::vector<uint32_t> ready;
+  for (uint32_t x = 0; x < N; ++x)
     if (indeg[x] == 0) ready.push_back(x);
   done.assign(N, 0);
   while (!ready.empty()) {
-    const uint64_t v = ready.back();
+    const uint32_t v = ready.back();
     ready.pop_back();
     done[v] = 1;
     for (uint32_t i = first[v]; i < first[v + 1]; ++i)
-      for (uint64_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
-        const auto& [u, coef] = e_list[x];
-        r[u] += coef * r[v];
-        if (--indeg[u] == 0) ready.push_back(u);
+      for (uint32_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
+        const CostEdge& e = e_list[x];
+        r[e.u] += double(e.coef) * r[v];
+        if (--indeg[e.u] == 0) ready.push_back(e.u);
       }
   }
 }
@@ -626,8 +625,10 @@ struct DelayState {
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
-  std::vector<double> base, prop;                                    // per instance
-  std::vector<double> indirect;                                      // per instance: the causer's reply
+  // Per instance, each empty while all its values are 0 (no pages for a ping-pong's waits):
+  // base, the shares scale_v * a_u of the waits v whose causing interval here holds it, and
+  // prop, the largest of them; indirect, its causer's reply.
+  std::vector<double> base, prop, indirect;
   std::vector<Caused> caused;
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
@@ -640,6 +641,9 @@ struct DelayState {
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused (empty: all 0)
 
+  double base_of(size_t j) const { return j < base.size() ? base[j] : 0.0; }
+  double prop_of(size_t j) const { return j < prop.size() ? prop[j] : 0.0; }
+  double indirect_of(size_t j) const { return j < indirect.size() ? indirect[j] : 0.0; }
   uint32_t phase_of(uint32_t call) const {
     return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
   }
@@ -808,6 +812,10 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   for (auto u = u0; u != u1; ++u) {
     const uint32_t ui = uint32_t(u - inst.begin());
+    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
+      s.base.assign(inst.size(), 0.0);
+      s.prop.assign(inst.size(), 0.0);
+    }
     s.base[ui] += scale * u->amount;
     s.prop[ui] = std::max(s.prop[ui], scale * u->amount);
     s.edges.push_back({ui, u->amount / D});
@@ -827,8 +835,8 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   const engine::Timeline& t = s.t;
   for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
   for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
-  s.base.assign(s.inst.size(), 0.0);
-  s.prop.assign(s.inst.size(), 0.0);
+  s.base.clear();
+  s.prop.clear();
   back_runs.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
@@ -837,6 +845,9 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.caused.reserve(records);
   s.caused_of_recv.reserve(records);
   s.edge_begin.reserve(records + 1);
+  // Room as pages are touched: vectors grown by doubling would fill twice their size.
+  s.dflat.reserve(records);
+  s.edges.reserve(s.inst.size());
   Vec& tw = s.tw;
   s.recv_peer.clear();
   s.recv_begin.clear();
@@ -888,7 +899,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
 
 // The replies of each causer, in the order this rank sent it the waits.
 Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parcel>& recv) {
-  s.indirect.assign(s.inst.size(), 0.0);
+  s.indirect.clear();
   auto from = recv.begin();
   for (const DelayState::SentRun& run : s.sent_to) {  // both ascending by rank
     const int32_t c = run.causer;
@@ -900,6 +911,8 @@ Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parce
     for (uint32_t k = run.begin; k < run.end; ++k) {
       float x = 0;
       if (!get(p, end, x)) return Status::kCorrupt;
+      if (x == 0) continue;
+      if (s.indirect.empty()) s.indirect.assign(s.inst.size(), 0.0);
       s.indirect[s.by_causer[k]] = x;
     }
   }
@@ -967,7 +980,7 @@ class DistributedPropagation {
   void init(int me) {
     const size_t N = s_.inst.size();
     r_.resize(N);
-    for (size_t j = 0; j < N; ++j) r_[j] = double(float(s_.base[j]));
+    for (size_t j = 0; j < N; ++j) r_[j] = double(float(s_.base_of(j)));
     indeg_.assign(N, 0);
     cut_.assign(s_.edges.size(), 0);
     for (uint32_t c = 0; c < s_.caused.size(); ++c) {
@@ -1098,7 +1111,7 @@ void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64
   // holds has r = 0, and the root treats a missing node so.
   uint32_t n_mine = 0, ref_end = 0, n_edges = 0;
   for (uint32_t j = 0; j < s.inst.size(); ++j)
-    if (in_batch(bk.of_inst[j]) && s.base[j] > 0) {
+    if (in_batch(bk.of_inst[j]) && s.base_of(j) > 0) {
       ++n_mine;
       ref_end = j + 1;
     }
@@ -1112,7 +1125,7 @@ void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64
   for (uint32_t v : {n_mine, uint32_t(my_caused.size()), n_edges, ref_end}) put<uint32_t>(mine, v);
   uint32_t prev = 0;
   for (uint32_t j = 0; j < s.inst.size(); ++j)
-    if (in_batch(bk.of_inst[j]) && s.base[j] > 0) {
+    if (in_batch(bk.of_inst[j]) && s.base_of(j) > 0) {
       put_varint(mine, j - prev);
       put<float>(mine, float(s.base[j]));
       prev = j;
@@ -1138,18 +1151,20 @@ struct BatchGraph {
   explicit BatchGraph(int P) : refs(static_cast<size_t>(P)), first_node(static_cast<size_t>(P), 0) {}
   // (rank, instance) -> node, dense per rank: each rank's instances arrive ascending,
   // nodes in that order.
+  // Nodes and edges counted in 32 bits (read_batch refuses more): a batch is at most
+  // batch_limit instances, unless one phase holds more.
   std::vector<std::vector<uint32_t>> refs;
-  std::vector<uint64_t> first_node;
+  std::vector<uint32_t> first_node;
   std::vector<double> r;
-  std::vector<uint64_t> v_of, e_begin{0};
-  std::vector<std::pair<uint64_t, double>> e_list;
-  std::vector<std::tuple<uint64_t, uint64_t, double>> cross;  // (v node, u key, coef)
+  std::vector<uint32_t> v_of, e_begin{0};  // v_of: kNone where the wait is no node here
+  std::vector<CostEdge> e_list;
+  std::vector<std::tuple<uint32_t, uint64_t, float>> cross;  // (v node, u key, coef)
   std::vector<uint32_t> indeg;
 
-  uint64_t node_of(uint32_t rk, uint32_t ref) const {
-    if (rk >= refs.size() || ref >= refs[rk].size()) return UINT64_MAX;
+  uint32_t node_of(uint32_t rk, uint32_t ref) const {
+    if (rk >= refs.size() || ref >= refs[rk].size()) return kNone;
     const uint32_t i = refs[rk][ref];
-    return i == UINT32_MAX ? UINT64_MAX : first_node[rk] + i;
+    return i == kNone ? kNone : first_node[rk] + i;
   }
 };
 
@@ -1157,7 +1172,7 @@ struct BatchGraph {
 // carried from later batches. `p` ends past them.
 Status read_nodes(BatchGraph& g, int rk, uint32_t n, uint32_t ref_end, const unsigned char*& p,
                   const unsigned char* end, std::unordered_map<uint64_t, double>& pending) {
-  g.first_node[size_t(rk)] = g.r.size();
+  g.first_node[size_t(rk)] = uint32_t(g.r.size());
   std::vector<uint32_t>& idx = g.refs[size_t(rk)];
   idx.assign(ref_end, UINT32_MAX);
   uint64_t ref = 0;
@@ -1189,23 +1204,23 @@ Status read_caused(BatchGraph& g, int rk, uint32_t nc, const unsigned char* p, c
     uint64_t w = 0, dv = 0, ne = 0;
     if (!get_varint(p, end, w) || !get_varint(p, end, dv) || !get_varint(p, end, ne)) return Status::kCorrupt;
     v_ref += unzigzag(dv);
-    const uint64_t v = w <= UINT32_MAX ? g.node_of(uint32_t(w), uint32_t(v_ref)) : UINT64_MAX;
+    const uint32_t v = w <= UINT32_MAX ? g.node_of(uint32_t(w), uint32_t(v_ref)) : kNone;
     g.v_of.push_back(v);
     for (uint64_t x = 0; x < ne; ++x) {
       uint64_t du = 0;
       float coef = 0;
       if (!get_varint(p, end, du) || !get(p, end, coef)) return Status::kCorrupt;
       u += unzigzag(du);
-      if (v == UINT64_MAX) continue;
-      const uint64_t un = g.node_of(uint32_t(rk), uint32_t(u));
-      if (un == UINT64_MAX) {
+      if (v == kNone) continue;
+      const uint32_t un = g.node_of(uint32_t(rk), uint32_t(u));
+      if (un == kNone) {
         g.cross.emplace_back(v, wait_key(uint64_t(rk), uint32_t(u)), coef);
       } else {
         g.e_list.push_back({un, coef});
         ++g.indeg[un];
       }
     }
-    g.e_begin.push_back(g.e_list.size());
+    g.e_begin.push_back(uint32_t(g.e_list.size()));
   }
   return Status::kOk;
 }
@@ -1230,6 +1245,7 @@ Status read_batch(BatchGraph& g, int P, const std::vector<unsigned char>& all, c
         continue;
       }
       if (rk == 0) {
+        if (sums[0] >= kNone || sums[2] >= kNone) return Status::kUnsupported;  // a graph in 32 bits
         g.r.reserve(sums[0]);
         g.indeg.assign(sums[0], 0);
         g.v_of.reserve(sums[1]);
@@ -1253,8 +1269,8 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
                  DelayResult& out) {
   g.indeg.resize(g.r.size(), 0);
   std::vector<uint8_t> handled(g.r.size(), 0);
-  for (uint64_t v : g.v_of)
-    if (v != UINT64_MAX) handled[v] = 1;
+  for (uint32_t v : g.v_of)
+    if (v != kNone) handled[v] = 1;
   std::vector<uint8_t> done;
   propagate_costs(g.r, g.v_of, g.e_begin, g.e_list, g.indeg, done);
   // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there, as does
@@ -1262,8 +1278,9 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
   for (size_t x = 0; x < g.r.size(); ++x)
     if (!done[x] || !handled[x]) out.remainder_s += g.r[x];
   for (const auto& [v, u, coef] : g.cross)
-    if (done[v]) pending[u] += coef * g.r[v];
-  for (uint64_t v : g.v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : g.r[v]);
+    if (done[v]) pending[u] += double(coef) * g.r[v];
+  r_all.reserve(g.v_of.size());
+  for (uint32_t v : g.v_of) r_all.push_back(v == kNone || !done[v] ? 0.0 : g.r[v]);
 }
 
 // --- 4. Gathered (a testing aid): the backward propagation of the costs on rank 0:
@@ -1337,10 +1354,10 @@ void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricS
   for (size_t j = 0; j < s.inst.size(); ++j) {
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
-    const double ind = std::min(s.indirect[j], a), pr = std::min(s.prop[j], a);
-    store.add(slot.indirect, g, ind);
+    const double ind = std::min(s.indirect_of(j), a), pr = std::min(s.prop_of(j), a);
+    if (ind != 0) store.add(slot.indirect, g, ind);  // adding 0 leaves a value as it is
     store.add(slot.direct, g, a - ind);
-    store.add(slot.propagating, g, pr);
+    if (pr != 0) store.add(slot.propagating, g, pr);
     store.add(slot.terminal, g, a - pr);
   }
 }

@@ -29,9 +29,9 @@ TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]"
   // wait 0 with a_u = 0.1, D = 0.1, scale = 1): base_0 = scale * a_0 = 0.1, edge 1 -> 0 with
   // coef a_0 / D = 1. C's wait has no consumer: r_1 = 0, so r_0 = 0.1 (+ 1 * r_1).
   std::vector<double> r = {0.1, 0.0};
-  std::vector<uint64_t> v_of = {1};  // one caused record: wait 1's, at B
-  std::vector<uint64_t> e_begin = {0, 1};
-  std::vector<std::pair<uint64_t, double>> e_list = {{0, 1.0}};
+  std::vector<uint32_t> v_of = {1};  // one caused record: wait 1's, at B
+  std::vector<uint32_t> e_begin = {0, 1};
+  std::vector<CostEdge> e_list = {{0, 1.0}};
   std::vector<uint32_t> indeg = {1, 0};
   std::vector<uint8_t> done;
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
@@ -50,13 +50,23 @@ TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]"
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
   CHECK(r[1] == Approx(0.3));
   CHECK(r[0] == Approx(0.15));
+
+  // A caused record whose wait is no node (UINT32_MAX) carries nothing.
+  r = {0.2, 0.0};
+  v_of = {UINT32_MAX, 1};
+  e_begin = {0, 1, 2};
+  e_list = {{0, 1.0f}, {0, 0.5f}};
+  indeg = {1, 0};
+  propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+  CHECK(r[0] == Approx(0.2));
+  CHECK(done[0] == 1);
 }
 
 TEST_CASE("cost propagation: a cycle (inconsistent clocks) stops, never loops", "[passes]") {
   std::vector<double> r = {0.1, 0.2};
-  std::vector<uint64_t> v_of = {0, 1};
-  std::vector<uint64_t> e_begin = {0, 1, 2};
-  std::vector<std::pair<uint64_t, double>> e_list = {{1, 1.0}, {0, 1.0}};
+  std::vector<uint32_t> v_of = {0, 1};
+  std::vector<uint32_t> e_begin = {0, 1, 2};
+  std::vector<CostEdge> e_list = {{1, 1.0}, {0, 1.0}};
   std::vector<uint32_t> indeg = {1, 1};
   std::vector<uint8_t> done;
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
