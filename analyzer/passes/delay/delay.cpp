@@ -145,10 +145,14 @@ class SyncIndex {
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
   uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    const auto ps = peer >= 0 ? p2p_.find(peer) : p2p_.end();
-    for (int l = 0; l < 2 && ps != p2p_.end(); ++l) {
-      const std::vector<uint32_t>& v = ps->second.calls[l];
-      const size_t at = lower_bound_from(v, k, ps->second.cursor[l]);
+    if (peer != asked_peer_) {  // consecutive questions mostly name the same peer
+      const auto it = peer >= 0 ? p2p_.find(peer) : p2p_.end();
+      asked_ = it == p2p_.end() ? nullptr : &it->second;
+      asked_peer_ = peer;
+    }
+    for (int l = 0; l < 2 && asked_; ++l) {
+      const std::vector<uint32_t>& v = asked_->calls[l];
+      const size_t at = lower_bound_from(v, k, asked_->cursor[l]);
       if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
     }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
@@ -216,6 +220,8 @@ class SyncIndex {
   std::unordered_map<int32_t, PeerSyncs> p2p_;
   PeerSyncs* last_ = nullptr;  // p2p_[last_peer_] (the nodes never move)
   int32_t last_peer_ = -1;
+  PeerSyncs* asked_ = nullptr;  // the entry of the peer before() last asked about, or none
+  int32_t asked_peer_ = INT32_MIN;
   std::vector<std::pair<uint32_t, uint32_t>> colls_;  // (call, comm), by call
   std::unordered_map<uint32_t, std::vector<int32_t>> members_;
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
@@ -446,14 +452,32 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
 struct Caused {
   int32_t w_rank;
   uint32_t v_ref;
-  uint32_t phase;  // of the wait v (the waiting rank's count of global synchronizations)
+  uint32_t e;  // the causing call here (its phase: the batch of the gathered propagation)
   uint8_t family;
   double D;
   uint32_t d_begin, d_end;  // its delay vector in the flat d list
-  double cause_enter;       // the causing call's enter here (the distributed propagation's order)
 };
 
 }  // namespace
+
+void put_varint(std::vector<unsigned char>& b, uint64_t v) {
+  while (v >= 0x80) {
+    b.push_back(static_cast<unsigned char>(v | 0x80));
+    v >>= 7;
+  }
+  b.push_back(static_cast<unsigned char>(v));
+}
+bool get_varint(const unsigned char*& p, const unsigned char* end, uint64_t& v) {
+  v = 0;
+  for (int shift = 0; p < end && shift < 64; shift += 7) {
+    const unsigned char c = *p++;
+    v |= uint64_t(c & 0x7f) << shift;
+    if (!(c & 0x80)) return true;
+  }
+  return false;
+}
+uint64_t zigzag(int64_t d) { return (uint64_t(d) << 1) ^ uint64_t(d >> 63); }
+int64_t unzigzag(uint64_t z) { return int64_t(z >> 1) ^ -int64_t(z & 1); }
 
 double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
                     const std::vector<std::pair<uint32_t, double>>& tw,
@@ -474,6 +498,11 @@ double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
 size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint) {
   size_t lo = 0, hi = v.size();
   if (hint > v.size()) hint = v.size();
+  // The common answers first: the hint itself, or the entry after it.
+  if (hint == 0 || v[hint - 1] < k) {
+    if (hint == v.size() || v[hint] >= k) return hint;
+    if (hint + 1 == v.size() || v[hint + 1] >= k) return ++hint;
+  }
   if (hint == v.size() || v[hint] >= k) {  // the answer is at or before the hint
     size_t step = 1;
     hi = hint;
@@ -502,37 +531,36 @@ size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint
   return hint;
 }
 
-void propagate_costs(std::vector<double>& r, const std::vector<uint64_t>& v_of,
-                     const std::vector<uint64_t>& e_begin,
-                     const std::vector<std::pair<uint64_t, double>>& e_list, std::vector<uint32_t>& indeg,
-                     std::vector<uint8_t>& done) {
-  const uint64_t N = r.size();
+void propagate_costs(std::vector<double>& r, const std::vector<uint32_t>& v_of,
+                     const std::vector<uint32_t>& e_begin, const std::vector<CostEdge>& e_list,
+                     std::vector<uint32_t>& indeg, std::vector<uint8_t>& done) {
+  const uint32_t N = uint32_t(r.size());
   // Waits with no later consumer are final; a consumer's cost flows to the waits in its
   // causing interval (Kahn's order over the edges v -> u).
   // node v -> its caused records, as CSR (millions of waits: no vector per node)
   std::vector<uint32_t> first(N + 1, 0), list(v_of.size());
-  for (uint64_t v : v_of)
+  for (uint32_t v : v_of)
     if (v < N) ++first[v + 1];
-  for (uint64_t x = 0; x < N; ++x) first[x + 1] += first[x];
+  for (uint32_t x = 0; x < N; ++x) first[x + 1] += first[x];
   {
     std::vector<uint32_t> fill(first.begin(), first.end() - 1);
     for (uint32_t c = 0; c < v_of.size(); ++c)
       if (v_of[c] < N) list[fill[v_of[c]]++] = c;
   }
   // Any order that takes a node once every edge into it was consumed is a topological one.
-  std::vector<uint64_t> ready;
-  for (uint64_t x = 0; x < N; ++x)
+  std::vector<uint32_t> ready;
+  for (uint32_t x = 0; x < N; ++x)
     if (indeg[x] == 0) ready.push_back(x);
   done.assign(N, 0);
   while (!ready.empty()) {
-    const uint64_t v = ready.back();
+    const uint32_t v = ready.back();
     ready.pop_back();
     done[v] = 1;
     for (uint32_t i = first[v]; i < first[v + 1]; ++i)
-      for (uint64_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
-        const auto& [u, coef] = e_list[x];
-        r[u] += coef * r[v];
-        if (--indeg[u] == 0) ready.push_back(u);
+      for (uint32_t x = e_begin[list[i]]; x < e_begin[list[i] + 1]; ++x) {
+        const CostEdge& e = e_list[x];
+        r[e.u] += double(e.coef) * r[v];
+        if (--indeg[e.u] == 0) ready.push_back(e.u);
       }
   }
 }
@@ -577,20 +605,30 @@ struct DelayState {
   SyncIndex sync;
   // Step 1.
   std::vector<Inst> inst;
-  std::vector<double> wait_of;        // per call: the waiting time inside it
-  std::vector<uint32_t> inst_before;  // inst_before[k]: the instances of calls before call k
-  std::vector<uint32_t> gsync;        // the global synchronizations (phase boundaries), ascending
+  std::vector<double> wait_of;      // per call: the waiting time inside it
+  std::vector<uint32_t> inst_call;  // per instance: its call (ascending)
+  size_t own_lo = 0, own_hi = 0;    // where the last searches of inst_call ended (own_waits)
+  std::vector<uint32_t> gsync;      // the global synchronizations (phase boundaries), ascending
   // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
   Vec raw, tw, tc;
   // Per causer W sent waits to (ascending, only those): the instances, replies come in this
   // order.
-  std::vector<std::pair<int32_t, std::vector<uint32_t>>> sent_to;
-  std::vector<uint32_t> sent_pos;  // per instance: its place in its causer's sent_to list
+  // Per causer W sent waits to, ascending: (causer, where its instances begin and end in
+  // by_causer); by_causer: the instances sent, by causer, each causer's in instance order.
+  struct SentRun {
+    int32_t causer;
+    uint32_t begin, end;
+  };
+  std::vector<SentRun> sent_to;
+  std::vector<uint32_t> by_causer;
+  std::vector<uint32_t> sent_pos;  // per instance: its place among those sent to its causer
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
-  std::vector<double> base, prop;                                    // per instance
-  std::vector<double> indirect;                                      // per instance: the causer's reply
+  // Per instance, each empty while all its values are 0 (no pages for a ping-pong's waits):
+  // base, the shares scale_v * a_u of the waits v whose causing interval here holds it, and
+  // prop, the largest of them; indirect, its causer's reply.
+  std::vector<double> base, prop, indirect;
   std::vector<Caused> caused;
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
@@ -601,8 +639,11 @@ struct DelayState {
   std::vector<int32_t> recv_peer;
   std::vector<uint32_t> recv_begin, caused_of_recv;
   // Step 4.
-  std::vector<double> r_caused;  // r_v of each wait this rank caused
+  std::vector<double> r_caused;  // r_v of each wait this rank caused (empty: all 0)
 
+  double base_of(size_t j) const { return j < base.size() ? base[j] : 0.0; }
+  double prop_of(size_t j) const { return j < prop.size() ? prop[j] : 0.0; }
+  double indirect_of(size_t j) const { return j < indirect.size() ? indirect[j] : 0.0; }
   uint32_t phase_of(uint32_t call) const {
     return uint32_t(std::lower_bound(gsync.begin(), gsync.end(), call) - gsync.begin());
   }
@@ -629,11 +670,8 @@ void find_instances(DelayState& s, DelayResult& out) {
     s.wait_of[r.call] = std::min(s.wait_of[r.call], c.exit - c.enter);
   }
   // inst is sorted by call.
-  s.inst_before.assign(t.calls.size() + 1, 0);
-  for (size_t k = 0, j = 0; k <= t.calls.size(); ++k) {
-    while (j < inst.size() && inst[j].call < k) ++j;
-    s.inst_before[k] = uint32_t(j);
-  }
+  s.inst_call.resize(inst.size());
+  for (size_t j = 0; j < inst.size(); ++j) s.inst_call[j] = inst[j].call;
   // The global synchronizations (barrier / N x N over all ranks that moves data): phase
   // boundaries.
   for (uint32_t i = 0; i < t.colls.size() && i < s.in.csync->size(); ++i) {
@@ -663,13 +701,15 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   std::vector<uint32_t> start(size_t(s.P) + 2, 0);
   for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-  std::vector<uint32_t> by_causer(inst.size());
+  std::vector<uint32_t>& by_causer = s.by_causer;
+  by_causer.resize(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   runs.clear();
   flat.reserve(inst.size() * 64);
   s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
-  for (uint32_t j : by_causer) {
+  for (uint32_t k = 0; k < by_causer.size(); ++k) {
+    const uint32_t j = by_causer[k];
     const Inst& v = inst[j];
     if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
@@ -701,12 +741,11 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
     }
     if (runs.empty() || runs.back().first != v.causer) {
       runs.push_back({v.causer, 0});
-      s.sent_to.push_back({v.causer, {}});
+      s.sent_to.push_back({v.causer, k, k});
     }
     runs.back().second += flat.size() - at;
-    std::vector<uint32_t>& sent = s.sent_to.back().second;
-    s.sent_pos[j] = uint32_t(sent.size());
-    sent.push_back(j);
+    s.sent_pos[j] = k - s.sent_to.back().begin;
+    s.sent_to.back().end = k + 1;
   }
   out.bytes_sent += flat.size();
 }
@@ -759,8 +798,8 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
-  const auto u0 = inst.begin() + s.inst_before[std::min<size_t>(lo, t.calls.size())];
-  const auto u1 = inst.begin() + s.inst_before[e];
+  const auto u0 = inst.begin() + long(lower_bound_from(s.inst_call, lo, s.own_lo));
+  const auto u1 = inst.begin() + long(lower_bound_from(s.inst_call, e, s.own_hi));
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
@@ -773,15 +812,18 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   for (auto u = u0; u != u1; ++u) {
     const uint32_t ui = uint32_t(u - inst.begin());
+    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
+      s.base.assign(inst.size(), 0.0);
+      s.prop.assign(inst.size(), 0.0);
+    }
     s.base[ui] += scale * u->amount;
     s.prop[ui] = std::max(s.prop[ui], scale * u->amount);
     s.edges.push_back({ui, u->amount / D});
   }
-  // The batch of the propagation: this rank's phase at the causing call (the same as
+  // The batch of the propagation: this rank's phase at the causing call e (the same as
   // the wait's unless the message crossed a global synchronization; then its cost
   // goes to the remainder).
-  s.caused.push_back({int32_t(w), v_ref, s.phase_of(e), uint8_t(family), D, d_begin, uint32_t(s.dflat.size()),
-                      t.calls[e].enter});
+  s.caused.push_back({int32_t(w), v_ref, e, uint8_t(family), D, d_begin, uint32_t(s.dflat.size())});
   return scale * sum_w;
 }
 
@@ -793,8 +835,8 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   const engine::Timeline& t = s.t;
   for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
   for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
-  s.base.assign(s.inst.size(), 0.0);
-  s.prop.assign(s.inst.size(), 0.0);
+  s.base.clear();
+  s.prop.clear();
   back_runs.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
@@ -803,6 +845,9 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.caused.reserve(records);
   s.caused_of_recv.reserve(records);
   s.edge_begin.reserve(records + 1);
+  // Room as pages are touched: vectors grown by doubling would fill twice their size.
+  s.dflat.reserve(records);
+  s.edges.reserve(s.inst.size());
   Vec& tw = s.tw;
   s.recv_peer.clear();
   s.recv_begin.clear();
@@ -854,18 +899,21 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
 
 // The replies of each causer, in the order this rank sent it the waits.
 Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parcel>& recv) {
-  s.indirect.assign(s.inst.size(), 0.0);
+  s.indirect.clear();
   auto from = recv.begin();
-  for (const auto& [c, sent] : s.sent_to) {  // both ascending by rank
-    if (sent.empty() || c >= s.P) continue;
+  for (const DelayState::SentRun& run : s.sent_to) {  // both ascending by rank
+    const int32_t c = run.causer;
+    if (run.begin == run.end || c >= s.P) continue;
     while (from != recv.end() && from->peer < c) ++from;
     if (from == recv.end() || from->peer != c) return Status::kCorrupt;
     const unsigned char* p = from->bytes.data();
     const unsigned char* end = p + from->bytes.size();
-    for (uint32_t j : sent) {
+    for (uint32_t k = run.begin; k < run.end; ++k) {
       float x = 0;
       if (!get(p, end, x)) return Status::kCorrupt;
-      s.indirect[j] = x;
+      if (x == 0) continue;
+      if (s.indirect.empty()) s.indirect.assign(s.inst.size(), 0.0);
+      s.indirect[s.by_causer[k]] = x;
     }
   }
   return Status::kOk;
@@ -932,7 +980,7 @@ class DistributedPropagation {
   void init(int me) {
     const size_t N = s_.inst.size();
     r_.resize(N);
-    for (size_t j = 0; j < N; ++j) r_[j] = double(float(s_.base[j]));
+    for (size_t j = 0; j < N; ++j) r_[j] = double(float(s_.base_of(j)));
     indeg_.assign(N, 0);
     cut_.assign(s_.edges.size(), 0);
     for (uint32_t c = 0; c < s_.caused.size(); ++c) {
@@ -940,7 +988,7 @@ class DistributedPropagation {
       for (uint32_t x = s_.edge_begin[c]; x < s_.edge_begin[c + 1]; ++x) {
         const uint32_t u = s_.edges[x].first;
         // Time order: u's cause before v's (ties by (rank, index)), else the edge is cut.
-        const double ku = s_.inst[u].cause_time, kv = cr.cause_enter;
+        const double ku = s_.inst[u].cause_time, kv = s_.t.calls[cr.e].enter;
         const bool before = ku < kv || (ku == kv && (me < cr.w_rank || (me == cr.w_rank && u < cr.v_ref)));
         if (before) ++indeg_[u];
         else cut_[x] = 1;
@@ -1014,56 +1062,84 @@ class DistributedPropagation {
 };
 
 // Step 4's batches: phases grouped into at most 4096 buckets, the same on every rank.
+// `nodes`: the waits of all ranks that receive cost (base > 0); with none, every r is 0 and
+// the batches carry nothing: only counted.
 struct DelayBuckets {
-  std::vector<uint32_t> of_inst, of_caused;  // per instance / caused record
+  std::vector<uint32_t> of_inst, of_caused;  // per instance / caused record (only with nodes)
   std::vector<uint64_t> size;                // instances per bucket, over all ranks
+  uint64_t nodes = 0;
 };
 
 Status count_buckets(DelayState& s, const engine::Group& group, DelayBuckets& bk, DelayResult& out) {
-  uint64_t total = s.inst.size();
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&total, 1, engine::ReduceOp::kSum));
-  out.graph_instances = total;
-  bk.of_inst.resize(s.inst.size());
-  bk.of_caused.resize(s.caused.size());
+  uint64_t totals[2] = {s.inst.size(), 0};  // instances, nodes
+  for (double b : s.base) totals[1] += b > 0 ? 1 : 0;
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(totals, 2, engine::ReduceOp::kSum));
+  out.graph_instances = totals[0];
+  bk.nodes = totals[1];
   uint64_t q = s.gsync.size() + 1;  // phases
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&q, 1, engine::ReduceOp::kMax));
   const uint64_t n_buckets = std::min<uint64_t>(q, 4096);
   auto bucket = [&](uint32_t phase) { return uint32_t(uint64_t(phase) * n_buckets / q); };
-  for (size_t j = 0; j < s.inst.size(); ++j) bk.of_inst[j] = bucket(s.phase_of(s.inst[j].call));
-  for (size_t j = 0; j < s.caused.size(); ++j) bk.of_caused[j] = bucket(s.caused[j].phase);
   bk.size.assign(n_buckets, 0);
-  for (uint32_t b : bk.of_inst) ++bk.size[b];
+  if (bk.nodes == 0) {
+    if (s.gsync.empty()) bk.size[0] = s.inst.size();
+    else
+      for (const Inst& v : s.inst) ++bk.size[bucket(s.phase_of(v.call))];
+  } else {
+    bk.of_inst.resize(s.inst.size());
+    bk.of_caused.resize(s.caused.size());
+    for (size_t j = 0; j < s.inst.size(); ++j) bk.of_inst[j] = bucket(s.phase_of(s.inst[j].call));
+    for (size_t j = 0; j < s.caused.size(); ++j) bk.of_caused[j] = bucket(s.phase_of(s.caused[j].e));
+    for (uint32_t b : bk.of_inst) ++bk.size[b];
+  }
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(bk.size.data(), bk.size.size(), engine::ReduceOp::kSum));
   return Status::kOk;
 }
 
 uint64_t wait_key(uint64_t rank, uint32_t ref) { return (rank << 32) | ref; }
 
-// A batch's part from this rank, buckets [lo, hi): [n_inst u32][n_caused u32],
-// n_inst x [ref u32][base f32], then per caused record [w i32][v_ref u32][n u32] and
-// n x [u u32][coef f32]. `my_caused`: the batch's caused records, in sending order.
+// A batch's part from this rank, buckets [lo, hi): [n_nodes u32][n_caused u32][n_edges u32]
+// [ref_end u32], then per node (ascending) [its ref minus the previous one's varint (the
+// first's: minus 0)][base f32], then per caused record [w varint][v_ref minus the previous
+// record's, zigzag varint][n varint] and n x [u minus the previous edge's u, zigzag varint]
+// [coef f32]. Consecutive records mostly differ by little: a byte or two each, not four.
+// `my_caused`: the batch's caused records, in sending order.
 void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64_t hi,
                 std::vector<unsigned char>& mine, std::vector<uint32_t>& my_caused) {
   auto in_batch = [&](uint32_t b) { return b >= lo && b < hi; };
   // Only waits that receive cost (the u's of some edge, base > 0): a wait nobody's interval
   // holds has r = 0, and the root treats a missing node so.
-  uint32_t n_mine = 0;
-  for (uint32_t j = 0; j < s.inst.size(); ++j) n_mine += in_batch(bk.of_inst[j]) && s.base[j] > 0 ? 1 : 0;
-  for (uint32_t j = 0; j < s.caused.size(); ++j)
-    if (in_batch(bk.of_caused[j])) my_caused.push_back(j);
-  put<uint32_t>(mine, n_mine);
-  put<uint32_t>(mine, uint32_t(my_caused.size()));
+  uint32_t n_mine = 0, ref_end = 0, n_edges = 0;
   for (uint32_t j = 0; j < s.inst.size(); ++j)
-    if (in_batch(bk.of_inst[j]) && s.base[j] > 0) {
-      put<uint32_t>(mine, j);
-      put<float>(mine, float(s.base[j]));
+    if (in_batch(bk.of_inst[j]) && s.base_of(j) > 0) {
+      ++n_mine;
+      ref_end = j + 1;
     }
+  for (uint32_t j = 0; j < s.caused.size(); ++j)
+    if (in_batch(bk.of_caused[j])) {
+      my_caused.push_back(j);
+      n_edges += s.edge_begin[j + 1] - s.edge_begin[j];
+    }
+  // At most 5 bytes a varint.
+  mine.reserve(16 + size_t(n_mine) * 9 + my_caused.size() * 15 + size_t(n_edges) * 9);
+  for (uint32_t v : {n_mine, uint32_t(my_caused.size()), n_edges, ref_end}) put<uint32_t>(mine, v);
+  uint32_t prev = 0;
+  for (uint32_t j = 0; j < s.inst.size(); ++j)
+    if (in_batch(bk.of_inst[j]) && s.base_of(j) > 0) {
+      put_varint(mine, j - prev);
+      put<float>(mine, float(s.base[j]));
+      prev = j;
+    }
+  int64_t prev_v = 0, prev_u = 0;
   for (uint32_t j : my_caused) {
-    put<int32_t>(mine, s.caused[j].w_rank);
-    put<uint32_t>(mine, s.caused[j].v_ref);
-    put<uint32_t>(mine, s.edge_begin[j + 1] - s.edge_begin[j]);
+    const Caused& c = s.caused[j];
+    put_varint(mine, uint64_t(uint32_t(c.w_rank)));
+    put_varint(mine, zigzag(int64_t(c.v_ref) - prev_v));
+    prev_v = c.v_ref;
+    put_varint(mine, s.edge_begin[j + 1] - s.edge_begin[j]);
     for (uint32_t x = s.edge_begin[j]; x < s.edge_begin[j + 1]; ++x) {
-      put<uint32_t>(mine, s.edges[x].first);
+      put_varint(mine, zigzag(int64_t(s.edges[x].first) - prev_u));
+      prev_u = s.edges[x].first;
       put<float>(mine, float(s.edges[x].second));
     }
   }
@@ -1075,78 +1151,115 @@ struct BatchGraph {
   explicit BatchGraph(int P) : refs(static_cast<size_t>(P)), first_node(static_cast<size_t>(P), 0) {}
   // (rank, instance) -> node, dense per rank: each rank's instances arrive ascending,
   // nodes in that order.
+  // Nodes and edges counted in 32 bits (read_batch refuses more): a batch is at most
+  // batch_limit instances, unless one phase holds more.
   std::vector<std::vector<uint32_t>> refs;
-  std::vector<uint64_t> first_node;
+  std::vector<uint32_t> first_node;
   std::vector<double> r;
-  std::vector<uint64_t> v_of, e_begin{0};
-  std::vector<std::pair<uint64_t, double>> e_list;
-  std::vector<std::tuple<uint64_t, uint64_t, double>> cross;  // (v node, u key, coef)
+  std::vector<uint32_t> v_of, e_begin{0};  // v_of: kNone where the wait is no node here
+  std::vector<CostEdge> e_list;
+  std::vector<std::tuple<uint32_t, uint64_t, float>> cross;  // (v node, u key, coef)
   std::vector<uint32_t> indeg;
 
-  uint64_t node_of(uint32_t rk, uint32_t ref) const {
-    if (rk >= refs.size() || ref >= refs[rk].size()) return UINT64_MAX;
+  uint32_t node_of(uint32_t rk, uint32_t ref) const {
+    if (rk >= refs.size() || ref >= refs[rk].size()) return kNone;
     const uint32_t i = refs[rk][ref];
-    return i == UINT32_MAX ? UINT64_MAX : first_node[rk] + i;
+    return i == kNone ? kNone : first_node[rk] + i;
   }
 };
 
-// The root reads every rank's part of a batch (pack_batch) into `g`: the nodes first (their
-// base plus the cost `pending` carried from later batches), then the edges between them
-// (edges to waits of earlier batches go to g.cross). `r_counts`: caused records per rank.
+// The nodes of rank `rk`'s part (pack_batch) into `g`: their base plus the cost `pending`
+// carried from later batches. `p` ends past them.
+Status read_nodes(BatchGraph& g, int rk, uint32_t n, uint32_t ref_end, const unsigned char*& p,
+                  const unsigned char* end, std::unordered_map<uint64_t, double>& pending) {
+  g.first_node[size_t(rk)] = uint32_t(g.r.size());
+  std::vector<uint32_t>& idx = g.refs[size_t(rk)];
+  idx.assign(ref_end, UINT32_MAX);
+  uint64_t ref = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t delta = 0;
+    float b0 = 0;
+    if (!get_varint(p, end, delta) || !get(p, end, b0)) return Status::kCorrupt;
+    ref += delta;
+    if (ref >= ref_end) return Status::kCorrupt;
+    idx[ref] = i;
+    double carried = 0;
+    if (!pending.empty()) {
+      auto it = pending.find(wait_key(uint64_t(rk), uint32_t(ref)));
+      if (it != pending.end()) {
+        carried = it->second;
+        pending.erase(it);
+      }
+    }
+    g.r.push_back(b0 + carried);
+  }
+  return Status::kOk;
+}
+
+// The caused records of rank `rk`'s part, from `p` (past its nodes): the edges between the
+// nodes (edges to waits of earlier batches go to g.cross).
+Status read_caused(BatchGraph& g, int rk, uint32_t nc, const unsigned char* p, const unsigned char* end) {
+  int64_t v_ref = 0, u = 0;
+  for (uint32_t j = 0; j < nc; ++j) {
+    uint64_t w = 0, dv = 0, ne = 0;
+    if (!get_varint(p, end, w) || !get_varint(p, end, dv) || !get_varint(p, end, ne)) return Status::kCorrupt;
+    v_ref += unzigzag(dv);
+    const uint32_t v = w <= UINT32_MAX ? g.node_of(uint32_t(w), uint32_t(v_ref)) : kNone;
+    g.v_of.push_back(v);
+    for (uint64_t x = 0; x < ne; ++x) {
+      uint64_t du = 0;
+      float coef = 0;
+      if (!get_varint(p, end, du) || !get(p, end, coef)) return Status::kCorrupt;
+      u += unzigzag(du);
+      if (v == kNone) continue;
+      const uint32_t un = g.node_of(uint32_t(rk), uint32_t(u));
+      if (un == kNone) {
+        g.cross.emplace_back(v, wait_key(uint64_t(rk), uint32_t(u)), coef);
+      } else {
+        g.e_list.push_back({un, coef});
+        ++g.indeg[un];
+      }
+    }
+    g.e_begin.push_back(uint32_t(g.e_list.size()));
+  }
+  return Status::kOk;
+}
+
+// The root reads every rank's part of a batch (pack_batch) into `g`: every rank's nodes
+// first, then the edges between them. `r_counts`: caused records per rank.
 Status read_batch(BatchGraph& g, int P, const std::vector<unsigned char>& all, const std::vector<int>& lens,
                   const std::vector<int>& displs, std::unordered_map<uint64_t, double>& pending,
                   std::vector<int>& r_counts) {
   r_counts.assign(static_cast<size_t>(P), 0);
-  for (int pass = 0; pass < 2; ++pass)  // nodes first, then the edges between them
+  std::vector<const unsigned char*> caused_at(static_cast<size_t>(P));
+  uint64_t sums[3] = {0, 0, 0};         // nodes, caused records, edges
+  for (int pass = 0; pass < 2; ++pass)  // the sizes, then the nodes
     for (int rk = 0; rk < P; ++rk) {
       const unsigned char* p = all.data() + displs[size_t(rk)];
       const unsigned char* end = p + lens[size_t(rk)];
-      uint32_t n = 0, nc = 0;
-      if (!get(p, end, n) || !get(p, end, nc)) return Status::kCorrupt;
-      if (pass == 0) g.first_node[size_t(rk)] = g.r.size();
-      for (uint32_t i = 0; i < n; ++i) {
-        uint32_t ref = 0;
-        float b0 = 0;
-        if (!get(p, end, ref) || !get(p, end, b0)) return Status::kCorrupt;
-        if (pass != 0) continue;
-        std::vector<uint32_t>& idx = g.refs[size_t(rk)];
-        if (ref >= idx.size()) idx.resize(size_t(ref) + 1, UINT32_MAX);
-        idx[ref] = uint32_t(g.r.size() - g.first_node[size_t(rk)]);
-        double carried = 0;
-        if (!pending.empty()) {
-          auto it = pending.find(wait_key(uint64_t(rk), ref));
-          if (it != pending.end()) {
-            carried = it->second;
-            pending.erase(it);
-          }
-        }
-        g.r.push_back(b0 + carried);
+      uint32_t h[4] = {0, 0, 0, 0};  // nodes, caused records, edges, ref_end
+      for (uint32_t& x : h)
+        if (!get(p, end, x)) return Status::kCorrupt;
+      if (pass == 0) {
+        for (int k = 0; k < 3; ++k) sums[k] += h[k];
+        continue;
       }
-      if (pass == 0) continue;
-      r_counts[size_t(rk)] = int(nc);
-      for (uint32_t j = 0; j < nc; ++j) {
-        int32_t w = 0;
-        uint32_t v_ref = 0, ne = 0;
-        if (!get(p, end, w) || !get(p, end, v_ref) || !get(p, end, ne)) return Status::kCorrupt;
-        const uint64_t v = g.node_of(uint32_t(w), v_ref);
-        g.v_of.push_back(v);
-        for (uint32_t x = 0; x < ne; ++x) {
-          uint32_t u = 0;
-          float coef = 0;
-          if (!get(p, end, u) || !get(p, end, coef)) return Status::kCorrupt;
-          if (v == UINT64_MAX) continue;
-          const uint64_t un = g.node_of(uint32_t(rk), u);
-          if (un == UINT64_MAX) {
-            g.cross.emplace_back(v, wait_key(uint64_t(rk), u), coef);
-          } else {
-            if (g.indeg.size() < g.r.size()) g.indeg.resize(g.r.size(), 0);
-            g.e_list.push_back({un, coef});
-            ++g.indeg[un];
-          }
-        }
-        g.e_begin.push_back(g.e_list.size());
+      if (rk == 0) {
+        if (sums[0] >= kNone || sums[2] >= kNone) return Status::kUnsupported;  // a graph in 32 bits
+        g.r.reserve(sums[0]);
+        g.indeg.assign(sums[0], 0);
+        g.v_of.reserve(sums[1]);
+        g.e_begin.reserve(sums[1] + 1);
+        g.e_list.reserve(sums[2]);
       }
+      CRITPATH_FORWARD_IF_ERROR(read_nodes(g, rk, h[0], h[3], p, end, pending));
+      caused_at[size_t(rk)] = p;
+      r_counts[size_t(rk)] = int(h[1]);
     }
+  if (g.r.size() != sums[0]) return Status::kCorrupt;
+  for (int rk = 0; rk < P; ++rk)
+    CRITPATH_FORWARD_IF_ERROR(read_caused(g, rk, uint32_t(r_counts[size_t(rk)]), caused_at[size_t(rk)],
+                                          all.data() + displs[size_t(rk)] + lens[size_t(rk)]));
   return Status::kOk;
 }
 
@@ -1156,8 +1269,8 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
                  DelayResult& out) {
   g.indeg.resize(g.r.size(), 0);
   std::vector<uint8_t> handled(g.r.size(), 0);
-  for (uint64_t v : g.v_of)
-    if (v != UINT64_MAX) handled[v] = 1;
+  for (uint32_t v : g.v_of)
+    if (v != kNone) handled[v] = 1;
   std::vector<uint8_t> done;
   propagate_costs(g.r, g.v_of, g.e_begin, g.e_list, g.indeg, done);
   // A cycle (inconsistent clocks) leaves nodes undone: their cost stops there, as does
@@ -1165,8 +1278,9 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
   for (size_t x = 0; x < g.r.size(); ++x)
     if (!done[x] || !handled[x]) out.remainder_s += g.r[x];
   for (const auto& [v, u, coef] : g.cross)
-    if (done[v]) pending[u] += coef * g.r[v];
-  for (uint64_t v : g.v_of) r_all.push_back(v == UINT64_MAX || !done[v] ? 0.0 : g.r[v]);
+    if (done[v]) pending[u] += double(coef) * g.r[v];
+  r_all.reserve(g.v_of.size());
+  for (uint32_t v : g.v_of) r_all.push_back(v == kNone || !done[v] ? 0.0 : g.r[v]);
 }
 
 // --- 4. Gathered (a testing aid): the backward propagation of the costs on rank 0:
@@ -1177,6 +1291,8 @@ void solve_batch(BatchGraph& g, std::unordered_map<uint64_t, double>& pending, s
 //        phase. Rank 0 solves batches of whole phases, the latest first, each of at most
 //        kDelayGraphLimit instances (a larger single phase is one batch), and keeps only the
 //        costs that cross into earlier batches: its memory is one batch, not the run.
+//        When no wait of any rank receives cost (bk.nodes == 0: no causer waited inside a
+//        causing interval, as in a ping-pong), every r is 0: the batches are only counted.
 Status propagate_gathered(DelayState& s, const engine::Group& group, const DelayBuckets& bk,
                           DelayResult& out) {
   std::unordered_map<uint64_t, double> pending;  // root: costs into earlier batches
@@ -1185,6 +1301,11 @@ Status propagate_gathered(DelayState& s, const engine::Group& group, const Delay
     while (lo > 0 && n_batch + bk.size[lo - 1] <= s.in.batch_limit) n_batch += bk.size[--lo];
     ++out.batches;
     out.largest_batch = std::max(out.largest_batch, n_batch);
+    if (bk.nodes == 0) {  // no cost to propagate anywhere: every r_v stays 0 (r_caused empty)
+      hi = lo;
+      continue;
+    }
+    s.r_caused.resize(s.caused.size(), 0.0);
     std::vector<unsigned char> mine;
     std::vector<uint32_t> my_caused;  // this batch's caused records, in sending order
     pack_batch(s, bk, lo, hi, mine, my_caused);
@@ -1213,7 +1334,7 @@ Status propagate_gathered(DelayState& s, const engine::Group& group, const Delay
 // --- 5. Long-term costs at C; the waiting side's classification at W.
 void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
                     DelayResult& out) {
-  for (size_t j = 0; j < s.caused.size(); ++j) {
+  for (size_t j = 0; j < s.r_caused.size(); ++j) {
     const Caused& c = s.caused[j];
     const double rv = s.r_caused[j];
     if (!(rv > 0)) continue;
@@ -1233,10 +1354,10 @@ void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricS
   for (size_t j = 0; j < s.inst.size(); ++j) {
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
-    const double ind = std::min(s.indirect[j], a), pr = std::min(s.prop[j], a);
-    store.add(slot.indirect, g, ind);
+    const double ind = std::min(s.indirect_of(j), a), pr = std::min(s.prop_of(j), a);
+    if (ind != 0) store.add(slot.indirect, g, ind);  // adding 0 leaves a value as it is
     store.add(slot.direct, g, a - ind);
-    store.add(slot.propagating, g, pr);
+    if (pr != 0) store.add(slot.propagating, g, pr);
     store.add(slot.terminal, g, a - pr);
   }
 }
@@ -1265,7 +1386,6 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   back = std::vector<unsigned char>();
   CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv));
 
-  s.r_caused.assign(s.caused.size(), 0.0);
   out.distributed = in.replay == DelayReplay::kDistributed ||
                     (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
   DelayBuckets bk;
@@ -1275,6 +1395,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
                       *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax;
   }
   if (out.distributed) {
+    s.r_caused.assign(s.caused.size(), 0.0);
     DistributedPropagation dp(s);
     CRITPATH_FORWARD_IF_ERROR(dp.run(group, in.timeout_s, out));
   } else {

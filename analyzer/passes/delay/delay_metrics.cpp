@@ -82,7 +82,8 @@ std::vector<engine::ScalarDecl> delay_scalar_decls() {
       {"delay_wait_instances", "count", "Wait instances costed, all ranks."},
       {"delay_bytes", "bytes",
        "Payload the delay analysis exchanged (time vectors to the causers, replies, the "
-       "propagation graph to rank 0 or the distributed propagation's records)."},
+       "propagation graph to rank 0 as varint deltas, none when no wait receives cost, or the "
+       "distributed propagation's records)."},
       {"delay_propagation_batches", "count",
        "Rounds of the backward propagation when gathered on rank 0 (`CRITPATH_DEBUG_DELAY_REPLAY="
        "gathered`): batches of whole phases between global synchronizations, at most 2^22 wait "

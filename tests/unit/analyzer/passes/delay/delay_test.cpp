@@ -1,6 +1,6 @@
 // critpath — tests/unit/analyzer/passes/delay/delay_test.cpp: the delay analysis's cost model on
 // synthetic inputs (no MPI): the delay vector, the backward cost propagation, [Böhme2010] Fig. 2,
-// and the galloping search of the synchronization index.
+// the galloping search of the synchronization index, and the varints of the gathered propagation.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -29,9 +29,9 @@ TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]"
   // wait 0 with a_u = 0.1, D = 0.1, scale = 1): base_0 = scale * a_0 = 0.1, edge 1 -> 0 with
   // coef a_0 / D = 1. C's wait has no consumer: r_1 = 0, so r_0 = 0.1 (+ 1 * r_1).
   std::vector<double> r = {0.1, 0.0};
-  std::vector<uint64_t> v_of = {1};  // one caused record: wait 1's, at B
-  std::vector<uint64_t> e_begin = {0, 1};
-  std::vector<std::pair<uint64_t, double>> e_list = {{0, 1.0}};
+  std::vector<uint32_t> v_of = {1};  // one caused record: wait 1's, at B
+  std::vector<uint32_t> e_begin = {0, 1};
+  std::vector<CostEdge> e_list = {{0, 1.0}};
   std::vector<uint32_t> indeg = {1, 0};
   std::vector<uint8_t> done;
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
@@ -50,13 +50,23 @@ TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]"
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
   CHECK(r[1] == Approx(0.3));
   CHECK(r[0] == Approx(0.15));
+
+  // A caused record whose wait is no node (UINT32_MAX) carries nothing.
+  r = {0.2, 0.0};
+  v_of = {UINT32_MAX, 1};
+  e_begin = {0, 1, 2};
+  e_list = {{0, 1.0f}, {0, 0.5f}};
+  indeg = {1, 0};
+  propagate_costs(r, v_of, e_begin, e_list, indeg, done);
+  CHECK(r[0] == Approx(0.2));
+  CHECK(done[0] == 1);
 }
 
 TEST_CASE("cost propagation: a cycle (inconsistent clocks) stops, never loops", "[passes]") {
   std::vector<double> r = {0.1, 0.2};
-  std::vector<uint64_t> v_of = {0, 1};
-  std::vector<uint64_t> e_begin = {0, 1, 2};
-  std::vector<std::pair<uint64_t, double>> e_list = {{1, 1.0}, {0, 1.0}};
+  std::vector<uint32_t> v_of = {0, 1};
+  std::vector<uint32_t> e_begin = {0, 1, 2};
+  std::vector<CostEdge> e_list = {{1, 1.0}, {0, 1.0}};
   std::vector<uint32_t> indeg = {1, 1};
   std::vector<uint8_t> done;
   propagate_costs(r, v_of, e_begin, e_list, indeg, done);
@@ -83,4 +93,31 @@ TEST_CASE("galloping lower bound: std::lower_bound's answer from any hint", "[pa
   std::vector<uint32_t> empty;
   size_t hint = 5;
   CHECK(lower_bound_from(empty, 3, hint) == 0);
+}
+
+TEST_CASE("varints: round trip, zigzag deltas, truncated input refused", "[passes]") {
+  const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, uint64_t(1) << 35, UINT64_MAX};
+  std::vector<unsigned char> b;
+  for (uint64_t v : values) put_varint(b, v);
+  CHECK(b.size() == 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5 + 6 + 10);
+  const unsigned char* p = b.data();
+  for (uint64_t want : values) {
+    uint64_t v = 7;
+    REQUIRE(get_varint(p, b.data() + b.size(), v));
+    CHECK(v == want);
+  }
+  CHECK(p == b.data() + b.size());
+  uint64_t v = 0;
+  CHECK_FALSE(get_varint(p, b.data() + b.size(), v));  // nothing left
+  const unsigned char cut[] = {0x80, 0x80};            // a value that never ends
+  p = cut;
+  CHECK_FALSE(get_varint(p, cut + 2, v));
+
+  CHECK(zigzag(0) == 0);
+  CHECK(zigzag(-1) == 1);
+  CHECK(zigzag(1) == 2);
+  CHECK(zigzag(-2) == 3);
+  for (int64_t d :
+       {int64_t(0), int64_t(-1), int64_t(5), int64_t(-4294967295), int64_t(4294967295), INT64_MIN, INT64_MAX})
+    CHECK(unzigzag(zigzag(d)) == d);
 }
