@@ -2,6 +2,7 @@
 #include "analyzer/engine/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -31,6 +32,16 @@ CollFlow coll_flow(const char* mpi_name) {
   if (n.find("eighbor_") != n.npos) return CollFlow::kNeighbor;
   if (n.find("lltoallv") != n.npos || n.find("lltoallw") != n.npos) return CollFlow::kPairwise;
   return CollFlow::kEvery;
+}
+
+void TimelineBuilder::reserve(uint64_t events) {
+  t_.calls.reserve(size_t(events / 2));
+  if (gaps_on_) {
+    t_.gap_begin.reserve(size_t(events / 2 + 1));
+    t_.gaps.reserve(size_t(events / 3));
+  }
+  t_.sends.reserve(size_t(events / 3));
+  t_.recvs.reserve(size_t(events / 3));
 }
 
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
@@ -81,7 +92,7 @@ void TimelineBuilder::begin_location(uint16_t location) {
   location_has_mpi_ = false;
 }
 
-void TimelineBuilder::gap_tick(const trace::Event& e) {
+[[gnu::always_inline]] inline void TimelineBuilder::gap_tick(const trace::Event& e) {
   // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
   // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
   if (have_last_ && open_.empty() && prev_node_ >= 0 && e.time > last_ticks_) {
@@ -94,7 +105,7 @@ void TimelineBuilder::gap_tick(const trace::Event& e) {
   have_last_ = true;
 }
 
-void TimelineBuilder::close_gap() {
+[[gnu::always_inline]] inline void TimelineBuilder::close_gap() {
   t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   if (location_ != 0) return;
   for (int32_t n : gap_touched_) {

@@ -160,15 +160,7 @@ class TimelineBuilder {
   // entries as blocking point-to-point calls make them (a third of the events each; more
   // regrow). No regrowth (no copies, no pages touched twice) up to those; the reservation is
   // address space only, its pages are touched as records arrive.
-  void reserve(uint64_t events) {
-    t_.calls.reserve(size_t(events / 2));
-    if (gaps_on_) {
-      t_.gap_begin.reserve(size_t(events / 2 + 1));
-      t_.gaps.reserve(size_t(events / 3));
-    }
-    t_.sends.reserve(size_t(events / 3));
-    t_.recvs.reserve(size_t(events / 3));
-  }
+  void reserve(uint64_t events);
   // Also book the time between location 0's MPI calls per call-path node (Timeline::gaps);
   // `seconds_per_tick` converts raw tick differences.
   void profile_gaps(double seconds_per_tick) {

@@ -561,3 +561,53 @@ TEST_CASE("header fields that disagree with the frame are corrupt", "[codec]") {
   // Location and sequence are index data, not integrity data.
   CHECK(with([](ChunkHeader& m) { m.sequence = 12; }) == Status::kOk);
 }
+
+TEST_CASE("a reused DecodedChunk's wide events hold nothing of the chunk before", "[codec]") {
+  // The first chunk's wide slots hold counters and a collective; the second chunk's wide
+  // events land in the same slots and must read exactly as decoded afresh.
+  auto encode = [](const std::vector<Event>& ev, std::vector<uint8_t>& enc, ChunkHeader& h) {
+    const std::vector<Slot> slots = to_slots(ev);
+    enc.clear();
+    REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
+  };
+  std::vector<Event> first(3), second(3);
+  first[0].kind = EventKind::kCounters;
+  first[0].bytes = 3;
+  first[0].counters[0] = 11;
+  first[0].counters[1] = 22;
+  first[0].counters[2] = 33;
+  first[1].kind = EventKind::kCollEnd;
+  first[1].region = 7;
+  first[1].comm = 2;
+  first[1].root = 1;
+  first[1].bytes = 64;
+  first[1].bytes_received = 128;
+  first[2].kind = EventKind::kEnter;
+  first[2].region = 1500;
+  second[0].kind = EventKind::kSend;
+  second[0].comm = 0;
+  second[0].peer = 1;
+  second[0].tag = 9;
+  second[0].bytes = 8;
+  second[1].kind = EventKind::kIrecvRequest;
+  second[1].request = 5;
+  second[2].kind = EventKind::kExit;
+  second[2].region = 1500;
+  for (size_t i = 0; i < 3; ++i) {
+    first[i].time = 1000 + 10 * i;
+    second[i].time = 2000 + 10 * i;
+  }
+  DecodedChunk compact;
+  for (const std::vector<Event>* ev : {&first, &second}) {
+    std::vector<uint8_t> enc;
+    ChunkHeader h;
+    encode(*ev, enc, h);
+    REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, compact) == Status::kOk);
+    REQUIRE(compact.size() == ev->size());
+    for (size_t i = 0; i < ev->size(); ++i) {
+      Event got;
+      compact.get(i, got);
+      CHECK(got == (*ev)[i]);
+    }
+  }
+}
