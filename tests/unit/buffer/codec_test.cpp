@@ -570,33 +570,29 @@ TEST_CASE("a reused DecodedChunk's wide events hold nothing of the chunk before"
     enc.clear();
     REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
   };
-  std::vector<Event> first(3), second(3);
-  first[0].kind = EventKind::kCounters;
+  auto event = [](EventKind kind, uint64_t time) {
+    Event e;
+    e.kind = kind;
+    e.time = time;
+    return e;
+  };
+  std::vector<Event> first{event(EventKind::kCounters, 1000), event(EventKind::kCollEnd, 1010),
+                           event(EventKind::kEnter, 1020)};
   first[0].bytes = 3;
-  first[0].counters[0] = 11;
-  first[0].counters[1] = 22;
-  first[0].counters[2] = 33;
-  first[1].kind = EventKind::kCollEnd;
+  for (unsigned k = 0; k < 3; ++k) first[0].counters[k] = 11 * (k + 1);
   first[1].region = 7;
   first[1].comm = 2;
   first[1].root = 1;
   first[1].bytes = 64;
   first[1].bytes_received = 128;
-  first[2].kind = EventKind::kEnter;
   first[2].region = 1500;
-  second[0].kind = EventKind::kSend;
-  second[0].comm = 0;
+  std::vector<Event> second{event(EventKind::kSend, 2000), event(EventKind::kIrecvRequest, 2010),
+                            event(EventKind::kExit, 2020)};
   second[0].peer = 1;
   second[0].tag = 9;
   second[0].bytes = 8;
-  second[1].kind = EventKind::kIrecvRequest;
   second[1].request = 5;
-  second[2].kind = EventKind::kExit;
   second[2].region = 1500;
-  for (size_t i = 0; i < 3; ++i) {
-    first[i].time = 1000 + 10 * i;
-    second[i].time = 2000 + 10 * i;
-  }
   DecodedChunk compact;
   for (const std::vector<Event>* ev : {&first, &second}) {
     std::vector<uint8_t> enc;
