@@ -18,10 +18,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using GroupKey = std::pair<uint32_t, int32_t>;  // (comm, tag)
 
 template <typename T>
-void put(std::vector<char>& b, T v) {
-  const size_t at = b.size();
-  b.resize(at + sizeof(T));
-  std::memcpy(b.data() + at, &v, sizeof(T));
+char* put_at(char* w, T v) {
+  std::memcpy(w, &v, sizeof(T));
+  return w + sizeof(T);
 }
 template <typename T>
 T get(const char*& p) {
@@ -87,20 +86,21 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, Outbox& fwd) {
   fwd.reserve(by_dst.size());
   out.sends_to.reserve(by_dst.size());
   for (auto& [d, groups] : by_dst) {
-    size_t bytes = 0;  // the destination's buffer, in one allocation
+    size_t bytes = 0;  // the destination's buffer, in one allocation, written in place
     for (const auto& [key, idx] : groups) bytes += 12 + 8 * idx.size();
-    std::vector<char>& buf = fwd.emplace_back(d, std::vector<char>()).second;
-    buf.reserve(bytes);
+    std::vector<char>& buf = fwd.emplace_back(d, std::vector<char>(bytes)).second;
+    char* w = buf.data();
     P2pMatch::PeerGroups& mine = out.sends_to.emplace_back();
     mine.peer = d;
+    mine.groups.reserve(groups.size());
     uint32_t g = 0;
     for (auto& [key, idx] : groups) {
-      put<uint32_t>(buf, key.first);
-      put<int32_t>(buf, key.second);
-      put<uint32_t>(buf, uint32_t(idx.size()));
+      w = put_at<uint32_t>(w, key.first);
+      w = put_at<int32_t>(w, key.second);
+      w = put_at<uint32_t>(w, uint32_t(idx.size()));
       for (uint32_t k = 0; k < idx.size(); ++k) {
         const SendRecord& s = t.sends[idx[k]];
-        put<double>(buf, s.call == kNoCall ? kNaN : t.calls[s.call].enter);
+        w = put_at<double>(w, s.call == kNoCall ? kNaN : t.calls[s.call].enter);
         out.group[idx[k]] = g;
         out.pos[idx[k]] = k;
       }
@@ -176,8 +176,8 @@ void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, 
     const int32_t s = parcel.peer;
     const char* p = reinterpret_cast<const char*>(parcel.bytes.data());
     const char* end = p + parcel.bytes.size();
-    std::vector<char>& reply = bwd.emplace_back(s, std::vector<char>()).second;
-    reply.reserve(parcel.bytes.size() / 2);  // 4 B back per 8 B received, at most
+    std::vector<char>& reply = bwd.emplace_back(s, std::vector<char>(parcel.bytes.size() / 2)).second;
+    char* w = reply.data();  // 4 B back per 8 B received, at most
     const auto from = by_src.find(s);
     P2pMatch::PeerGroups& groups = out.recvs_from.emplace_back();
     groups.peer = s;
@@ -186,31 +186,37 @@ void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, 
       const uint32_t comm = get<uint32_t>(p);
       const int32_t tag = get<int32_t>(p);
       const uint32_t count = get<uint32_t>(p);
-      const std::vector<uint32_t>* mine = nullptr;
+      std::vector<uint32_t>* mine = nullptr;
       if (from != by_src.end()) {
         auto it = from->second.find({comm, tag});
         if (it != from->second.end()) mine = &it->second;
       }
-      std::vector<uint32_t> matched;
-      matched.reserve(mine ? std::min<size_t>(count, mine->size()) : 0);
-      for (uint32_t k = 0; k < count && end - p >= 8; ++k) {
+      const size_t have = mine ? mine->size() : 0;
+      uint32_t k = 0;
+      for (; k < count && end - p >= 8; ++k) {
         const double t_send = get<double>(p);
         float delta = kNaNf;
-        if (mine && k < mine->size()) {
+        if (k < have) {
           const uint32_t ri = (*mine)[k];
           out.send_enter[ri] = t_send;
           out.send_group[ri] = g;
           out.send_pos[ri] = k;
-          matched.push_back(ri);
           const RecvRecord& r = t.recvs[ri];
           if (r.post_call != kNoCall) delta = float(t.calls[r.post_call].enter - t_send);
-          ++matched_recvs;
         }
-        put<float>(reply, delta);
+        w = put_at<float>(w, delta);
       }
-      groups.groups.push_back(std::move(matched));
+      // The group's matched receives: the first min(k, have) of its list, moved (a group
+      // comes once per parcel; its surplus receives stay unmatched).
+      std::vector<uint32_t>& matched = groups.groups.emplace_back();
+      if (mine) {
+        matched = std::move(*mine);
+        matched.resize(std::min<size_t>(k, have));
+        matched_recvs += matched.size();
+      }
       ++g;
     }
+    reply.resize(size_t(w - reply.data()));
   }
   out.unmatched_recvs = t.recvs.size() - matched_recvs;
 }

@@ -2,6 +2,8 @@
 #include "analyzer/engine/timeline.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -32,6 +34,16 @@ CollFlow coll_flow(const char* mpi_name) {
   return CollFlow::kEvery;
 }
 
+void TimelineBuilder::reserve(uint64_t events) {
+  t_.calls.reserve(size_t(events / 2));
+  if (gaps_on_) {
+    t_.gap_begin.reserve(size_t(events / 2 + 1));
+    t_.gaps.reserve(size_t(events / 3));
+  }
+  t_.sends.reserve(size_t(events / 3));
+  t_.recvs.reserve(size_t(events / 3));
+}
+
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                                  const defs::Definitions& definitions)
     : to_global_(std::move(to_global)), defs_(definitions), me_(my_world_rank) {}
@@ -40,6 +52,7 @@ uint8_t TimelineBuilder::region_class_slow(uint32_t region) {
   // Region ids are dense (libtrace/defs), so a flat table answers (region_class), with a map
   // for outliers. Entries: 0 not looked up yet, else the class.
   const auto classify = [&] {
+    if (region > UINT16_MAX) return uint8_t(kNotMpi);
     const defs::RegionDef def = defs_.regions.get(region);
     if (def.kind != defs::RegionKind::kMpi) return uint8_t(kNotMpi);
     if (def.mpi.lifecycle == defs::MpiLifecycle::kInit) return uint8_t(kMpiInit);
@@ -79,7 +92,7 @@ void TimelineBuilder::begin_location(uint16_t location) {
   location_has_mpi_ = false;
 }
 
-void TimelineBuilder::gap_tick(const trace::Event& e) {
+[[gnu::always_inline]] inline void TimelineBuilder::gap_tick(const trace::Event& e) {
   // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
   // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
   if (have_last_ && open_.empty() && prev_node_ >= 0 && e.time > last_ticks_) {
@@ -92,7 +105,7 @@ void TimelineBuilder::gap_tick(const trace::Event& e) {
   have_last_ = true;
 }
 
-void TimelineBuilder::close_gap() {
+[[gnu::always_inline]] inline void TimelineBuilder::close_gap() {
   t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   if (location_ != 0) return;
   for (int32_t n : gap_touched_) {
@@ -165,11 +178,28 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   prev_node_ = node;  // active after this event: the next gap_tick books to it
 }
 
+namespace {
+
+// While the timeline is built its calls hold their raw tick times in the bits of enter and
+// exit; finish() converts them to global seconds in one loop (no conversion per event).
+double hold_ticks(uint64_t ticks) {
+  double d;
+  std::memcpy(&d, &ticks, sizeof d);
+  return d;
+}
+uint64_t held_ticks(double d) {
+  uint64_t ticks;
+  std::memcpy(&ticks, &d, sizeof ticks);
+  return ticks;
+}
+
+}  // namespace
+
 void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
   CallRecord c;
-  c.enter = c.exit = to_global_(e.time);
+  c.enter = c.exit = hold_ticks(e.time);
   c.node = node;
-  c.region = e.region;
+  c.region = uint16_t(e.region);  // an MPI region: below 2^16 (region_class)
   c.location = location_;
   if (gaps_on_) close_gap();
   if (!location_has_mpi_) {
@@ -186,7 +216,7 @@ void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
 
 void TimelineBuilder::close_call(const trace::Event& e) {
   const uint32_t idx = open_.back();
-  t_.calls[idx].exit = to_global_(e.time);
+  t_.calls[idx].exit = hold_ticks(e.time);
   const uint8_t cls = region_class(e.region);  // the lifecycle too: no locked lookup per call
   if (cls == kMpiInit) t_.init_call = idx;
   if (cls == kMpiFinalize) t_.finalize_call = idx;
@@ -318,9 +348,13 @@ Timeline TimelineBuilder::take_window() {
 
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
-  for (CallRecord& c : t_.calls)
+  for (CallRecord& c : t_.calls) {
+    const uint64_t enter = held_ticks(c.enter), exit = held_ticks(c.exit);
+    c.enter = to_global_(enter);
+    c.exit = exit == enter ? c.enter : to_global_(exit);
     if (c.location != 0 && c.node >= 0 && size_t(c.node) < node_remap.size())
       c.node = node_remap[size_t(c.node)];
+  }
   // A send request never completed (e.g. MPI_Request_free) completes "at its post".
   for (auto& s : t_.sends)
     if (s.complete_call == kNoCall) s.complete_call = s.call;

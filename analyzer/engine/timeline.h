@@ -53,13 +53,15 @@ enum class CollFlow : uint8_t {
 // The flow of a non-intercommunicator collective named `mpi_name` ("MPI_Alltoallv", ...).
 CollFlow coll_flow(const char* mpi_name);
 
+// 24 bytes: MPI regions have the spec's ids (libtrace/defs: 1..999), so 16 bits hold them.
 struct CallRecord {
   double enter = 0;  // global seconds
   double exit = 0;
-  int32_t node = -1;  // local call-path node (profile)
-  uint32_t region = 0;
+  int32_t node = -1;      // local call-path node (profile)
+  uint16_t region = 0;    // the MPI function's region id
   uint16_t location = 0;  // the thread that made the call (0: the one that called MPI_Init)
 };
+static_assert(sizeof(CallRecord) == 24, "a call record is 24 bytes");
 
 struct SendRecord {
   int32_t peer = 0;  // world rank of the destination
@@ -76,7 +78,7 @@ struct RecvRecord {
   int32_t tag = 0;
   uint32_t post_call = kNoCall;      // MPI_Recv itself (or the probe before it), or the MPI_Irecv
   uint32_t complete_call = kNoCall;  // as post_call, or the Wait/Test that completed an MPI_Irecv
-  uint64_t post_seq = 0;             // posting order on this rank
+  uint32_t post_seq = 0;             // posting order on this rank (indices are 32-bit, as calls')
   uint64_t bytes = 0;
 };
 
@@ -110,11 +112,12 @@ struct RmaRecord {
 
 // Time between MPI calls on location 0, per call-path node (the delay analysis's time
 // vectors): the gap before call k runs from the exit of the previous location-0 call (or the
-// location's first event) to the enter of call k.
-struct GapEntry {
+// location's first event) to the enter of call k. Packed: 12 bytes, one per call in a loop.
+struct __attribute__((packed)) GapEntry {
   int32_t node = -1;  // local call-path node
   double seconds = 0;
 };
+static_assert(sizeof(GapEntry) == 12, "a gap entry is 12 bytes");
 
 // Every thread of the rank that called MPI is a location of its own (MPI_THREAD_MULTIPLE):
 // its calls, messages and collectives are in the timeline like the main thread's. Calls are
@@ -157,15 +160,7 @@ class TimelineBuilder {
   // entries as blocking point-to-point calls make them (a third of the events each; more
   // regrow). No regrowth (no copies, no pages touched twice) up to those; the reservation is
   // address space only, its pages are touched as records arrive.
-  void reserve(uint64_t events) {
-    t_.calls.reserve(size_t(events / 2));
-    if (gaps_on_) {
-      t_.gap_begin.reserve(size_t(events / 2 + 1));
-      t_.gaps.reserve(size_t(events / 3));
-    }
-    t_.sends.reserve(size_t(events / 3));
-    t_.recvs.reserve(size_t(events / 3));
-  }
+  void reserve(uint64_t events);
   // Also book the time between location 0's MPI calls per call-path node (Timeline::gaps);
   // `seconds_per_tick` converts raw tick differences.
   void profile_gaps(double seconds_per_tick) {
@@ -189,6 +184,7 @@ class TimelineBuilder {
   int32_t world_rank(uint32_t comm, int32_t peer);
   // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe), 4 the
   // initialization (MpiLifecycle::kInit), 5 MPI_Finalize (kFinalize); every class from 2 on is MPI.
+  // A region id beyond 16 bits (CallRecord::region) is no MPI function's: class 1.
   enum : uint8_t { kNotMpi = 1, kMpi = 2, kBlockingProbe = 3, kMpiInit = 4, kMpiFinalize = 5 };
   uint8_t region_class(uint32_t region) {  // every ENTER and EXIT asks: the known answers inline
     if (region < mpi_flat_.size() && mpi_flat_[region] != 0) return mpi_flat_[region];
@@ -203,7 +199,7 @@ class TimelineBuilder {
   Timeline t_;
   std::vector<uint32_t> open_;                           // stack of open MPI calls (normally depth <= 1)
   std::unordered_map<uint64_t, uint32_t> isend_by_req_;  // request -> send index
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> irecv_post_;  // req -> (call, seq)
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> peers_;  // comm -> world ranks its p2p peers name
   std::vector<uint8_t> mpi_flat_;                             // region -> 0 unknown, else region_class
@@ -224,7 +220,7 @@ class TimelineBuilder {
   void add_irecv(const trace::Event& e, uint32_t cur);
   void add_coll(const trace::Event& e, uint32_t cur);  // a collective or its nonblocking post
   void on_rma(const trace::Event& e, uint32_t cur);
-  uint64_t post_seq_ = 0;
+  uint32_t post_seq_ = 0;
   int32_t me_ = 0;
   uint16_t location_ = 0;
   bool location_has_mpi_ = false;

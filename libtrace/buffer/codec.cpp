@@ -676,11 +676,11 @@ struct FullSink {
 struct CompactSink {
   DecodedChunk& out;
   CompactEvent* ev;
-  Event& wide(uint32_t) { return out.wide.emplace_back(); }
+  Event& wide(uint32_t) { return out.new_wide(); }
   void put(uint32_t i, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind, bool wide) {
     CompactEvent& c = ev[i];
     c.time = time;
-    c.ref = wide ? uint32_t(out.wide.size() - 1) : region;
+    c.ref = wide ? uint32_t(out.nwide - 1) : region;
     c.flags = flags;
     c.kind = EventKind(kind);
     c.wide = wide ? 1 : 0;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "libtrace/event/event.h"
@@ -83,9 +84,23 @@ static_assert(sizeof(CompactEvent) == 16, "compact events are 16 bytes");
 
 struct DecodedChunk {
   std::vector<CompactEvent> events;  // [0, count) hold the chunk (the storage only grows)
+  // [0, nwide) hold the chunk's wide events. The storage only grows: a slot is reused without
+  // clearing its 128 bytes of counters unless it held a COUNTERS event (new_wide()).
   std::vector<Event> wide;
+  size_t nwide = 0;
   size_t count = 0;
   size_t size() const { return count; }
+  // The next wide slot, every field zero, at index nwide - 1.
+  Event& new_wide() {
+    if (nwide == wide.size()) {
+      wide.emplace_back();
+      return wide[nwide++];
+    }
+    Event& e = wide[nwide++];
+    if (e.kind == EventKind::kCounters) std::memset(e.counters, 0, sizeof e.counters);
+    std::memset(static_cast<void*>(&e), 0, offsetof(Event, counters));
+    return e;
+  }
   // The full event i.
   void get(size_t i, Event& out) const {
     const CompactEvent& c = events[i];
@@ -101,7 +116,7 @@ struct DecodedChunk {
   }
   void clear() {
     count = 0;
-    wide.clear();
+    nwide = 0;
   }
 };
 

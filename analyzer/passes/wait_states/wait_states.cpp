@@ -83,13 +83,13 @@ struct Ctx {
 };
 
 // The waiting intervals of each call, with their causes (WaitRecord), merged per call.
-// A slot per call (4 B each) instead of a tree: one lookup per booked wait, no allocation.
+// While waits are booked in ascending call order (late senders and receivers of one thread
+// usually are) a call's record is the last one or new; from the first booking out of that
+// order on, a slot per call (4 B each) finds it: one lookup per booked wait, no tree.
 class RecordBook {
  public:
   // Room for a record per call (address space: pages are touched as records arrive).
-  explicit RecordBook(const engine::Timeline& t) : t_(t), slot_(t.calls.size(), kNone) {
-    recs_.reserve(t.calls.size());
-  }
+  explicit RecordBook(const engine::Timeline& t) : t_(t) { recs_.reserve(t.calls.size()); }
   // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
   void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
     if (call == kNoCall || !(end > t_.calls[call].enter)) return;
@@ -127,21 +127,29 @@ class RecordBook {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   WaitRecord& get(uint32_t call) {
-    uint32_t& s = slot_[call];
+    if (in_order_) {
+      if (recs_.empty() || recs_.back().call < call) return add(call);
+      if (recs_.back().call == call) return recs_.back();
+      in_order_ = false;  // an earlier call: index every record so far
+      slot_.assign(t_.calls.size(), kNone);
+      for (uint32_t i = 0; i < recs_.size(); ++i) slot_[recs_[i].call] = i;
+    }
+    const uint32_t s = slot_[call];
     if (s != kNone) return recs_[s];
-    WaitRecord r;
+    slot_[call] = uint32_t(recs_.size());
+    return add(call);
+  }
+  WaitRecord& add(uint32_t call) {
+    WaitRecord& r = recs_.emplace_back();
     r.call = call;
     r.wait_end = t_.calls[call].enter;
     r.completion_begin = t_.calls[call].exit;
-    s = uint32_t(recs_.size());
-    if (!recs_.empty() && recs_.back().call > call) in_order_ = false;
-    recs_.push_back(r);
-    return recs_.back();
+    return r;
   }
   const engine::Timeline& t_;
-  std::vector<uint32_t> slot_;  // call -> index in recs_
+  std::vector<uint32_t> slot_;  // call -> index in recs_, once !in_order_
   std::vector<WaitRecord> recs_;
-  bool in_order_ = true;  // recs_ in ascending call order
+  bool in_order_ = true;  // recs_ in strictly ascending call order
 };
 
 // --- Late sender (+ wrong order). Receives are in completion order, so the receives a

@@ -93,11 +93,12 @@ struct RunSync {
 // pattern booked at the call lies in one of them (the wrong-order patterns are subsets).
 struct WaitRecord {
   uint32_t call = engine::kNoCall;  // index in Timeline::calls
+  int32_t cause_rank = -1;          // world rank whose event ended [enter, wait_end]; -1 unknown
   double wait_end = 0;              // end of the wait that began at the call's enter (= enter: none)
   double completion_begin = 0;      // start of the completion wait ending at exit (= exit: none)
-  int32_t cause_rank = -1;          // world rank whose event ended [enter, wait_end]; -1 unknown
   double cause_time = 0;            // that event: the enter of the causing call on cause_rank
 };
+static_assert(sizeof(WaitRecord) == 32, "a wait record is 32 bytes (no padding)");
 
 struct WaitStates {
   // [local call-path node][pattern], seconds.

@@ -561,3 +561,49 @@ TEST_CASE("header fields that disagree with the frame are corrupt", "[codec]") {
   // Location and sequence are index data, not integrity data.
   CHECK(with([](ChunkHeader& m) { m.sequence = 12; }) == Status::kOk);
 }
+
+TEST_CASE("a reused DecodedChunk's wide events hold nothing of the chunk before", "[codec]") {
+  // The first chunk's wide slots hold counters and a collective; the second chunk's wide
+  // events land in the same slots and must read exactly as decoded afresh.
+  auto encode = [](const std::vector<Event>& ev, std::vector<uint8_t>& enc, ChunkHeader& h) {
+    const std::vector<Slot> slots = to_slots(ev);
+    enc.clear();
+    REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
+  };
+  auto event = [](EventKind kind, uint64_t time) {
+    Event e;
+    e.kind = kind;
+    e.time = time;
+    return e;
+  };
+  std::vector<Event> first{event(EventKind::kCounters, 1000), event(EventKind::kCollEnd, 1010),
+                           event(EventKind::kEnter, 1020)};
+  first[0].bytes = 3;
+  for (unsigned k = 0; k < 3; ++k) first[0].counters[k] = 11 * (k + 1);
+  first[1].region = 7;
+  first[1].comm = 2;
+  first[1].root = 1;
+  first[1].bytes = 64;
+  first[1].bytes_received = 128;
+  first[2].region = 1500;
+  std::vector<Event> second{event(EventKind::kSend, 2000), event(EventKind::kIrecvRequest, 2010),
+                            event(EventKind::kExit, 2020)};
+  second[0].peer = 1;
+  second[0].tag = 9;
+  second[0].bytes = 8;
+  second[1].request = 5;
+  second[2].region = 1500;
+  DecodedChunk compact;
+  for (const std::vector<Event>* ev : {&first, &second}) {
+    std::vector<uint8_t> enc;
+    ChunkHeader h;
+    encode(*ev, enc, h);
+    REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, compact) == Status::kOk);
+    REQUIRE(compact.size() == ev->size());
+    for (size_t i = 0; i < ev->size(); ++i) {
+      Event got;
+      compact.get(i, got);
+      CHECK(got == (*ev)[i]);
+    }
+  }
+}

@@ -67,7 +67,7 @@ struct OneRank {
   OneRank(const std::vector<std::pair<double, double>>& calls,
           const std::vector<std::vector<engine::GapEntry>>& gaps, double send_enter) {
     for (size_t k = 0; k < calls.size(); ++k)
-      t.calls.push_back({calls[k].first, calls[k].second, 0, uint32_t(k), 0});
+      t.calls.push_back({calls[k].first, calls[k].second, 0, uint16_t(k), 0});
     t.init_call = 0;
     t.finalize_call = 3;
     t.mpi_locations = 1;
