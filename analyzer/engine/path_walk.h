@@ -89,6 +89,7 @@ struct PathWalkResult {
   bool partial = false;                           // a cycle or the hop bound cut the path
   PathWalkMethod method = PathWalkMethod::kJump;  // what ran (never kAuto)
   uint32_t levels = 0;                            // pointer-doubling levels (jump)
+  bool listed = false;                            // the list path resolved it (jump, no merges)
   uint32_t rounds = 0;                            // collective rounds this rank took part in
   uint64_t bytes_sent = 0;                        // payload this rank sent
 };
@@ -145,7 +146,7 @@ class PathExchange {
 
 // The distributed walk (pointer jumping) over this rank's records `mine`. Collective over ex.
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out);
+                 PathWalkResult& out, bool lists = true);
 
 // ---- MPI ---------------------------------------------------------------------------------
 
