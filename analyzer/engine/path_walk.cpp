@@ -325,7 +325,7 @@ class JumpWalk {
   Grouping grp_;
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
   std::vector<uint32_t> origin_;
-  uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
+  uint64_t last_active_ = 0;    // jump_once's count of records with a successor at the new level
   std::vector<uint8_t> indeg_;  // items whose successor a record is (up to 2)
   uint64_t merges_ = 0;         // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;          // the start's successor
@@ -584,10 +584,8 @@ void JumpWalk<Id>::take_tokens(bool forward, uint64_t& returned) {
     if (t.kind != Token::kTravel && t.origin_rank == me_) {
       rid_[t.origin] = gid(t.node_rank, t.node);
       rdep_[t.origin] = t.dist;
-      if (t.kind == Token::kRoot)
-        res_[t.origin] = 1;
-      else
-        ++far_;
+      if (t.kind == Token::kRoot) res_[t.origin] = 1;
+      else ++far_;
       continue;
     }
     if (t.origin_rank == me_) {
@@ -665,7 +663,8 @@ Status JumpWalk<Id>::contract(uint64_t far, bool& ok) {
       rdep_[u] += back[pos].dist;
       res_[u] = back[pos].resolved ? 1 : 0;
     }
-    open.erase(std::remove_if(open.begin(), open.end(), [&](uint32_t u) { return res_[u] != 0; }), open.end());
+    open.erase(std::remove_if(open.begin(), open.end(), [&](uint32_t u) { return res_[u] != 0; }),
+               open.end());
     uint64_t active = open.size();
     CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
     out_.levels = level + 1;
