@@ -142,8 +142,8 @@ struct Link {
 };
 static_assert(sizeof(Token) == 24 && sizeof(Link) == 24, "wire sizes");
 
-// Token rounds before tokens stop travelling (those still out go on by pointer jumping), and
-// rounds after which they stop when none has come back yet (no rank sees its own again soon).
+// Token rounds at most (those still out then go on by pointer jumping), and the rounds they
+// travel before they stop at the first round in which none came back.
 constexpr uint32_t kTokenHops = 16;
 constexpr uint32_t kTokenTrial = 4;
 constexpr uint32_t kNoItem = UINT32_MAX;
@@ -479,8 +479,8 @@ void JumpWalk<Id>::break_cycle(std::vector<Pending>& pending) {
 // start: the same last record (root) and fewer hops to it. Roots and hops come from
 //   a. tokens: each item's token follows its chain, one hop per round, until it is back on
 //      the item's rank (its first return there: a record entered earlier), at the chain's
-//      last record, or stopped (kTokenHops rounds; a round without returns after a trial of
-//      about log2(records) rounds);
+//      last record, or stopped (after kTokenTrial rounds, at the first round without returns
+//      or at half the doubling's levels);
 //   b. a local pass: the returns make each rank's items runs, resolved in index order;
 //   c. pointer jumping on the runs' first items whose token was stopped (few: bench_chain's
 //      ring has one per rank), asking for the run of the record the token stopped at;
@@ -541,10 +541,11 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
       tok_dest_.push_back(int32_t(owner_of(j)));
     }
   }
-  // Tokens travel while they come back, or for a trial of about log2(N) rounds (what the
-  // doubling would take) before the first return.
-  uint32_t trial = kTokenTrial;
-  while (trial < kTokenHops && (uint64_t(1) << trial) < N) ++trial;
+  // Tokens travel for a trial of kTokenTrial rounds, then while they come back, up to half
+  // the doubling's levels (log2 N) or kTokenHops.
+  uint32_t cap = 0;
+  while (cap < 63 && (uint64_t(1) << cap) < N) ++cap;
+  cap = std::clamp<uint32_t>(cap / 2, kTokenTrial, kTokenHops);
   bool forward = true;
   for (uint32_t round = 1;; ++round) {
     CRITPATH_FORWARD_IF_ERROR(send_tokens());
@@ -557,7 +558,7 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
       far = red[3];
       return Status::kOk;
     }
-    forward = round + 1 < kTokenHops && (red[1] > 0 || round < trial);
+    forward = round < kTokenTrial || (red[1] > 0 && round < cap);
   }
 }
 
@@ -880,11 +881,12 @@ Status JumpWalk<Id>::close_cycle() {
 
 template <typename Id>
 Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out, int shift, bool lists) {
+                 PathWalkResult& out, int shift, ListPath lists) {
   JumpWalk<Id> walk(mine, start, ex, out, shift);
   uint64_t N = 0, merges = 0;  // hop records of all ranks; records two items lead to
   CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N, merges));
-  if (lists) {
+  const bool pays = N >= kListMinRecords && merges <= N / kListMergeShare;
+  if (lists == ListPath::kAlways || (lists == ListPath::kAuto && pays)) {
     bool done = false;
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
     out.listed = done;
@@ -898,7 +900,7 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
 }  // namespace
 
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out, bool lists) {
+                 PathWalkResult& out, ListPath lists) {
   const int P = ex.size();
   out = PathWalkResult{};
   out.method = PathWalkMethod::kJump;

@@ -107,7 +107,7 @@ struct Jumped {
   bool ok = true;
 };
 
-Jumped run_jump(const Recs& recs, const PathStart& start, bool lists = true) {
+Jumped run_jump(const Recs& recs, const PathStart& start, ListPath lists = ListPath::kAlways) {
   const int P = int(recs.size());
   ThreadWorld w(P);
   Jumped j;
@@ -172,15 +172,15 @@ bool same_segments(const std::vector<PathSegment>& a, const std::vector<PathSegm
 // Jump == serial on every rank (segments, hops, partial), with and without the list path.
 void require_same(const Recs& recs, const PathStart& start) {
   const Serial s = run_serial(recs, start);
-  for (bool lists : {true, false}) {
+  for (ListPath lists : {ListPath::kAlways, ListPath::kNever, ListPath::kAuto}) {
     const Jumped j = run_jump(recs, start, lists);
     REQUIRE(j.ok);
     for (size_t r = 0; r < recs.size(); ++r) {
-      INFO("rank " << r << (lists ? ", lists" : ", doubling only"));
+      INFO("rank " << r << ", list path " << int(lists));
       CHECK(same_segments(j.by_rank[r].segments, s.segs[r]));
       CHECK(j.by_rank[r].hops == s.hops);
       CHECK(j.by_rank[r].partial == s.partial);
-      if (!lists) CHECK_FALSE(j.by_rank[r].listed);
+      if (lists == ListPath::kNever) CHECK_FALSE(j.by_rank[r].listed);
     }
   }
 }
@@ -344,9 +344,9 @@ TEST_CASE("more ranks than records: runs grouped by sorting, the same walk", "[e
 }
 
 TEST_CASE("rings are lists: tokens, runs, the same path in fewer rounds", "[engine][tsan]") {
-  // Up to 6 ranks: every token is back on its rank within the trial rounds (log2 of the
-  // records), one run per rank, no pointer jumping, fewer rounds than the doubling over all
-  // records; 11: the tokens stop after the trial, the runs' first items jump.
+  // Up to 4 ranks: every token is back on its rank within the trial rounds, one run per rank,
+  // no pointer jumping, fewer rounds than the doubling over all records; 6 and 11: the
+  // tokens stop after the trial, the runs' first items jump.
   for (int P : {2, 3, 4, 6, 11}) {
     INFO("P " << P);
     const int laps = 40;
@@ -354,11 +354,11 @@ TEST_CASE("rings are lists: tokens, runs, the same path in fewer rounds", "[engi
     const PathStart start = make_start(recs, (laps * P - 1) % P, 10.0 * (laps * P) + 1, 0);
     require_same(recs, start);
     const Jumped j = run_jump(recs, start);
-    const Jumped d = run_jump(recs, start, false);
+    const Jumped d = run_jump(recs, start, ListPath::kNever);
     REQUIRE(j.ok);
     CHECK(j.by_rank[0].listed);
     CHECK(j.by_rank[0].hops == uint64_t(laps * P - 1));
-    if (P <= 6) {
+    if (P <= 4) {
       CHECK(j.by_rank[0].levels == 0);
       CHECK(j.by_rank[0].rounds < d.by_rank[0].rounds);
     } else {
@@ -421,9 +421,26 @@ TEST_CASE("rings with receives that did not wait: merges, marked by the flood", 
       const PathStart start = make_start(recs, (50 * P - 1) % P, 10.0 * (50 * P) + 1, 0);
       require_same(recs, start);
       const Jumped j = run_jump(recs, start);
-      const Jumped d = run_jump(recs, start, false);
+      const Jumped d = run_jump(recs, start, ListPath::kNever);
       CHECK(j.by_rank[0].listed);
       CHECK(j.by_rank[0].rounds < d.by_rank[0].rounds);
     }
   }
+}
+
+TEST_CASE("the list path runs by itself on many records that seldom merge", "[engine][tsan]") {
+  const Recs small = ring(2, 100);
+  const PathStart s0 = make_start(small, 1, 10.0 * 200 + 1, 0);
+  CHECK_FALSE(run_jump(small, s0, ListPath::kAuto).by_rank[0].listed);  // few records: doubling
+  const int laps = int(kListMinRecords / 2) + 8;
+  const Recs big = ring(2, laps);
+  const PathStart s1 = make_start(big, 1, 10.0 * (2 * laps) + 1, 0);
+  const Jumped j = run_jump(big, s1, ListPath::kAuto);
+  REQUIRE(j.ok);
+  CHECK(j.by_rank[0].listed);
+  CHECK(j.by_rank[0].hops == uint64_t(2 * laps - 1));
+  Recs merging(2);  // every other receive found its message: a merge per lap
+  for (int r = 0; r < 2; ++r)
+    for (size_t i = 0; i < big[size_t(r)].size(); i += 2) merging[size_t(r)].push_back(big[size_t(r)][i]);
+  CHECK_FALSE(run_jump(merging, s1, ListPath::kAuto).by_rank[0].listed);
 }
