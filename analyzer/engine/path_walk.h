@@ -27,6 +27,15 @@
 //   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
 //      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them.
+// The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
+// (many records, few merges): each record's token follows its chain, one hop per round, to its
+// first return to its own rank; those returns make each rank's records local runs, resolved
+// in one pass, and only the runs whose token stopped jump. Without merges each record's chain
+// end and hops mark the path; with merges the marking floods from the start along returns
+// (local) and successors (a round each), while every token came back. Rounds: 2 per token
+// hop and per flood hop, + 8 (a 2-rank ping-pong: 15, against about 4 log2(records) + 5);
+// work O(records × hops to return). Where it cannot decide (a cycle, tokens stopped in a
+// forest) steps 2 and 3 run as below.
 // A chain still unended after 2^K steps is a cycle (an inconsistent trace): the walk is
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
