@@ -885,7 +885,8 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
   JumpWalk<Id> walk(mine, start, ex, out, shift);
   uint64_t N = 0, merges = 0;  // hop records of all ranks; records two items lead to
   CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N, merges));
-  const bool pays = N >= kListMinRecords && merges <= N / kListMergeShare;
+  const bool pays = N >= kListMinRecords &&
+                    (merges == 0 || (merges <= N / kListMergeShare && ex.size() <= kListMaxRanks));
   if (lists == ListPath::kAlways || (lists == ListPath::kAuto && pays)) {
     bool done = false;
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));

@@ -155,11 +155,14 @@ class PathExchange {
 
 // The distributed walk (pointer jumping) over this rank's records `mine`. Collective over ex.
 // When the list path runs (path_walk.cpp, "The list path"): kAuto where it pays, on many
-// records (at least kListMinRecords) that seldom merge (at most one record in
-// kListMergeShare the successor of two items); kAlways, kNever for tests.
+// records (at least kListMinRecords) that never merge, or seldom (at most one record in
+// kListMergeShare the successor of two items) on at most kListMaxRanks ranks (a forest over
+// many ranks, as a wavefront's, rarely brings its tokens back: the doubling would run after
+// them); kAlways, kNever for tests.
 enum class ListPath : uint8_t { kAuto = 0, kAlways = 1, kNever = 2 };
 constexpr uint64_t kListMinRecords = uint64_t(1) << 14;
 constexpr uint64_t kListMergeShare = 64;
+constexpr int kListMaxRanks = 64;
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
                  PathWalkResult& out, ListPath lists = ListPath::kAuto);
 
