@@ -121,6 +121,33 @@ struct Reply {
 };
 static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
 
+// The list path's token: item `origin` of rank `origin_rank` follows its successors, one rank
+// per round, until it is back on its own rank (kTravel), at a chain's last record (kRoot) or
+// stopped (kFar); the last two go back to the origin.
+struct Token {
+  enum Kind : int32_t { kTravel = 0, kRoot = 1, kFar = 2 };
+  uint32_t node = 0;      // the record the token is at: kTravel the receiver's, else node_rank's
+  int32_t node_rank = 0;  // kRoot, kFar
+  uint32_t origin = 0;
+  int32_t origin_rank = 0;
+  uint32_t dist = 0;  // hops from the origin to node
+  int32_t kind = kTravel;
+};
+// The list path's reply on the contracted list: where a record's run leads, and how far.
+struct Link {
+  uint64_t id = 0;    // the chain's last record (resolved) or the next record to ask
+  uint64_t dist = 0;  // hops to it
+  uint32_t resolved = 0;
+  uint32_t pad = 0;
+};
+static_assert(sizeof(Token) == 24 && sizeof(Link) == 24, "wire sizes");
+
+// Token rounds at most (those still out then go on by pointer jumping), and the rounds they
+// travel before they stop at the first round in which none came back.
+constexpr uint32_t kTokenHops = 16;
+constexpr uint32_t kTokenTrial = 4;
+constexpr uint32_t kNoItem = UINT32_MAX;
+
 // Groups n items by destination rank, ascending: `order` lists the items (of 0..n; those
 // whose destination is negative left out) destination by destination, ascending within one;
 // `runs` the destinations and their counts. A count per rank only when the items are at least
@@ -213,9 +240,11 @@ class JumpWalk {
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
         have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), seg_rank_(n_ + 1, -1),
         seg_begin_(n_ + 1, 0), seg_end_(n_ + 1, 0), passes_(n_ + 1, 0), broken_(n_ + 1, 0), ended_(n_ + 1, 0),
-        J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0) {}
+        J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
 
-  Status find_successors(uint64_t& N);
+  Status find_successors(uint64_t& N, uint64_t& merges);
+  Status rank_list(uint64_t N, uint64_t merges, bool& done);
+  Status mark_by_flood();
   Status double_pointers(uint64_t N);
   Status mark_path();
   Status send_segments();
@@ -262,6 +291,17 @@ class JumpWalk {
   void break_cycle(std::vector<Pending>& pending);
   Status jump_once();
   Status close_cycle();
+  Status run_tokens(uint64_t N, uint64_t& far, bool& ok);
+  Status send_tokens();
+  void take_tokens(bool forward, uint64_t& returned);
+  void take_return(size_t x, uint32_t y, uint32_t dist) {
+    lnext_[x] = y;
+    lstep_[x] = dist;
+    if (!(y < x)) ++bad_;  // not earlier on the rank: a cycle
+  }
+  void local_runs();
+  Status contract(uint64_t far, bool& ok);
+  Status mark_by_depth();
 
   const std::vector<HopRec>& mine_;
   const PathStart& start_;
@@ -285,7 +325,20 @@ class JumpWalk {
   Grouping grp_;
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
   std::vector<uint32_t> origin_;
-  uint64_t last_active_ = 0;  // jump_once's count of records with a successor at the new level
+  uint64_t last_active_ = 0;    // jump_once's count of records with a successor at the new level
+  std::vector<uint8_t> indeg_;  // items whose successor a record is (up to 2)
+  uint64_t merges_ = 0;         // records that became a second item's successor (this round)
+  Id start_j0_ = kEnd;          // the start's successor
+  // The list path, per item: its first return to this rank (lnext_, kNoItem: none) and the
+  // hops to it; the run's first item (lroot_) and the hops to it; per run's first item, where
+  // its chain ends (rid_ a record, kEnd none; resolved) or the next record to ask (not), hops.
+  std::vector<uint32_t> lnext_, lstep_, lroot_;
+  std::vector<uint64_t> ldist_, rdep_;
+  std::vector<Id> rid_;
+  std::vector<uint8_t> res_;
+  uint64_t bad_ = 0, far_ = 0;  // returns not earlier on the rank; tokens stopped
+  std::vector<Token> tok_out_, tok_send_;
+  std::vector<int32_t> tok_dest_;
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
@@ -310,17 +363,21 @@ std::vector<typename JumpWalk<Id>::Pending> JumpWalk<Id>::first_arrivals() {
 }
 
 // Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
+// merges: the records that are more than one item's successor (all ranks).
 template <typename Id>
-Status JumpWalk<Id>::find_successors(uint64_t& N) {
+Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges) {
   std::vector<Pending> pending = first_arrivals();
   std::vector<uint32_t> order;  // position in pending, destination by destination
+  merges = 0;
   for (int round = 0;; ++round) {
     CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(pending, order));
     take_replies(pending, order);
     if (round + 1 >= kPassRounds) break_cycle(pending);
-    uint64_t red[2] = {pending.size(), round == 0 ? uint64_t(n_) : 0};
-    CRITPATH_FORWARD_IF_ERROR(asum(red, 2));
+    uint64_t red[3] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_};
+    merges_ = 0;
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
     if (round == 0) N = red[1];
+    merges += red[2];
     if (red[0] == 0) break;
   }
   return Status::kOk;
@@ -363,6 +420,7 @@ void JumpWalk<Id>::answer_queries(std::vector<Reply>& rep) {
     r = Reply{};
     r.kind = a.kind;
     if (a.kind == Arrival::kFound) {
+      if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
       r.id = uint64_t(gid(me_, a.index));
       r.time = a.begin;
       if (in[k].is_start && !marked_[a.index]) {  // the path's first record
@@ -389,7 +447,7 @@ void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector
     seg_end_[it] = p.t;
     if (r.kind == Arrival::kFound) {
       seg_begin_[it] = r.time;
-      if (it < n_) J_[0][it] = Id(r.id);
+      (it < n_ ? J_[0][it] : start_j0_) = Id(r.id);
     } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P_) {
       ++passes_[it];
       p.q = r.next_rank;
@@ -414,6 +472,277 @@ void JumpWalk<Id>::break_cycle(std::vector<Pending>& pending) {
     seg_begin_[p.item] = start_.first;
   }
   pending.clear();
+}
+
+// --- The list path. Where no record is the successor of two items, the successors form
+// chains (lists), and x is on the path exactly when it is on the start's chain before the
+// start: the same last record (root) and fewer hops to it. Roots and hops come from
+//   a. tokens: each item's token follows its chain, one hop per round, until it is back on
+//      the item's rank (its first return there: a record entered earlier), at the chain's
+//      last record, or stopped (after kTokenTrial rounds, at the first round without returns
+//      or at half the doubling's levels);
+//   b. a local pass: the returns make each rank's items runs, resolved in index order;
+//   c. pointer jumping on the runs' first items whose token was stopped (few: bench_chain's
+//      ring has one per rank), asking for the run of the record the token stopped at;
+//   d. one allreduce naming the start's root and hops: each rank marks its records.
+// A return not earlier on the rank, or runs still unresolved after the doubling's bound, is a
+// cycle (an inconsistent trace): `done` stays false and the doubling over all records runs.
+template <typename Id>
+Status JumpWalk<Id>::rank_list(uint64_t N, uint64_t merges, bool& done) {
+  done = false;
+  const size_t items = n_ + 1;
+  lnext_.assign(items, kNoItem);
+  lstep_.assign(items, 0);
+  res_.assign(items, 0);
+  rid_.assign(items, kEnd);
+  rdep_.assign(items, 0);
+  if (!have_start_) res_[n_] = 1;  // no start here: item n_ is nobody's
+  uint64_t far = 0;
+  bool ok = false;
+  CRITPATH_FORWARD_IF_ERROR(run_tokens(N, far, ok));
+  if (merges > 0) {  // a forest: the flood, while every run ends by a return or at a root
+    if (far > 0) return Status::kOk;
+    CRITPATH_FORWARD_IF_ERROR(mark_by_flood());
+    done = true;
+    return Status::kOk;
+  }
+  if (!ok) return Status::kOk;
+  local_runs();
+  if (far > 0) {
+    CRITPATH_FORWARD_IF_ERROR(contract(far, ok));
+    if (!ok) return Status::kOk;
+  }
+  CRITPATH_FORWARD_IF_ERROR(mark_by_depth());
+  done = true;
+  return Status::kOk;
+}
+
+// a. Token rounds until no token is out; N: all ranks' records; far: the tokens stopped (all
+// ranks); ok: no cycle.
+template <typename Id>
+Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
+  tok_out_.clear();
+  tok_dest_.clear();
+  const size_t items = have_start_ ? n_ + 1 : n_;
+  for (size_t x = 0; x < items; ++x) {
+    const Id j = x < n_ ? J_[0][x] : start_j0_;
+    if (j == kEnd) {  // the chain's last record (or the start, where the path began)
+      res_[x] = 1;
+      rid_[x] = x < n_ ? gid(me_, x) : kEnd;
+    } else if (owner_of(j) == me_) {  // passed on back to this rank
+      take_return(x, uint32_t(index_of(j)), 1);
+    } else {
+      Token t;
+      t.node = uint32_t(index_of(j));
+      t.origin = uint32_t(x);
+      t.origin_rank = me_;
+      t.dist = 1;
+      tok_out_.push_back(t);
+      tok_dest_.push_back(int32_t(owner_of(j)));
+    }
+  }
+  // Tokens travel for a trial of kTokenTrial rounds, then while they come back, up to half
+  // the doubling's levels (log2 N) or kTokenHops.
+  uint32_t cap = 0;
+  while (cap < 63 && (uint64_t(1) << cap) < N) ++cap;
+  cap = std::clamp<uint32_t>(cap / 2, kTokenTrial, kTokenHops);
+  bool forward = true;
+  for (uint32_t round = 1;; ++round) {
+    CRITPATH_FORWARD_IF_ERROR(send_tokens());
+    uint64_t back = 0;
+    take_tokens(forward, back);
+    uint64_t red[4] = {tok_out_.size(), back, bad_, far_};
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 4));
+    if (red[0] == 0) {
+      ok = red[2] == 0;
+      far = red[3];
+      return Status::kOk;
+    }
+    forward = round < kTokenTrial || (red[1] > 0 && round < cap);
+  }
+}
+
+// The tokens out, grouped by destination rank (one round).
+template <typename Id>
+Status JumpWalk<Id>::send_tokens() {
+  grp_.group(tok_out_.size(), P_, [&](size_t i) { return tok_dest_[i]; });
+  tok_send_.resize(grp_.order.size());
+  for (size_t pos = 0; pos < tok_send_.size(); ++pos) tok_send_[pos] = tok_out_[grp_.order[pos]];
+  return a2a(tok_send_.data(), grp_.runs, sizeof(Token));
+}
+
+// The tokens received: a return or an answer for one of this rank's items is taken, any other
+// goes on (forward), or back to its origin; `returned` counts the returns.
+template <typename Id>
+void JumpWalk<Id>::take_tokens(bool forward, uint64_t& returned) {
+  const Token* in = as<Token>(recv_);
+  const size_t nin = received();
+  tok_out_.clear();
+  tok_dest_.clear();
+  for (size_t k = 0; k < nin; ++k) {
+    Token t = in[k];
+    if (t.origin_rank == me_ && t.origin > n_) continue;  // not this walk's
+    if (t.kind != Token::kTravel && t.origin_rank == me_) {
+      rid_[t.origin] = gid(t.node_rank, t.node);
+      rdep_[t.origin] = t.dist;
+      if (t.kind == Token::kRoot) res_[t.origin] = 1;
+      else ++far_;
+      continue;
+    }
+    if (t.origin_rank == me_) {
+      take_return(t.origin, t.node, t.dist);
+      ++returned;
+      continue;
+    }
+    const Id j = t.node < n_ ? J_[0][t.node] : kEnd;
+    if (j != kEnd && forward) {
+      t.node = uint32_t(index_of(j));
+      ++t.dist;
+      tok_out_.push_back(t);
+      tok_dest_.push_back(int32_t(owner_of(j)));
+      continue;
+    }
+    t.kind = j == kEnd ? Token::kRoot : Token::kFar;
+    t.node_rank = me_;
+    tok_out_.push_back(t);
+    tok_dest_.push_back(t.origin_rank);
+  }
+}
+
+// b. Each item's run: its first return's run (earlier, so already known), or its own.
+template <typename Id>
+void JumpWalk<Id>::local_runs() {
+  const size_t items = n_ + 1;
+  lroot_.resize(items);
+  ldist_.resize(items);
+  for (size_t x = 0; x < items; ++x) {
+    const uint32_t y = lnext_[x];
+    if (y == kNoItem) {
+      lroot_[x] = uint32_t(x);
+      ldist_[x] = 0;
+    } else {
+      lroot_[x] = lroot_[y];
+      ldist_[x] = lstep_[x] + ldist_[y];
+    }
+  }
+}
+
+// c. Pointer jumping on the runs whose token stopped: each asks the rank of the record it
+// points at for that record's run's pointer (and hops), until every chain's root is known.
+template <typename Id>
+Status JumpWalk<Id>::contract(uint64_t far, bool& ok) {
+  ok = false;
+  uint32_t K = 1;  // levels enough for any chain of the `far` runs (more: a cycle)
+  while (K < 63 && (uint64_t(1) << K) < far + 2) ++K;
+  std::vector<uint32_t> open, order, req;
+  for (size_t u = 0; u <= n_; ++u)
+    if (lnext_[u] == kNoItem && !res_[u]) open.push_back(uint32_t(u));
+  std::vector<Link> links;
+  for (uint32_t level = 0; level <= K; ++level) {
+    grp_.group(open.size(), P_, [&](size_t i) { return int32_t(owner_of(rid_[open[i]])); });
+    order.swap(grp_.order);
+    req.resize(order.size());
+    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = uint32_t(index_of(rid_[open[order[pos]]]));
+    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(uint32_t)));
+    const uint32_t* in = as<uint32_t>(recv_);
+    links.resize(received());
+    for (size_t k = 0; k < links.size(); ++k) {
+      const uint32_t z = in[k];
+      if (z >= n_) {  // not a record: a chain that ends nowhere
+        links[k] = Link{uint64_t(kEnd), 0, 1, 0};
+        continue;
+      }
+      const uint32_t r = lroot_[z];
+      links[k] = Link{uint64_t(rid_[r]), rdep_[r] + ldist_[z], res_[r], 0};
+    }
+    const std::vector<PathRun> sources = recv_runs_;
+    CRITPATH_FORWARD_IF_ERROR(a2a(links.data(), sources, sizeof(Link), true));
+    const Link* back = as<Link>(recv_);
+    for (size_t pos = 0; pos < order.size(); ++pos) {
+      const uint32_t u = open[order[pos]];
+      rid_[u] = Id(back[pos].id);
+      rdep_[u] += back[pos].dist;
+      res_[u] = back[pos].resolved ? 1 : 0;
+    }
+    open.erase(std::remove_if(open.begin(), open.end(), [&](uint32_t u) { return res_[u] != 0; }),
+               open.end());
+    uint64_t active = open.size();
+    CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
+    out_.levels = level + 1;
+    if (active == 0) {
+      ok = true;
+      return Status::kOk;
+    }
+  }
+  return Status::kOk;
+}
+
+// d. The start's root and hops to everyone; the records of its chain before it are the path.
+template <typename Id>
+Status JumpWalk<Id>::mark_by_depth() {
+  uint64_t v[3] = {0, 0, 0};  // the start has a root; the root; the start's hops to it
+  if (have_start_) {
+    const uint32_t r = lroot_[n_];
+    if (res_[r] && rid_[r] != kEnd) {
+      v[0] = 1;
+      v[1] = uint64_t(rid_[r]);
+      v[2] = rdep_[r] + ldist_[n_];
+    }
+  }
+  CRITPATH_FORWARD_IF_ERROR(asum(v, 3));
+  if (v[0] == 0) return Status::kOk;
+  for (size_t x = 0; x < n_; ++x) {
+    const uint32_t r = lroot_[x];
+    if (res_[r] && uint64_t(rid_[r]) == v[1] && rdep_[r] + ldist_[x] < v[2]) marked_[x] = 1;
+  }
+  return Status::kOk;
+}
+
+// d'. Where chains merge (a forest) hops do not tell the path: marking floods from the start
+// instead. A record on the path puts its first return there (a local step) and its successor
+// (one round to its rank); with every token back or at a root within kTokenHops, the flood
+// reaches every record of the path within kTokenHops + 1 rounds.
+template <typename Id>
+Status JumpWalk<Id>::mark_by_flood() {
+  std::fill(marked_.begin(), marked_.end(), 0);
+  std::vector<uint32_t> work, req;
+  std::vector<int32_t> dest;
+  auto close = [&](uint32_t x) {  // x and its returns, while new
+    for (; x < n_ && !marked_[x]; x = lnext_[x]) {
+      marked_[x] = 1;
+      work.push_back(x);
+    }
+  };
+  auto follow = [&](Id j) {
+    if (j == kEnd) return;
+    if (owner_of(j) == me_) return close(uint32_t(index_of(j)));
+    req.push_back(uint32_t(index_of(j)));
+    dest.push_back(int32_t(owner_of(j)));
+  };
+  if (have_start_) {
+    if (lnext_[n_] != kNoItem) close(lnext_[n_]);
+    follow(start_j0_);
+  }
+  std::vector<uint32_t> send;
+  for (;;) {
+    while (!work.empty()) {
+      const uint32_t x = work.back();
+      work.pop_back();
+      follow(J_[0][x]);
+    }
+    grp_.group(req.size(), P_, [&](size_t i) { return dest[i]; });
+    send.resize(grp_.order.size());
+    for (size_t pos = 0; pos < send.size(); ++pos) send[pos] = req[grp_.order[pos]];
+    uint64_t out = send.size();
+    CRITPATH_FORWARD_IF_ERROR(asum(&out, 1));
+    if (out == 0) return Status::kOk;
+    req.clear();
+    dest.clear();
+    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(uint32_t)));
+    const uint32_t* in = as<uint32_t>(recv_);
+    const size_t nin = received();
+    for (size_t k = 0; k < nin; ++k) close(in[k]);
+  }
 }
 
 // --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
@@ -552,10 +881,18 @@ Status JumpWalk<Id>::close_cycle() {
 
 template <typename Id>
 Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out, int shift) {
+                 PathWalkResult& out, int shift, ListPath lists) {
   JumpWalk<Id> walk(mine, start, ex, out, shift);
-  uint64_t N = 0;  // hop records of all ranks
-  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N));
+  uint64_t N = 0, merges = 0;  // hop records of all ranks; records two items lead to
+  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N, merges));
+  const bool pays = N >= kListMinRecords &&
+                    (merges == 0 || (merges <= N / kListMergeShare && ex.size() <= kListMaxRanks));
+  if (lists == ListPath::kAlways || (lists == ListPath::kAuto && pays)) {
+    bool done = false;
+    CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
+    out.listed = done;
+    if (done) return walk.send_segments();
+  }
   CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N));
   CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
   return walk.send_segments();
@@ -564,7 +901,7 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
 }  // namespace
 
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out) {
+                 PathWalkResult& out, ListPath lists) {
   const int P = ex.size();
   out = PathWalkResult{};
   out.method = PathWalkMethod::kJump;
@@ -577,8 +914,8 @@ Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathEx
   while (shift < 63 && double(uint64_t(1) << shift) <= -most) ++shift;
   while (rank_bits < 31 && (int64_t(1) << rank_bits) < P) ++rank_bits;
   if (mine.size() >= UINT32_MAX) return Status::kInvalidArgument;  // items are 32-bit indices
-  if (shift + rank_bits <= 32 && shift < 32) return walk_with<uint32_t>(mine, start, ex, out, shift);
-  if (shift + rank_bits <= 64) return walk_with<uint64_t>(mine, start, ex, out, shift);
+  if (shift + rank_bits <= 32 && shift < 32) return walk_with<uint32_t>(mine, start, ex, out, shift, lists);
+  if (shift + rank_bits <= 64) return walk_with<uint64_t>(mine, start, ex, out, shift, lists);
   return Status::kInvalidArgument;
 }
 

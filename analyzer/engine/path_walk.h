@@ -27,6 +27,15 @@
 //   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
 //      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them.
+// The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
+// (many records, few merges): each record's token follows its chain, one hop per round, to its
+// first return to its own rank; those returns make each rank's records local runs, resolved
+// in one pass, and only the runs whose token stopped jump. Without merges each record's chain
+// end and hops mark the path; with merges the marking floods from the start along returns
+// (local) and successors (a round each), while every token came back. Rounds: 2 per token
+// hop and per flood hop, + 8 (a 2-rank ping-pong: 15, against about 4 log2(records) + 5);
+// work O(records × hops to return). Where it cannot decide (a cycle, tokens stopped in a
+// forest) steps 2 and 3 run as below.
 // A chain still unended after 2^K steps is a cycle (an inconsistent trace): the walk is
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
@@ -89,6 +98,7 @@ struct PathWalkResult {
   bool partial = false;                           // a cycle or the hop bound cut the path
   PathWalkMethod method = PathWalkMethod::kJump;  // what ran (never kAuto)
   uint32_t levels = 0;                            // pointer-doubling levels (jump)
+  bool listed = false;                            // the list path resolved it (jump, no merges)
   uint32_t rounds = 0;                            // collective rounds this rank took part in
   uint64_t bytes_sent = 0;                        // payload this rank sent
 };
@@ -144,8 +154,17 @@ class PathExchange {
 };
 
 // The distributed walk (pointer jumping) over this rank's records `mine`. Collective over ex.
+// When the list path runs (path_walk.cpp, "The list path"): kAuto where it pays, on many
+// records (at least kListMinRecords) that never merge, or seldom (at most one record in
+// kListMergeShare the successor of two items) on at most kListMaxRanks ranks (a forest over
+// many ranks, as a wavefront's, rarely brings its tokens back: the doubling would run after
+// them); kAlways, kNever for tests.
+enum class ListPath : uint8_t { kAuto = 0, kAlways = 1, kNever = 2 };
+constexpr uint64_t kListMinRecords = uint64_t(1) << 14;
+constexpr uint64_t kListMergeShare = 64;
+constexpr int kListMaxRanks = 64;
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
-                 PathWalkResult& out);
+                 PathWalkResult& out, ListPath lists = ListPath::kAuto);
 
 // ---- MPI ---------------------------------------------------------------------------------
 

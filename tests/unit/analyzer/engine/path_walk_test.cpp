@@ -107,7 +107,7 @@ struct Jumped {
   bool ok = true;
 };
 
-Jumped run_jump(const Recs& recs, const PathStart& start) {
+Jumped run_jump(const Recs& recs, const PathStart& start, ListPath lists = ListPath::kAlways) {
   const int P = int(recs.size());
   ThreadWorld w(P);
   Jumped j;
@@ -117,7 +117,7 @@ Jumped run_jump(const Recs& recs, const PathStart& start) {
   for (int r = 0; r < P; ++r)
     th.emplace_back([&, r] {
       ThreadExchange ex(w, r);
-      st[size_t(r)] = walk_jump(recs[size_t(r)], start, ex, j.by_rank[size_t(r)]);
+      st[size_t(r)] = walk_jump(recs[size_t(r)], start, ex, j.by_rank[size_t(r)], lists);
     });
   for (auto& t : th) t.join();
   for (Status s : st) j.ok = j.ok && s == Status::kOk;
@@ -169,16 +169,19 @@ bool same_segments(const std::vector<PathSegment>& a, const std::vector<PathSegm
   return true;
 }
 
-// Jump == serial on every rank (segments, hops, partial).
+// Jump == serial on every rank (segments, hops, partial), with and without the list path.
 void require_same(const Recs& recs, const PathStart& start) {
   const Serial s = run_serial(recs, start);
-  const Jumped j = run_jump(recs, start);
-  REQUIRE(j.ok);
-  for (size_t r = 0; r < recs.size(); ++r) {
-    INFO("rank " << r);
-    CHECK(same_segments(j.by_rank[r].segments, s.segs[r]));
-    CHECK(j.by_rank[r].hops == s.hops);
-    CHECK(j.by_rank[r].partial == s.partial);
+  for (ListPath lists : {ListPath::kAlways, ListPath::kNever, ListPath::kAuto}) {
+    const Jumped j = run_jump(recs, start, lists);
+    REQUIRE(j.ok);
+    for (size_t r = 0; r < recs.size(); ++r) {
+      INFO("rank " << r << ", list path " << int(lists));
+      CHECK(same_segments(j.by_rank[r].segments, s.segs[r]));
+      CHECK(j.by_rank[r].hops == s.hops);
+      CHECK(j.by_rank[r].partial == s.partial);
+      if (lists == ListPath::kNever) CHECK_FALSE(j.by_rank[r].listed);
+    }
   }
 }
 
@@ -338,4 +341,106 @@ TEST_CASE("more ranks than records: runs grouped by sorting, the same walk", "[e
     INFO("trial " << trial);
     require_same(recs, make_start(recs, int(rng() % uint64_t(P)), t + 10, 0));
   }
+}
+
+TEST_CASE("rings are lists: tokens, runs, the same path in fewer rounds", "[engine][tsan]") {
+  // Up to 4 ranks: every token is back on its rank within the trial rounds, one run per rank,
+  // no pointer jumping, fewer rounds than the doubling over all records; 6 and 11: the
+  // tokens stop after the trial, the runs' first items jump.
+  for (int P : {2, 3, 4, 6, 11}) {
+    INFO("P " << P);
+    const int laps = 40;
+    const Recs recs = ring(P, laps);
+    const PathStart start = make_start(recs, (laps * P - 1) % P, 10.0 * (laps * P) + 1, 0);
+    require_same(recs, start);
+    const Jumped j = run_jump(recs, start);
+    const Jumped d = run_jump(recs, start, ListPath::kNever);
+    REQUIRE(j.ok);
+    CHECK(j.by_rank[0].listed);
+    CHECK(j.by_rank[0].hops == uint64_t(laps * P - 1));
+    if (P <= 4) {
+      CHECK(j.by_rank[0].levels == 0);
+      CHECK(j.by_rank[0].rounds < d.by_rank[0].rounds);
+    } else {
+      CHECK(j.by_rank[0].levels > 0);
+    }
+  }
+}
+
+TEST_CASE("a cycle off the path and no merges: the list path hands over to doubling", "[engine][tsan]") {
+  // Ranks 2 and 3 wait for each other (an inconsistent trace), each record the other's one
+  // successor; the path goes 0 -> 1. The tokens find a return that is not earlier.
+  Recs recs(4);
+  recs[0] = {rec(2, 6, 1, 6)};
+  recs[2] = {rec(1, 5, 3, 5)};
+  recs[3] = {rec(1, 5, 2, 5)};
+  const PathStart start = make_start(recs, 0, 10, 0);
+  require_same(recs, start);
+  const Jumped j = run_jump(recs, start);
+  REQUIRE(j.ok);
+  CHECK_FALSE(j.by_rank[0].listed);
+  CHECK_FALSE(j.by_rank[0].partial);
+  CHECK(same_segments(j.by_rank[0].segments, {{6, 10}}));
+  CHECK(same_segments(j.by_rank[1].segments, {{0, 6}}));
+}
+
+TEST_CASE("chains of consistent random traces without merges walk as lists", "[engine][tsan]") {
+  // A token passed around at random: each receive waits for the previous holder's send, so
+  // every record has one predecessor (the next receive of the token) and the walk is a list.
+  std::mt19937_64 rng(4242);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int P = 2 + int(rng() % 7);
+    Recs recs(static_cast<size_t>(P));
+    int holder = 0;
+    double t = 1;
+    for (int s = 0; s < 60; ++s) {
+      int q = int(rng() % uint64_t(P - 1));
+      if (q >= holder) ++q;
+      recs[size_t(q)].push_back(rec(t - 0.5, t + 1, holder, t + 1));  // q waits for holder's send at t + 1
+      holder = q;
+      t += 2;
+    }
+    INFO("trial " << trial);
+    const PathStart start = make_start(recs, holder, t + 5, 0);
+    require_same(recs, start);
+    CHECK(run_jump(recs, start).by_rank[0].listed);
+  }
+}
+
+TEST_CASE("rings with receives that did not wait: merges, marked by the flood", "[engine][tsan]") {
+  // A receive that found its message waiting leaves no record: the path stays on its rank,
+  // and the previous lap's record there is the successor of two records (a merge).
+  std::mt19937_64 rng(99);
+  for (int P : {2, 3, 4}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      Recs full = ring(P, 50), recs(static_cast<size_t>(P));
+      for (int r = 0; r < P; ++r)
+        for (const HopRec& h : full[size_t(r)])
+          if (rng() % 10 != 0) recs[size_t(r)].push_back(h);
+      INFO("P " << P << " trial " << trial);
+      const PathStart start = make_start(recs, (50 * P - 1) % P, 10.0 * (50 * P) + 1, 0);
+      require_same(recs, start);
+      const Jumped j = run_jump(recs, start);
+      const Jumped d = run_jump(recs, start, ListPath::kNever);
+      CHECK(j.by_rank[0].listed);
+      CHECK(j.by_rank[0].rounds < d.by_rank[0].rounds);
+    }
+  }
+}
+
+TEST_CASE("the list path runs by itself on many records that seldom merge", "[engine][tsan]") {
+  const Recs small = ring(2, 100);
+  const PathStart s0 = make_start(small, 1, 10.0 * 200 + 1, 0);
+  CHECK_FALSE(run_jump(small, s0, ListPath::kAuto).by_rank[0].listed);  // few records: doubling
+  const int laps = int(kListMinRecords / 2) + 8;
+  const Recs big = ring(2, laps);
+  const PathStart s1 = make_start(big, 1, 10.0 * (2 * laps) + 1, 0);
+  const Jumped j = run_jump(big, s1, ListPath::kAuto);
+  REQUIRE(j.ok);
+  CHECK(j.by_rank[0].listed);
+  CHECK(j.by_rank[0].hops == uint64_t(2 * laps - 1));
+  Recs merging(2);  // every other receive found its message: a merge per lap
+  for (int r = 0; r < 2; ++r)
+    for (size_t i = 0; i < big[size_t(r)].size(); i += 2) merging[size_t(r)].push_back(big[size_t(r)][i]);
+  CHECK_FALSE(run_jump(merging, s1, ListPath::kAuto).by_rank[0].listed);
 }
