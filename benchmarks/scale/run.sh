@@ -13,7 +13,7 @@
 #   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes),
 #   LS long-term share (total delay_late_sender_long_term / (long + short term)); then the largest memory growth
 #   (analysis_memory_peak_bytes) and the CPU by phase (analysis_cpu_phases_s, else rank 0's
-#   wall time by phase, analysis_phases).
+#   wall time by phase, analysis_phases), in milliseconds.
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
 # out prints its exit status and the table goes on. SCALE_SIZES="256 1024" picks the synthesized
 # sizes (empty: none), SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
@@ -21,7 +21,9 @@ set -uo pipefail
 build=${1:-build}; maxp=${2:-16384}
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
 synth=$build/benchmarks/scale/critpath-synth
-analyze=$(find "$build" -name critpath-analyze -type f | head -1)
+# The build's own binary: find would also meet the copies the tests install under test-out/.
+analyze=$build/bin/critpath-analyze
+[ -x "$analyze" ] || analyze=$(find "$build" -path "$build/test-out" -prune -o -name critpath-analyze -type f -print | head -1)
 mpi=$(grep -m1 '^CRITPATH_MPI:' "$build/CMakeCache.txt" | cut -d= -f2)
 limit=${SCALE_TIMEOUT:-1800}
 out=${SCALE_OUT:-$(mktemp -d)}; mkdir -p "$out"
@@ -74,8 +76,8 @@ if isinstance(peak, (int, float)):
     print(f"{'':>8}  memory: peak +{peak / 2**20:.1f} MiB (rank {s.get('analysis_memory_peak_rank')})")
 phases = s.get("analysis_cpu_phases_s") or s.get("analysis_phases") or {}
 which = "cpu/rank" if s.get("analysis_cpu_phases_s") else "rank-0 wall"
-print(f"{'':>8}  phases ({which}): " + ", ".join(f"{k.removesuffix('_s')} {v:.3f}" for k, v in sorted(
-    phases.items(), key=lambda kv: -kv[1]) if isinstance(v, (int, float)) and v >= 0.0005))
+print(f"{'':>8}  phases ({which}, ms): " + ", ".join(f"{k.removesuffix('_s')} {v * 1e3:.3f}" for k, v in sorted(
+    phases.items(), key=lambda kv: -kv[1]) if isinstance(v, (int, float)) and v >= 5e-6))
 PY
 }
 header() {
