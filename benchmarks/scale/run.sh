@@ -16,7 +16,8 @@
 #   wall time by phase, analysis_phases), in milliseconds.
 # SCALE_TIMEOUT (s, default 1800) bounds each critpath-analyze run; a run that fails or times
 # out prints its exit status and the table goes on. SCALE_SIZES="256 1024" picks the synthesized
-# sizes (empty: none), SCALE_OUT=DIR keeps the outputs (the traces are deleted after each row).
+# sizes (empty: none), SCALE_INSITU_SIZES="16 256" the in-situ ones, SCALE_OUT=DIR keeps the
+# outputs (the traces are deleted after each row).
 set -uo pipefail
 build=${1:-build}; maxp=${2:-16384}
 lib=$build/libcritpath.so; shim=$build/tests/support/libcritpath_yield_shim.so
@@ -107,7 +108,7 @@ done
 if [ "${SCALE_INSITU:-1}" != 0 ]; then
   echo "--- in situ: bench_wavefront 20 200, oversubscribed on $(nproc) cores"
   header "run s"
-  for np in 16 64 144 256; do
+  for np in ${SCALE_INSITU_SIZES-16 64 144 256}; do
     d=$out/insitu-$np
     t0=$(date +%s.%N)
     preload="$lib:$shim" timeout "$limit" bash -c "$(declare -f mpirun); mpi=$mpi shim=$shim preload=$lib:$shim; \
