@@ -31,6 +31,7 @@
 // Decoding is defensive: every read is bounds-checked, every value range-checked, and any
 // inconsistency is Status::kCorrupt, never a crash or an out-of-bounds access.
 #include "libtrace/buffer/codec.h"
+#include "libtrace/buffer/varint.h"
 
 #include <zstd.h>
 
@@ -63,19 +64,6 @@ inline uint64_t get_le64(const uint8_t* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
-}
-
-inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
-inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
-
-// Writes a LEB128 varint at p (no bounds check: callers reserve the worst case).
-inline uint8_t* put_varint(uint8_t* p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = uint8_t(v) | 0x80;
-    v >>= 7;
-  }
-  *p++ = uint8_t(v);
-  return p;
 }
 
 // Bounds-checked varint reader over one column. A failed read leaves `ok` false and makes

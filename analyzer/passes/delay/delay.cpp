@@ -21,11 +21,17 @@
 #include <unordered_map>
 
 #include "analyzer/engine/mailbox.h"
+#include "libtrace/buffer/varint.h"
 
 namespace critpath::analyzer::passes {
 
 using engine::CollKind;
 using engine::kNoCall;
+// The gathered propagation's integers: LEB128 varints, signed deltas zigzagged.
+using trace::get_varint;
+using trace::put_varint;
+using trace::unzigzag;
+using trace::zigzag;
 
 namespace {
 
@@ -459,25 +465,6 @@ struct Caused {
 };
 
 }  // namespace
-
-void put_varint(std::vector<unsigned char>& b, uint64_t v) {
-  while (v >= 0x80) {
-    b.push_back(static_cast<unsigned char>(v | 0x80));
-    v >>= 7;
-  }
-  b.push_back(static_cast<unsigned char>(v));
-}
-bool get_varint(const unsigned char*& p, const unsigned char* end, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; p < end && shift < 64; shift += 7) {
-    const unsigned char c = *p++;
-    v |= uint64_t(c & 0x7f) << shift;
-    if (!(c & 0x80)) return true;
-  }
-  return false;
-}
-uint64_t zigzag(int64_t d) { return (uint64_t(d) << 1) ^ uint64_t(d >> 63); }
-int64_t unzigzag(uint64_t z) { return int64_t(z >> 1) ^ -int64_t(z & 1); }
 
 double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
                     const std::vector<std::pair<uint32_t, double>>& tw,

@@ -113,13 +113,6 @@ double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
 // a few neighbouring entries where a binary search over millions would miss the cache at
 // every step.
 size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint);
-// The gathered propagation's integers: LEB128 varints (7 bits a byte, low first; get_varint
-// advances `p`, false when the bytes end first or a value runs past 10 bytes), signed deltas mapped by
-// zigzag (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...) before.
-void put_varint(std::vector<unsigned char>& b, uint64_t v);
-bool get_varint(const unsigned char*& p, const unsigned char* end, uint64_t& v);
-uint64_t zigzag(int64_t d);
-int64_t unzigzag(uint64_t z);
 // The backward propagation over N wait instances (N < 2^32): r (in: each one's base, scale_v *
 // a_u summed; out: its propagated cost r_u = base_u + sum over consumers v of coef * r_v).
 // Caused record c belongs to wait v_of[c] (none: N or more) and holds the edges

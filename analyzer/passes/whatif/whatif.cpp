@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "analyzer/engine/mailbox.h"
+#include "libtrace/buffer/varint.h"
 #include "libtrace/clock/clock.h"
 
 namespace critpath::analyzer::passes {
@@ -53,23 +54,14 @@ bool get(const std::vector<unsigned char>& b, size_t& at, T& v) {
   return true;
 }
 
-// LEB128 for the small integers of a replay entry (keys, lane masks).
-void put_var(std::vector<unsigned char>& b, uint64_t v) {
-  while (v >= 0x80) {
-    b.push_back(uint8_t(v | 0x80));
-    v >>= 7;
-  }
-  b.push_back(uint8_t(v));
-}
+// LEB128 for the small integers of a replay entry (keys, lane masks), read at offset `at`.
+using trace::put_varint;
 
 bool get_var(const std::vector<unsigned char>& b, size_t& at, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; shift < 64 && at < b.size(); shift += 7) {
-    const uint8_t c = b[at++];
-    v |= uint64_t(c & 0x7f) << shift;
-    if (!(c & 0x80)) return true;
-  }
-  return false;
+  const unsigned char* p = b.data() + at;
+  const bool ok = trace::get_varint(p, b.data() + b.size(), v);
+  at = size_t(p - b.data());
+  return ok;
 }
 
 // What a replay message entry is about. Point to point: (sender's group, position) of the
@@ -162,8 +154,8 @@ class ProgramWriter {
 };
 
 // A signed difference as an unsigned LEB128 value: small either way (zigzag).
-uint64_t zigzag(int64_t d) { return (uint64_t(d) << 1) ^ uint64_t(d >> 63); }
-int64_t unzigzag(uint64_t z) { return int64_t(z >> 1) ^ -int64_t(z & 1); }
+using trace::unzigzag;
+using trace::zigzag;
 
 // One collective instance as the replay sees it.
 struct CollRef {
@@ -807,11 +799,11 @@ class GroupReplay final : public ReplayIo {
       dirty_.push_back(to);
     }
     const size_t at = o.size();
-    put_var(o, uint64_t(dest - to));
-    put_var(o, uint64_t(me - first_));
-    put_var(o, type);
-    put_var(o, a);
-    put_var(o, b);
+    put_varint(o, uint64_t(dest - to));
+    put_varint(o, uint64_t(me - first_));
+    put_varint(o, type);
+    put_varint(o, a);
+    put_varint(o, b);
     put(o, v[0]);
     uint64_t mask = 0, wide = 0;
     for (size_t l = 1; l < V_; ++l) {
@@ -820,8 +812,8 @@ class GroupReplay final : public ReplayIo {
       mask |= uint64_t(1) << (l - 1);
       if (std::fabs(double(float(d)) - d) > 1e-12) wide |= uint64_t(1) << (l - 1);
     }
-    put_var(o, mask);
-    put_var(o, wide);
+    put_varint(o, mask);
+    put_varint(o, wide);
     for (size_t l = 1; l < V_; ++l) {
       if (!(mask >> (l - 1) & 1)) continue;
       if (wide >> (l - 1) & 1) put(o, v[l] - v[0]);

@@ -94,30 +94,3 @@ TEST_CASE("galloping lower bound: std::lower_bound's answer from any hint", "[pa
   size_t hint = 5;
   CHECK(lower_bound_from(empty, 3, hint) == 0);
 }
-
-TEST_CASE("varints: round trip, zigzag deltas, truncated input refused", "[passes]") {
-  const uint64_t values[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, uint64_t(1) << 35, UINT64_MAX};
-  std::vector<unsigned char> b;
-  for (uint64_t v : values) put_varint(b, v);
-  CHECK(b.size() == 1 + 1 + 1 + 2 + 2 + 2 + 3 + 5 + 6 + 10);
-  const unsigned char* p = b.data();
-  for (uint64_t want : values) {
-    uint64_t v = 7;
-    REQUIRE(get_varint(p, b.data() + b.size(), v));
-    CHECK(v == want);
-  }
-  CHECK(p == b.data() + b.size());
-  uint64_t v = 0;
-  CHECK_FALSE(get_varint(p, b.data() + b.size(), v));  // nothing left
-  const unsigned char cut[] = {0x80, 0x80};            // a value that never ends
-  p = cut;
-  CHECK_FALSE(get_varint(p, cut + 2, v));
-
-  CHECK(zigzag(0) == 0);
-  CHECK(zigzag(-1) == 1);
-  CHECK(zigzag(1) == 2);
-  CHECK(zigzag(-2) == 3);
-  for (int64_t d :
-       {int64_t(0), int64_t(-1), int64_t(5), int64_t(-4294967295), int64_t(4294967295), INT64_MIN, INT64_MAX})
-    CHECK(unzigzag(zigzag(d)) == d);
-}
