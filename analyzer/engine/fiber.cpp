@@ -307,20 +307,22 @@ void yield() {
   if (t_current) leave(t_current, Fiber::Leave::kYield);
 }
 
-void relax(uint64_t& polls, uint64_t spin_limit, bool sleep) {
+bool relax(uint64_t& polls, uint64_t spin_limit, bool sleep) {
   ++polls;
   if (t_current) {
     leave(t_current, Fiber::Leave::kYield);
-    return;
+    return false;
   }
   const double crowd = g_ranks_per_core.load(std::memory_order_relaxed);
   if (!sleep || crowd > kNapCrowd) {
     if (polls > spin_limit) sched_yield();
-    return;
+    return false;
   }
   // Crowded cores: the rank waited for is most likely not running, spinning only delays it.
   if (crowd > 1) spin_limit = 0;
-  if (polls > spin_limit) nap(polls - spin_limit);
+  if (polls <= spin_limit) return false;
+  nap(polls - spin_limit);
+  return true;
 }
 
 void set_ranks_per_core(double ranks) { g_ranks_per_core.store(std::max(1.0, ranks)); }

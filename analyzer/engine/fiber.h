@@ -57,8 +57,8 @@ void yield();
 // Without `sleep`, or with more than kNapCrowd ranks per core, it gives the core away
 // (sched_yield) after `spin_limit` polls instead: the replays' point-to-point messages
 // (comm.cpp) form chains where a sleep at every hop adds up, and with that many ranks per core
-// the sleeps only stretch the analysis (see nap()).
-void relax(uint64_t& polls, uint64_t spin_limit = 64, bool sleep = true);
+// the sleeps only stretch the analysis (see nap()). True when it slept.
+bool relax(uint64_t& polls, uint64_t spin_limit = 64, bool sleep = true);
 // The k-th sleep (k >= 1) of a wait that found nothing for a while: kNapFirstNs doubling at
 // each up to kNapLongestNs. A waiting rank so costs a few wake-ups per wait instead of
 // polling without pause (with sched_yield, which the scheduler hands straight back). A wait

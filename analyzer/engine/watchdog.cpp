@@ -63,9 +63,8 @@ Status complete_all(std::vector<MPI_Request>& requests) {
       return Status::kMpiError;
     if (done) return Status::kOk;
     waiting.begin();
-    if (spins > 0) fiber::relax(polls);  // a fiber lets its worker's other fibers run
-    const bool sleeping = polls > 64 && !fiber::current();
-    if ((sleeping || spins % 256 == 255) && abandon_now()) {
+    const bool slept = spins > 0 && fiber::relax(polls);  // a fiber lets its worker's other fibers run
+    if ((slept || spins % 256 == 255) && abandon_now()) {
       watchdog_expired();  // sticky from here on
       return Status::kMpiError;
     }
