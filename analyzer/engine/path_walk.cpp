@@ -148,6 +148,13 @@ constexpr uint32_t kTokenHops = 16;
 constexpr uint32_t kTokenTrial = 4;
 constexpr uint32_t kNoItem = UINT32_MAX;
 
+// The doubling levels that cover n records: the smallest k (at most 63) with 2^k >= n.
+constexpr uint32_t ceil_log2(uint64_t n) {
+  uint32_t k = 0;
+  while (k < 63 && (uint64_t(1) << k) < n) ++k;
+  return k;
+}
+
 // Groups n items by destination rank, ascending: `order` lists the items (of 0..n; those
 // whose destination is negative left out) destination by destination, ascending within one;
 // `runs` the destinations and their counts. A count per rank only when the items are at least
@@ -543,9 +550,7 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
   }
   // Tokens travel for a trial of kTokenTrial rounds, then while they come back, up to half
   // the doubling's levels (log2 N) or kTokenHops.
-  uint32_t cap = 0;
-  while (cap < 63 && (uint64_t(1) << cap) < N) ++cap;
-  cap = std::clamp<uint32_t>(cap / 2, kTokenTrial, kTokenHops);
+  const uint32_t cap = std::clamp<uint32_t>(ceil_log2(N) / 2, kTokenTrial, kTokenHops);
   bool forward = true;
   for (uint32_t round = 1;; ++round) {
     CRITPATH_FORWARD_IF_ERROR(send_tokens());
@@ -632,8 +637,7 @@ void JumpWalk<Id>::local_runs() {
 template <typename Id>
 Status JumpWalk<Id>::contract(uint64_t far, bool& ok) {
   ok = false;
-  uint32_t K = 1;  // levels enough for any chain of the `far` runs (more: a cycle)
-  while (K < 63 && (uint64_t(1) << K) < far + 2) ++K;
+  const uint32_t K = ceil_log2(far + 2);  // levels enough for any chain of the `far` runs (more: a cycle)
   std::vector<uint32_t> open, order, req;
   for (size_t u = 0; u <= n_; ++u)
     if (lnext_[u] == kNoItem && !res_[u]) open.push_back(uint32_t(u));
@@ -748,8 +752,7 @@ Status JumpWalk<Id>::mark_by_flood() {
 // --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
 template <typename Id>
 Status JumpWalk<Id>::double_pointers(uint64_t N) {
-  uint32_t K_max = 0;
-  while (K_max < 63 && (uint64_t(1) << K_max) < N + 2) ++K_max;
+  const uint32_t K_max = ceil_log2(N + 2);
   uint64_t active = active_count(J_[0]);
   CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   uint32_t L = 0;  // levels the marking uses: J_0 .. J_{L-1}; every chain has <= 2^L records
