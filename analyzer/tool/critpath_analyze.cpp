@@ -24,12 +24,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analyzer/analysis.h"
@@ -382,12 +384,15 @@ int check_job(const Options& o, bool archive_ok, Job& job) {
     return 1;
   }
   if (!foreign.empty()) {
-    // Each process is rank 0 of its own world: the foreign launcher's rank 0 speaks.
+    // Each process is rank 0 of its own world: the foreign launcher's rank 0 speaks. The others
+    // leave a second later: a launcher aborts the job at the first non-zero exit (Open MPI with
+    // odls_base_sigkill_timeout 0 at once), which could otherwise kill the speaker before it speaks.
     if (foreign_first)
       std::fprintf(stderr,
                    "critpath-analyze: MPI mismatch: the trace has %d ranks but "
                    "MPI_COMM_WORLD has 1 process: %s\n",
                    locations, foreign.c_str());
+    else std::this_thread::sleep_for(std::chrono::seconds(1));
     return 2;
   }
   if (job.size > locations) {
