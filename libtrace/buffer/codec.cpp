@@ -675,6 +675,23 @@ struct CompactSink {
   }
 };
 
+// Predictor::slot for the decoder: a wide event's hash remembered per kind (a message loop's
+// sends and receives name the same communicator, and kind, region and comm decide the slot).
+struct SlotMemo {
+  struct Entry {
+    uint32_t region = 0, comm = 0;
+    uint32_t slot = UINT32_MAX;  // none yet
+  };
+  Entry last[128];  // by kind (kinds stay below 128: kFlagsBit)
+  [[gnu::always_inline]] unsigned slot(uint8_t kind, uint32_t region, uint32_t comm, bool wide) {
+    if (!wide) return Predictor::slot(kind, region, comm);
+    Entry& e = last[kind & 0x7f];
+    if (e.slot == UINT32_MAX || e.region != region || e.comm != comm)
+      e = {region, comm, Predictor::slot(kind, region, comm)};
+    return e.slot;
+  }
+};
+
 // The stream decoder behind both decode_events. `prepare(count)` sizes the sink's storage
 // once the counts are checked; returns false if the stream is corrupt (the sink then holds
 // garbage the caller discards).
@@ -703,6 +720,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   uint64_t q = 0;  // v2: steps since first_time
 
   Predictor pred;
+  SlotMemo wide_slots;
   uint64_t prev_time = first_time;
   uint64_t prev_request = 0;
   uint64_t prev_counters[kMaxCounters] = {};
@@ -778,7 +796,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
       region = e.region;
       comm = e.comm;
     }
-    uint32_t& last = pred.last[Predictor::slot(kind, region, comm)];
+    uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
     if (v1) {
       const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
       last = uint32_t(delta);
