@@ -812,8 +812,10 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
     }
     if (we) we->time = prev_time;
     sink.put(i, prev_time, region, flags, kind, we != nullptr);
-    if (!a.ok || !t.ok || !ph.ok) return false;
   }
+  // A failed read is looked at once, here: it left its column at the end and made every
+  // later read of it return 0 (still within the stream and the sink's event_count events).
+  if (!a.ok || !t.ok || !ph.ok) return false;
   // Every column must be consumed exactly: leftovers mean a count or size mismatch.
   return t.p == t.end && ph.p == ph.end && a.p == a.end;
 }
