@@ -721,6 +721,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
 
   Predictor pred;
   SlotMemo wide_slots;
+  bool phase_over = false;  // a phase not below the step: corrupt
   uint64_t prev_time = first_time;
   uint64_t prev_request = 0;
   uint64_t prev_counters[kMaxCounters] = {};
@@ -806,7 +807,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
       uint64_t phase = 0;
       if (step > 1) {
         phase = ph.u64();
-        if (phase >= step) ph.fail();
+        phase_over |= phase >= step;
       }
       prev_time = first_time + q * step + phase;
     }
@@ -815,7 +816,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   }
   // A failed read is looked at once, here: it left its column at the end and made every
   // later read of it return 0 (still within the stream and the sink's event_count events).
-  if (!a.ok || !t.ok || !ph.ok) return false;
+  if (!a.ok || !t.ok || !ph.ok || phase_over) return false;
   // Every column must be consumed exactly: leftovers mean a count or size mismatch.
   return t.p == t.end && ph.p == ph.end && a.p == a.end;
 }
