@@ -107,19 +107,18 @@ Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
   return arrival_at(h, i == 0 ? kNoRecord : i - 1, t);
 }
 
-// Step 1: "the path arrives on you at t" (the start's query carries is_start).
-struct Query {
-  double t = 0;
-  uint32_t is_start = 0;
-  uint32_t pad = 0;
-};
+// Step 1: "the path arrives on you at t" (a query is the time alone, 8 B). A found record's
+// reply carries the record's own next hop too: where its successor lies is then known to the
+// rank that asked, which finds it itself when that is its own rank (the list path's returns
+// after two hops without a token: a ping-pong's every record).
 struct Reply {
   int32_t kind = Arrival::kBegan;
-  int32_t next_rank = -1;
+  int32_t rank = -1;    // kPass: where the arrival goes on; kFound: the record's cause_rank
   uint64_t id = kNoId;  // kFound: the record's global id
   double time = 0;      // kFound: the segment's begin; kPass: the next arrival time
+  double next = 0;      // kFound: the record's next_time()
 };
-static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
+static_assert(sizeof(Reply) == 32, "wire size");
 
 // The list path's token: item `origin` of rank `origin_rank` follows its successors, one rank
 // per round, until it is back on its own rank (kTravel), at a chain's last record (kRoot) or
@@ -147,6 +146,8 @@ static_assert(sizeof(Token) == 24 && sizeof(Link) == 24, "wire sizes");
 constexpr uint32_t kTokenHops = 16;
 constexpr uint32_t kTokenTrial = 4;
 constexpr uint32_t kNoItem = UINT32_MAX;
+// hop2_: the item's successor is a chain's last record (a record index is below it).
+constexpr uint32_t kRootHop = UINT32_MAX - 1;
 
 // The doubling levels that cover n records: the smallest k (at most 63) with 2^k >= n.
 constexpr uint32_t ceil_log2(uint64_t n) {
@@ -295,6 +296,7 @@ class JumpWalk {
   Status resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order);
   void answer_queries(std::vector<Reply>& rep);
   void take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order);
+  void take_second_hop(size_t it, const Reply& r, size_t& hint, double& prev_t);
   void break_cycle(std::vector<Pending>& pending);
   Status jump_once();
   Status close_cycle();
@@ -336,6 +338,11 @@ class JumpWalk {
   std::vector<uint8_t> indeg_;  // items whose successor a record is (up to 2)
   uint64_t merges_ = 0;         // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;          // the start's successor
+  uint64_t start_found_ = 0;    // its global id + 1 in the round it was found, else 0
+  // Per item whose successor lies on another rank and continues on this one: the record it
+  // continues at (the list path's return after two hops), kRootHop where the successor's
+  // chain ends, kNoItem otherwise (a token finds out).
+  std::vector<uint32_t> hop2_;
   // The list path, per item: its first return to this rank (lnext_, kNoItem: none) and the
   // hops to it; the run's first item (lroot_) and the hops to it; per run's first item, where
   // its chain ends (rid_ a record, kEnd none; resolved) or the next record to ask (not), hops.
@@ -375,17 +382,27 @@ template <typename Id>
 Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges) {
   std::vector<Pending> pending = first_arrivals();
   std::vector<uint32_t> order;  // position in pending, destination by destination
+  hop2_.assign(n_ + 1, kNoItem);
   merges = 0;
+  uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
     CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(pending, order));
     take_replies(pending, order);
     if (round + 1 >= kPassRounds) break_cycle(pending);
-    uint64_t red[3] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_};
-    merges_ = 0;
-    CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
+    uint64_t red[4] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_, start_found_};
+    merges_ = start_found_ = 0;
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 4));
     if (round == 0) N = red[1];
     merges += red[2];
+    first += red[3];
     if (red[0] == 0) break;
+  }
+  if (first != 0 && owner_of(Id(first - 1)) == me_) {
+    const size_t i = index_of(Id(first - 1));
+    if (i < n_ && !marked_[i]) {
+      marked_[i] = 1;
+      marked_list_.push_back(uint32_t(i));
+    }
   }
   return Status::kOk;
 }
@@ -395,12 +412,9 @@ template <typename Id>
 Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
   grp_.group(pending.size(), P_, [&](size_t k) { return pending[k].q; });
   order.swap(grp_.order);
-  std::vector<Query> q(pending.size());
-  for (size_t pos = 0; pos < order.size(); ++pos) {
-    const Pending& p = pending[order[pos]];
-    q[pos] = {p.t, p.item == n_ ? 1u : 0u, 0};
-  }
-  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(Query)));
+  std::vector<double> q(order.size());
+  for (size_t pos = 0; pos < order.size(); ++pos) q[pos] = pending[order[pos]].t;
+  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(double)));
   std::vector<Reply> rep;
   answer_queries(rep);
   // Back to the sources, ascending: the replies arrive as the queries went.
@@ -413,29 +427,28 @@ Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::
 // answer (galloping), a full binary search only when the time went back.
 template <typename Id>
 void JumpWalk<Id>::answer_queries(std::vector<Reply>& rep) {
-  const Query* in = as<Query>(recv_);
+  const double* in = as<double>(recv_);
   const size_t nin = received();
   rep.resize(nin);
   size_t hint = 0;  // records below it entered before the previous query's time
   double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < nin; ++k) {
-    if (!(in[k].t >= prev_t)) hint = 0;
-    prev_t = in[k].t;
-    const Arrival a = arrive_from(mine_.data(), n_, in[k].t, hint);
+    if (!(in[k] >= prev_t)) hint = 0;
+    prev_t = in[k];
+    const Arrival a = arrive_from(mine_.data(), n_, in[k], hint);
     if (a.index != kNoRecord) hint = a.index;
     Reply& r = rep[k];
     r = Reply{};
     r.kind = a.kind;
     if (a.kind == Arrival::kFound) {
       if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
+      const HopRec& h = mine_[a.index];
       r.id = uint64_t(gid(me_, a.index));
       r.time = a.begin;
-      if (in[k].is_start && !marked_[a.index]) {  // the path's first record
-        marked_[a.index] = 1;
-        marked_list_.push_back(uint32_t(a.index));
-      }
+      r.rank = h.cause_rank;
+      r.next = next_time(h);
     } else if (a.kind == Arrival::kPass) {
-      r.next_rank = a.next_rank;
+      r.rank = a.next_rank;
       r.time = a.next_time;
     }
   }
@@ -446,6 +459,8 @@ template <typename Id>
 void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order) {
   const Reply* back = as<Reply>(recv_);
   std::vector<Pending> still;
+  size_t hint = 0;  // take_second_hop's search, as answer_queries'
+  double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Pending p = pending[order[pos]];
     const Reply& r = back[pos];
@@ -455,9 +470,11 @@ void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector
     if (r.kind == Arrival::kFound) {
       seg_begin_[it] = r.time;
       (it < n_ ? J_[0][it] : start_j0_) = Id(r.id);
-    } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P_) {
+      if (it == n_) start_found_ = r.id + 1;
+      if (p.q != me_) take_second_hop(it, r, hint, prev_t);
+    } else if (r.kind == Arrival::kPass && r.rank >= 0 && r.rank < P_) {
       ++passes_[it];
-      p.q = r.next_rank;
+      p.q = r.rank;
       p.t = r.time;
       still.push_back(p);
     } else {  // the path began on p.q (or an invalid rank: broken)
@@ -467,6 +484,24 @@ void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector
     }
   }
   pending.swap(still);
+}
+
+// Item `it`'s successor (found on another rank, reply r) ends its chain (an invalid cause), or
+// continues on this rank: where it arrives here is that successor's successor, as the
+// successor's own query found it (the same search), unless passed on (a token finds out).
+template <typename Id>
+void JumpWalk<Id>::take_second_hop(size_t it, const Reply& r, size_t& hint, double& prev_t) {
+  if (r.rank < 0 || r.rank >= P_) {
+    hop2_[it] = kRootHop;
+    return;
+  }
+  if (r.rank != me_) return;
+  if (!(r.next >= prev_t)) hint = 0;
+  prev_t = r.next;
+  const Arrival a = arrive_from(mine_.data(), n_, r.next, hint);
+  if (a.index != kNoRecord) hint = a.index;
+  if (a.kind == Arrival::kFound) hop2_[it] = uint32_t(a.index);
+  else if (a.kind == Arrival::kBegan) hop2_[it] = kRootHop;
 }
 
 // Passed on and on: a cycle of inconsistent waits.
@@ -538,6 +573,12 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
       rid_[x] = x < n_ ? gid(me_, x) : kEnd;
     } else if (owner_of(j) == me_) {  // passed on back to this rank
       take_return(x, uint32_t(index_of(j)), 1);
+    } else if (hop2_[x] == kRootHop) {  // the successor ends its chain
+      res_[x] = 1;
+      rid_[x] = j;
+      rdep_[x] = 1;
+    } else if (hop2_[x] != kNoItem) {  // back after two hops (take_replies found it)
+      take_return(x, hop2_[x], 2);
     } else {
       Token t;
       t.node = uint32_t(index_of(j));
