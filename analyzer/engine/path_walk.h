@@ -18,11 +18,11 @@
 // sparse all-to-alls, each rank handling all its records at once:
 //
 //   1. succ: every record (and the start) asks cause_rank "your latest record before t?"
-//      (8 B request; 32 B reply, which names the found record's own cause rank and next time
-//      too: a successor's successor on the asking rank is found there without a round, the
-//      list path's returns after two hops). An arrival inside the found record's wait
-//      (t < wait_end, an inconsistent trace) is passed on as today's walk passes it (an empty
-//      segment, one hop) by asking again, at most kPassRounds rounds.
+//      (8 B request; 24 B reply, 32 with 64-bit ids, naming the found record's cause rank and
+//      next time too: a successor's successor on the asking rank is found there without a
+//      round, the list path's returns after two hops). An arrival inside the found record's
+//      wait (t < wait_end, an inconsistent trace) is passed on as today's walk passes it (an
+//      empty segment, one hop) by asking again, at most kPassRounds rounds.
 //   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, one request + reply round
 //      (8 B each per record) per level, until every J_k is the end (K <= ceil(log2(N + 2)),
 //      N = all ranks' hop records, so fewer levels when every chain is short).
