@@ -105,14 +105,15 @@ Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
 }
 
 // Step 1: "the path arrives on you at t" (a query is the time alone, 8 B). A found record's
-// reply carries the record's own next hop too: where its successor lies is then known to the
+// reply names the record and its own next hop: where its successor lies is then known to the
 // rank that asked, which finds it itself when that is its own rank (the list path's returns
-// after two hops without a token: a ping-pong's every record). 24 B with 32-bit ids.
+// after two hops without a token: a ping-pong's every record). The segment's begin (the
+// record's wait end) stays with the record: step 4 names the record instead. 16 B with 32-bit
+// ids.
 constexpr int32_t kBeganHere = INT32_MIN;  // Reply::rank: the path began (kBegan)
 template <typename Id>
 struct Reply {
-  double time = 0;                         // kFound: the segment's begin; kPass: the next arrival time
-  double next = 0;                         // kFound: the record's next_time()
+  double time = 0;                         // kFound: the record's next_time(); kPass: the next arrival time
   Id id = std::numeric_limits<Id>::max();  // kFound: the record's global id, else the end
   int32_t rank = kBeganHere;               // kFound: the record's cause_rank; kPass: where the
                                            // arrival goes on (-1: an invalid rank)
@@ -122,7 +123,18 @@ struct Reply {
                                                 : Arrival::kPass;
   }
 };
-static_assert(sizeof(Reply<uint32_t>) == 24 && sizeof(Reply<uint64_t>) == 32, "wire sizes");
+static_assert(sizeof(Reply<uint32_t>) == 16 && sizeof(Reply<uint64_t>) == 24, "wire sizes");
+
+// Step 4: a marked item's segment to the rank it lies on: its end and the record found there
+// (the segment begins at its wait end), or none (the end: the path began, at `first`).
+template <typename Id>
+struct SegmentOut {
+  double end = 0;
+  Id succ = std::numeric_limits<Id>::max();
+};
+static_assert(sizeof(SegmentOut<uint32_t>) == sizeof(PathSegment) &&
+                  sizeof(SegmentOut<uint64_t>) == sizeof(PathSegment),
+              "a segment is received in place of the message");
 
 // The list path's token: item `origin` of rank `origin_rank` follows its successors, one rank
 // per round, until it is back on its own rank (kTravel), at a chain's last record (kRoot) or
@@ -267,9 +279,8 @@ class JumpWalk {
   JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), seg_begin_(n_ + 1, 0),
-        broken_(n_ + 1, 0), ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0),
-        indeg_(n_, 0) {}
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
+        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
 
   Status find_successors(uint64_t& N, uint64_t& merges);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
@@ -360,11 +371,11 @@ class JumpWalk {
   const bool have_start_;
   const int shift_;
   const Id mask_;
-  // Per item: its segment's begin; its rank and end are the item's first arrival's (its cause
-  // rank and next_time, the start's rank and time, or this rank and `first` for an invalid
-  // cause), unless the arrival was passed on (passes_, moved_rank_, moved_end_: allocated at
-  // the first arrival passed on, an inconsistent trace's).
-  std::vector<double> seg_begin_;
+  // Per item: its segment's rank and end are the item's first arrival's (its cause rank and
+  // next_time, the start's rank and time, or this rank and `first` for an invalid cause),
+  // unless the arrival was passed on (passes_, moved_rank_, moved_end_: allocated at the first
+  // arrival passed on, an inconsistent trace's). It begins at its successor's wait end (J_0,
+  // start_j0_), or at `first` where the path began.
   std::vector<uint32_t> passes_;
   std::vector<int32_t> moved_rank_;
   std::vector<double> moved_end_;
@@ -414,10 +425,7 @@ typename JumpWalk<Id>::Pending JumpWalk<Id>::first_arrival(size_t k) const {
 template <typename Id>
 void JumpWalk<Id>::mark_invalid() {
   for (size_t i = 0; i < n_; ++i)
-    if (!valid_cause(mine_[i])) {
-      broken_[i] = ended_[i] = 1;
-      seg_begin_[i] = start_.first;
-    }
+    if (!valid_cause(mine_[i])) broken_[i] = ended_[i] = 1;
 }
 
 // Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
@@ -500,9 +508,8 @@ void JumpWalk<Id>::answer_queries(std::vector<Reply<Id>>& rep) {
       if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
       const HopRec& h = mine_[a.index];
       r.id = gid(me_, a.index);
-      r.time = a.begin;
+      r.time = next_time(h);
       r.rank = h.cause_rank;
-      r.next = next_time(h);
     } else if (a.kind == Arrival::kPass) {
       r.rank = a.next_rank >= 0 && a.next_rank < P_ ? a.next_rank : -1;
       r.time = a.next_time;
@@ -524,7 +531,6 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
     const Arrival::Kind kind = r.kind();
     if (passes(it) > 0) move_to(it, p.q, p.t);
     if (kind == Arrival::kFound) {
-      seg_begin_[it] = r.time;
       (it < n_ ? J_[0][it] : start_j0_) = r.id;
       if (it == n_) start_found_ = uint64_t(r.id) + 1;
       if (p.q != me_) take_second_hop(it, r, hint, prev_t);
@@ -539,7 +545,6 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
       p.t = r.time;
       still.push_back(p);
     } else {  // the path began on p.q (or an invalid rank: broken)
-      seg_begin_[it] = start_.first;
       ended_[it] = 1;
       if (kind == Arrival::kPass) broken_[it] = 1;
     }
@@ -556,9 +561,9 @@ void JumpWalk<Id>::take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, 
     return;
   }
   if (r.rank != me_) return;
-  if (!(r.next >= prev_t)) hint = 0;
-  prev_t = r.next;
-  const Arrival a = arrive_from(mine_.data(), n_, r.next, hint);
+  if (!(r.time >= prev_t)) hint = 0;
+  prev_t = r.time;
+  const Arrival a = arrive_from(mine_.data(), n_, r.time, hint);
   if (a.index != kNoRecord) hint = a.index;
   if (a.kind == Arrival::kFound) hop2_[it] = uint32_t(a.index);
   else if (a.kind == Arrival::kBegan) hop2_[it] = kRootHop;
@@ -570,7 +575,6 @@ void JumpWalk<Id>::break_cycle(std::vector<Pending>& pending) {
   for (const Pending& p : pending) {
     broken_[p.item] = ended_[p.item] = 1;
     move_to(p.item, p.q, p.t);  // passed on (pending after the first round)
-    seg_begin_[p.item] = start_.first;
   }
   pending.clear();
 }
@@ -921,7 +925,7 @@ Status JumpWalk<Id>::mark_path() {
         marked_list_.push_back(uint32_t(in[i]));
       }
   }
-  J_.clear();
+  J_.resize(1);  // J_0 names each segment's begin (send_segments)
   J_.shrink_to_fit();
   return Status::kOk;
 }
@@ -948,14 +952,25 @@ Status JumpWalk<Id>::send_segments() {
   }
   {
     grp_.group(items.size(), P_, [&](size_t i) { return seg_rank(items[i]); });
-    std::vector<PathSegment> send(items.size());
+    std::vector<SegmentOut<Id>> send(items.size());
     for (size_t pos = 0; pos < items.size(); ++pos) {
       const size_t it = items[grp_.order[pos]];
-      send[pos] = {seg_begin_[it], std::max(seg_end(it), seg_begin_[it])};
+      send[pos].end = seg_end(it);
+      if (!ended_[it]) send[pos].succ = it < n_ ? J_[0][it] : start_j0_;
     }
-    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(PathSegment)));
+    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(SegmentOut<Id>)));
   }
-  take_segments(as<PathSegment>(recv_), received(), recv_runs_, out_.segments);
+  // Each segment in place of its message: begun at the record's wait end, or at `first`.
+  const size_t nin = received();
+  for (size_t k = 0; k < nin; ++k) {
+    SegmentOut<Id> m;
+    std::memcpy(&m, recv_.data() + k * sizeof m, sizeof m);
+    const size_t y = index_of(m.succ);
+    const double begin = m.succ != kEnd && y < n_ ? mine_[y].wait_end : start_.first;
+    const PathSegment g{begin, std::max(m.end, begin)};
+    std::memcpy(recv_.data() + k * sizeof g, &g, sizeof g);
+  }
+  take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;

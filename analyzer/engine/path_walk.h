@@ -18,8 +18,8 @@
 // sparse all-to-alls, each rank handling all its records at once:
 //
 //   1. succ: every record (and the start) asks cause_rank "your latest record before t?"
-//      (8 B request; 24 B reply, 32 with 64-bit ids, naming the found record's cause rank and
-//      next time too: a successor's successor on the asking rank is found there without a
+//      (8 B request; 16 B reply, 24 with 64-bit ids, naming the found record, its cause rank
+//      and its next time: a successor's successor on the asking rank is found there without a
 //      round, the list path's returns after two hops). An arrival inside the found record's
 //      wait (t < wait_end, an inconsistent trace) is passed on as today's walk passes it (an
 //      empty segment, one hop) by asking again, at most kPassRounds rounds.
@@ -28,7 +28,8 @@
 //      N = all ranks' hop records, so fewer levels when every chain is short).
 //   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
-//      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them.
+//      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them
+//      (16 B each: the arrival and succ(r), whose wait end its rank reads).
 // The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
 // (many records, few merges): each record's token follows its chain, one hop per round, to its
 // first return to its own rank (no token where step 1's reply showed it back after two hops); those returns make each rank's records local runs, resolved
