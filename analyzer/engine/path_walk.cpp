@@ -339,7 +339,14 @@ class JumpWalk {
   }
   int owner_of(Id g) const { return int(g >> shift_); }
   size_t index_of(Id g) const { return size_t(g & mask_); }
-  Pending first_arrival(size_t k) const;
+  // Item k's first arrival (q = -1: none, an invalid cause or no start here).
+  Pending first_arrival(size_t k) const {
+    if (k < n_) {
+      const HopRec& r = mine_[k];
+      return valid_cause(r) ? Pending{uint32_t(k), r.cause_rank, next_time(r)} : Pending{uint32_t(k), -1, 0};
+    }
+    return have_start_ ? Pending{uint32_t(n_), int32_t(me_), start_.time} : Pending{uint32_t(n_), -1, 0};
+  }
   void mark_invalid();
   template <typename Src>
   Status resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order);
@@ -411,16 +418,6 @@ class JumpWalk {
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
-// Item k's first arrival (q = -1: none, an invalid cause or no start here).
-template <typename Id>
-typename JumpWalk<Id>::Pending JumpWalk<Id>::first_arrival(size_t k) const {
-  if (k < n_) {
-    const HopRec& r = mine_[k];
-    return valid_cause(r) ? Pending{uint32_t(k), r.cause_rank, next_time(r)} : Pending{uint32_t(k), -1, 0};
-  }
-  return have_start_ ? Pending{uint32_t(n_), int32_t(me_), start_.time} : Pending{uint32_t(n_), -1, 0};
-}
-
 // Records with an invalid cause end their chains, broken (hop_records() never makes one).
 template <typename Id>
 void JumpWalk<Id>::mark_invalid() {
