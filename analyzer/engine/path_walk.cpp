@@ -806,16 +806,23 @@ Status JumpWalk<Id>::mark_by_depth() {
 // d'. Where chains merge (a forest) hops do not tell the path: marking floods from the start
 // instead. A record on the path puts its first return there (a local step) and its successor
 // (one round to its rank); with every token back or at a root within kTokenHops, the flood
-// reaches every record of the path within kTokenHops + 1 rounds.
+// reaches every record of the path within kTokenHops + 1 rounds. The marked records are closed
+// under returns on every rank, so a successor that is its predecessor's successor's first
+// return (x = lnext(p) two hops after p, J_0(x) on J_0(p)'s rank) is marked with J_0(p) and
+// not asked for: a ping-pong's flood asks once per run, not once per record.
 template <typename Id>
 Status JumpWalk<Id>::mark_by_flood() {
   std::fill(marked_.begin(), marked_.end(), 0);
   std::vector<uint32_t> work, req;
   std::vector<int32_t> dest;
+  auto covered = [&](uint32_t p, uint32_t x) {  // J_0(x) is lnext(J_0(p))
+    const Id a = J_[0][p], b = J_[0][x];
+    return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
+  };
   auto close = [&](uint32_t x) {  // x and its returns, while new
-    for (; x < n_ && !marked_[x]; x = lnext_[x]) {
+    for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
       marked_[x] = 1;
-      work.push_back(x);
+      if (p == kNoItem || !covered(p, x)) work.push_back(x);
     }
   };
   auto follow = [&](Id j) {
