@@ -88,9 +88,6 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
 
 namespace {
 
-// A found record's id on the wire (Reply::id): none.
-constexpr uint64_t kNoId = UINT64_MAX;
-
 // arrive(), searching from `hint` on (every record below it entered before t) by galloping:
 // O(log distance) instead of O(log n) when consecutive times are close.
 Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
@@ -107,19 +104,37 @@ Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
   return arrival_at(h, i == 0 ? kNoRecord : i - 1, t);
 }
 
-// Step 1: "the path arrives on you at t" (the start's query carries is_start).
-struct Query {
-  double t = 0;
-  uint32_t is_start = 0;
-  uint32_t pad = 0;
-};
+// Step 1: "the path arrives on you at t" (a query is the time alone, 8 B). A found record's
+// reply names the record and its own next hop: where its successor lies is then known to the
+// rank that asked, which finds it itself when that is its own rank (the list path's returns
+// after two hops without a token: a ping-pong's every record). The segment's begin (the
+// record's wait end) stays with the record: step 4 names the record instead. 16 B with 32-bit
+// ids.
+constexpr int32_t kBeganHere = INT32_MIN;  // Reply::rank: the path began (kBegan)
+template <typename Id>
 struct Reply {
-  int32_t kind = Arrival::kBegan;
-  int32_t next_rank = -1;
-  uint64_t id = kNoId;  // kFound: the record's global id
-  double time = 0;      // kFound: the segment's begin; kPass: the next arrival time
+  double time = 0;                         // kFound: the record's next_time(); kPass: the next arrival time
+  Id id = std::numeric_limits<Id>::max();  // kFound: the record's global id, else the end
+  int32_t rank = kBeganHere;               // kFound: the record's cause_rank; kPass: where the
+                                           // arrival goes on (-1: an invalid rank)
+  Arrival::Kind kind() const {
+    return id != std::numeric_limits<Id>::max() ? Arrival::kFound
+           : rank == kBeganHere                 ? Arrival::kBegan
+                                                : Arrival::kPass;
+  }
 };
-static_assert(sizeof(Query) == 16 && sizeof(Reply) == 24, "wire sizes");
+static_assert(sizeof(Reply<uint32_t>) == 16 && sizeof(Reply<uint64_t>) == 24, "wire sizes");
+
+// Step 4: a marked item's segment to the rank it lies on: its end and the record found there
+// (the segment begins at its wait end), or none (the end: the path began, at `first`).
+template <typename Id>
+struct SegmentOut {
+  double end = 0;
+  Id succ = std::numeric_limits<Id>::max();
+};
+static_assert(sizeof(SegmentOut<uint32_t>) == sizeof(PathSegment) &&
+                  sizeof(SegmentOut<uint64_t>) == sizeof(PathSegment),
+              "a segment is received in place of the message");
 
 // The list path's token: item `origin` of rank `origin_rank` follows its successors, one rank
 // per round, until it is back on its own rank (kTravel), at a chain's last record (kRoot) or
@@ -147,6 +162,8 @@ static_assert(sizeof(Token) == 24 && sizeof(Link) == 24, "wire sizes");
 constexpr uint32_t kTokenHops = 16;
 constexpr uint32_t kTokenTrial = 4;
 constexpr uint32_t kNoItem = UINT32_MAX;
+// hop2_: the item's successor is a chain's last record (a record index is below it).
+constexpr uint32_t kRootHop = UINT32_MAX - 1;
 
 // The doubling levels that cover n records: the smallest k (at most 63) with 2^k >= n.
 constexpr uint32_t ceil_log2(uint64_t n) {
@@ -228,6 +245,23 @@ void sort_segments(std::vector<PathSegment>& v, const std::vector<PathRun>& runs
   }
 }
 
+// The segments received (runs[s] from source s, in source order) into `out`, ascending: one or
+// two runs that ascend already (a consistent trace on up to two ranks) merged straight from
+// the receive buffer, else copied and sorted by sort_segments.
+void take_segments(const PathSegment* in, size_t n, const std::vector<PathRun>& runs,
+                   std::vector<PathSegment>& out) {
+  const size_t first = runs.empty() ? 0 : runs[0].count;
+  const size_t second = runs.size() < 2 ? 0 : runs[1].count;
+  if (runs.size() <= 2 && first + second == n && std::is_sorted(in, in + first, segment_less) &&
+      std::is_sorted(in + first, in + n, segment_less)) {
+    out.resize(n);
+    std::merge(in, in + first, in + first, in + n, out.begin(), segment_less);
+    return;
+  }
+  out.assign(in, in + n);
+  sort_segments(out, runs);
+}
+
 template <typename T>
 const T* as(const std::vector<unsigned char>& v) {
   return reinterpret_cast<const T*>(v.data());
@@ -245,9 +279,8 @@ class JumpWalk {
   JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), seg_rank_(n_ + 1, -1),
-        seg_begin_(n_ + 1, 0), seg_end_(n_ + 1, 0), passes_(n_ + 1, 0), broken_(n_ + 1, 0), ended_(n_ + 1, 0),
-        J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
+        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
 
   Status find_successors(uint64_t& N, uint64_t& merges);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
@@ -289,12 +322,38 @@ class JumpWalk {
     return a;
   }
   Id gid(int rank, size_t i) const { return Id(Id(rank) << shift_) | Id(i); }
+  uint32_t passes(size_t it) const { return passes_.empty() ? 0 : passes_[it]; }
+  bool valid_cause(const HopRec& r) const { return r.cause_rank >= 0 && r.cause_rank < P_; }
+  int32_t seg_rank(size_t it) const {
+    if (passes(it) > 0) return moved_rank_[it];
+    return it == n_ ? me_ : valid_cause(mine_[it]) ? mine_[it].cause_rank : me_;
+  }
+  double seg_end(size_t it) const {
+    if (passes(it) > 0) return moved_end_[it];
+    return it == n_ ? start_.time : valid_cause(mine_[it]) ? next_time(mine_[it]) : start_.first;
+  }
+  // Item `it` arrives on q at t after a pass.
+  void move_to(size_t it, int32_t q, double t) {
+    moved_rank_[it] = q;
+    moved_end_[it] = t;
+  }
   int owner_of(Id g) const { return int(g >> shift_); }
   size_t index_of(Id g) const { return size_t(g & mask_); }
-  std::vector<Pending> first_arrivals();
-  Status resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order);
-  void answer_queries(std::vector<Reply>& rep);
-  void take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order);
+  // Item k's first arrival (q = -1: none, an invalid cause or no start here).
+  Pending first_arrival(size_t k) const {
+    if (k < n_) {
+      const HopRec& r = mine_[k];
+      return valid_cause(r) ? Pending{uint32_t(k), r.cause_rank, next_time(r)} : Pending{uint32_t(k), -1, 0};
+    }
+    return have_start_ ? Pending{uint32_t(n_), int32_t(me_), start_.time} : Pending{uint32_t(n_), -1, 0};
+  }
+  void mark_invalid();
+  template <typename Src>
+  Status resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order);
+  void answer_queries(std::vector<Reply<Id>>& rep);
+  template <typename Src>
+  void take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still);
+  void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t);
   void break_cycle(std::vector<Pending>& pending);
   Status jump_once();
   Status close_cycle();
@@ -319,9 +378,14 @@ class JumpWalk {
   const bool have_start_;
   const int shift_;
   const Id mask_;
-  std::vector<int32_t> seg_rank_;
-  std::vector<double> seg_begin_, seg_end_;
+  // Per item: its segment's rank and end are the item's first arrival's (its cause rank and
+  // next_time, the start's rank and time, or this rank and `first` for an invalid cause),
+  // unless the arrival was passed on (passes_, moved_rank_, moved_end_: allocated at the first
+  // arrival passed on, an inconsistent trace's). It begins at its successor's wait end (J_0,
+  // start_j0_), or at `first` where the path began.
   std::vector<uint32_t> passes_;
+  std::vector<int32_t> moved_rank_;
+  std::vector<double> moved_end_;
   std::vector<uint8_t> broken_;
   std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
   std::vector<std::vector<Id>> J_;
@@ -336,6 +400,11 @@ class JumpWalk {
   std::vector<uint8_t> indeg_;  // items whose successor a record is (up to 2)
   uint64_t merges_ = 0;         // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;          // the start's successor
+  uint64_t start_found_ = 0;    // its global id + 1 in the round it was found, else 0
+  // Per item whose successor lies on another rank and continues on this one: the record it
+  // continues at (the list path's return after two hops), kRootHop where the successor's
+  // chain ends, kNoItem otherwise (a token finds out).
+  std::vector<uint32_t> hop2_;
   // The list path, per item: its first return to this rank (lnext_, kNoItem: none) and the
   // hops to it; the run's first item (lroot_) and the hops to it; per run's first item, where
   // its chain ends (rid_ a record, kEnd none; resolved) or the next record to ask (not), hops.
@@ -349,93 +418,97 @@ class JumpWalk {
 };
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
+// Records with an invalid cause end their chains, broken (hop_records() never makes one).
 template <typename Id>
-std::vector<typename JumpWalk<Id>::Pending> JumpWalk<Id>::first_arrivals() {
-  std::vector<Pending> pending;
-  pending.reserve(n_ + 1);
-  for (size_t i = 0; i < n_; ++i) {
-    const HopRec& r = mine_[i];
-    seg_rank_[i] = r.cause_rank;
-    seg_end_[i] = next_time(r);
-    if (r.cause_rank < 0 || r.cause_rank >= P_) {
-      broken_[i] = ended_[i] = 1;  // hop_records() never makes one
-      seg_rank_[i] = me_;
-      seg_begin_[i] = seg_end_[i] = start_.first;
-      continue;
-    }
-    pending.push_back({uint32_t(i), r.cause_rank, next_time(r)});
-  }
-  if (have_start_) pending.push_back({uint32_t(n_), int32_t(me_), start_.time});
-  return pending;
+void JumpWalk<Id>::mark_invalid() {
+  for (size_t i = 0; i < n_; ++i)
+    if (!valid_cause(mine_[i])) broken_[i] = ended_[i] = 1;
 }
 
 // Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
 // merges: the records that are more than one item's successor (all ranks).
 template <typename Id>
 Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges) {
-  std::vector<Pending> pending = first_arrivals();
-  std::vector<uint32_t> order;  // position in pending, destination by destination
+  mark_invalid();
+  // The first round asks for every item's first arrival (read from the records, no list of
+  // them); later rounds for the arrivals passed on (`pending`).
+  std::vector<Pending> pending, still;
+  std::vector<uint32_t> order;  // items (then positions in pending), destination by destination
+  hop2_.assign(n_ + 1, kNoItem);
   merges = 0;
+  uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
-    CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(pending, order));
-    take_replies(pending, order);
+    still.clear();
+    if (round == 0) {
+      auto at = [&](size_t k) { return first_arrival(k); };
+      CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(n_ + 1, at, order));
+      take_replies(at, order, still);
+    } else {
+      auto at = [&](size_t k) { return pending[k]; };
+      CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(pending.size(), at, order));
+      take_replies(at, order, still);
+    }
+    pending.swap(still);
     if (round + 1 >= kPassRounds) break_cycle(pending);
-    uint64_t red[3] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_};
-    merges_ = 0;
-    CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
+    uint64_t red[4] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_, start_found_};
+    merges_ = start_found_ = 0;
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 4));
     if (round == 0) N = red[1];
     merges += red[2];
+    first += red[3];
     if (red[0] == 0) break;
+  }
+  if (first != 0 && owner_of(Id(first - 1)) == me_) {
+    const size_t i = index_of(Id(first - 1));
+    if (i < n_ && !marked_[i]) {
+      marked_[i] = 1;
+      marked_list_.push_back(uint32_t(i));
+    }
   }
   return Status::kOk;
 }
 
 // One round: each pending arrival asks its rank; the replies land in recv_, in `order`.
 template <typename Id>
-Status JumpWalk<Id>::resolve_arrivals(const std::vector<Pending>& pending, std::vector<uint32_t>& order) {
-  grp_.group(pending.size(), P_, [&](size_t k) { return pending[k].q; });
+template <typename Src>
+Status JumpWalk<Id>::resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order) {
+  grp_.group(count, P_, [&](size_t k) { return at(k).q; });
   order.swap(grp_.order);
-  std::vector<Query> q(pending.size());
-  for (size_t pos = 0; pos < order.size(); ++pos) {
-    const Pending& p = pending[order[pos]];
-    q[pos] = {p.t, p.item == n_ ? 1u : 0u, 0};
-  }
-  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(Query)));
-  std::vector<Reply> rep;
+  std::vector<double> q(order.size());
+  for (size_t pos = 0; pos < order.size(); ++pos) q[pos] = at(order[pos]).t;
+  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(double)));
+  std::vector<Reply<Id>> rep;
   answer_queries(rep);
   // Back to the sources, ascending: the replies arrive as the queries went.
   const std::vector<PathRun> back = recv_runs_;
-  return a2a(rep.data(), back, sizeof(Reply), true);
+  return a2a(rep.data(), back, sizeof(Reply<Id>), true);
 }
 
 // Where each query received arrives among this rank's records. A source's queries come in
 // its records' order, so their times mostly ascend: each search starts from the previous
 // answer (galloping), a full binary search only when the time went back.
 template <typename Id>
-void JumpWalk<Id>::answer_queries(std::vector<Reply>& rep) {
-  const Query* in = as<Query>(recv_);
+void JumpWalk<Id>::answer_queries(std::vector<Reply<Id>>& rep) {
+  const double* in = as<double>(recv_);
   const size_t nin = received();
   rep.resize(nin);
   size_t hint = 0;  // records below it entered before the previous query's time
   double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < nin; ++k) {
-    if (!(in[k].t >= prev_t)) hint = 0;
-    prev_t = in[k].t;
-    const Arrival a = arrive_from(mine_.data(), n_, in[k].t, hint);
+    if (!(in[k] >= prev_t)) hint = 0;
+    prev_t = in[k];
+    const Arrival a = arrive_from(mine_.data(), n_, in[k], hint);
     if (a.index != kNoRecord) hint = a.index;
-    Reply& r = rep[k];
-    r = Reply{};
-    r.kind = a.kind;
+    Reply<Id>& r = rep[k];
+    r = Reply<Id>{};
     if (a.kind == Arrival::kFound) {
       if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
-      r.id = uint64_t(gid(me_, a.index));
-      r.time = a.begin;
-      if (in[k].is_start && !marked_[a.index]) {  // the path's first record
-        marked_[a.index] = 1;
-        marked_list_.push_back(uint32_t(a.index));
-      }
+      const HopRec& h = mine_[a.index];
+      r.id = gid(me_, a.index);
+      r.time = next_time(h);
+      r.rank = h.cause_rank;
     } else if (a.kind == Arrival::kPass) {
-      r.next_rank = a.next_rank;
+      r.rank = a.next_rank >= 0 && a.next_rank < P_ ? a.next_rank : -1;
       r.time = a.next_time;
     }
   }
@@ -443,30 +516,54 @@ void JumpWalk<Id>::answer_queries(std::vector<Reply>& rep) {
 
 // The replies: found (the segment and J_0), passed on (pending again), or the path began.
 template <typename Id>
-void JumpWalk<Id>::take_replies(std::vector<Pending>& pending, const std::vector<uint32_t>& order) {
-  const Reply* back = as<Reply>(recv_);
-  std::vector<Pending> still;
+template <typename Src>
+void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still) {
+  const Reply<Id>* back = as<Reply<Id>>(recv_);
+  size_t hint = 0;  // take_second_hop's search, as answer_queries'
+  double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t pos = 0; pos < order.size(); ++pos) {
-    Pending p = pending[order[pos]];
-    const Reply& r = back[pos];
+    Pending p = at(order[pos]);
+    const Reply<Id>& r = back[pos];
     const size_t it = p.item;
-    seg_rank_[it] = p.q;
-    seg_end_[it] = p.t;
-    if (r.kind == Arrival::kFound) {
-      seg_begin_[it] = r.time;
-      (it < n_ ? J_[0][it] : start_j0_) = Id(r.id);
-    } else if (r.kind == Arrival::kPass && r.next_rank >= 0 && r.next_rank < P_) {
+    const Arrival::Kind kind = r.kind();
+    if (passes(it) > 0) move_to(it, p.q, p.t);
+    if (kind == Arrival::kFound) {
+      (it < n_ ? J_[0][it] : start_j0_) = r.id;
+      if (it == n_) start_found_ = uint64_t(r.id) + 1;
+      if (p.q != me_) take_second_hop(it, r, hint, prev_t);
+    } else if (kind == Arrival::kPass && r.rank >= 0 && r.rank < P_) {
+      if (passes_.empty()) {
+        passes_.assign(n_ + 1, 0);
+        moved_rank_.assign(n_ + 1, -1);
+        moved_end_.assign(n_ + 1, 0);
+      }
       ++passes_[it];
-      p.q = r.next_rank;
+      p.q = r.rank;
       p.t = r.time;
       still.push_back(p);
     } else {  // the path began on p.q (or an invalid rank: broken)
-      seg_begin_[it] = start_.first;
       ended_[it] = 1;
-      if (r.kind == Arrival::kPass) broken_[it] = 1;
+      if (kind == Arrival::kPass) broken_[it] = 1;
     }
   }
-  pending.swap(still);
+}
+
+// Item `it`'s successor (found on another rank, reply r) ends its chain (an invalid cause), or
+// continues on this rank: where it arrives here is that successor's successor, as the
+// successor's own query found it (the same search), unless passed on (a token finds out).
+template <typename Id>
+void JumpWalk<Id>::take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t) {
+  if (r.rank < 0 || r.rank >= P_) {
+    hop2_[it] = kRootHop;
+    return;
+  }
+  if (r.rank != me_) return;
+  if (!(r.time >= prev_t)) hint = 0;
+  prev_t = r.time;
+  const Arrival a = arrive_from(mine_.data(), n_, r.time, hint);
+  if (a.index != kNoRecord) hint = a.index;
+  if (a.kind == Arrival::kFound) hop2_[it] = uint32_t(a.index);
+  else if (a.kind == Arrival::kBegan) hop2_[it] = kRootHop;
 }
 
 // Passed on and on: a cycle of inconsistent waits.
@@ -474,9 +571,7 @@ template <typename Id>
 void JumpWalk<Id>::break_cycle(std::vector<Pending>& pending) {
   for (const Pending& p : pending) {
     broken_[p.item] = ended_[p.item] = 1;
-    seg_rank_[p.item] = p.q;
-    seg_end_[p.item] = p.t;
-    seg_begin_[p.item] = start_.first;
+    move_to(p.item, p.q, p.t);  // passed on (pending after the first round)
   }
   pending.clear();
 }
@@ -538,6 +633,12 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
       rid_[x] = x < n_ ? gid(me_, x) : kEnd;
     } else if (owner_of(j) == me_) {  // passed on back to this rank
       take_return(x, uint32_t(index_of(j)), 1);
+    } else if (hop2_[x] == kRootHop) {  // the successor ends its chain
+      res_[x] = 1;
+      rid_[x] = j;
+      rdep_[x] = 1;
+    } else if (hop2_[x] != kNoItem) {  // back after two hops (take_replies found it)
+      take_return(x, hop2_[x], 2);
     } else {
       Token t;
       t.node = uint32_t(index_of(j));
@@ -705,16 +806,23 @@ Status JumpWalk<Id>::mark_by_depth() {
 // d'. Where chains merge (a forest) hops do not tell the path: marking floods from the start
 // instead. A record on the path puts its first return there (a local step) and its successor
 // (one round to its rank); with every token back or at a root within kTokenHops, the flood
-// reaches every record of the path within kTokenHops + 1 rounds.
+// reaches every record of the path within kTokenHops + 1 rounds. The marked records are closed
+// under returns on every rank, so a successor that is its predecessor's successor's first
+// return (x = lnext(p) two hops after p, J_0(x) on J_0(p)'s rank) is marked with J_0(p) and
+// not asked for: a ping-pong's flood asks once per run, not once per record.
 template <typename Id>
 Status JumpWalk<Id>::mark_by_flood() {
   std::fill(marked_.begin(), marked_.end(), 0);
   std::vector<uint32_t> work, req;
   std::vector<int32_t> dest;
+  auto covered = [&](uint32_t p, uint32_t x) {  // J_0(x) is lnext(J_0(p))
+    const Id a = J_[0][p], b = J_[0][x];
+    return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
+  };
   auto close = [&](uint32_t x) {  // x and its returns, while new
-    for (; x < n_ && !marked_[x]; x = lnext_[x]) {
+    for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
       marked_[x] = 1;
-      work.push_back(x);
+      if (p == kNoItem || !covered(p, x)) work.push_back(x);
     }
   };
   auto follow = [&](Id j) {
@@ -821,7 +929,7 @@ Status JumpWalk<Id>::mark_path() {
         marked_list_.push_back(uint32_t(in[i]));
       }
   }
-  J_.clear();
+  J_.resize(1);  // J_0 names each segment's begin (send_segments)
   J_.shrink_to_fit();
   return Status::kOk;
 }
@@ -830,32 +938,43 @@ Status JumpWalk<Id>::mark_path() {
 template <typename Id>
 Status JumpWalk<Id>::send_segments() {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
-  std::vector<PathSegment> segs;
-  std::vector<int32_t> dest;
+  std::vector<uint32_t> items;  // the marked items
   auto add = [&](size_t it) {
     if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
-    segs.push_back({seg_begin_[it], std::max(seg_end_[it], seg_begin_[it])});
-    dest.push_back(seg_rank_[it]);
+    items.push_back(uint32_t(it));
   };
   // In record order: on a consistent trace each destination then gets its segments ascending.
+  items.reserve(size_t(std::count(marked_.begin(), marked_.end(), uint8_t(1))) + 1);
   for (size_t x = 0; x < n_; ++x) {
     if (!marked_[x]) continue;
-    red[0] += 1 + passes_[x];  // the record's own hop, and the arrivals passed on after it
+    red[0] += 1 + passes(x);  // the record's own hop, and the arrivals passed on after it
     add(x);
   }
   if (have_start_) {
-    red[0] += passes_[n_];  // the start is no hop, arrivals passed on from it are
+    red[0] += passes(n_);  // the start is no hop, arrivals passed on from it are
     add(n_);
   }
   {
-    grp_.group(segs.size(), P_, [&](size_t i) { return dest[i]; });
-    std::vector<PathSegment> send(segs.size());
-    for (size_t pos = 0; pos < segs.size(); ++pos) send[pos] = segs[grp_.order[pos]];
-    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(PathSegment)));
-    const PathSegment* in = as<PathSegment>(recv_);
-    out_.segments.assign(in, in + received());
+    grp_.group(items.size(), P_, [&](size_t i) { return seg_rank(items[i]); });
+    std::vector<SegmentOut<Id>> send(items.size());
+    for (size_t pos = 0; pos < items.size(); ++pos) {
+      const size_t it = items[grp_.order[pos]];
+      send[pos].end = seg_end(it);
+      if (!ended_[it]) send[pos].succ = it < n_ ? J_[0][it] : start_j0_;
+    }
+    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(SegmentOut<Id>)));
   }
-  sort_segments(out_.segments, recv_runs_);
+  // Each segment in place of its message: begun at the record's wait end, or at `first`.
+  const size_t nin = received();
+  for (size_t k = 0; k < nin; ++k) {
+    SegmentOut<Id> m;
+    std::memcpy(&m, recv_.data() + k * sizeof m, sizeof m);
+    const size_t y = index_of(m.succ);
+    const double begin = m.succ != kEnd && y < n_ ? mine_[y].wait_end : start_.first;
+    const PathSegment g{begin, std::max(m.end, begin)};
+    std::memcpy(recv_.data() + k * sizeof g, &g, sizeof g);
+  }
+  take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;

@@ -18,22 +18,25 @@
 // sparse all-to-alls, each rank handling all its records at once:
 //
 //   1. succ: every record (and the start) asks cause_rank "your latest record before t?"
-//      (16 B request, 24 B reply). An arrival inside the found record's wait (t < wait_end,
-//      an inconsistent trace) is passed on as today's walk passes it (an empty segment, one
-//      hop) by asking again, at most kPassRounds rounds.
+//      (8 B request; 16 B reply, 24 with 64-bit ids, naming the found record, its cause rank
+//      and its next time: a successor's successor on the asking rank is found there without a
+//      round, the list path's returns after two hops). An arrival inside the found record's
+//      wait (t < wait_end, an inconsistent trace) is passed on as today's walk passes it (an
+//      empty segment, one hop) by asking again, at most kPassRounds rounds.
 //   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, one request + reply round
 //      (8 B each per record) per level, until every J_k is the end (K <= ceil(log2(N + 2)),
 //      N = all ranks' hop records, so fewer levels when every chain is short).
 //   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
-//      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them.
+//      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them
+//      (16 B each: the arrival and succ(r), whose wait end its rank reads).
 // The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
 // (many records, few merges): each record's token follows its chain, one hop per round, to its
-// first return to its own rank; those returns make each rank's records local runs, resolved
+// first return to its own rank (no token where step 1's reply showed it back after two hops); those returns make each rank's records local runs, resolved
 // in one pass, and only the runs whose token stopped jump. Without merges each record's chain
 // end and hops mark the path; with merges the marking floods from the start along returns
 // (local) and successors (a round each), while every token came back. Rounds: 2 per token
-// hop and per flood hop, + 8 (a 2-rank ping-pong: 15, against about 4 log2(records) + 5);
+// hop and per flood hop, + 8 (a 2-rank ping-pong: 13, against about 4 log2(records) + 5);
 // work O(records × hops to return). Where it cannot decide (a cycle, tokens stopped in a
 // forest) steps 2 and 3 run as below.
 // A chain still unended after 2^K steps is a cycle (an inconsistent trace): the walk is

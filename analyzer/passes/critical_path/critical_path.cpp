@@ -14,27 +14,33 @@ CpWalkMode cp_walk_mode(std::string_view word) {
   return CpWalkMode::kAuto;
 }
 
-std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b) {
-  std::vector<WaitRecord> out = ws.records;
+CpRecords cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b) {
+  CpRecords out;
+  out.base = &ws.records;
   if (t.init_call == kNoCall) return out;
   const engine::CallRecord& c = t.calls[t.init_call];
   const double end = std::min(b.last_init_enter, c.exit);
   if (!(end > c.enter)) return out;
-  auto it = std::lower_bound(out.begin(), out.end(), t.init_call,
-                             [](const WaitRecord& r, uint32_t call) { return r.call < call; });
-  if (it == out.end() || it->call != t.init_call) {
-    WaitRecord r;
+  const std::vector<WaitRecord>& v = ws.records;
+  const auto it = std::lower_bound(v.begin(), v.end(), t.init_call,
+                                   [](const WaitRecord& r, uint32_t call) { return r.call < call; });
+  out.has_init = true;
+  out.at = size_t(it - v.begin());
+  out.replaces = it != v.end() && it->call == t.init_call;
+  WaitRecord& r = out.init;
+  if (out.replaces) {
+    r = *it;
+  } else {
     r.call = t.init_call;
     r.wait_end = c.enter;
     r.completion_begin = c.exit;
-    it = out.insert(it, r);
   }
-  if (end > it->wait_end) {
-    it->wait_end = end;
-    it->cause_rank = b.last_init_rank;
-    it->cause_time = b.last_init_enter;
+  if (end > r.wait_end) {
+    r.wait_end = end;
+    r.cause_rank = b.last_init_rank;
+    r.cause_time = b.last_init_enter;
   }
-  it->completion_begin = std::max(it->completion_begin, it->wait_end);
+  r.completion_begin = std::max(r.completion_begin, r.wait_end);
   return out;
 }
 
@@ -42,28 +48,28 @@ namespace {
 
 // The waiting calls at which the walk may leave the rank: a cause on another rank (the
 // engine drops causes on this rank itself or outside the communicator). Ascending by enter.
-std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const std::vector<WaitRecord>& records) {
+std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecords& records) {
   std::vector<engine::HopRec> out;
   out.reserve(records.size());
-  for (const WaitRecord& r : records) {
+  records.for_each([&](const WaitRecord& r) {
     const double enter = t.calls[r.call].enter;
     // Without a known cause elsewhere the path stays on the rank, through the wait. The path
     // follows each rank's main thread (location 0): other threads' waits are no hops.
-    if (r.cause_rank < 0 || !(r.wait_end > enter) || t.calls[r.call].location != 0) continue;
+    if (r.cause_rank < 0 || !(r.wait_end > enter) || t.calls[r.call].location != 0) return;
     engine::HopRec h;
     h.enter = enter;
     h.wait_end = r.wait_end;
     h.cause_time = r.cause_time;
     h.cause_rank = r.cause_rank;
     out.push_back(h);
-  }
+  });
   return out;
 }
 
 }  // namespace
 
-Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
-                          const RunBounds& b, const engine::Group& group, CpWalkMode mode, CpWalk& out) {
+Status walk_critical_path(const engine::Timeline& t, const CpRecords& records, const RunBounds& b,
+                          const engine::Group& group, CpWalkMode mode, CpWalk& out) {
   out = CpWalk{};
   engine::PathStart start;
   start.rank = b.last_finalize_rank;
@@ -148,24 +154,46 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   return by_node;
 }
 
-std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
-                                                      const std::vector<WaitRecord>& records,
+std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
                                                       double init_enter, double finalize_enter) {
-  std::vector<std::pair<double, double>> waits;
-  for (const WaitRecord& r : records) {
-    const engine::CallRecord& c = t.calls[r.call];
-    if (c.location != 0) continue;  // the main thread's busy time
-    if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
-    if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
-  }
-  if (!std::is_sorted(waits.begin(), waits.end())) std::sort(waits.begin(), waits.end());
+  // The waiting intervals in call order, merged as they come while their beginnings ascend
+  // (the main thread's calls one after another); else collected and sorted first.
   std::vector<std::pair<double, double>> busy;
   double cur = init_enter;
-  for (const auto& [a, z] : waits) {
+  auto take = [&](double a, double z) {
     const double lo = std::max(a, init_enter), hi = std::min(z, finalize_enter);
-    if (!(hi > lo)) continue;
+    if (!(hi > lo)) return;
     if (lo > cur) busy.push_back({cur, lo});
     cur = std::max(cur, hi);
+  };
+  auto each_wait = [&](auto&& f) {
+    records.for_each([&](const WaitRecord& r) {
+      const engine::CallRecord& c = t.calls[r.call];
+      if (c.location != 0) return;  // the main thread's busy time
+      if (r.wait_end > c.enter) f(c.enter, r.wait_end);
+      if (c.exit > r.completion_begin) f(r.completion_begin, c.exit);
+    });
+  };
+  std::pair<double, double> last{0, 0};
+  bool sorted = true, any = false;
+  each_wait([&](double a, double z) {
+    if (!sorted) return;
+    if (any && std::pair<double, double>{a, z} < last) {
+      sorted = false;
+      return;
+    }
+    any = true;
+    last = {a, z};
+    take(a, z);
+  });
+  if (!sorted) {
+    std::vector<std::pair<double, double>> waits;
+    waits.reserve(2 * records.size());
+    each_wait([&](double a, double z) { waits.push_back({a, z}); });
+    std::sort(waits.begin(), waits.end());
+    busy.clear();
+    cur = init_enter;
+    for (const auto& [a, z] : waits) take(a, z);
   }
   if (finalize_enter > cur) busy.push_back({cur, finalize_enter});
   return busy;

@@ -84,12 +84,34 @@ enum class CpWalkMode : uint8_t { kAuto = 0, kJump = 1, kGather = 2 };
 CpWalkMode cp_walk_mode(std::string_view word);
 
 // The wait records the walk follows: `ws.records` plus MPI_Init's wait for the last rank to
-// enter it ([enter, last_init_enter], caused by last_init_rank). Ascending by call.
-std::vector<WaitRecord> cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b);
+// enter it ([enter, last_init_enter], caused by last_init_rank), ascending by call. Read in
+// place: MPI_Init's record (put in, or changed) is the only one held apart.
+struct CpRecords {
+  const std::vector<WaitRecord>* base = nullptr;
+  WaitRecord init;        // MPI_Init's record, when has_init
+  size_t at = 0;          // its place among base's
+  bool has_init = false;  // MPI_Init's record is at `at`
+  bool replaces = false;  // in place of base[at] (MPI_Init's own wait record)
+
+  size_t size() const { return base->size() + (has_init && !replaces ? 1 : 0); }
+  // f(record) for every record, ascending by call.
+  template <typename F>
+  void for_each(F&& f) const {
+    const std::vector<WaitRecord>& v = *base;
+    size_t i = 0;
+    if (has_init) {
+      for (; i < at; ++i) f(v[i]);
+      f(init);
+      if (replaces) ++i;
+    }
+    for (; i < v.size(); ++i) f(v[i]);
+  }
+};
+CpRecords cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b);
 
 // Collective over `group` (the engine walks on its communicator). `records` from cp_records().
-Status walk_critical_path(const engine::Timeline& t, const std::vector<WaitRecord>& records,
-                          const RunBounds& b, const engine::Group& group, CpWalkMode mode, CpWalk& out);
+Status walk_critical_path(const engine::Timeline& t, const CpRecords& records, const RunBounds& b,
+                          const engine::Group& group, CpWalkMode mode, CpWalk& out);
 
 // Local: clips this rank's exclusive time per call-path node to its segments, from the
 // timeline's gap profile (TimelineBuilder::profile_gaps): the time between MPI calls per node,
@@ -101,8 +123,7 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
 
 // Local: the intervals during which this rank does non-waiting work: its measured span
 // [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
-std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
-                                                      const std::vector<WaitRecord>& records,
+std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
                                                       double init_enter, double finalize_enter);
 
 // The window-by-window analysis (critical_path_window.cpp) and its report

@@ -77,8 +77,8 @@ Status run_bounds(const CpWindowInput& in, const engine::Group& group, CpLocal& 
 // its last arrival) back to its beginning (the first MPI_Init entry; the previous cut's last
 // arrival). Its figures are added to `acc.walk`; its segments are left in `walk`.
 // `nrec`: all ranks' wait records + 1.
-Status walk_window(const CpWindowInput& in, const engine::Group& group,
-                   const std::vector<WaitRecord>& records, uint64_t nrec, CpLocal& acc, CpWalk& walk) {
+Status walk_window(const CpWindowInput& in, const engine::Group& group, const CpRecords& records,
+                   uint64_t nrec, CpLocal& acc, CpWalk& walk) {
   const int me = group.rank(), P = group.size();
   Status status = Status::kOk;
   RunBounds wb = acc.b;
@@ -116,8 +116,7 @@ Status walk_window(const CpWindowInput& in, const engine::Group& group,
 
 // Step 2: the clip: CP time per local node (from the gap profile), and the waiting time per
 // node. Before the window's first event: MPI_Init's node, or the cut's.
-void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records, CpWalk& walk,
-                 CpLocal& acc) {
+void clip_window(const CpWindowInput& in, const CpRecords& records, CpWalk& walk, CpLocal& acc) {
   const engine::Timeline& t = *in.timeline;
   const int32_t init_node = in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0)
                                      : acc.prev_node;
@@ -125,12 +124,12 @@ void clip_window(const CpWindowInput& in, const std::vector<WaitRecord>& records
   if (acc.cp_node.size() < cp_node.size()) acc.cp_node.resize(cp_node.size(), 0.0);
   for (size_t n = 0; n < cp_node.size(); ++n) acc.cp_node[n] += cp_node[n];
   if (acc.wait_node.size() < in.nodes) acc.wait_node.resize(in.nodes, 0.0);
-  for (const WaitRecord& r : records) {
+  records.for_each([&](const WaitRecord& r) {
     const engine::CallRecord& c = t.calls[r.call];
-    if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) continue;
+    if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) return;
     acc.wait_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
                                      std::max(c.exit - r.completion_begin, 0.0);
-  }
+  });
   for (const CpSegment& s : walk.segments) acc.seg_len += s.end - s.begin;
   acc.segments += walk.segments.size();
   if (in.first && in.last) {
@@ -154,8 +153,8 @@ struct WindowBusy {
 
 // Step 3: busy intervals: the rank's span in this window, [its exit of C_{k-1} (or its
 // MPI_Init entry) = `lo`, its exit of C_k (or its MPI_Finalize entry) = `hi`], minus its waits.
-WindowBusy busy_window(const CpWindowInput& in, int P, const std::vector<WaitRecord>& records, double lo,
-                       double hi, CpLocal& acc) {
+WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records, double lo, double hi,
+                       CpLocal& acc) {
   const engine::Timeline& t = *in.timeline;
   WindowBusy w;
   const double t0 = acc.t0;
@@ -267,7 +266,7 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
   uint64_t nrec = in.waits->records.size() + 1;
   mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum), status);
   if (status != Status::kOk) return status;
-  const std::vector<WaitRecord> records = cp_records(t, *in.waits, acc.b);
+  const CpRecords records = cp_records(t, *in.waits, acc.b);
   CpWalk walk;
   mpi_ok(walk_window(in, group, records, nrec, acc, walk), status);
   // --- 2. The clip.

@@ -444,3 +444,20 @@ TEST_CASE("the list path runs by itself on many records that seldom merge", "[en
     for (size_t i = 0; i < big[size_t(r)].size(); i += 2) merging[size_t(r)].push_back(big[size_t(r)][i]);
   CHECK_FALSE(run_jump(merging, s1, ListPath::kAuto).by_rank[0].listed);
 }
+
+TEST_CASE("a 2-rank ping-pong sends no token: the replies show every return", "[engine][tsan]") {
+  // Each record's successor lies on the other rank and continues on its own: the successor
+  // rounds' replies name that second hop, so the token round carries nothing. Rounds: the id
+  // width's allreduce, one successor round (query, reply, allreduce), the empty token round
+  // (exchange, allreduce), the start's root and hops, the segments (exchange, allreduce).
+  const int laps = 200;
+  const Recs recs = ring(2, laps);
+  const PathStart start = make_start(recs, 1, 10.0 * (2 * laps) + 1, 0);
+  require_same(recs, start);
+  const Jumped j = run_jump(recs, start);
+  REQUIRE(j.ok);
+  CHECK(j.by_rank[0].listed);
+  CHECK(j.by_rank[0].levels == 0);
+  CHECK(j.by_rank[0].rounds == 9);
+  CHECK(j.by_rank[1].rounds == 9);
+}
