@@ -47,16 +47,18 @@ enum CauseKind : uint8_t {
   kCauseWinColl = 4
 };
 
+// 40 bytes, no padding but the last 6 (one per wait instance: millions in a message-bound run).
 struct Inst {
-  uint32_t call = kNoCall;  // the waiting call (location 0)
   double amount = 0;
-  int32_t causer = -1;  // world rank
+  double cause_time = 0;    // when the cause happened (global seconds, the causer's clock)
+  uint32_t call = kNoCall;  // the waiting call (location 0)
+  int32_t causer = -1;      // world rank
+  uint32_t cause_a = 0;     // send / receive index on the causer, or the communicator
+  uint32_t cause_b = 0;     // the collective's instance number on that communicator
   uint8_t family = 0;
   uint8_t cause_kind = 0;
-  uint32_t cause_a = 0;   // send / receive index on the causer, or the communicator
-  uint32_t cause_b = 0;   // the collective's instance number on that communicator
-  double cause_time = 0;  // when the cause happened (global seconds, the causer's clock)
 };
+static_assert(sizeof(Inst) == 40, "a wait instance is 40 bytes");
 
 template <typename T>
 void put(std::vector<unsigned char>& b, T v) {
@@ -92,11 +94,13 @@ class SyncIndex {
   SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs, const defs::Definitions& defs,
             int32_t me)
       : defs_(defs), me_(me) {
+    // With one location calling MPI every call is location 0's: no call is looked at.
+    const bool one = t.mpi_locations <= 1 && (t.calls.empty() || t.calls.back().location == 0);
     for (const auto& s : t.sends)
-      if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
+      if (s.complete_call != kNoCall && (one || t.calls[s.complete_call].location == 0))
         add_sync(s.peer, s.complete_call);
     for (const auto& r : t.recvs)
-      if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
+      if (r.complete_call != kNoCall && (one || t.calls[r.complete_call].location == 0))
         add_sync(r.peer, r.complete_call, 1);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
@@ -692,7 +696,10 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   by_causer.resize(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   runs.clear();
-  flat.reserve(inst.size() * 64);
+  // Written through a pointer into room made in large steps (flat.size() is the room, `used`
+  // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
+  size_t used = 0;
+  flat.resize(inst.size() * 24);  // a wait with a one-entry vector (narrow ids)
   s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
   for (uint32_t k = 0; k < by_causer.size(); ++k) {
@@ -712,8 +719,9 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    const size_t at = flat.size();
-    flat.resize(at + 18 + tw.size() * (s.narrow_ids ? 6 : 8));
+    const size_t at = used, bytes = 18 + tw.size() * (s.narrow_ids ? 6 : 8);
+    if (flat.size() - used < bytes) flat.resize(std::max(2 * flat.size(), used + bytes));
+    used += bytes;
     Writer out_bytes{flat.data() + at};
     out_bytes.put<uint8_t>(v.cause_kind);
     out_bytes.put<uint8_t>(uint8_t(tw.size()));
@@ -730,10 +738,11 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
     }
-    runs.back().second += flat.size() - at;
+    runs.back().second += bytes;
     s.sent_pos[j] = k - s.sent_to.back().begin;
     s.sent_to.back().end = k + 1;
   }
+  flat.resize(used);
   out.bytes_sent += flat.size();
 }
 
@@ -827,8 +836,9 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   back_runs.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
-  back.reserve(recv_bytes / 4);
   const size_t records = recv_bytes / 18;  // at most: 18 bytes each without a vector
+  back.resize(records * 4);                // a float per record, written through `to`
+  Writer to{back.data()};
   s.caused.reserve(records);
   s.caused_of_recv.reserve(records);
   s.edge_begin.reserve(records + 1);
@@ -875,10 +885,11 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
-      put<float>(back, float(indirect));
+      to.put<float>(float(indirect));
       back_runs.back().second += 4;
     }
   }
+  back.resize(size_t(to.p - back.data()));
   s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   return Status::kOk;
