@@ -237,11 +237,37 @@ class SyncIndex {
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
 };
 
+// The waiting time inside each call (the wait records' intervals, at most the call), to
+// exclude from time vectors; made at the first question (none when every interval between
+// synchronizations holds no MPI call, as a ping-pong's: no pass over the records, no array).
+class WaitOf {
+ public:
+  WaitOf(const engine::Timeline& t, const std::vector<WaitRecord>& records) : t_(t), records_(records) {}
+  double operator[](uint32_t k) {
+    if (by_call_.empty()) make();
+    return by_call_[k];
+  }
+
+ private:
+  void make() {
+    by_call_.assign(t_.calls.size(), 0.0);
+    for (const WaitRecord& r : records_) {
+      const engine::CallRecord& c = t_.calls[r.call];
+      double& w = by_call_[r.call];
+      w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+      w = std::min(w, c.exit - c.enter);
+    }
+  }
+  const engine::Timeline& t_;
+  const std::vector<WaitRecord>& records_;
+  std::vector<double> by_call_;  // per call (empty: not made yet)
+};
+
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
 // call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
 // Into `out` (sorted by call path); `raw` is scratch. Both reused: no allocation per wait.
-void interval_vector(const engine::Timeline& t, const std::vector<double>& wait_of,
-                     const std::vector<int>& l2g, uint32_t a, uint32_t b, Vec& raw, Vec& out) {
+void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g, uint32_t a,
+                     uint32_t b, Vec& raw, Vec& out) {
   raw.clear();
   out.clear();
   auto add = [&](int32_t node, double s) {
@@ -586,7 +612,7 @@ DelaySlots delay_slots(engine::MetricStore& store) {
 struct DelayState {
   DelayState(const DelayInput& in, int P)
       : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P), narrow_ids(in.n_callpaths <= 65535),
-        sync(t, *in.csync, *in.definitions, in.my_rank) {}
+        sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
@@ -596,7 +622,7 @@ struct DelayState {
   SyncIndex sync;
   // Step 1.
   std::vector<Inst> inst;
-  std::vector<double> wait_of;      // per call: the waiting time inside it
+  WaitOf wait_of;                   // per call: the waiting time inside it
   std::vector<uint32_t> inst_call;  // per instance: its call (ascending)
   size_t own_lo = 0, own_hi = 0;    // where the last searches of inst_call ended (own_waits)
   std::vector<uint32_t> gsync;      // the global synchronizations (phase boundaries), ascending
@@ -644,7 +670,7 @@ struct DelayState {
   }
 };
 
-// --- 1. Instances; the waiting time inside each call (to exclude from time vectors).
+// --- 1. Instances.
 void find_instances(DelayState& s, DelayResult& out) {
   const engine::Timeline& t = s.t;
   double elsewhere = 0;
@@ -654,12 +680,6 @@ void find_instances(DelayState& s, DelayResult& out) {
   out.remainder_s += elsewhere;
   out.analysed_s += elsewhere;
   for (const Inst& v : inst) out.analysed_s += v.amount;
-  s.wait_of.assign(t.calls.size(), 0.0);
-  for (const WaitRecord& r : s.in.waits->records) {
-    const engine::CallRecord& c = t.calls[r.call];
-    s.wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
-    s.wait_of[r.call] = std::min(s.wait_of[r.call], c.exit - c.enter);
-  }
   // inst is sorted by call.
   s.inst_call.resize(inst.size());
   for (size_t j = 0; j < inst.size(); ++j) s.inst_call[j] = inst[j].call;
