@@ -295,7 +295,7 @@ TEST_CASE("wait records: in call order, one per call, whatever order the pattern
   const uint32_t ss2 = s.call(kSsend, 3.0, 3.5);  // late receiver
   s.send(ss2, 2, 3.1);
   const uint32_t r2 = s.call(kRecv, 4.0, 4.5);  // late sender and a late receiver in one call:
-  s.recv(r2, 0, 4.3);                            // only the late sender is booked
+  s.recv(r2, 0, 4.3);                           // only the late sender is booked
   s.send(r2, 2, 4.4);
   const WaitStates w = s.run_pass();
   REQUIRE(w.records.size() == 5);
