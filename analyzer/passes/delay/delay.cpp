@@ -766,18 +766,42 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   out.bytes_sent += flat.size();
 }
 
-// Step 3: the causing call here of a wait of rank `w` that names its cause (kind, a, b), and
-// the family (what kind of wait it caused); kNoCall / kDelayFamilies when not found.
-void find_cause(const DelayState& s, int w, uint8_t kind, uint32_t a, uint32_t b, uint32_t& e, int& family) {
+// The messages exchanged with rank `w` (P2pMatch::sends_to / recvs_from), looked up once
+// per rank whose waits arrive, not once per wait.
+struct PeerMessages {
+  PeerMessages(const engine::P2pMatch& m, int w) : to(of(m.sends_to, w)), from(of(m.recvs_from, w)) {}
+  // P2pMatch::send_of(w, g, k) and recv_of(w, g, k).
+  uint32_t send_of(uint32_t g, uint32_t k) const { return item(to, g, k); }
+  uint32_t recv_of(uint32_t g, uint32_t k) const { return item(from, g, k); }
+
+ private:
+  using Groups = engine::P2pMatch::PeerGroups;
+  static const Groups* of(const std::vector<Groups>& v, int w) {
+    const auto it = std::lower_bound(v.begin(), v.end(), w,
+                                     [](const Groups& x, int p) { return x.peer < p; });
+    return it != v.end() && it->peer == w ? &*it : nullptr;
+  }
+  static uint32_t item(const Groups* x, uint32_t g, uint32_t k) {
+    if (!x || g >= x->groups.size()) return UINT32_MAX;
+    return k < x->groups[g].size() ? x->groups[g][k] : UINT32_MAX;
+  }
+  const Groups *to, *from;
+};
+
+// Step 3: the causing call here of a wait of rank w (`wm`: the messages exchanged with it)
+// that names its cause (kind, a, b), and the family (what kind of wait it caused); kNoCall /
+// kDelayFamilies when not found.
+void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind, uint32_t a, uint32_t b,
+                uint32_t& e, int& family) {
   const engine::Timeline& t = s.t;
   e = kNoCall;
   family = kDelayFamilies;
   if (kind == kCauseSend) {
-    const uint32_t si = s.in.match->send_of(w, a, b);
+    const uint32_t si = wm.send_of(a, b);
     if (si < t.sends.size()) e = t.sends[si].call;
     family = kDelayLateSender;
   } else if (kind == kCauseRecv) {
-    const uint32_t ri = s.in.match->recv_of(w, a, b);
+    const uint32_t ri = wm.recv_of(a, b);
     if (ri < t.recvs.size()) e = t.recvs[ri].post_call;
     family = kDelayLateReceiver;
   } else if (kind == kCauseColl) {
@@ -870,6 +894,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.recv_begin.clear();
   for (const engine::Comm::Parcel& parcel : recv) {
     const int w = parcel.peer;
+    const PeerMessages wm(*s.in.match, w);
     s.recv_peer.push_back(w);
     s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
     back_runs.push_back({w, 0});
@@ -899,7 +924,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       }
       uint32_t e = kNoCall;
       int family = kDelayFamilies;
-      find_cause(s, w, kind, a, b, e, family);
+      find_cause(s, wm, kind, a, b, e, family);
       double indirect = 0;
       const bool here = e < t.calls.size() && t.calls[e].location == 0 && family < kDelayFamilies;
       s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
