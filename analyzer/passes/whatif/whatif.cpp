@@ -121,16 +121,17 @@ class ProgramWriter {
   void reserve(size_t n) {
     if (n > b_.size()) b_.resize(n);
   }
-  void byte(uint8_t v) {
+  // Inline, a few per call (a call each cost as much as the store).
+  [[gnu::always_inline]] void byte(uint8_t v) {
     *room(1) = v;
     ++n_;
   }
   template <typename T>
-  void raw(T v) {
+  [[gnu::always_inline]] void raw(T v) {
     std::memcpy(room(sizeof v), &v, sizeof v);
     n_ += sizeof v;
   }
-  void var(uint64_t v) {  // LEB128
+  [[gnu::always_inline]] void var(uint64_t v) {  // LEB128
     unsigned char* p = room(10);
     size_t i = 0;
     for (; v >= 0x80; v >>= 7) p[i++] = uint8_t(v | 0x80);
@@ -145,10 +146,11 @@ class ProgramWriter {
   }
 
  private:
-  unsigned char* room(size_t k) {
-    if (b_.size() - n_ < k) b_.resize(std::max(2 * b_.size(), n_ + k + 4096));
+  [[gnu::always_inline]] unsigned char* room(size_t k) {
+    if (b_.size() - n_ < k) grow(k);
     return b_.data() + n_;
   }
+  [[gnu::noinline]] void grow(size_t k) { b_.resize(std::max(2 * b_.size(), n_ + k + 4096)); }
   std::vector<unsigned char> b_;  // written up to n_
   size_t n_ = 0;
 };
@@ -561,23 +563,27 @@ class Executor {
   void take(std::vector<double>& reg, const std::vector<double>& x) {
     for (size_t l = 0; l < V_; ++l) reg[l] = std::max(reg[l], x[l]);
   }
-  bool byte(uint8_t& v) {
+  // The operand readers, a few per operation: inline (a call each cost as much as the read).
+  [[gnu::always_inline]] bool byte(uint8_t& v) {
     if (p_ >= end_) return false;
     v = *p_++;
     return true;
   }
   template <typename T>
-  bool raw(T& v) {
+  [[gnu::always_inline]] bool raw(T& v) {
     if (size_t(end_ - p_) < sizeof v) return false;
     std::memcpy(&v, p_, sizeof v);
     p_ += sizeof v;
     return true;
   }
-  bool var(uint64_t& v) {
+  [[gnu::always_inline]] bool var(uint64_t& v) {
     if (p_ < end_ && *p_ < 0x80) {
       v = *p_++;
       return true;
     }
+    return var_long(v);
+  }
+  [[gnu::noinline]] bool var_long(uint64_t& v) {
     v = 0;
     for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
       const uint8_t c = *p_++;
