@@ -56,20 +56,27 @@ using PeerGroups = std::map<int32_t, std::map<GroupKey, std::vector<uint32_t>>>;
 class Grouper {
  public:
   explicit Grouper(PeerGroups& g) : g_(g) {}
-  void count(int32_t peer, uint32_t comm, int32_t tag) {
-    if (!same(peer, comm, tag) || !last_count_) last_count_ = &counts_[peer][{comm, tag}];
+  // Per record: inline, the maps' lookups (at a change of group) out of line.
+  [[gnu::always_inline]] void count(int32_t peer, uint32_t comm, int32_t tag) {
+    if (!same(peer, comm, tag) || !last_count_) last_count_ = count_of(peer, comm, tag);
     ++*last_count_;
   }
   void reserve() {
     for (const auto& [peer, groups] : counts_)
       for (const auto& [key, n] : groups) g_[peer][key].reserve(n);
   }
-  void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
-    if (!same(peer, comm, tag) || !last_) last_ = &g_[peer][{comm, tag}];
+  [[gnu::always_inline]] void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
+    if (!same(peer, comm, tag) || !last_) last_ = group_of(peer, comm, tag);
     last_->push_back(i);
   }
 
  private:
+  [[gnu::noinline]] uint32_t* count_of(int32_t peer, uint32_t comm, int32_t tag) {
+    return &counts_[peer][{comm, tag}];
+  }
+  [[gnu::noinline]] std::vector<uint32_t>* group_of(int32_t peer, uint32_t comm, int32_t tag) {
+    return &g_[peer][{comm, tag}];
+  }
   // Whether (peer, comm, tag) is the previous record's group; it becomes the previous one.
   bool same(int32_t peer, uint32_t comm, int32_t tag) {
     const bool s = peer == peer_ && comm == comm_ && tag == tag_;
