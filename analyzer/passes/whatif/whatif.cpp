@@ -766,10 +766,23 @@ class GroupReplay final : public ReplayIo {
     return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
   }
 
-  Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
-    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+  // need() and tell() inline where a member hands a member of the group what it waits for
+  // (a 2-rank ping-pong's every message), the rest out of line.
+  [[gnu::always_inline]] Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v,
+                                     bool& got) override {
     const Key5 k{me, src, type, a, b};
     const size_t m = size_t(me - first_);
+    if (delay_us_ == 0 && state_[m] == kHanded && blocked_on_[m] == k) {  // woken: asks again
+      state_[m] = kRunning;
+      std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
+      got = true;
+      return Status::kOk;
+    }
+    return need_stored(k, v, got);
+  }
+  [[gnu::noinline]] Status need_stored(const Key5& k, double* v, bool& got) {
+    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+    const size_t m = size_t(k.dest - first_);
     if (state_[m] == kHanded) {  // woken: asks again for what it waited for
       state_[m] = kRunning;
       if (blocked_on_[m] == k) {
@@ -792,12 +805,17 @@ class GroupReplay final : public ReplayIo {
     return Status::kOk;
   }
 
-  Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
+  [[gnu::always_inline]] Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
+                                     const double* v) override {
     if (dest >= first_ && dest < first_ + n_) {
       store(Key5{dest, me, type, a, b}, v);
       return Status::kOk;
     }
+    return tell_other_group(me, dest, type, a, b, v);
+  }
+  [[gnu::noinline]] Status tell_other_group(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
+                                            const double* v) {
+    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
     const int to = dest / G_ * G_;
     std::vector<unsigned char>& o = box_.batch(to);
     if (o.empty()) {
@@ -887,7 +905,7 @@ class GroupReplay final : public ReplayIo {
 
   // A time told to a member of this group; wakes it when it waits for just that, handing it
   // over (kHanded) without the table.
-  void store(const Key5& k, const double* v) {
+  [[gnu::always_inline]] void store(const Key5& k, const double* v) {
     const size_t m = size_t(k.dest - first_);
     if (state_[m] != kRunning && blocked_on_[m] == k) {
       if (state_[m] == kHanded) return;  // told twice: the first is kept (inconsistent trace)
@@ -897,6 +915,9 @@ class GroupReplay final : public ReplayIo {
       woken_.push_back(int(m));
       return;
     }
+    store_in_table(k, v);
+  }
+  [[gnu::noinline]] void store_in_table(const Key5& k, const double* v) {
     size_t at;
     if (!free_.empty()) {
       at = free_.back();
