@@ -1028,22 +1028,45 @@ Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) co
 
 Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const {
   std::vector<int> counts(static_cast<size_t>(size_), 0);
-  std::vector<unsigned char> send;
-  for (const Piece& piece : pieces) {
-    if (piece.bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
-    counts[size_t(piece.peer)] = int(piece.bytes);
-    send.insert(send.end(), piece.data, piece.data + piece.bytes);
+  // Pieces that lie one after the other in memory (one buffer cut by destination, or a single
+  // piece) go out from where they are; others are copied into one buffer first.
+  bool contiguous = true;
+  size_t total = 0;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (pieces[i].bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
+    counts[size_t(pieces[i].peer)] = int(pieces[i].bytes);
+    contiguous &= i == 0 || pieces[i].data == pieces[i - 1].data + pieces[i - 1].bytes;
+    total += pieces[i].bytes;
   }
+  std::vector<unsigned char> send;
+  if (!contiguous) {
+    send.reserve(total);
+    for (const Piece& piece : pieces) send.insert(send.end(), piece.data, piece.data + piece.bytes);
+  }
+  const unsigned char* from = contiguous ? (pieces.empty() ? nullptr : pieces[0].data) : send.data();
   std::vector<unsigned char> recv;
   std::vector<int> recv_counts;
-  CRITPATH_FORWARD_IF_ERROR(alltoallv(send.data(), counts, 1, recv, recv_counts));
+  CRITPATH_FORWARD_IF_ERROR(alltoallv(from, counts, 1, recv, recv_counts));
+  // Every source's bytes copied into its parcel but the first source's, which lie at the start
+  // of `recv`: when they are at least half of it, that parcel takes `recv` itself, cut to them
+  // (no copy of a single source's bytes; the capacity it keeps is at most twice its size).
   in.clear();
-  size_t at = 0;
+  size_t at = 0, first = SIZE_MAX;
   for (size_t s = 0; s < recv_counts.size(); ++s) {
     const size_t n = size_t(recv_counts[s]);
     if (!n) continue;
-    in.push_back({int(s), std::vector<unsigned char>(recv.begin() + long(at), recv.begin() + long(at + n))});
+    if (at == 0 && 2 * n >= recv.size()) {
+      first = in.size();
+      in.push_back({int(s), {}});
+    } else {
+      in.push_back(
+          {int(s), std::vector<unsigned char>(recv.begin() + long(at), recv.begin() + long(at + n))});
+    }
     at += n;
+  }
+  if (first != SIZE_MAX) {
+    recv.resize(size_t(recv_counts[size_t(in[first].peer)]));
+    in[first].bytes = std::move(recv);
   }
   return Status::kOk;
 }

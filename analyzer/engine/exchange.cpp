@@ -50,23 +50,45 @@ Status swap_bytes(const Comm& comm, const Outbox& out, std::vector<Comm::Parcel>
 using PeerGroups = std::map<int32_t, std::map<GroupKey, std::vector<uint32_t>>>;
 
 // Appends record i to its (peer, comm, tag) group. Consecutive records mostly share their
-// group, so the last group found is tried first (map nodes never move).
+// group, so the last group found is tried first (map nodes never move). Two passes over the
+// records: count() each, reserve(), then add() each, so that every group's list is allocated
+// once at its size (no regrowth: a list of millions would touch twice its pages).
 class Grouper {
  public:
   explicit Grouper(PeerGroups& g) : g_(g) {}
-  void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
-    if (!last_ || peer != peer_ || comm != comm_ || tag != tag_) {
-      last_ = &g_[peer][{comm, tag}];
-      peer_ = peer;
-      comm_ = comm;
-      tag_ = tag;
-    }
+  // Per record: inline, the maps' lookups (at a change of group) out of line.
+  [[gnu::always_inline]] void count(int32_t peer, uint32_t comm, int32_t tag) {
+    if (!same(peer, comm, tag) || !last_count_) last_count_ = count_of(peer, comm, tag);
+    ++*last_count_;
+  }
+  void reserve() {
+    for (const auto& [peer, groups] : counts_)
+      for (const auto& [key, n] : groups) g_[peer][key].reserve(n);
+  }
+  [[gnu::always_inline]] void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
+    if (!same(peer, comm, tag) || !last_) last_ = group_of(peer, comm, tag);
     last_->push_back(i);
   }
 
  private:
+  [[gnu::noinline]] uint32_t* count_of(int32_t peer, uint32_t comm, int32_t tag) {
+    return &counts_[peer][{comm, tag}];
+  }
+  [[gnu::noinline]] std::vector<uint32_t>* group_of(int32_t peer, uint32_t comm, int32_t tag) {
+    return &g_[peer][{comm, tag}];
+  }
+  // Whether (peer, comm, tag) is the previous record's group; it becomes the previous one.
+  bool same(int32_t peer, uint32_t comm, int32_t tag) {
+    const bool s = peer == peer_ && comm == comm_ && tag == tag_;
+    peer_ = peer;
+    comm_ = comm;
+    tag_ = tag;
+    return s;
+  }
   PeerGroups& g_;
-  std::vector<uint32_t>* last_ = nullptr;
+  std::map<int32_t, std::map<GroupKey, uint32_t>> counts_;  // the first pass's
+  uint32_t* last_count_ = nullptr;                          // the previous record's count
+  std::vector<uint32_t>* last_ = nullptr;                   // the previous record's group
   int32_t peer_ = -1;
   uint32_t comm_ = 0;
   int32_t tag_ = 0;
@@ -78,6 +100,9 @@ class Grouper {
 void pack_sends(const Timeline& t, int P, P2pMatch& out, Outbox& fwd) {
   PeerGroups by_dst;
   Grouper grouper(by_dst);
+  for (const SendRecord& s : t.sends)
+    if (s.peer >= 0 && s.peer < P) grouper.count(s.peer, s.comm, s.tag);
+  grouper.reserve();
   for (uint32_t i = 0; i < t.sends.size(); ++i) {
     const SendRecord& s = t.sends[i];
     if (s.peer >= 0 && s.peer < P) grouper.add(s.peer, s.comm, s.tag, i);
@@ -146,6 +171,9 @@ void order_threads_by_completion(const Timeline& t, std::vector<uint32_t>& idx) 
 PeerGroups recvs_by_source(const Timeline& t, int P) {
   PeerGroups by_src;
   Grouper grouper(by_src);
+  for (const RecvRecord& r : t.recvs)
+    if (r.peer >= 0 && r.peer < P) grouper.count(r.peer, r.comm, r.tag);
+  grouper.reserve();
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
     const RecvRecord& r = t.recvs[i];
     if (r.peer >= 0 && r.peer < P) grouper.add(r.peer, r.comm, r.tag, i);

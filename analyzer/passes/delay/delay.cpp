@@ -47,16 +47,18 @@ enum CauseKind : uint8_t {
   kCauseWinColl = 4
 };
 
+// 40 bytes, no padding but the last 6 (one per wait instance: millions in a message-bound run).
 struct Inst {
-  uint32_t call = kNoCall;  // the waiting call (location 0)
   double amount = 0;
-  int32_t causer = -1;  // world rank
+  double cause_time = 0;    // when the cause happened (global seconds, the causer's clock)
+  uint32_t call = kNoCall;  // the waiting call (location 0)
+  int32_t causer = -1;      // world rank
+  uint32_t cause_a = 0;     // send / receive index on the causer, or the communicator
+  uint32_t cause_b = 0;     // the collective's instance number on that communicator
   uint8_t family = 0;
   uint8_t cause_kind = 0;
-  uint32_t cause_a = 0;   // send / receive index on the causer, or the communicator
-  uint32_t cause_b = 0;   // the collective's instance number on that communicator
-  double cause_time = 0;  // when the cause happened (global seconds, the causer's clock)
 };
+static_assert(sizeof(Inst) == 40, "a wait instance is 40 bytes");
 
 template <typename T>
 void put(std::vector<unsigned char>& b, T v) {
@@ -83,6 +85,18 @@ bool get(const unsigned char*& p, const unsigned char* end, T& v) {
 
 using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, seconds), sorted
 
+// lower_bound_from with its two common answers (the hint itself, or the entry after it) inline:
+// it is asked four times per wait.
+[[gnu::always_inline]] inline size_t lower_bound_near(const std::vector<uint32_t>& v, uint32_t k,
+                                                      size_t& hint) {
+  const size_t h = hint;
+  if (h <= v.size() && (h == 0 || v[h - 1] < k)) {
+    if (h == v.size() || v[h] >= k) return h;
+    if (h + 1 == v.size() || v[h + 1] >= k) return hint = h + 1;
+  }
+  return lower_bound_from(v, k, hint);
+}
+
 // Where this rank last synchronized with a peer before a call: messages exchanged with it
 // (either direction) and collectives over a communicator holding it that synchronize
 // (engine::synchronizes: not those with every count zero, nor those whose senders the byte
@@ -92,11 +106,13 @@ class SyncIndex {
   SyncIndex(const engine::Timeline& t, const std::vector<engine::CollSync>& cs, const defs::Definitions& defs,
             int32_t me)
       : defs_(defs), me_(me) {
+    // With one location calling MPI every call is location 0's: no call is looked at.
+    const bool one = t.mpi_locations <= 1 && (t.calls.empty() || t.calls.back().location == 0);
     for (const auto& s : t.sends)
-      if (s.complete_call != kNoCall && t.calls[s.complete_call].location == 0)
+      if (s.complete_call != kNoCall && (one || t.calls[s.complete_call].location == 0))
         add_sync(s.peer, s.complete_call);
     for (const auto& r : t.recvs)
-      if (r.complete_call != kNoCall && t.calls[r.complete_call].location == 0)
+      if (r.complete_call != kNoCall && (one || t.calls[r.complete_call].location == 0))
         add_sync(r.peer, r.complete_call, 1);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
@@ -158,7 +174,7 @@ class SyncIndex {
     }
     for (int l = 0; l < 2 && asked_; ++l) {
       const std::vector<uint32_t>& v = asked_->calls[l];
-      const size_t at = lower_bound_from(v, k, asked_->cursor[l]);
+      const size_t at = lower_bound_near(v, k, asked_->cursor[l]);
       if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
     }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
@@ -233,11 +249,37 @@ class SyncIndex {
   std::unordered_map<uint32_t, std::vector<int32_t>> windows_;  // window -> world ranks
 };
 
+// The waiting time inside each call (the wait records' intervals, at most the call), to
+// exclude from time vectors; made at the first question (none when every interval between
+// synchronizations holds no MPI call, as a ping-pong's: no pass over the records, no array).
+class WaitOf {
+ public:
+  WaitOf(const engine::Timeline& t, const std::vector<WaitRecord>& records) : t_(t), records_(records) {}
+  double operator[](uint32_t k) {
+    if (by_call_.empty()) make();
+    return by_call_[k];
+  }
+
+ private:
+  void make() {
+    by_call_.assign(t_.calls.size(), 0.0);
+    for (const WaitRecord& r : records_) {
+      const engine::CallRecord& c = t_.calls[r.call];
+      double& w = by_call_[r.call];
+      w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+      w = std::min(w, c.exit - c.enter);
+    }
+  }
+  const engine::Timeline& t_;
+  const std::vector<WaitRecord>& records_;
+  std::vector<double> by_call_;  // per call (empty: not made yet)
+};
+
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
 // call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
 // Into `out` (sorted by call path); `raw` is scratch. Both reused: no allocation per wait.
-void interval_vector(const engine::Timeline& t, const std::vector<double>& wait_of,
-                     const std::vector<int>& l2g, uint32_t a, uint32_t b, Vec& raw, Vec& out) {
+void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g, uint32_t a,
+                     uint32_t b, Vec& raw, Vec& out) {
   raw.clear();
   out.clear();
   auto add = [&](int32_t node, double s) {
@@ -582,7 +624,7 @@ DelaySlots delay_slots(engine::MetricStore& store) {
 struct DelayState {
   DelayState(const DelayInput& in, int P)
       : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P), narrow_ids(in.n_callpaths <= 65535),
-        sync(t, *in.csync, *in.definitions, in.my_rank) {}
+        sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
@@ -592,7 +634,7 @@ struct DelayState {
   SyncIndex sync;
   // Step 1.
   std::vector<Inst> inst;
-  std::vector<double> wait_of;      // per call: the waiting time inside it
+  WaitOf wait_of;                   // per call: the waiting time inside it
   std::vector<uint32_t> inst_call;  // per instance: its call (ascending)
   size_t own_lo = 0, own_hi = 0;    // where the last searches of inst_call ended (own_waits)
   std::vector<uint32_t> gsync;      // the global synchronizations (phase boundaries), ascending
@@ -640,7 +682,7 @@ struct DelayState {
   }
 };
 
-// --- 1. Instances; the waiting time inside each call (to exclude from time vectors).
+// --- 1. Instances.
 void find_instances(DelayState& s, DelayResult& out) {
   const engine::Timeline& t = s.t;
   double elsewhere = 0;
@@ -650,12 +692,6 @@ void find_instances(DelayState& s, DelayResult& out) {
   out.remainder_s += elsewhere;
   out.analysed_s += elsewhere;
   for (const Inst& v : inst) out.analysed_s += v.amount;
-  s.wait_of.assign(t.calls.size(), 0.0);
-  for (const WaitRecord& r : s.in.waits->records) {
-    const engine::CallRecord& c = t.calls[r.call];
-    s.wait_of[r.call] = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
-    s.wait_of[r.call] = std::min(s.wait_of[r.call], c.exit - c.enter);
-  }
   // inst is sorted by call.
   s.inst_call.resize(inst.size());
   for (size_t j = 0; j < inst.size(); ++j) s.inst_call[j] = inst[j].call;
@@ -692,7 +728,10 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   by_causer.resize(inst.size());
   for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   runs.clear();
-  flat.reserve(inst.size() * 64);
+  // Written through a pointer into room made in large steps (flat.size() is the room, `used`
+  // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
+  size_t used = 0;
+  flat.resize(inst.size() * 24);  // a wait with a one-entry vector (narrow ids)
   s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
   for (uint32_t k = 0; k < by_causer.size(); ++k) {
@@ -712,8 +751,9 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    const size_t at = flat.size();
-    flat.resize(at + 18 + tw.size() * (s.narrow_ids ? 6 : 8));
+    const size_t at = used, bytes = 18 + tw.size() * (s.narrow_ids ? 6 : 8);
+    if (flat.size() - used < bytes) flat.resize(std::max(2 * flat.size(), used + bytes));
+    used += bytes;
     Writer out_bytes{flat.data() + at};
     out_bytes.put<uint8_t>(v.cause_kind);
     out_bytes.put<uint8_t>(uint8_t(tw.size()));
@@ -730,25 +770,50 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
     }
-    runs.back().second += flat.size() - at;
+    runs.back().second += bytes;
     s.sent_pos[j] = k - s.sent_to.back().begin;
     s.sent_to.back().end = k + 1;
   }
+  flat.resize(used);
   out.bytes_sent += flat.size();
 }
 
-// Step 3: the causing call here of a wait of rank `w` that names its cause (kind, a, b), and
-// the family (what kind of wait it caused); kNoCall / kDelayFamilies when not found.
-void find_cause(const DelayState& s, int w, uint8_t kind, uint32_t a, uint32_t b, uint32_t& e, int& family) {
+// The messages exchanged with rank `w` (P2pMatch::sends_to / recvs_from), looked up once
+// per rank whose waits arrive, not once per wait.
+struct PeerMessages {
+  PeerMessages(const engine::P2pMatch& m, int w) : to(of(m.sends_to, w)), from(of(m.recvs_from, w)) {}
+  // P2pMatch::send_of(w, g, k) and recv_of(w, g, k).
+  uint32_t send_of(uint32_t g, uint32_t k) const { return item(to, g, k); }
+  uint32_t recv_of(uint32_t g, uint32_t k) const { return item(from, g, k); }
+
+ private:
+  using Groups = engine::P2pMatch::PeerGroups;
+  static const Groups* of(const std::vector<Groups>& v, int w) {
+    const auto it = std::lower_bound(v.begin(), v.end(), w,
+                                     [](const Groups& x, int p) { return x.peer < p; });
+    return it != v.end() && it->peer == w ? &*it : nullptr;
+  }
+  static uint32_t item(const Groups* x, uint32_t g, uint32_t k) {
+    if (!x || g >= x->groups.size()) return UINT32_MAX;
+    return k < x->groups[g].size() ? x->groups[g][k] : UINT32_MAX;
+  }
+  const Groups *to, *from;
+};
+
+// Step 3: the causing call here of a wait of rank w (`wm`: the messages exchanged with it)
+// that names its cause (kind, a, b), and the family (what kind of wait it caused); kNoCall /
+// kDelayFamilies when not found.
+void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind, uint32_t a, uint32_t b,
+                uint32_t& e, int& family) {
   const engine::Timeline& t = s.t;
   e = kNoCall;
   family = kDelayFamilies;
   if (kind == kCauseSend) {
-    const uint32_t si = s.in.match->send_of(w, a, b);
+    const uint32_t si = wm.send_of(a, b);
     if (si < t.sends.size()) e = t.sends[si].call;
     family = kDelayLateSender;
   } else if (kind == kCauseRecv) {
-    const uint32_t ri = s.in.match->recv_of(w, a, b);
+    const uint32_t ri = wm.recv_of(a, b);
     if (ri < t.recvs.size()) e = t.recvs[ri].post_call;
     family = kDelayLateReceiver;
   } else if (kind == kCauseColl) {
@@ -785,8 +850,8 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
-  const auto u0 = inst.begin() + long(lower_bound_from(s.inst_call, lo, s.own_lo));
-  const auto u1 = inst.begin() + long(lower_bound_from(s.inst_call, e, s.own_hi));
+  const auto u0 = inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
+  const auto u1 = inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
@@ -827,8 +892,9 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   back_runs.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
-  back.reserve(recv_bytes / 4);
   const size_t records = recv_bytes / 18;  // at most: 18 bytes each without a vector
+  back.resize(records * 4);                // a float per record, written through `to`
+  Writer to{back.data()};
   s.caused.reserve(records);
   s.caused_of_recv.reserve(records);
   s.edge_begin.reserve(records + 1);
@@ -840,6 +906,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.recv_begin.clear();
   for (const engine::Comm::Parcel& parcel : recv) {
     const int w = parcel.peer;
+    const PeerMessages wm(*s.in.match, w);
     s.recv_peer.push_back(w);
     s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
     back_runs.push_back({w, 0});
@@ -869,16 +936,17 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       }
       uint32_t e = kNoCall;
       int family = kDelayFamilies;
-      find_cause(s, w, kind, a, b, e, family);
+      find_cause(s, wm, kind, a, b, e, family);
       double indirect = 0;
       const bool here = e < t.calls.size() && t.calls[e].location == 0 && family < kDelayFamilies;
       s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
-      put<float>(back, float(indirect));
+      to.put<float>(float(indirect));
       back_runs.back().second += 4;
     }
   }
+  back.resize(size_t(to.p - back.data()));
   s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
   s.edge_begin.push_back(uint32_t(s.edges.size()));
   return Status::kOk;

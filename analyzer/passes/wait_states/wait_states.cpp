@@ -83,9 +83,13 @@ struct Ctx {
 };
 
 // The waiting intervals of each call, with their causes (WaitRecord), merged per call.
-// While waits are booked in ascending call order (late senders and receivers of one thread
-// usually are) a call's record is the last one or new; from the first booking out of that
-// order on, a slot per call (4 B each) finds it: one lookup per booked wait, no tree.
+// Records are kept in ascending call order: a booking for a call after the last record's
+// appends (late senders and receivers of one thread are booked so), one for an earlier call
+// finds the call's record by a search from where the previous such search ended (the late
+// receivers and the collectives are each booked in call order, after the late senders), or
+// when there is none adds one aside; finish() folds those into place. A run whose few late
+// receivers fall between its millions of late senders adds a few records aside and moves the
+// others once, in the room reserved at the start: no index per call, no copy of the records.
 class RecordBook {
  public:
   // Room for a record per call (address space: pages are touched as records arrive).
@@ -93,12 +97,7 @@ class RecordBook {
   // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
   void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
     if (call == kNoCall || !(end > t_.calls[call].enter)) return;
-    WaitRecord& r = get(call);
-    if (end > r.wait_end) {
-      r.wait_end = end;
-      r.cause_rank = cause_rank;
-      r.cause_time = cause_time;
-    }
+    pre_into(get(call), end, cause_rank, cause_time);
   }
   // The call waited from `begin` until its exit (a completion wait).
   void post(uint32_t call, double begin) {
@@ -106,50 +105,80 @@ class RecordBook {
     WaitRecord& r = get(call);
     r.completion_begin = std::min(r.completion_begin, begin);
   }
-  // By call index (the slots, in call order: no sort; booked in call order, as they are
-  // when only late senders wait, the records themselves).
+  // By call index.
   std::vector<WaitRecord> finish() {
-    if (in_order_) {
-      for (WaitRecord& r : recs_) r.completion_begin = std::max(r.completion_begin, r.wait_end);
-      return std::move(recs_);
-    }
-    std::vector<WaitRecord> out;
-    out.reserve(recs_.size());
-    for (uint32_t s : slot_) {
-      if (s == kNone) continue;
-      WaitRecord& r = recs_[s];
-      r.completion_begin = std::max(r.completion_begin, r.wait_end);
-      out.push_back(r);
-    }
-    return out;
+    if (!aside_.empty()) fold_aside();
+    for (WaitRecord& r : recs_) r.completion_begin = std::max(r.completion_begin, r.wait_end);
+    return std::move(recs_);
   }
 
  private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  WaitRecord& get(uint32_t call) {
-    if (in_order_) {
-      if (recs_.empty() || recs_.back().call < call) return add(call);
-      if (recs_.back().call == call) return recs_.back();
-      in_order_ = false;  // an earlier call: index every record so far
-      slot_.assign(t_.calls.size(), kNone);
-      for (uint32_t i = 0; i < recs_.size(); ++i) slot_[recs_[i].call] = i;
+  static void pre_into(WaitRecord& r, double end, int32_t cause_rank, double cause_time) {
+    if (end > r.wait_end) {
+      r.wait_end = end;
+      r.cause_rank = cause_rank;
+      r.cause_time = cause_time;
     }
-    const uint32_t s = slot_[call];
-    if (s != kNone) return recs_[s];
-    slot_[call] = uint32_t(recs_.size());
-    return add(call);
   }
-  WaitRecord& add(uint32_t call) {
-    WaitRecord& r = recs_.emplace_back();
+  WaitRecord& get(uint32_t call) {
+    if (recs_.empty() || recs_.back().call < call) return add(recs_, call);
+    if (recs_.back().call == call) return recs_.back();
+    const size_t at = find(call);
+    if (at < recs_.size() && recs_[at].call == call) return recs_[at];
+    return add(aside_, call);  // (the same call may come aside twice: fold_aside merges them)
+  }
+  // The first record at or after `call` (recs_ ascending), searched from the last answer on
+  // when `call` is not below the last one asked for, else over the records before it.
+  size_t find(uint32_t call) {
+    size_t lo = 0, hi = std::min(hint_, recs_.size());
+    if (hi < recs_.size() && recs_[hi].call < call) {  // after the hint: galloping
+      size_t step = 1;
+      lo = hi + 1;
+      while (lo + step < recs_.size() && recs_[lo + step - 1].call < call) {
+        lo += step;
+        step *= 2;
+      }
+      hi = std::min(recs_.size(), lo + step);
+    }
+    const auto it = std::lower_bound(recs_.begin() + long(lo), recs_.begin() + long(hi), call,
+                                     [](const WaitRecord& r, uint32_t c) { return r.call < c; });
+    hint_ = size_t(it - recs_.begin());
+    return hint_;
+  }
+  WaitRecord& add(std::vector<WaitRecord>& to, uint32_t call) {
+    WaitRecord& r = to.emplace_back();
     r.call = call;
     r.wait_end = t_.calls[call].enter;
     r.completion_begin = t_.calls[call].exit;
     return r;
   }
+  // The records aside, by call (a call's in booking order, merged as its bookings would have
+  // merged into one record), into recs_: merged from the back within the reserved room.
+  void fold_aside() {
+    std::stable_sort(aside_.begin(), aside_.end(),
+                     [](const WaitRecord& a, const WaitRecord& b) { return a.call < b.call; });
+    size_t n = 0;
+    for (size_t i = 0; i < aside_.size(); ++i) {
+      if (n > 0 && aside_[n - 1].call == aside_[i].call) {
+        WaitRecord& r = aside_[n - 1];
+        pre_into(r, aside_[i].wait_end, aside_[i].cause_rank, aside_[i].cause_time);
+        r.completion_begin = std::min(r.completion_begin, aside_[i].completion_begin);
+      } else {
+        aside_[n++] = aside_[i];
+      }
+    }
+    size_t a = recs_.size(), b = n;
+    recs_.resize(a + n);
+    for (size_t w = a + n; b > 0; --w) {
+      if (a > 0 && recs_[a - 1].call > aside_[b - 1].call) recs_[w - 1] = recs_[--a];
+      else recs_[w - 1] = aside_[--b];
+    }
+    aside_.clear();
+  }
   const engine::Timeline& t_;
-  std::vector<uint32_t> slot_;  // call -> index in recs_, once !in_order_
-  std::vector<WaitRecord> recs_;
-  bool in_order_ = true;  // recs_ in strictly ascending call order
+  std::vector<WaitRecord> recs_;   // ascending by call
+  std::vector<WaitRecord> aside_;  // calls before recs_.back() with no record in recs_ yet
+  size_t hint_ = 0;                // find()'s last answer
 };
 
 // --- Late sender (+ wrong order). Receives are in completion order, so the receives a

@@ -121,16 +121,17 @@ class ProgramWriter {
   void reserve(size_t n) {
     if (n > b_.size()) b_.resize(n);
   }
-  void byte(uint8_t v) {
+  // Inline, a few per call (a call each cost as much as the store).
+  [[gnu::always_inline]] void byte(uint8_t v) {
     *room(1) = v;
     ++n_;
   }
   template <typename T>
-  void raw(T v) {
+  [[gnu::always_inline]] void raw(T v) {
     std::memcpy(room(sizeof v), &v, sizeof v);
     n_ += sizeof v;
   }
-  void var(uint64_t v) {  // LEB128
+  [[gnu::always_inline]] void var(uint64_t v) {  // LEB128
     unsigned char* p = room(10);
     size_t i = 0;
     for (; v >= 0x80; v >>= 7) p[i++] = uint8_t(v | 0x80);
@@ -145,10 +146,11 @@ class ProgramWriter {
   }
 
  private:
-  unsigned char* room(size_t k) {
-    if (b_.size() - n_ < k) b_.resize(std::max(2 * b_.size(), n_ + k + 4096));
+  [[gnu::always_inline]] unsigned char* room(size_t k) {
+    if (b_.size() - n_ < k) grow(k);
     return b_.data() + n_;
   }
+  [[gnu::noinline]] void grow(size_t k) { b_.resize(std::max(2 * b_.size(), n_ + k + 4096)); }
   std::vector<unsigned char> b_;  // written up to n_
   size_t n_ = 0;
 };
@@ -561,23 +563,27 @@ class Executor {
   void take(std::vector<double>& reg, const std::vector<double>& x) {
     for (size_t l = 0; l < V_; ++l) reg[l] = std::max(reg[l], x[l]);
   }
-  bool byte(uint8_t& v) {
+  // The operand readers, a few per operation: inline (a call each cost as much as the read).
+  [[gnu::always_inline]] bool byte(uint8_t& v) {
     if (p_ >= end_) return false;
     v = *p_++;
     return true;
   }
   template <typename T>
-  bool raw(T& v) {
+  [[gnu::always_inline]] bool raw(T& v) {
     if (size_t(end_ - p_) < sizeof v) return false;
     std::memcpy(&v, p_, sizeof v);
     p_ += sizeof v;
     return true;
   }
-  bool var(uint64_t& v) {
+  [[gnu::always_inline]] bool var(uint64_t& v) {
     if (p_ < end_ && *p_ < 0x80) {
       v = *p_++;
       return true;
     }
+    return var_long(v);
+  }
+  [[gnu::noinline]] bool var_long(uint64_t& v) {
     v = 0;
     for (int shift = 0; shift < 64 && p_ < end_; shift += 7) {
       const uint8_t c = *p_++;
@@ -760,10 +766,23 @@ class GroupReplay final : public ReplayIo {
     return box_.finish([this](int src, const std::vector<unsigned char>& in) { return take(src, in); });
   }
 
-  Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v, bool& got) override {
-    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+  // need() and tell() inline where a member hands a member of the group what it waits for
+  // (a 2-rank ping-pong's every message), the rest out of line.
+  [[gnu::always_inline]] Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v,
+                                     bool& got) override {
     const Key5 k{me, src, type, a, b};
     const size_t m = size_t(me - first_);
+    if (delay_us_ == 0 && state_[m] == kHanded && blocked_on_[m] == k) {  // woken: asks again
+      state_[m] = kRunning;
+      std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
+      got = true;
+      return Status::kOk;
+    }
+    return need_stored(k, v, got);
+  }
+  [[gnu::noinline]] Status need_stored(const Key5& k, double* v, bool& got) {
+    if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
+    const size_t m = size_t(k.dest - first_);
     if (state_[m] == kHanded) {  // woken: asks again for what it waited for
       state_[m] = kRunning;
       if (blocked_on_[m] == k) {
@@ -786,12 +805,17 @@ class GroupReplay final : public ReplayIo {
     return Status::kOk;
   }
 
-  Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b, const double* v) override {
-    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
+  [[gnu::always_inline]] Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
+                                     const double* v) override {
     if (dest >= first_ && dest < first_ + n_) {
       store(Key5{dest, me, type, a, b}, v);
       return Status::kOk;
     }
+    return tell_other_group(me, dest, type, a, b, v);
+  }
+  [[gnu::noinline]] Status tell_other_group(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
+                                            const double* v) {
+    if (dest < 0 || dest >= box_.size()) return Status::kInvalidArgument;
     const int to = dest / G_ * G_;
     std::vector<unsigned char>& o = box_.batch(to);
     if (o.empty()) {
@@ -881,7 +905,7 @@ class GroupReplay final : public ReplayIo {
 
   // A time told to a member of this group; wakes it when it waits for just that, handing it
   // over (kHanded) without the table.
-  void store(const Key5& k, const double* v) {
+  [[gnu::always_inline]] void store(const Key5& k, const double* v) {
     const size_t m = size_t(k.dest - first_);
     if (state_[m] != kRunning && blocked_on_[m] == k) {
       if (state_[m] == kHanded) return;  // told twice: the first is kept (inconsistent trace)
@@ -891,6 +915,9 @@ class GroupReplay final : public ReplayIo {
       woken_.push_back(int(m));
       return;
     }
+    store_in_table(k, v);
+  }
+  [[gnu::noinline]] void store_in_table(const Key5& k, const double* v) {
     size_t at;
     if (!free_.empty()) {
       at = free_.back();

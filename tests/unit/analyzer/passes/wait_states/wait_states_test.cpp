@@ -278,3 +278,35 @@ TEST_CASE("MPI_Init completion and wait at MPI_Finalize", "[passes]") {
   CHECK(at(w, s.t.init_call, passes::kInitCompletion) == Approx(0.3));
   CHECK(at(w, s.t.finalize_call, passes::kWaitFinalize) == Approx(0.75));
 }
+
+TEST_CASE("wait records: in call order, one per call, whatever order the patterns book them in", "[passes]") {
+  define_regions();
+  Synth s;
+  engine::CollSync y = sync_of(4, 1);
+  y.latest_begin = 0.9;
+  y.latest_rank = 3;
+  y.earliest_end = 0.95;
+  const uint32_t b = s.call(kBarrier, 0.5, 1.0);  // waits 0.4 for rank 3, then 0.05 to complete
+  s.coll(b, CollKind::kBarrier, -1, y);
+  const uint32_t ss1 = s.call(kSsend, 1.0, 1.5);  // late receiver (booked after every late sender)
+  s.send(ss1, 2, 1.4);
+  const uint32_t r1 = s.call(kRecv, 2.0, 2.5);  // late sender
+  s.recv(r1, 0, 2.2);
+  const uint32_t ss2 = s.call(kSsend, 3.0, 3.5);  // late receiver
+  s.send(ss2, 2, 3.1);
+  const uint32_t r2 = s.call(kRecv, 4.0, 4.5);  // late sender and a late receiver in one call:
+  s.recv(r2, 0, 4.3);                           // only the late sender is booked
+  s.send(r2, 2, 4.4);
+  const WaitStates w = s.run_pass();
+  REQUIRE(w.records.size() == 5);
+  const uint32_t calls[5] = {b, ss1, r1, ss2, r2};
+  const double ends[5] = {0.9, 1.4, 2.2, 3.1, 4.3};
+  const int32_t causes[5] = {3, 2, 0, 2, 0};
+  for (size_t i = 0; i < 5; ++i) {
+    CHECK(w.records[i].call == calls[i]);
+    CHECK(w.records[i].wait_end == Approx(ends[i]));
+    CHECK(w.records[i].cause_rank == causes[i]);
+  }
+  CHECK(w.records[0].completion_begin == Approx(0.95));
+  CHECK(w.records[1].completion_begin == Approx(1.5));
+}
