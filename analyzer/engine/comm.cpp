@@ -15,6 +15,7 @@
 // all-to-all of bytes over the hosting processes.
 #include "analyzer/engine/comm.h"
 #include "analyzer/engine/fiber.h"
+#include "analyzer/engine/host_shm.h"
 #include "analyzer/engine/watchdog.h"
 
 #include <algorithm>
@@ -747,6 +748,8 @@ Status Comm::create_group_made(const std::vector<int>& members, int tag, Comm& o
 
 Status Comm::barrier() const {
   note(0, 0);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::barrier(mpi_, shared)) return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
   if (!hosted_) return Status::kOk;
@@ -765,6 +768,8 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_) == MPI_SUCCESS ? Status::kOk
                                                                                  : Status::kMpiError;
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && host_shm::allreduce(mpi_, inout, n, type, op, shared)) return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
@@ -971,12 +976,17 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    const std::vector<int> ones(static_cast<size_t>(size_), 1);
-    std::vector<int> at(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
-    if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(), at.data(),
-                      MPI_INT, sizeof(int), mpi_) != Status::kOk)
-      return Status::kMpiError;
+    Status shared = Status::kOk;
+    if (!borrowed_ && host_shm::alltoall_int(mpi_, send_counts.data(), recv_counts.data(), shared)) {
+      if (shared != Status::kOk) return shared;
+    } else {
+      const std::vector<int> ones(static_cast<size_t>(size_), 1);
+      std::vector<int> at(static_cast<size_t>(size_));
+      for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
+      if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(),
+                        at.data(), MPI_INT, sizeof(int), mpi_) != Status::kOk)
+        return Status::kMpiError;
+    }
   }
   // Counts and displacements in elements of a contiguous type: at most 2^31 - 1 elements.
   MPI_Datatype type;
@@ -1198,6 +1208,7 @@ Status Comm::post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned cha
     return Status::kMpiError;
   }
   p.reqs.push_back(r);
+  host_shm::count_posts(1);
   return Status::kOk;
 }
 
@@ -1219,6 +1230,7 @@ Status Comm::reap(bool all, double timeout_s) const {
       }
       ++kept;
     }
+    host_shm::count_posts(long(kept) - long(p.reqs.size()));
     p.reqs.resize(kept);
     p.bufs.resize(kept);
     if (!all || kept == 0) return Status::kOk;

@@ -51,6 +51,12 @@ bool watchdog_expired() {
   return true;
 }
 
+bool watchdog_abandoned() {
+  if (!abandon_now()) return false;
+  watchdog_expired();  // sticky from here on
+  return true;
+}
+
 Status complete_all(std::vector<MPI_Request>& requests) {
   // Poll as a blocking call would (MPI libraries busy-poll too), then sleep ever longer
   // between tests once the wait is long (fiber::relax), reading the clock every 256 tests
