@@ -769,7 +769,8 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
     return PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_) == MPI_SUCCESS ? Status::kOk
                                                                                  : Status::kMpiError;
   Status shared = Status::kOk;
-  if (mpi_ != MPI_COMM_NULL && host_shm::allreduce(mpi_, inout, n, type, op, shared)) return shared;
+  if (mpi_ != MPI_COMM_NULL && host_shm::allreduce(mpi_, inout, inout, n, type, op, -1, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
@@ -805,6 +806,9 @@ Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op 
   if (n == 0) return Status::kOk;
   const size_t bytes = size_t(n) * extent_of(type);
   note(bytes, rank_ == root ? bytes : 0);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::allreduce(mpi_, in, out, n, type, op, root, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ireduce(in, out, n, type, op, root, mpi_, q); });
@@ -823,6 +827,9 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
   if (n == 0) return Status::kOk;
   const size_t bytes = size_t(n) * extent_of(type);
   note(bytes, bytes);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::scan(mpi_, in, out, n, type, op, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
   if (!hosted_) {
@@ -858,6 +865,8 @@ Status Comm::bcast(void* buf, size_t bytes, int root) const {
   note(rank_ == root ? bytes : 0, rank_ == root ? 0 : bytes);
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Bcast(buf, int(bytes), MPI_BYTE, root, mpi_) == MPI_SUCCESS ? Status::kOk : Status::kMpiError;
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && host_shm::bcast(mpi_, buf, bytes, root, shared)) return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });

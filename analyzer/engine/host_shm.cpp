@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "analyzer/engine/comm.h"
 #include "analyzer/engine/fiber.h"
@@ -39,7 +40,8 @@ static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words");
 constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 constexpr size_t slots_at() { return round_up(sizeof(Header)); }
-size_t matrix_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
+size_t bells_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
+size_t matrix_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
 size_t segment_bytes(int P) {
   return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
 }
@@ -59,8 +61,12 @@ struct State {
   intptr_t epoch = 0;                // of this attachment: congruence marks of earlier ones are stale
   Header* header() const { return reinterpret_cast<Header*>(base); }
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
+  std::atomic<uint32_t>& bell(int r) const {
+    return *reinterpret_cast<std::atomic<uint32_t>*>(base + bells_at(size) + size_t(r) * kAlign);
+  }
   int32_t* matrix(uint32_t parity) const {
-    return reinterpret_cast<int32_t*>(base + matrix_at(size)) + size_t(parity & 1) * size_t(size) * size_t(size);
+    return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
+           size_t(parity & 1) * size_t(size) * size_t(size);
   }
 };
 State g_state;
@@ -129,47 +135,25 @@ Status arrive(Combine combine) {
   return Status::kOk;
 }
 
-// Elementwise reductions that give MPI's result whatever the order of combination.
-template <typename T>
-void combine_int(T* acc, const T* x, int n, MPI_Op op) {
-  for (int i = 0; i < n; ++i) {
-    if (op == MPI_SUM) acc[i] = T(acc[i] + x[i]);
-    else if (op == MPI_MAX) acc[i] = acc[i] < x[i] ? x[i] : acc[i];
-    else acc[i] = x[i] < acc[i] ? x[i] : acc[i];
-  }
-}
-struct DoubleInt {
-  double v;
-  int i;
-};
-void combine_loc(DoubleInt* acc, const DoubleInt* x, int n, bool max) {
-  for (int k = 0; k < n; ++k) {
-    const bool better = max ? x[k].v > acc[k].v : x[k].v < acc[k].v;
-    if (better || (x[k].v == acc[k].v && x[k].i < acc[k].i)) acc[k] = x[k];
-  }
+// The bytes of n elements of `type` when they fit a slot, else 0.
+size_t slot_bytes(int n, MPI_Datatype type) {
+  MPI_Aint lb = 0, extent = 0;
+  if (n <= 0 || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent <= 0) return 0;
+  const size_t bytes = size_t(n) * size_t(extent);
+  return bytes <= kSlotBytes ? bytes : 0;
 }
 
-// The element size of a (type, op) served here, 0 for one left to MPI.
-size_t served_extent(MPI_Datatype type, MPI_Op op) {
-  const bool minmax = op == MPI_MIN || op == MPI_MAX;
-  if (type == MPI_DOUBLE_INT) return op == MPI_MAXLOC || op == MPI_MINLOC ? sizeof(DoubleInt) : 0;
-  if (type == MPI_DOUBLE) return minmax ? sizeof(double) : 0;  // a sum's rounding depends on its order
-  if (!minmax && op != MPI_SUM) return 0;
-  if (type == MPI_INT || type == MPI_INT32_T) return sizeof(int32_t);
-  if (type == MPI_UINT64_T || type == MPI_UNSIGNED_LONG_LONG) return sizeof(uint64_t);
-  if (type == MPI_INT64_T || type == MPI_LONG_LONG) return sizeof(int64_t);
-  return 0;
-}
-
-void combine(void* acc, const void* x, int n, MPI_Datatype type, MPI_Op op) {
-  if (type == MPI_DOUBLE_INT)
-    combine_loc(static_cast<DoubleInt*>(acc), static_cast<const DoubleInt*>(x), n, op == MPI_MAXLOC);
-  else if (type == MPI_DOUBLE) combine_int(static_cast<double*>(acc), static_cast<const double*>(x), n, op);
-  else if (type == MPI_INT || type == MPI_INT32_T)
-    combine_int(static_cast<int32_t*>(acc), static_cast<const int32_t*>(x), n, op);
-  else if (type == MPI_UINT64_T || type == MPI_UNSIGNED_LONG_LONG)
-    combine_int(static_cast<uint64_t*>(acc), static_cast<const uint64_t*>(x), n, op);
-  else combine_int(static_cast<int64_t*>(acc), static_cast<const int64_t*>(x), n, op);
+// acc = acc op slot(r) for r = 1 .. P - 1, acc starting as slot(0) (the operations are MPI's
+// predefined ones, commutative: only the order of the folds matters, rank order here). Each
+// prefix is handed to `each` (rank, acc).
+template <typename Each>
+void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes, Each each) {
+  std::memcpy(acc, g_state.slot(0), bytes);
+  each(0, acc);
+  for (int r = 1; r < g_state.size; ++r) {
+    PMPI_Reduce_local(g_state.slot(r), acc, n, type, op);
+    each(r, acc);
+  }
 }
 
 void unmap() {
@@ -181,7 +165,8 @@ void unmap() {
 // Rank 0's segment, named in `name`: the header set up, nullptr when it cannot be made.
 unsigned char* create(int P, char* name, size_t name_bytes, uint64_t& cookie) {
   cookie = clock::monotonic_ns() ^ (uint64_t(getpid()) << 32) ^ uintptr_t(name);
-  std::snprintf(name, name_bytes, "/critpath-%d-%016llx", int(getpid()), static_cast<unsigned long long>(cookie));
+  std::snprintf(name, name_bytes, "/critpath-%d-%016llx", int(getpid()),
+                static_cast<unsigned long long>(cookie));
   const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) return nullptr;
   void* m = MAP_FAILED;
@@ -241,7 +226,8 @@ Status attach(const Comm& comm, bool crowded) {
     return s;
   }
   if (g_keyval == MPI_KEYVAL_INVALID &&
-      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_keyval, nullptr) != MPI_SUCCESS) {
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_keyval, nullptr) !=
+          MPI_SUCCESS) {
     g_keyval = MPI_KEYVAL_INVALID;
     munmap(base, segment_bytes(P));
     return Status::kOk;  // every later operation sees it detached
@@ -284,18 +270,39 @@ bool barrier(MPI_Comm comm, Status& status) {
   return true;
 }
 
-bool allreduce(MPI_Comm comm, void* inout, int n, MPI_Datatype type, MPI_Op op, Status& status) {
-  const size_t extent = served_extent(type, op);
-  if (!extent || n <= 0 || size_t(n) * extent > kSlotBytes || !serves(comm)) return false;
-  const size_t bytes = size_t(n) * extent;
-  std::memcpy(g_state.slot(g_state.rank), inout, bytes);
+bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root,
+               Status& status) {
+  const size_t bytes = slot_bytes(n, type);
+  if (!bytes || !serves(comm)) return false;
+  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
   Header& h = *g_state.header();
-  status = arrive([&] {
-    std::memcpy(h.result, g_state.slot(0), bytes);
-    for (int r = 1; r < g_state.size; ++r) combine(h.result, g_state.slot(r), n, type, op);
-  });
+  status = arrive([&] { fold(h.result, n, type, op, bytes, [](int, const unsigned char*) {}); });
   // The result stays until every rank has arrived at the next operation.
-  if (status == Status::kOk) std::memcpy(inout, h.result, bytes);
+  if (status == Status::kOk && (root < 0 || root == g_state.rank)) std::memcpy(out, h.result, bytes);
+  return true;
+}
+
+bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status) {
+  const size_t bytes = slot_bytes(n, type);
+  if (!bytes || !serves(comm)) return false;
+  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
+  Header& h = *g_state.header();
+  // Each rank's prefix replaces its contribution in its own slot, which only it writes next.
+  status = arrive([&] {
+    fold(h.result, n, type, op, bytes, [&](int r, const unsigned char* acc) {
+      if (r > 0) std::memcpy(g_state.slot(r), acc, bytes);
+    });
+  });
+  if (status == Status::kOk) std::memcpy(out, g_state.slot(g_state.rank), bytes);
+  return true;
+}
+
+bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status) {
+  if (bytes > kSlotBytes || !serves(comm)) return false;
+  if (root == g_state.rank) std::memcpy(g_state.slot(root), buf, bytes);
+  Header& h = *g_state.header();
+  status = arrive([&] { std::memcpy(h.result, g_state.slot(root), bytes); });
+  if (status == Status::kOk && root != g_state.rank) std::memcpy(buf, h.result, bytes);
   return true;
 }
 
@@ -310,6 +317,63 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
   if (status == Status::kOk)
     for (size_t s = 0; s < P; ++s) recv[s] = m[s * P + me];
   return true;
+}
+
+namespace {
+
+void ring(int dest) {
+  std::atomic<uint32_t>& b = g_state.bell(dest);
+  b.fetch_add(1, std::memory_order_release);
+  futex(&b, FUTEX_WAKE, 1, nullptr);
+}
+
+// Rings the destinations of the sends still pending (requests [first, n)).
+void ring_pending(const std::vector<MPI_Request>& requests, const std::vector<int>& peers, size_t first) {
+  for (size_t i = first; i < requests.size(); ++i)
+    if (requests[i] != MPI_REQUEST_NULL) ring(peers[i]);
+}
+
+}  // namespace
+
+bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
+                  size_t receives, Status& status) {
+  if (!serves(comm) || peers.size() != requests.size()) return false;
+  status = Status::kOk;
+  ring_pending(requests, peers, receives);
+  std::atomic<uint32_t>& mine = g_state.bell(g_state.rank);
+  std::vector<int> done(requests.size());
+  uint64_t polls = 0;
+  fiber::PollClock waiting;
+  for (int spins = 0;; ++spins) {
+    const uint32_t seen = mine.load(std::memory_order_acquire);
+    int n = 0;
+    if (PMPI_Testsome(int(requests.size()), requests.data(), &n, done.data(), MPI_STATUSES_IGNORE) !=
+        MPI_SUCCESS) {
+      status = Status::kMpiError;
+      return true;
+    }
+    if (n == MPI_UNDEFINED) return true;  // every request complete
+    bool sending = false, receiving = false;
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i] != MPI_REQUEST_NULL) (i < receives ? receiving : sending) = true;
+    if (!sending && !receiving) return true;
+    waiting.begin();
+    if ((spins % 256 == 255 || g_state.crowded) && watchdog_abandoned()) {
+      status = Status::kMpiError;
+      return true;
+    }
+    if (sending) {  // polls as complete_all does; its receivers go on with each ring
+      if (++polls % 16 == 0) ring_pending(requests, peers, receives);
+      fiber::relax(polls);
+      continue;
+    }
+    if (!g_state.crowded && spins < kSpins) {
+      cpu_relax();
+      continue;
+    }
+    const timespec ts = {0, kWaitNs};
+    futex(&mine, FUTEX_WAIT, seen, &ts);
+  }
 }
 
 }  // namespace critpath::analyzer::engine::host_shm

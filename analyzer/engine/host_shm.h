@@ -24,14 +24,15 @@
 // It serves only communicators congruent with the one it was attached to (the same ranks in
 // the same order: its duplicates), which then share its sequence of operations: the engine
 // completes every operation before it starts the next, in the same order on every rank. An
-// operation that it cannot serve exactly as MPI would (a sum of doubles, whose order MPI
-// picks; contributions larger than a slot; other types and operations) goes to MPI.
+// Reductions fold in rank order (MPI picks its own order: a sum of doubles may differ in its
+// last bits). What does not fit a slot goes to MPI.
 // Degrades to today's MPI operations: no shared memory, no futex, ranks on several hosts or
 // on a fiber (critpath-analyze) all leave it detached.
 #pragma once
 #include <mpi.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "libtrace/runtime/status.h"
 
@@ -41,7 +42,7 @@ class Comm;
 
 namespace critpath::analyzer::engine::host_shm {
 
-constexpr size_t kSlotBytes = 1024;
+constexpr size_t kSlotBytes = 8192;
 constexpr int kMatrixRanks = 1024;
 
 // Collective over `comm` (native; to be called on every rank of it or on none, with every rank
@@ -61,8 +62,23 @@ void count_posts(long delta);
 // Each returns false when the segment does not serve the call (the caller goes to MPI);
 // otherwise it ran the operation and `status` says how it went.
 bool barrier(MPI_Comm comm, Status& status);
-bool allreduce(MPI_Comm comm, void* inout, int n, MPI_Datatype type, MPI_Op op, Status& status);
+// MPI_Allreduce (root < 0) or MPI_Reduce to `root` of `n` elements of a predefined `type`
+// under a predefined `op`, folded in rank order (`in` may be `out`); MPI_Scan (inclusive); the
+// root's `bytes` to every rank. Only what fits a slot (kSlotBytes).
+bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root,
+               Status& status);
+bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status);
+bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status);
 // MPI_Alltoall of one int per rank (the counts of an all-to-all-v).
 bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
+
+// Completes point-to-point requests on `comm` (the first `receives` of them receives, the rest
+// sends; peers[i] the rank requests[i] talks to): rings each send's destination (a futex word
+// per rank) and sleeps on its own while only receives are pending; while sends are pending it
+// polls as complete_all does, ringing their destinations again now and then (a rendezvous
+// send goes on only with its receiver's progress). Each sleep lasts until a sender rings or
+// for a timeout, the deadline checked as in complete_all.
+bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
+                  size_t receives, Status& status);
 
 }  // namespace critpath::analyzer::engine::host_shm
