@@ -945,6 +945,12 @@ Status Comm::allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<
   }
   std::vector<int> counts(static_cast<size_t>(size_), 0), displs;
   const int bytes = n * int(elem_bytes);
+  std::vector<size_t> sizes;
+  Status shared = Status::kOk;
+  if (!borrowed_ && host_shm::gather(mpi_, mine, size_t(bytes), -1, all, sizes, shared)) {
+    note(size_t(bytes), all.size());
+    return shared;
+  }
   if (complete_nonblocking([&](MPI_Request* q) {
         return PMPI_Iallgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, mpi_, q);
       }) != Status::kOk)
@@ -1089,6 +1095,16 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::
     for (int s = 1; s < size_; ++s) displs[size_t(s)] = displs[size_t(s - 1)] + counts[size_t(s - 1)];
     note(0, all.size(), false);
     return Status::kOk;
+  }
+  std::vector<size_t> sizes;
+  Status shared = Status::kOk;
+  if (!borrowed_ && host_shm::gather(mpi_, mine, bytes, root, all, sizes, shared)) {
+    for (size_t r = 0; at_root && r < sizes.size(); ++r) {
+      counts[r] = int(sizes[r] / elem_bytes);
+      if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
+    }
+    note(bytes, all.size());
+    return shared;
   }
   if (complete_nonblocking([&](MPI_Request* q) {
         return PMPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, mpi_, q);

@@ -306,6 +306,50 @@ bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status) {
   return true;
 }
 
+bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector<unsigned char>& all,
+            std::vector<size_t>& sizes, Status& status) {
+  if (!serves(comm)) return false;
+  // A slot: the contribution's size, then its bytes when they fit.
+  constexpr size_t kCap = kSlotBytes - sizeof(uint64_t);
+  const uint64_t mine_bytes = bytes;
+  unsigned char* own = g_state.slot(g_state.rank);
+  std::memcpy(own, &mine_bytes, sizeof mine_bytes);
+  if (bytes && bytes <= kCap) std::memcpy(own + sizeof mine_bytes, mine, bytes);
+  Header& h = *g_state.header();
+  status = arrive([&] {
+    uint32_t fits = 1;
+    for (int r = 0; r < g_state.size; ++r) {
+      uint64_t b = 0;
+      std::memcpy(&b, g_state.slot(r), sizeof b);
+      if (b > kCap) fits = 0;
+    }
+    std::memcpy(h.result, &fits, sizeof fits);
+  });
+  if (status != Status::kOk) return true;
+  uint32_t fits = 0;
+  std::memcpy(&fits, h.result, sizeof fits);
+  if (!fits) return false;  // the same answer on every rank: all go to MPI
+  if (root < 0 || root == g_state.rank) {
+    sizes.assign(size_t(g_state.size), 0);
+    size_t total = 0;
+    for (int r = 0; r < g_state.size; ++r) {
+      uint64_t b = 0;
+      std::memcpy(&b, g_state.slot(r), sizeof b);
+      sizes[size_t(r)] = size_t(b);
+      total += size_t(b);
+    }
+    all.resize(total);
+    size_t at = 0;
+    for (int r = 0; r < g_state.size; ++r) {
+      if (sizes[size_t(r)])
+        std::memcpy(all.data() + at, g_state.slot(r) + sizeof(uint64_t), sizes[size_t(r)]);
+      at += sizes[size_t(r)];
+    }
+  }
+  status = arrive([] {});  // the slots stay until every reader has them
+  return true;
+}
+
 bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
   if (!g_state.base || g_state.size > kMatrixRanks || !serves(comm)) return false;
   const size_t P = size_t(g_state.size), me = size_t(g_state.rank);

@@ -69,6 +69,11 @@ bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype typ
                Status& status);
 bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status);
 bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status);
+// Every rank's `bytes` to `root` (root < 0: to every rank), into `all` in rank order, their
+// sizes in `sizes`, when every contribution fits a slot (else false on every rank, after one
+// operation here).
+bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector<unsigned char>& all,
+            std::vector<size_t>& sizes, Status& status);
 // MPI_Alltoall of one int per rank (the counts of an all-to-all-v).
 bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
 
