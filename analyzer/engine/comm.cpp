@@ -88,8 +88,10 @@ Status receive_waiting(MPI_Comm comm, int tag, bool& got, MPI_Status& st, std::v
   int n = 0;
   PMPI_Get_count(&st, MPI_BYTE, &n);
   in.assign(size_t(std::max(n, 0)), 0);
+  host_shm::ring(comm, st.MPI_SOURCE);  // a rendezvous goes on with the sender's progress
   if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return Status::kMpiError;
+  host_shm::ring(comm, st.MPI_SOURCE);  // its send is complete
   got = true;
   return Status::kOk;
 }
@@ -1234,7 +1236,36 @@ Status Comm::post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned cha
   }
   p.reqs.push_back(r);
   host_shm::count_posts(1);
+  // A rank of the segment: its waits there go on with these posts (a rendezvous needs this
+  // rank's progress), and the destination's wait wakes.
+  if (host_shm::ring(comm, dest))
+    host_shm::watch_posts([w = std::weak_ptr<Posts>(posts_)] {
+      if (const std::shared_ptr<Posts> q = w.lock()) {
+        const Status swept = sweep(*q);  // a failure shows at the next reap
+        (void)swept;
+      }
+    });
   return Status::kOk;
+}
+
+Status Comm::sweep(Posts& p) {
+  size_t kept = 0;
+  Status s = Status::kOk;
+  for (size_t i = 0; i < p.reqs.size(); ++i) {
+    int done = 0;
+    if (s == Status::kOk && PMPI_Test(&p.reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      s = Status::kMpiError;
+    if (done) continue;
+    if (kept != i) {
+      p.reqs[kept] = p.reqs[i];
+      p.bufs[kept] = std::move(p.bufs[i]);
+    }
+    ++kept;
+  }
+  host_shm::count_posts(long(kept) - long(p.reqs.size()));
+  p.reqs.resize(kept);
+  p.bufs.resize(kept);
+  return s;
 }
 
 Status Comm::reap(bool all, double timeout_s) const {
@@ -1244,21 +1275,8 @@ Status Comm::reap(bool all, double timeout_s) const {
   uint64_t polls = 0;
   fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
-    size_t kept = 0;
-    for (size_t i = 0; i < p.reqs.size(); ++i) {
-      int done = 0;
-      if (PMPI_Test(&p.reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return Status::kMpiError;
-      if (done) continue;
-      if (kept != i) {
-        p.reqs[kept] = p.reqs[i];
-        p.bufs[kept] = std::move(p.bufs[i]);
-      }
-      ++kept;
-    }
-    host_shm::count_posts(long(kept) - long(p.reqs.size()));
-    p.reqs.resize(kept);
-    p.bufs.resize(kept);
-    if (!all || kept == 0) return Status::kOk;
+    CRITPATH_FORWARD_IF_ERROR(sweep(p));
+    if (!all || p.reqs.empty()) return Status::kOk;
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     waiting.begin();
     backoff(polls);
@@ -1300,8 +1318,11 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     box = &hosted_->box(size_t(local_));
   }
   uint64_t polls = 0;
+  uint32_t last_rung = 0;
+  bool probed = false;
   fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
+    const uint32_t rung = host_shm::rings();  // before the probe: a ring after it wakes the sleep below
     if (box) {
       std::unique_lock<std::mutex> lock(box->mu);
       // No other process: only the box can deliver (a fiber polls instead: backoff() below).
@@ -1338,7 +1359,14 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
     waiting.begin();
-    backoff(polls);
+    // On the segment with nothing of its own under way: sleep until a sender rings, once two
+    // probes since the last ring found nothing (a probe's own progress may bring in a message
+    // that only the next probe sees).
+    const bool again = probed && rung == last_rung;
+    probed = true;
+    last_rung = rung;
+    if (box || (posts_ && !posts_->reqs.empty()) || !again || !host_shm::sleep_until_rung(comm, rung))
+      backoff(polls);
   }
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "analyzer/engine/comm.h"
@@ -70,7 +71,8 @@ struct State {
   }
 };
 State g_state;
-std::atomic<long> g_posts{0};  // count_posts()
+std::atomic<long> g_posts{0};   // count_posts()
+std::function<void()> g_watch;  // watch_posts()
 int g_keyval = MPI_KEYVAL_INVALID;
 intptr_t g_epochs = 0;
 
@@ -106,10 +108,13 @@ Status wait_for(Header& h, uint32_t g) {
     if (h.poisoned.load(std::memory_order_relaxed)) return Status::kMpiError;
     if (g_posts.load(std::memory_order_relaxed) > 0) {
       // Messages this rank posted and MPI has not delivered: a large one may need this rank's
-      // progress (a rendezvous protocol) before the rank it goes to can arrive here. Poll MPI
-      // as the engine's other waits do then (a probe takes nothing).
+      // progress (a rendezvous protocol) before the rank it goes to can arrive here. Test them
+      // (watch_posts), else probe (either drives MPI's progress), as the engine's other waits
+      // poll; once all are delivered, sleep.
+      if (g_watch) g_watch();
+      if (g_posts.load(std::memory_order_relaxed) <= 0) continue;
       int flag = 0;
-      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if (!g_watch) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
       if ((fiber::relax(polls) || polls % 256 == 0) && watchdog_abandoned()) return poison(h);
       continue;
     }
@@ -246,6 +251,8 @@ void detach() { unmap(); }
 
 void count_posts(long delta) { g_posts.fetch_add(delta, std::memory_order_relaxed); }
 
+void watch_posts(std::function<void()> sweep) { g_watch = std::move(sweep); }
+
 bool serves(MPI_Comm comm) {
   if (!g_state.base || comm == MPI_COMM_NULL || fiber::current()) return false;
   void* value = nullptr;
@@ -378,6 +385,21 @@ void ring_pending(const std::vector<MPI_Request>& requests, const std::vector<in
 }
 
 }  // namespace
+
+bool ring(MPI_Comm comm, int dest) {
+  if (!serves(comm) || dest < 0 || dest >= g_state.size) return false;
+  ring(dest);
+  return true;
+}
+
+uint32_t rings() { return g_state.base ? g_state.bell(g_state.rank).load(std::memory_order_acquire) : 0; }
+
+bool sleep_until_rung(MPI_Comm comm, uint32_t seen) {
+  if (!serves(comm)) return false;
+  const timespec ts = {0, kWaitNs};
+  futex(&g_state.bell(g_state.rank), FUTEX_WAIT, seen, &ts);
+  return true;
+}
 
 bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
                   size_t receives, Status& status) {

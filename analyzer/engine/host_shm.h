@@ -32,6 +32,8 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "libtrace/runtime/status.h"
@@ -58,6 +60,9 @@ bool serves(MPI_Comm comm);
 // The engine's posted point-to-point messages not known delivered yet (comm.cpp's post and
 // reap): while there are any, a wait here also drives MPI's progress.
 void count_posts(long delta);
+// How a wait here tests those posts (drops the delivered ones, count_posts(-n)): the latest
+// communicator that posted on the segment's ranks registers its sweep.
+void watch_posts(std::function<void()> sweep);
 
 // Each returns false when the segment does not serve the call (the caller goes to MPI);
 // otherwise it ran the operation and `status` says how it went.
@@ -76,6 +81,15 @@ bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector
             std::vector<size_t>& sizes, Status& status);
 // MPI_Alltoall of one int per rank (the counts of an all-to-all-v).
 bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
+
+// Point-to-point messages between the segment's ranks (comm.cpp's post and receive): ring()
+// bumps `dest`'s futex word and wakes it (false, doing nothing, when the segment does not
+// serve `comm`); rings() reads this rank's word, before it looks for messages;
+// sleep_until_rung() then sleeps until the word leaves `seen` or a timeout (false when not
+// served: the caller polls).
+bool ring(MPI_Comm comm, int dest);
+uint32_t rings();
+bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
 
 // Completes point-to-point requests on `comm` (the first `receives` of them receives, the rest
 // sends; peers[i] the rank requests[i] talks to): rings each send's destination (a futex word
