@@ -424,7 +424,8 @@ bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::
       if (requests[i] != MPI_REQUEST_NULL) (i < receives ? receiving : sending) = true;
     if (!sending && !receiving) return true;
     waiting.begin();
-    if ((spins % 256 == 255 || g_state.crowded) && watchdog_abandoned()) {
+    // The deadline: every 256 polls, and at every sleep (below) once the spinning is over.
+    if ((spins % 256 == 255 || g_state.crowded || spins >= kSpins) && watchdog_abandoned()) {
       status = Status::kMpiError;
       return true;
     }
