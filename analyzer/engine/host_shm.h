@@ -12,8 +12,9 @@
 //
 //   segment   made by rank 0 (shm_open with a unique name, unlinked once every rank has
 //             mapped it), a header (arrival count, generation: the futex word), a slot per
-//             rank for its contribution, the reduced result, and for P <= kMatrixRanks two
-//             P x P count matrices (the all-to-all of counts, used alternately)
+//             rank for its contribution, the reduced result, a futex word per rank (the
+//             rings of point-to-point messages) and for P <= kMatrixRanks two P x P count
+//             matrices (the all-to-all of counts, used alternately)
 //   arrive    each rank adds itself to the count; the last one combines the slots, resets the
 //             count, bumps the generation and wakes the others (FUTEX_WAKE)
 //   wait      the others spin briefly (only when ranks do not outnumber cores), then wait on the
@@ -23,7 +24,7 @@
 //
 // It serves only communicators congruent with the one it was attached to (the same ranks in
 // the same order: its duplicates), which then share its sequence of operations: the engine
-// completes every operation before it starts the next, in the same order on every rank. An
+// completes every operation before it starts the next, in the same order on every rank.
 // Reductions fold in rank order (MPI picks its own order: a sum of doubles may differ in its
 // last bits). What does not fit a slot goes to MPI.
 // Degrades to today's MPI operations: no shared memory, no futex, ranks on several hosts or
