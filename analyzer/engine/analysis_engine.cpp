@@ -21,6 +21,7 @@
 #include "analyzer/engine/global_time.h"
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/header_lines.h"
+#include "analyzer/engine/host_shm.h"
 #include "analyzer/engine/pass_info.h"
 #include "analyzer/engine/timeline.h"
 #include "analyzer/engine/watchdog.h"
@@ -377,6 +378,10 @@ class WindowChoice {
       const long online = sysconf(_SC_NPROCESSORS_ONLN);
       const double cores = double(run.cpus.empty() ? std::max(1L, online) : long(run.cpus.size()));
       fiber::set_ranks_per_core(sharing / cores);
+      // Every rank on this host: the small collectives through shared memory (host_shm.h).
+      // sharing is the same on every rank then, so either all attach or none.
+      if (sharing >= double(group.size()))
+        CRITPATH_FORWARD_IF_ERROR(host_shm::attach(group.comm(), sharing / cores > 1));
     }
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;

@@ -15,6 +15,7 @@
 // all-to-all of bytes over the hosting processes.
 #include "analyzer/engine/comm.h"
 #include "analyzer/engine/fiber.h"
+#include "analyzer/engine/host_shm.h"
 #include "analyzer/engine/watchdog.h"
 
 #include <algorithm>
@@ -87,8 +88,10 @@ Status receive_waiting(MPI_Comm comm, int tag, bool& got, MPI_Status& st, std::v
   int n = 0;
   PMPI_Get_count(&st, MPI_BYTE, &n);
   in.assign(size_t(std::max(n, 0)), 0);
+  host_shm::ring(comm, st.MPI_SOURCE);  // a rendezvous goes on with the sender's progress
   if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return Status::kMpiError;
+  host_shm::ring(comm, st.MPI_SOURCE);  // its send is complete
   got = true;
   return Status::kOk;
 }
@@ -747,6 +750,8 @@ Status Comm::create_group_made(const std::vector<int>& members, int tag, Comm& o
 
 Status Comm::barrier() const {
   note(0, 0);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::barrier(mpi_, shared)) return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Ibarrier(mpi_, q); });
   if (!hosted_) return Status::kOk;
@@ -765,6 +770,9 @@ Status Comm::allreduce(void* inout, int n, MPI_Datatype type, MPI_Op op) const {
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Allreduce(MPI_IN_PLACE, inout, n, type, op, mpi_) == MPI_SUCCESS ? Status::kOk
                                                                                  : Status::kMpiError;
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && host_shm::allreduce(mpi_, inout, inout, n, type, op, -1, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Iallreduce(MPI_IN_PLACE, inout, n, type, op, mpi_, q); });
@@ -800,6 +808,9 @@ Status Comm::reduce(const void* in, void* out, int n, MPI_Datatype type, MPI_Op 
   if (n == 0) return Status::kOk;
   const size_t bytes = size_t(n) * extent_of(type);
   note(bytes, rank_ == root ? bytes : 0);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::allreduce(mpi_, in, out, n, type, op, root, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ireduce(in, out, n, type, op, root, mpi_, q); });
@@ -818,6 +829,9 @@ Status Comm::scan(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op
   if (n == 0) return Status::kOk;
   const size_t bytes = size_t(n) * extent_of(type);
   note(bytes, bytes);
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && !borrowed_ && host_shm::scan(mpi_, in, out, n, type, op, shared))
+    return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking([&](MPI_Request* q) { return PMPI_Iscan(in, out, n, type, op, mpi_, q); });
   if (!hosted_) {
@@ -853,6 +867,8 @@ Status Comm::bcast(void* buf, size_t bytes, int root) const {
   note(rank_ == root ? bytes : 0, rank_ == root ? 0 : bytes);
   if (mpi_ != MPI_COMM_NULL && borrowed_)
     return PMPI_Bcast(buf, int(bytes), MPI_BYTE, root, mpi_) == MPI_SUCCESS ? Status::kOk : Status::kMpiError;
+  Status shared = Status::kOk;
+  if (mpi_ != MPI_COMM_NULL && host_shm::bcast(mpi_, buf, bytes, root, shared)) return shared;
   if (mpi_ != MPI_COMM_NULL)
     return complete_nonblocking(
         [&](MPI_Request* q) { return PMPI_Ibcast(buf, int(bytes), MPI_BYTE, root, mpi_, q); });
@@ -931,6 +947,12 @@ Status Comm::allgatherv(const void* mine, int n, size_t elem_bytes, std::vector<
   }
   std::vector<int> counts(static_cast<size_t>(size_), 0), displs;
   const int bytes = n * int(elem_bytes);
+  std::vector<size_t> sizes;
+  Status shared = Status::kOk;
+  if (!borrowed_ && host_shm::gather(mpi_, mine, size_t(bytes), -1, all, sizes, shared)) {
+    note(size_t(bytes), all.size());
+    return shared;
+  }
   if (complete_nonblocking([&](MPI_Request* q) {
         return PMPI_Iallgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, mpi_, q);
       }) != Status::kOk)
@@ -971,12 +993,17 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   }
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    const std::vector<int> ones(static_cast<size_t>(size_), 1);
-    std::vector<int> at(static_cast<size_t>(size_));
-    for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
-    if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(), at.data(),
-                      MPI_INT, sizeof(int), mpi_) != Status::kOk)
-      return Status::kMpiError;
+    Status shared = Status::kOk;
+    if (!borrowed_ && host_shm::alltoall_int(mpi_, send_counts.data(), recv_counts.data(), shared)) {
+      if (shared != Status::kOk) return shared;
+    } else {
+      const std::vector<int> ones(static_cast<size_t>(size_), 1);
+      std::vector<int> at(static_cast<size_t>(size_));
+      for (int r = 0; r < size_; ++r) at[size_t(r)] = r;
+      if (alltoallv_p2p(send_counts.data(), ones.data(), at.data(), recv_counts.data(), ones.data(),
+                        at.data(), MPI_INT, sizeof(int), mpi_) != Status::kOk)
+        return Status::kMpiError;
+    }
   }
   // Counts and displacements in elements of a contiguous type: at most 2^31 - 1 elements.
   MPI_Datatype type;
@@ -1093,6 +1120,16 @@ Status Comm::gatherv(const void* mine, int n, size_t elem_bytes, int root, std::
     for (int s = 1; s < size_; ++s) displs[size_t(s)] = displs[size_t(s - 1)] + counts[size_t(s - 1)];
     note(0, all.size(), false);
     return Status::kOk;
+  }
+  std::vector<size_t> sizes;
+  Status shared = Status::kOk;
+  if (!borrowed_ && host_shm::gather(mpi_, mine, bytes, root, all, sizes, shared)) {
+    for (size_t r = 0; at_root && r < sizes.size(); ++r) {
+      counts[r] = int(sizes[r] / elem_bytes);
+      if (r > 0) displs[r] = displs[r - 1] + counts[r - 1];
+    }
+    note(bytes, all.size());
+    return shared;
   }
   if (complete_nonblocking([&](MPI_Request* q) {
         return PMPI_Igather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, mpi_, q);
@@ -1221,7 +1258,37 @@ Status Comm::post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned cha
     return Status::kMpiError;
   }
   p.reqs.push_back(r);
+  host_shm::count_posts(1);
+  // A rank of the segment: its waits there go on with these posts (a rendezvous needs this
+  // rank's progress), and the destination's wait wakes.
+  if (host_shm::ring(comm, dest))
+    host_shm::watch_posts([w = std::weak_ptr<Posts>(posts_)] {
+      if (const std::shared_ptr<Posts> q = w.lock()) {
+        const Status swept = sweep(*q);  // a failure shows at the next reap
+        (void)swept;
+      }
+    });
   return Status::kOk;
+}
+
+Status Comm::sweep(Posts& p) {
+  size_t kept = 0;
+  Status s = Status::kOk;
+  for (size_t i = 0; i < p.reqs.size(); ++i) {
+    int done = 0;
+    if (s == Status::kOk && PMPI_Test(&p.reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      s = Status::kMpiError;
+    if (done) continue;
+    if (kept != i) {
+      p.reqs[kept] = p.reqs[i];
+      p.bufs[kept] = std::move(p.bufs[i]);
+    }
+    ++kept;
+  }
+  host_shm::count_posts(long(kept) - long(p.reqs.size()));
+  p.reqs.resize(kept);
+  p.bufs.resize(kept);
+  return s;
 }
 
 Status Comm::reap(bool all, double timeout_s) const {
@@ -1231,20 +1298,8 @@ Status Comm::reap(bool all, double timeout_s) const {
   uint64_t polls = 0;
   fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
-    size_t kept = 0;
-    for (size_t i = 0; i < p.reqs.size(); ++i) {
-      int done = 0;
-      if (PMPI_Test(&p.reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return Status::kMpiError;
-      if (done) continue;
-      if (kept != i) {
-        p.reqs[kept] = p.reqs[i];
-        p.bufs[kept] = std::move(p.bufs[i]);
-      }
-      ++kept;
-    }
-    p.reqs.resize(kept);
-    p.bufs.resize(kept);
-    if (!all || kept == 0) return Status::kOk;
+    CRITPATH_FORWARD_IF_ERROR(sweep(p));
+    if (!all || p.reqs.empty()) return Status::kOk;
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     waiting.begin();
     backoff(polls);
@@ -1286,8 +1341,11 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     box = &hosted_->box(size_t(local_));
   }
   uint64_t polls = 0;
+  uint32_t last_rung = 0;
+  bool probed = false;
   fiber::PollClock waiting;  // from the first poll that finds nothing
   for (;;) {
+    const uint32_t rung = host_shm::rings();  // before the probe: a ring after it wakes the sleep below
     if (box) {
       std::unique_lock<std::mutex> lock(box->mu);
       // No other process: only the box can deliver (a fiber polls instead: backoff() below).
@@ -1324,7 +1382,14 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
     waiting.begin();
-    backoff(polls);
+    // On the segment with nothing of its own under way: sleep until a sender rings, once two
+    // probes since the last ring found nothing (a probe's own progress may bring in a message
+    // that only the next probe sees).
+    const bool again = probed && rung == last_rung;
+    probed = true;
+    last_rung = rung;
+    if (box || (posts_ && !posts_->reqs.empty()) || !again || !host_shm::sleep_until_rung(comm, rung))
+      backoff(polls);
   }
 }
 

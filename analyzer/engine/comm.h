@@ -198,6 +198,7 @@ class Comm {
   Status post_mpi(MPI_Comm comm, int dest, int tag, std::vector<unsigned char>&& bytes) const;
   // Delivered sends leave the queue; with `all`, waits for every one (up to `timeout_s`).
   Status reap(bool all, double timeout_s) const;
+  static Status sweep(Posts& p);  // reap's one pass: drops the delivered posts
   Status receive_polled(int& src, std::vector<unsigned char>& bytes, uint64_t deadline_ns) const;
 
   MPI_Comm mpi_ = MPI_COMM_NULL;        // native mode: owned unless borrowed

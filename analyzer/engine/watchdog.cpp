@@ -1,6 +1,7 @@
 // critpath — analyzer/engine/watchdog.cpp
 #include "analyzer/engine/watchdog.h"
 #include "analyzer/engine/fiber.h"
+#include "analyzer/engine/host_shm.h"
 
 #include <sched.h>
 #include <time.h>
@@ -51,6 +52,12 @@ bool watchdog_expired() {
   return true;
 }
 
+bool watchdog_abandoned() {
+  if (!abandon_now()) return false;
+  watchdog_expired();  // sticky from here on
+  return true;
+}
+
 Status complete_all(std::vector<MPI_Request>& requests) {
   // Poll as a blocking call would (MPI libraries busy-poll too), then sleep ever longer
   // between tests once the wait is long (fiber::relax), reading the clock every 256 tests
@@ -88,17 +95,21 @@ Status alltoallv_p2p(const void* send, const int* send_counts, const int* send_d
   const auto* in = static_cast<const unsigned char*>(send);
   auto* out = static_cast<unsigned char*>(recv);
   std::vector<MPI_Request> requests;
+  std::vector<int> peers;  // of each request, for host_shm's rings
   requests.reserve(2 * size_t(n));
   for (int s = 0; s < n; ++s) {
     if (s == me || recv_counts[s] == 0) continue;
+    peers.push_back(s);
     requests.push_back(MPI_REQUEST_NULL);
     if (PMPI_Irecv(out + size_t(recv_displs[s]) * extent, recv_counts[s], type, s, kAlltoallTag, comm,
                    &requests.back()) != MPI_SUCCESS)
       return Status::kMpiError;
   }
+  const size_t receives = requests.size();
   for (int k = 1; k <= n; ++k) {
     const int d = (me + k) % n;  // a different first partner per rank
     if (d == me || send_counts[d] == 0) continue;
+    peers.push_back(d);
     requests.push_back(MPI_REQUEST_NULL);
     if (PMPI_Isend(in + size_t(send_displs[d]) * extent, send_counts[d], type, d, kAlltoallTag, comm,
                    &requests.back()) != MPI_SUCCESS)
@@ -107,6 +118,8 @@ Status alltoallv_p2p(const void* send, const int* send_counts, const int* send_d
   if (send_counts[me] > 0)
     std::memcpy(out + size_t(recv_displs[me]) * extent, in + size_t(send_displs[me]) * extent,
                 size_t(send_counts[me]) * extent);
+  Status shared = Status::kOk;
+  if (host_shm::complete_p2p(comm, requests, peers, receives, shared)) return shared;
   return complete_all(requests);
 }
 

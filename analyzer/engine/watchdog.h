@@ -34,6 +34,9 @@ void watchdog_start(double seconds);
 void watchdog_stop();
 // Whether the deadline has passed (sticky once true): no operation starts any more.
 bool watchdog_expired();
+// Whether an operation started now would be abandoned: the deadline and its grace have passed
+// (watchdog_expired() is then true from here on). For waits outside complete_all (host_shm.h).
+bool watchdog_abandoned();
 // Starts a nonblocking MPI operation with `start(&request)` and polls it to completion.
 // kMpiError when starting fails, when the deadline and the grace pass first, or (without
 // starting) when the deadline had passed already.

@@ -1,0 +1,446 @@
+// critpath — analyzer/engine/host_shm.cpp: the analysis communicator's small collectives in a
+// segment shared by the ranks of one host (host_shm.h).
+#include "analyzer/engine/host_shm.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "analyzer/engine/comm.h"
+#include "analyzer/engine/fiber.h"
+#include "analyzer/engine/watchdog.h"
+#include "libtrace/clock/clock.h"
+
+namespace critpath::analyzer::engine::host_shm {
+namespace {
+
+struct Header {
+  uint64_t cookie = 0;
+  uint32_t ranks = 0;
+  alignas(64) std::atomic<uint32_t> count{0};  // ranks arrived at the current operation
+  alignas(64) std::atomic<uint32_t> gen{0};    // operations completed: the futex word
+  std::atomic<uint32_t> poisoned{0};           // a rank abandoned an operation
+  alignas(64) unsigned char result[kSlotBytes];
+};
+static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words");
+
+constexpr size_t kAlign = 64;
+constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+constexpr size_t slots_at() { return round_up(sizeof(Header)); }
+size_t bells_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
+size_t matrix_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
+size_t segment_bytes(int P) {
+  return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
+}
+
+// A wait sleeps at most this long before it looks at the analysis deadline again (a wake-up is
+// never lost: FUTEX_WAIT returns at once when the generation moved).
+constexpr long kWaitNs = 20000000;
+// Polls of the generation before the first sleep when the ranks do not outnumber the cores.
+constexpr int kSpins = 4000;
+
+struct State {
+  unsigned char* base = nullptr;
+  size_t bytes = 0;
+  int rank = 0, size = 0;
+  bool crowded = false;
+  MPI_Group group = MPI_GROUP_NULL;  // the ranks attached, in order
+  intptr_t epoch = 0;                // of this attachment: congruence marks of earlier ones are stale
+  Header* header() const { return reinterpret_cast<Header*>(base); }
+  unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
+  std::atomic<uint32_t>& bell(int r) const {
+    return *reinterpret_cast<std::atomic<uint32_t>*>(base + bells_at(size) + size_t(r) * kAlign);
+  }
+  int32_t* matrix(uint32_t parity) const {
+    return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
+           size_t(parity & 1) * size_t(size) * size_t(size);
+  }
+};
+State g_state;
+std::atomic<long> g_posts{0};   // count_posts()
+std::function<void()> g_watch;  // watch_posts()
+int g_keyval = MPI_KEYVAL_INVALID;
+intptr_t g_epochs = 0;
+
+long futex(std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* timeout) {
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, value, timeout, nullptr, 0);
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// This rank abandons the operation under way: every later one fails on every rank.
+Status poison(Header& h) {
+  h.poisoned.store(1);
+  futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  return Status::kMpiError;
+}
+
+// Until the generation leaves g: kOk, or kMpiError once the segment is poisoned or this rank
+// abandons the operation (the deadline's grace passed: it poisons the segment then).
+Status wait_for(Header& h, uint32_t g) {
+  fiber::PollClock waiting;
+  waiting.begin();
+  for (int i = 0; !g_state.crowded && i < kSpins; ++i) {
+    if (h.gen.load(std::memory_order_acquire) != g) return Status::kOk;
+    cpu_relax();
+  }
+  uint64_t polls = 0;
+  for (;;) {
+    if (h.gen.load(std::memory_order_acquire) != g) return Status::kOk;
+    if (h.poisoned.load(std::memory_order_relaxed)) return Status::kMpiError;
+    if (g_posts.load(std::memory_order_relaxed) > 0) {
+      // Messages this rank posted and MPI has not delivered: a large one may need this rank's
+      // progress (a rendezvous protocol) before the rank it goes to can arrive here. Test them
+      // (watch_posts), else probe (either drives MPI's progress), as the engine's other waits
+      // poll; once all are delivered, sleep.
+      if (g_watch) g_watch();
+      if (g_posts.load(std::memory_order_relaxed) <= 0) continue;
+      int flag = 0;
+      if (!g_watch) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if ((fiber::relax(polls) || polls % 256 == 0) && watchdog_abandoned()) return poison(h);
+      continue;
+    }
+    const timespec ts = {0, kWaitNs};
+    futex(&h.gen, FUTEX_WAIT, g, &ts);
+    if (h.gen.load(std::memory_order_acquire) != g) return Status::kOk;
+    if (watchdog_abandoned()) return poison(h);
+  }
+}
+
+// This rank's arrival at the current operation, its contribution written; the last rank to
+// arrive runs combine() (every contribution is visible to it) before the others go on.
+template <typename Combine>
+Status arrive(Combine combine) {
+  Header& h = *g_state.header();
+  if (watchdog_expired() || h.poisoned.load(std::memory_order_relaxed)) return Status::kMpiError;
+  const uint32_t g = h.gen.load(std::memory_order_acquire);
+  if (h.count.fetch_add(1, std::memory_order_acq_rel) + 1 < uint32_t(g_state.size)) return wait_for(h, g);
+  combine();
+  h.count.store(0, std::memory_order_relaxed);
+  h.gen.store(g + 1, std::memory_order_release);
+  futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  return Status::kOk;
+}
+
+// The bytes of n elements of `type` when they fit a slot, else 0.
+size_t slot_bytes(int n, MPI_Datatype type) {
+  MPI_Aint lb = 0, extent = 0;
+  if (n <= 0 || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent <= 0) return 0;
+  const size_t bytes = size_t(n) * size_t(extent);
+  return bytes <= kSlotBytes ? bytes : 0;
+}
+
+// acc = acc op slot(r) for r = 1 .. P - 1, acc starting as slot(0) (the operations are MPI's
+// predefined ones, commutative: only the order of the folds matters, rank order here). Each
+// prefix is handed to `each` (rank, acc).
+template <typename Each>
+void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes, Each each) {
+  std::memcpy(acc, g_state.slot(0), bytes);
+  each(0, acc);
+  for (int r = 1; r < g_state.size; ++r) {
+    PMPI_Reduce_local(g_state.slot(r), acc, n, type, op);
+    each(r, acc);
+  }
+}
+
+void unmap() {
+  if (g_state.base) munmap(g_state.base, g_state.bytes);
+  if (g_state.group != MPI_GROUP_NULL) PMPI_Group_free(&g_state.group);
+  g_state = State();
+}
+
+// Rank 0's segment, named in `name`: the header set up, nullptr when it cannot be made.
+unsigned char* create(int P, char* name, size_t name_bytes, uint64_t& cookie) {
+  cookie = clock::monotonic_ns() ^ (uint64_t(getpid()) << 32) ^ uintptr_t(name);
+  std::snprintf(name, name_bytes, "/critpath-%d-%016llx", int(getpid()),
+                static_cast<unsigned long long>(cookie));
+  const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+  if (fd < 0) return nullptr;
+  void* m = MAP_FAILED;
+  if (ftruncate(fd, off_t(segment_bytes(P))) == 0)
+    m = mmap(nullptr, segment_bytes(P), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) {
+    shm_unlink(name);
+    return nullptr;
+  }
+  Header* h = new (m) Header();
+  h->cookie = cookie;
+  h->ranks = uint32_t(P);
+  return static_cast<unsigned char*>(m);
+}
+
+// Another rank's mapping of rank 0's segment: nullptr unless it is the one announced.
+unsigned char* open_existing(int P, const char* name, uint64_t cookie) {
+  const int fd = shm_open(name, O_RDWR, 0600);
+  if (fd < 0) return nullptr;
+  struct stat st;
+  void* m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && size_t(st.st_size) == segment_bytes(P))
+    m = mmap(nullptr, segment_bytes(P), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return nullptr;
+  const Header* h = static_cast<const Header*>(m);
+  if (h->cookie != cookie || h->ranks != uint32_t(P)) {
+    munmap(m, segment_bytes(P));
+    return nullptr;
+  }
+  return static_cast<unsigned char*>(m);
+}
+
+}  // namespace
+
+Status attach(const Comm& comm, bool crowded) {
+  detach();
+  const MPI_Comm c = comm.native_handle();
+  const int P = comm.size(), me = comm.rank();
+  if (c == MPI_COMM_NULL || P < 2) return Status::kOk;
+  struct Hello {
+    char name[56];
+    uint64_t cookie;
+  } hello{};
+  unsigned char* base = me == 0 ? create(P, hello.name, sizeof hello.name, hello.cookie) : nullptr;
+  if (me == 0 && !base) hello.name[0] = 0;
+  Status s = comm.bcast(&hello, sizeof hello, 0);
+  if (s != Status::kOk || !hello.name[0]) return s;
+  if (me != 0) base = open_existing(P, hello.name, hello.cookie);
+  // Whether futexes work here (FUTEX_WAKE of nobody: 0 woken), and every rank mapped it.
+  int ok = base && futex(&reinterpret_cast<Header*>(base)->gen, FUTEX_WAKE, 1, nullptr) >= 0 ? 1 : 0;
+  s = comm.allreduce(&ok, 1, MPI_INT, MPI_MIN);
+  if (me == 0) shm_unlink(hello.name);  // every rank has it mapped (or gave up): no name left behind
+  if (s != Status::kOk || !ok) {
+    if (base) munmap(base, segment_bytes(P));
+    return s;
+  }
+  if (g_keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_keyval, nullptr) !=
+          MPI_SUCCESS) {
+    g_keyval = MPI_KEYVAL_INVALID;
+    munmap(base, segment_bytes(P));
+    return Status::kOk;  // every later operation sees it detached
+  }
+  g_state.base = base;
+  g_state.bytes = segment_bytes(P);
+  g_state.rank = me;
+  g_state.size = P;
+  g_state.crowded = crowded;
+  g_state.epoch = ++g_epochs;
+  PMPI_Comm_group(c, &g_state.group);
+  return Status::kOk;
+}
+
+void detach() { unmap(); }
+
+void count_posts(long delta) { g_posts.fetch_add(delta, std::memory_order_relaxed); }
+
+void watch_posts(std::function<void()> sweep) { g_watch = std::move(sweep); }
+
+bool serves(MPI_Comm comm) {
+  if (!g_state.base || comm == MPI_COMM_NULL || fiber::current()) return false;
+  void* value = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(comm, g_keyval, &value, &flag);
+  const intptr_t mark = reinterpret_cast<intptr_t>(value);
+  if (flag && mark / 2 == g_state.epoch) return mark % 2 == 1;
+  MPI_Group g = MPI_GROUP_NULL;
+  int same = MPI_UNEQUAL;
+  if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+    PMPI_Group_compare(g, g_state.group, &same);
+    PMPI_Group_free(&g);
+  }
+  const bool congruent = same == MPI_IDENT;
+  PMPI_Comm_set_attr(comm, g_keyval, reinterpret_cast<void*>(g_state.epoch * 2 + (congruent ? 1 : 0)));
+  return congruent;
+}
+
+bool barrier(MPI_Comm comm, Status& status) {
+  if (!serves(comm)) return false;
+  status = arrive([] {});
+  return true;
+}
+
+bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root,
+               Status& status) {
+  const size_t bytes = slot_bytes(n, type);
+  if (!bytes || !serves(comm)) return false;
+  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
+  Header& h = *g_state.header();
+  status = arrive([&] { fold(h.result, n, type, op, bytes, [](int, const unsigned char*) {}); });
+  // The result stays until every rank has arrived at the next operation.
+  if (status == Status::kOk && (root < 0 || root == g_state.rank)) std::memcpy(out, h.result, bytes);
+  return true;
+}
+
+bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status) {
+  const size_t bytes = slot_bytes(n, type);
+  if (!bytes || !serves(comm)) return false;
+  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
+  Header& h = *g_state.header();
+  // Each rank's prefix replaces its contribution in its own slot, which only it writes next.
+  status = arrive([&] {
+    fold(h.result, n, type, op, bytes, [&](int r, const unsigned char* acc) {
+      if (r > 0) std::memcpy(g_state.slot(r), acc, bytes);
+    });
+  });
+  if (status == Status::kOk) std::memcpy(out, g_state.slot(g_state.rank), bytes);
+  return true;
+}
+
+bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status) {
+  if (bytes > kSlotBytes || !serves(comm)) return false;
+  if (root == g_state.rank) std::memcpy(g_state.slot(root), buf, bytes);
+  Header& h = *g_state.header();
+  status = arrive([&] { std::memcpy(h.result, g_state.slot(root), bytes); });
+  if (status == Status::kOk && root != g_state.rank) std::memcpy(buf, h.result, bytes);
+  return true;
+}
+
+bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector<unsigned char>& all,
+            std::vector<size_t>& sizes, Status& status) {
+  if (!serves(comm)) return false;
+  // A slot: the contribution's size, then its bytes when they fit.
+  constexpr size_t kCap = kSlotBytes - sizeof(uint64_t);
+  const uint64_t mine_bytes = bytes;
+  unsigned char* own = g_state.slot(g_state.rank);
+  std::memcpy(own, &mine_bytes, sizeof mine_bytes);
+  if (bytes && bytes <= kCap) std::memcpy(own + sizeof mine_bytes, mine, bytes);
+  Header& h = *g_state.header();
+  status = arrive([&] {
+    uint32_t fits = 1;
+    for (int r = 0; r < g_state.size; ++r) {
+      uint64_t b = 0;
+      std::memcpy(&b, g_state.slot(r), sizeof b);
+      if (b > kCap) fits = 0;
+    }
+    std::memcpy(h.result, &fits, sizeof fits);
+  });
+  if (status != Status::kOk) return true;
+  uint32_t fits = 0;
+  std::memcpy(&fits, h.result, sizeof fits);
+  if (!fits) return false;  // the same answer on every rank: all go to MPI
+  if (root < 0 || root == g_state.rank) {
+    sizes.assign(size_t(g_state.size), 0);
+    size_t total = 0;
+    for (int r = 0; r < g_state.size; ++r) {
+      uint64_t b = 0;
+      std::memcpy(&b, g_state.slot(r), sizeof b);
+      sizes[size_t(r)] = size_t(b);
+      total += size_t(b);
+    }
+    all.resize(total);
+    size_t at = 0;
+    for (int r = 0; r < g_state.size; ++r) {
+      if (sizes[size_t(r)])
+        std::memcpy(all.data() + at, g_state.slot(r) + sizeof(uint64_t), sizes[size_t(r)]);
+      at += sizes[size_t(r)];
+    }
+  }
+  status = arrive([] {});  // the slots stay until every reader has them
+  return true;
+}
+
+bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
+  if (!g_state.base || g_state.size > kMatrixRanks || !serves(comm)) return false;
+  const size_t P = size_t(g_state.size), me = size_t(g_state.rank);
+  // Operation k uses matrix k % 2: a rank writes it for k + 2 only after every rank arrived at
+  // k + 1, so after each read its column of k.
+  int32_t* m = g_state.matrix(g_state.header()->gen.load(std::memory_order_acquire));
+  for (size_t d = 0; d < P; ++d) m[me * P + d] = send[d];
+  status = arrive([] {});
+  if (status == Status::kOk)
+    for (size_t s = 0; s < P; ++s) recv[s] = m[s * P + me];
+  return true;
+}
+
+namespace {
+
+void ring(int dest) {
+  std::atomic<uint32_t>& b = g_state.bell(dest);
+  b.fetch_add(1, std::memory_order_release);
+  futex(&b, FUTEX_WAKE, 1, nullptr);
+}
+
+// Rings the destinations of the sends still pending (requests [first, n)).
+void ring_pending(const std::vector<MPI_Request>& requests, const std::vector<int>& peers, size_t first) {
+  for (size_t i = first; i < requests.size(); ++i)
+    if (requests[i] != MPI_REQUEST_NULL) ring(peers[i]);
+}
+
+}  // namespace
+
+bool ring(MPI_Comm comm, int dest) {
+  if (!serves(comm) || dest < 0 || dest >= g_state.size) return false;
+  ring(dest);
+  return true;
+}
+
+uint32_t rings() { return g_state.base ? g_state.bell(g_state.rank).load(std::memory_order_acquire) : 0; }
+
+bool sleep_until_rung(MPI_Comm comm, uint32_t seen) {
+  if (!serves(comm)) return false;
+  const timespec ts = {0, kWaitNs};
+  futex(&g_state.bell(g_state.rank), FUTEX_WAIT, seen, &ts);
+  return true;
+}
+
+bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
+                  size_t receives, Status& status) {
+  if (!serves(comm) || peers.size() != requests.size()) return false;
+  status = Status::kOk;
+  ring_pending(requests, peers, receives);
+  std::atomic<uint32_t>& mine = g_state.bell(g_state.rank);
+  std::vector<int> done(requests.size());
+  uint64_t polls = 0;
+  fiber::PollClock waiting;
+  for (int spins = 0;; ++spins) {
+    const uint32_t seen = mine.load(std::memory_order_acquire);
+    int n = 0;
+    if (PMPI_Testsome(int(requests.size()), requests.data(), &n, done.data(), MPI_STATUSES_IGNORE) !=
+        MPI_SUCCESS) {
+      status = Status::kMpiError;
+      return true;
+    }
+    if (n == MPI_UNDEFINED) return true;  // every request complete
+    bool sending = false, receiving = false;
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i] != MPI_REQUEST_NULL) (i < receives ? receiving : sending) = true;
+    if (!sending && !receiving) return true;
+    waiting.begin();
+    // The deadline: every 256 polls, and at every sleep (below) once the spinning is over.
+    if ((spins % 256 == 255 || g_state.crowded || spins >= kSpins) && watchdog_abandoned()) {
+      status = Status::kMpiError;
+      return true;
+    }
+    if (sending) {  // polls as complete_all does; its receivers go on with each ring
+      if (++polls % 16 == 0) ring_pending(requests, peers, receives);
+      fiber::relax(polls);
+      continue;
+    }
+    if (!g_state.crowded && spins < kSpins) {
+      cpu_relax();
+      continue;
+    }
+    const timespec ts = {0, kWaitNs};
+    futex(&mine, FUTEX_WAIT, seen, &ts);
+  }
+}
+
+}  // namespace critpath::analyzer::engine::host_shm

@@ -1,0 +1,104 @@
+// critpath — analyzer/engine/host_shm.h
+//
+// In situ, with every analysis rank on one host: the small collectives of the analysis
+// communicator through a shared-memory segment, each rank waiting on a futex until the last
+// to arrive wakes it, instead of an MPI collective that progresses only while its ranks poll.
+//
+// Why: with many more ranks than cores (the oversubscribed testbed, benchmarks/scale) a waiting
+// rank's poll costs 20 to 40 us of CPU in MPICH's progress engine, and a collective of log2 P
+// dependent steps needs its ranks to poll again at every step: at 256 ranks on 2 cores the
+// polling was nine tenths of the analysis's CPU. Here a rank arrives once and sleeps until the
+// operation is complete: one wake-up per rank and operation, no MPI call.
+//
+//   segment   made by rank 0 (shm_open with a unique name, unlinked once every rank has
+//             mapped it), a header (arrival count, generation: the futex word), a slot per
+//             rank for its contribution, the reduced result, a futex word per rank (the
+//             rings of point-to-point messages) and for P <= kMatrixRanks two P x P count
+//             matrices (the all-to-all of counts, used alternately)
+//   arrive    each rank adds itself to the count; the last one combines the slots, resets the
+//             count, bumps the generation and wakes the others (FUTEX_WAKE)
+//   wait      the others spin briefly (only when ranks do not outnumber cores), then wait on the
+//             generation word with a timeout (FUTEX_WAIT), checking the analysis deadline at
+//             each timeout (watchdog.h): a rank that never arrives poisons the segment after the
+//             grace and every later operation fails, as an abandoned MPI operation does
+//
+// It serves only communicators congruent with the one it was attached to (the same ranks in
+// the same order: its duplicates), which then share its sequence of operations: the engine
+// completes every operation before it starts the next, in the same order on every rank.
+// Reductions fold in rank order (MPI picks its own order: a sum of doubles may differ in its
+// last bits). What does not fit a slot goes to MPI.
+// Degrades to today's MPI operations: no shared memory, no futex, ranks on several hosts or
+// on a fiber (critpath-analyze) all leave it detached.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "libtrace/runtime/status.h"
+
+namespace critpath::analyzer::engine {
+class Comm;
+}
+
+namespace critpath::analyzer::engine::host_shm {
+
+constexpr size_t kSlotBytes = 8192;
+constexpr int kMatrixRanks = 1024;
+
+// Collective over `comm` (native; to be called on every rank of it or on none, with every rank
+// on this host): attaches the segment when every rank could map it and use futexes, otherwise
+// stays detached (kMpiError only when the agreement's own MPI calls fail). `crowded`: the
+// ranks outnumber this host's cores (no spinning before a wait). Replaces an earlier segment.
+Status attach(const Comm& comm, bool crowded);
+// Unmaps the segment (local).
+void detach();
+// Whether the segment serves `comm` (attached, congruent, not on a fiber).
+bool serves(MPI_Comm comm);
+
+// The engine's posted point-to-point messages not known delivered yet (comm.cpp's post and
+// reap): while there are any, a wait here also drives MPI's progress.
+void count_posts(long delta);
+// How a wait here tests those posts (drops the delivered ones, count_posts(-n)): the latest
+// communicator that posted on the segment's ranks registers its sweep.
+void watch_posts(std::function<void()> sweep);
+
+// Each returns false when the segment does not serve the call (the caller goes to MPI);
+// otherwise it ran the operation and `status` says how it went.
+bool barrier(MPI_Comm comm, Status& status);
+// MPI_Allreduce (root < 0) or MPI_Reduce to `root` of `n` elements of a predefined `type`
+// under a predefined `op`, folded in rank order (`in` may be `out`); MPI_Scan (inclusive); the
+// root's `bytes` to every rank. Only what fits a slot (kSlotBytes).
+bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, int root,
+               Status& status);
+bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status);
+bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status);
+// Every rank's `bytes` to `root` (root < 0: to every rank), into `all` in rank order, their
+// sizes in `sizes`, when every contribution fits a slot (else false on every rank, after one
+// operation here).
+bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector<unsigned char>& all,
+            std::vector<size_t>& sizes, Status& status);
+// MPI_Alltoall of one int per rank (the counts of an all-to-all-v).
+bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
+
+// Point-to-point messages between the segment's ranks (comm.cpp's post and receive): ring()
+// bumps `dest`'s futex word and wakes it (false, doing nothing, when the segment does not
+// serve `comm`); rings() reads this rank's word, before it looks for messages;
+// sleep_until_rung() then sleeps until the word leaves `seen` or a timeout (false when not
+// served: the caller polls).
+bool ring(MPI_Comm comm, int dest);
+uint32_t rings();
+bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
+
+// Completes point-to-point requests on `comm` (the first `receives` of them receives, the rest
+// sends; peers[i] the rank requests[i] talks to): rings each send's destination (a futex word
+// per rank) and sleeps on its own while only receives are pending; while sends are pending it
+// polls as complete_all does, ringing their destinations again now and then (a rendezvous
+// send goes on only with its receiver's progress). Each sleep lasts until a sender rings or
+// for a timeout, the deadline checked as in complete_all.
+bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
+                  size_t receives, Status& status);
+
+}  // namespace critpath::analyzer::engine::host_shm
