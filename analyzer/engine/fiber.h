@@ -4,7 +4,8 @@
 // (comm.h): a process hosting 4,096 traced ranks runs them as 4,096 fibers on about one worker
 // per core instead of 4,096 threads.
 //
-//   run(n, task, options)   task(i) for i in [0, n), each on its own fiber (glibc ucontext,
+//   run(n, task, options)   task(i) for i in [0, n), each on its own fiber (on x86-64 a
+//                           switch of the callee-saved registers, glibc ucontext elsewhere;
 //                           an mmap'd stack with a guard page below it); fiber i runs on
 //                           worker i * workers / n only (contiguous blocks, never migrating:
 //                           thread_local state stays the fiber's worker's)
