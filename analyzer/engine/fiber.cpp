@@ -145,6 +145,9 @@ struct Worker {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<Fiber*> woken;  // under mu
+  // The thread's CPU clock when it last came back from a fiber: the scheduler's work between
+  // two fibers counts to the next one, so a switch reads the clock once.
+  uint64_t clock_ns = 0;
   // The worker thread's own stack, for ASan's switches back to it.
   const void* stack_bottom = nullptr;
   size_t stack_size = 0;
@@ -298,7 +301,7 @@ inline void prefetch_stack(const Fiber& f) {
 // The scheduler side: runs `f` until it leaves, keeping its CPU time.
 void resume(Worker& w, Fiber* f) {
   t_current = f;
-  f->resumed_cpu_ns = thread_cpu_ns();
+  f->resumed_cpu_ns = w.clock_ns;
   if (w.pool->options->on_switch) w.pool->options->on_switch(f->index, true);
 #if CRITPATH_FIBER_ASAN
   __sanitizer_start_switch_fiber(&w.asan_fake_stack, f->map + f->guard_bytes, f->map_bytes - f->guard_bytes);
@@ -311,7 +314,8 @@ void resume(Worker& w, Fiber* f) {
   __sanitizer_finish_switch_fiber(w.asan_fake_stack, nullptr, nullptr);
 #endif
   if (w.pool->options->on_switch) w.pool->options->on_switch(f->index, false);
-  f->cpu_ns += thread_cpu_ns() - f->resumed_cpu_ns;
+  w.clock_ns = thread_cpu_ns();
+  f->cpu_ns += w.clock_ns - f->resumed_cpu_ns;
   t_current = nullptr;
 }
 
@@ -339,6 +343,7 @@ bool settle(Worker& w, Fiber* f) {
 
 void work(Worker& w) {
   t_worker = &w;
+  w.clock_ns = thread_cpu_ns();
 #if CRITPATH_FIBER_TSAN
   w.tsan_fiber = __tsan_get_current_fiber();
 #endif

@@ -79,7 +79,8 @@ void set_ranks_per_core(double ranks);
 // runs on a thread of its own while the fiber yields, so the worker's other fibers go on.
 void call_blocking(const std::function<void()>& fn);
 // CPU seconds the calling fiber has run so far (its worker's CLOCK_THREAD_CPUTIME_ID while it
-// ran); on a plain thread, the thread's CPU time.
+// ran, and while the scheduler chose it: one clock reading per switch); on a plain thread,
+// the thread's CPU time.
 double cpu_seconds();
 // The CPU seconds the calling fiber (on a plain thread: the thread) spent in the engine's wait
 // loops polling for other ranks (watchdog.cpp's complete_all, comm.cpp's receive and reap):
