@@ -4,7 +4,8 @@
 // (comm.h): a process hosting 4,096 traced ranks runs them as 4,096 fibers on about one worker
 // per core instead of 4,096 threads.
 //
-//   run(n, task, options)   task(i) for i in [0, n), each on its own fiber (glibc ucontext,
+//   run(n, task, options)   task(i) for i in [0, n), each on its own fiber (on x86-64 a
+//                           switch of the callee-saved registers, glibc ucontext elsewhere;
 //                           an mmap'd stack with a guard page below it); fiber i runs on
 //                           worker i * workers / n only (contiguous blocks, never migrating:
 //                           thread_local state stays the fiber's worker's)
@@ -78,7 +79,8 @@ void set_ranks_per_core(double ranks);
 // runs on a thread of its own while the fiber yields, so the worker's other fibers go on.
 void call_blocking(const std::function<void()>& fn);
 // CPU seconds the calling fiber has run so far (its worker's CLOCK_THREAD_CPUTIME_ID while it
-// ran); on a plain thread, the thread's CPU time.
+// ran, and while the scheduler chose it: one clock reading per switch); on a plain thread,
+// the thread's CPU time.
 double cpu_seconds();
 // The CPU seconds the calling fiber (on a plain thread: the thread) spent in the engine's wait
 // loops polling for other ranks (watchdog.cpp's complete_all, comm.cpp's receive and reap):
