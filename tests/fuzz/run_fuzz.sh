@@ -29,7 +29,7 @@ case "$target" in
   filter) sources=("$src/compiler_hooks/filter.cpp") ; libs=() ;;
   config) sources=("$src/libtrace/config/config.cpp") ; libs=() ;;
   otf2_import)
-    sources=("$src"/analyzer/otf2/otf2_{import,support}.cpp "$src"/analyzer/engine/{comm,fiber,watchdog}.cpp
+    sources=("$src"/analyzer/otf2/otf2_{import,support}.cpp "$src"/analyzer/engine/{comm,fiber,host_shm,watchdog}.cpp
              "$src"/libtrace/{clock/clock,defs/definitions,defs/demangle,runtime/status,runtime/alloc_fault}.cpp
              "$src"/libtrace/{buffer/codec,buffer/chunk_store,event/event}.cpp)
     libs=($(pkg-config --libs otf2 mpich) -lzstd)

@@ -114,6 +114,16 @@ engine::CollSync sync_of(int size, int me) {
   return s;
 }
 
+// Rank 1's view of a barrier of 4 whose last member, rank 3, arrived at `latest` and whose
+// first member left at `earliest_end`.
+engine::CollSync barrier_of_4(double latest, double earliest_end) {
+  engine::CollSync y = sync_of(4, 1);
+  y.latest_begin = latest;
+  y.latest_rank = 3;
+  y.earliest_end = earliest_end;
+  return y;
+}
+
 }  // namespace
 
 TEST_CASE("late sender: the receive waits until the send begins", "[passes]") {
@@ -181,10 +191,7 @@ TEST_CASE("late receiver: a synchronous send waits for the receive to be posted"
 TEST_CASE("barrier and N x N: wait for the last, completion after the first left", "[passes]") {
   define_regions();
   Synth s;
-  engine::CollSync y = sync_of(4, 1);
-  y.latest_begin = 2.0;
-  y.latest_rank = 3;
-  y.earliest_end = 2.05;
+  const engine::CollSync y = barrier_of_4(2.0, 2.05);
   const uint32_t b = s.call(kBarrier, 1.5, 2.1);
   s.coll(b, CollKind::kBarrier, -1, y);
   const uint32_t n = s.call(kColl, 3.0, 3.6);
@@ -282,10 +289,7 @@ TEST_CASE("MPI_Init completion and wait at MPI_Finalize", "[passes]") {
 TEST_CASE("wait records: in call order, one per call, whatever order the patterns book them in", "[passes]") {
   define_regions();
   Synth s;
-  engine::CollSync y = sync_of(4, 1);
-  y.latest_begin = 0.9;
-  y.latest_rank = 3;
-  y.earliest_end = 0.95;
+  const engine::CollSync y = barrier_of_4(0.9, 0.95);
   const uint32_t b = s.call(kBarrier, 0.5, 1.0);  // waits 0.4 for rank 3, then 0.05 to complete
   s.coll(b, CollKind::kBarrier, -1, y);
   const uint32_t ss1 = s.call(kSsend, 1.0, 1.5);  // late receiver (booked after every late sender)
