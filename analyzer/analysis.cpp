@@ -77,6 +77,7 @@ engine::EngineSettings engine_settings(const config::Config& cfg) {
   s.clc = cfg.clock_correction == "clc";
   s.debug_window = cfg.debug_analysis_window;
   s.memory_mib = cfg.analysis_memory;
+  s.host_shm = cfg.analysis_host_shm;
   s.timeout_s = cfg.analysis_timeout;
   s.stall_rank = cfg.debug_analysis_stall_stage == "start" ? -1 : cfg.debug_analysis_stall;
   s.stall_stage = cfg.debug_analysis_stall_stage;

@@ -380,7 +380,7 @@ class WindowChoice {
       fiber::set_ranks_per_core(sharing / cores);
       // Every rank on this host: the small collectives through shared memory (host_shm.h).
       // sharing is the same on every rank then, so either all attach or none.
-      if (sharing >= double(group.size()))
+      if (settings.host_shm && sharing >= double(group.size()))
         CRITPATH_FORWARD_IF_ERROR(host_shm::attach(group.comm(), sharing / cores > 1));
     }
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
