@@ -43,11 +43,11 @@ struct EndGathered;  // analysis_engine.cpp: what rank 0 gathers at the end
 
 // The engine's own settings (analysis.cpp reads them from CRITPATH_*).
 struct EngineSettings {
-  bool clc = false;      // CRITPATH_CLOCK_CORRECTION=clc
-  int debug_window = 0;  // CRITPATH_DEBUG_ANALYSIS_WINDOW
-  int memory_mib = 0;    // CRITPATH_ANALYSIS_MEMORY
+  bool clc = false;       // CRITPATH_CLOCK_CORRECTION=clc
+  int debug_window = 0;   // CRITPATH_DEBUG_ANALYSIS_WINDOW
+  int memory_mib = 0;     // CRITPATH_ANALYSIS_MEMORY
   bool host_shm = false;  // CRITPATH_ANALYSIS_HOST_SHM
-  int timeout_s = 0;     // CRITPATH_ANALYSIS_TIMEOUT (its note)
+  int timeout_s = 0;      // CRITPATH_ANALYSIS_TIMEOUT (its note)
   // CRITPATH_DEBUG_ANALYSIS_STALL / _STAGE: this rank stalls until the deadline has passed at
   // the start of that stage (tests of a timeout in the middle of the analysis).
   int stall_rank = -1;
