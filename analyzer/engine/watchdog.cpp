@@ -71,10 +71,7 @@ Status complete_all(std::vector<MPI_Request>& requests) {
     if (done) return Status::kOk;
     waiting.begin();
     const bool slept = spins > 0 && fiber::relax(polls);  // a fiber lets its worker's other fibers run
-    if ((slept || spins % 256 == 255) && abandon_now()) {
-      watchdog_expired();  // sticky from here on
-      return Status::kMpiError;
-    }
+    if ((slept || spins % 256 == 255) && watchdog_abandoned()) return Status::kMpiError;
   }
 }
 
