@@ -38,14 +38,14 @@ HOOKS_NOINSTR static void hooks_sleep_ms(int ms) {
 }
 
 /* One stdout line "hooks-lateness NS" per rank (check_hooks.py reads OUTDIR.stdout). */
-HOOKS_NOINSTR static void hooks_print_lateness(void) {
+HOOKS_NOINSTR static inline void hooks_print_lateness(void) {
   printf("hooks-lateness %lld\n", hooks_late_ns);
   fflush(stdout);
 }
 
 /* Moves the deadline on by the time since `since`: time spent waiting (in MPI) that the
  * next sleep must not make up for. */
-HOOKS_NOINSTR static void hooks_skip_since(const struct timespec* since) {
+HOOKS_NOINSTR static inline void hooks_skip_since(const struct timespec* since) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   long ns = (now.tv_sec - since->tv_sec) * 1000000000L + (now.tv_nsec - since->tv_nsec);

@@ -20,7 +20,7 @@ engine::ReducedMetric metric(const std::string& id, std::vector<double> by_callp
                              std::vector<std::pair<int, std::vector<double>>> per_rank = {}) {
   engine::ReducedMetric m;
   m.id = id;
-  m.unit = "s";
+  m.unit = std::string("s");  // not = "s": GCC 12 warns -Wrestrict on that (a false positive)
   m.by_callpath = std::move(by_callpath);
   m.by_rank = std::move(by_rank);
   // The statistics MetricStore::reduce gives for these rows (a short-term metric's pair with
