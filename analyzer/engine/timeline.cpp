@@ -9,6 +9,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "analyzer/engine/big_memory.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::engine {
@@ -35,13 +36,13 @@ CollFlow coll_flow(const char* mpi_name) {
 }
 
 void TimelineBuilder::reserve(uint64_t events) {
-  t_.calls.reserve(size_t(events / 2));
+  reserve_big(t_.calls, size_t(events / 2));
   if (gaps_on_) {
-    t_.gap_begin.reserve(size_t(events / 2 + 1));
-    t_.gaps.reserve(size_t(events / 3));
+    reserve_big(t_.gap_begin, size_t(events / 2 + 1));
+    reserve_big(t_.gaps, size_t(events / 3));
   }
-  t_.sends.reserve(size_t(events / 3));
-  t_.recvs.reserve(size_t(events / 3));
+  reserve_big(t_.sends, size_t(events / 3));
+  reserve_big(t_.recvs, size_t(events / 3));
 }
 
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
@@ -145,7 +146,6 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       // is where the receiver waited for it, so it posts and completes the receive.
       r.post_call = r.complete_call = probe_for_open_ != kNoCall ? probe_for_open_ : cur;
       r.post_seq = post_seq_++;
-      r.bytes = e.bytes;
       if (r.peer >= 0 && probe_for_open_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
       probe_for_open_ = kNoCall;
       if (r.peer >= 0) t_.recvs.push_back(r);
@@ -233,7 +233,6 @@ void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
   s.tag = e.tag;
   s.call = cur;
   s.complete_call = e.kind == K::kSend ? cur : kNoCall;
-  s.bytes = e.bytes;
   if (s.peer >= 0) {
     t_.sends.push_back(s);
     if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
@@ -246,7 +245,6 @@ void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
   r.comm = e.comm;
   r.tag = e.tag;
   r.complete_call = cur;
-  r.bytes = e.bytes;
   auto it = irecv_post_.find(e.request);
   if (it != irecv_post_.end()) {
     r.post_call = it->second.first;
