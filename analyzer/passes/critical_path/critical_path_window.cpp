@@ -156,12 +156,25 @@ WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records,
   std::vector<std::pair<double, double>>& busy = w.busy;
   busy = std::move(acc.carry);  // past T_{k-1}
   acc.carry.clear();
-  for (const auto& [a, z] : busy_intervals(t, records, lo, hi, &acc.wait_node)) {
+  // Kept in the intervals' own vector when nothing was carried (the whole run: 16 B per
+  // interval, no second array), else appended.
+  std::vector<std::pair<double, double>> iv = busy_intervals(t, records, lo, hi, &acc.wait_node);
+  const bool in_place = busy.empty();
+  if (!in_place) busy.reserve(busy.size() + iv.size());
+  size_t kept = 0;
+  for (size_t i = 0; i < iv.size(); ++i) {
+    const auto [a, z] = iv[i];
     acc.busy_span += z - a;
     if (z > t0) {
       acc.busy += z - std::max(a, t0);
-      busy.push_back({std::max(a, t0), z});
+      const std::pair<double, double> piece{std::max(a, t0), z};
+      if (in_place) iv[kept++] = piece;
+      else busy.push_back(piece);
     }
+  }
+  if (in_place) {
+    iv.resize(kept);
+    busy = std::move(iv);
   }
   // The window's share of the application phase is [T_{k-1}, T_k]: what lies past T_k (a
   // rank's time in C_k after the last arrival) belongs to the next window's.
