@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <memory>
 
 #include "analyzer/engine/gather.h"
 
@@ -157,6 +158,8 @@ struct Link {
 };
 static_assert(sizeof(Token) == 24 && sizeof(Link) == 24, "wire sizes");
 
+// The marking's top levels (at most 2^8 requests of all ranks) go by allgather.
+constexpr uint32_t kGatherMarkLevels = 8;
 // Token rounds at most (those still out then go on by pointer jumping), and the rounds they
 // travel before they stop at the first round in which none came back.
 constexpr uint32_t kTokenHops = 16;
@@ -267,6 +270,32 @@ const T* as(const std::vector<unsigned char>& v) {
   return reinterpret_cast<const T*>(v.data());
 }
 
+// A send buffer used round after round: fresh memory costs a page fault per 4 KiB page at
+// its first touch (about 3 us each on a virtual machine), so the rounds write into one buffer
+// instead of a vector each, and it is not zeroed. Grows, and keeps its bytes, only in reserve().
+class SendBuffer {
+ public:
+  void reserve(size_t bytes) {
+    if (bytes <= cap_) return;
+    p_.reset(new unsigned char[bytes]);
+    cap_ = bytes;
+  }
+  // Room for n elements of T (the contents undefined).
+  template <typename T>
+  T* get(size_t n) {
+    reserve(n * sizeof(T));
+    return reinterpret_cast<T*>(p_.get());
+  }
+  void release() {
+    p_.reset();
+    cap_ = 0;
+  }
+
+ private:
+  std::unique_ptr<unsigned char[]> p_;
+  size_t cap_ = 0;
+};
+
 // The pointer-jumping walk's state on one rank: per item (records 0..n-1, the start n) the
 // segment its arrival yields and its successor, J_k per level, the records on the path.
 // A record's global id (type Id: 32 bits when they fit, which halves the levels' memory and
@@ -282,12 +311,21 @@ class JumpWalk {
         have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
         ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
 
-  Status find_successors(uint64_t& N, uint64_t& merges);
+  Status find_successors(uint64_t& N, uint64_t& merges, uint64_t& active);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
   Status mark_by_flood();
-  Status double_pointers(uint64_t N);
+  Status double_pointers(uint64_t N, uint64_t active);
   Status mark_path();
   Status send_segments();
+  // Frees what the successors and the list path kept (before send_segments).
+  void release_lists() {
+    for (std::vector<uint32_t>* v : {&hop2_, &lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
+    for (std::vector<uint64_t>* v : {&ldist_, &rdep_}) std::vector<uint64_t>().swap(*v);
+    std::vector<Id>().swap(rid_);
+    std::vector<uint8_t>().swap(res_);
+    std::vector<uint8_t>().swap(indeg_);
+    send_.release();
+  }
 
  private:
   // An arrival still to resolve: item `item` arrives on rank q at t.
@@ -315,11 +353,6 @@ class JumpWalk {
     size_t nin = 0;
     for (const PathRun& r : recv_runs_) nin += r.count;
     return nin;
-  }
-  static uint64_t active_count(const std::vector<Id>& j) {
-    uint64_t a = 0;
-    for (Id y : j) a += y != kEnd;
-    return a;
   }
   Id gid(int rank, size_t i) const { return Id(Id(rank) << shift_) | Id(i); }
   uint32_t passes(size_t it) const { return passes_.empty() ? 0 : passes_[it]; }
@@ -350,7 +383,7 @@ class JumpWalk {
   void mark_invalid();
   template <typename Src>
   Status resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order);
-  void answer_queries(std::vector<Reply<Id>>& rep);
+  void answer_queries(Reply<Id>* rep);
   template <typename Src>
   void take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still);
   void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t);
@@ -392,6 +425,7 @@ class JumpWalk {
   std::vector<uint8_t> marked_;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
+  SendBuffer send_;  // what a round sends, where it is built in place
   std::vector<PathRun> recv_runs_;
   Grouping grp_;
   std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
@@ -401,6 +435,7 @@ class JumpWalk {
   uint64_t merges_ = 0;         // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;          // the start's successor
   uint64_t start_found_ = 0;    // its global id + 1 in the round it was found, else 0
+  uint64_t found_ = 0;          // records whose successor was found (this round)
   // Per item whose successor lies on another rank and continues on this one: the record it
   // continues at (the list path's return after two hops), kRootHop where the successor's
   // chain ends, kNoItem otherwise (a token finds out).
@@ -426,16 +461,20 @@ void JumpWalk<Id>::mark_invalid() {
 }
 
 // Rounds of queries until no arrival is passed on; N: the hop records of all ranks.
-// merges: the records that are more than one item's successor (all ranks).
+// merges: the records that are more than one item's successor (all ranks); active: the
+// records with a successor (all ranks: the doubling's first count, without a round).
 template <typename Id>
-Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges) {
+Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& active) {
   mark_invalid();
   // The first round asks for every item's first arrival (read from the records, no list of
   // them); later rounds for the arrivals passed on (`pending`).
   std::vector<Pending> pending, still;
   std::vector<uint32_t> order;  // items (then positions in pending), destination by destination
   hop2_.assign(n_ + 1, kNoItem);
-  merges = 0;
+  // The first round's queries (8 B) and replies (16 or 24 B) in buffers sized for them once.
+  send_.reserve((n_ + 1) * sizeof(Reply<Id>));
+  recv_.reserve((n_ + 1) * sizeof(Reply<Id>));
+  merges = active = 0;
   uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
     still.clear();
@@ -450,14 +489,18 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges) {
     }
     pending.swap(still);
     if (round + 1 >= kPassRounds) break_cycle(pending);
-    uint64_t red[4] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_, start_found_};
-    merges_ = start_found_ = 0;
-    CRITPATH_FORWARD_IF_ERROR(asum(red, 4));
+    uint64_t red[5] = {pending.size(), round == 0 ? uint64_t(n_) : 0, merges_, start_found_, found_};
+    merges_ = start_found_ = found_ = 0;
+    CRITPATH_FORWARD_IF_ERROR(asum(red, 5));
     if (round == 0) N = red[1];
     merges += red[2];
     first += red[3];
+    active += red[4];
     if (red[0] == 0) break;
   }
+  // Their memory back to the heap, for the next step's arrays (no fresh pages there).
+  send_.release();
+  std::vector<unsigned char>().swap(recv_);
   if (first != 0 && owner_of(Id(first - 1)) == me_) {
     const size_t i = index_of(Id(first - 1));
     if (i < n_ && !marked_[i]) {
@@ -474,24 +517,24 @@ template <typename Src>
 Status JumpWalk<Id>::resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order) {
   grp_.group(count, P_, [&](size_t k) { return at(k).q; });
   order.swap(grp_.order);
-  std::vector<double> q(order.size());
+  double* q = send_.get<double>(order.size());
   for (size_t pos = 0; pos < order.size(); ++pos) q[pos] = at(order[pos]).t;
-  CRITPATH_FORWARD_IF_ERROR(a2a(q.data(), grp_.runs, sizeof(double)));
-  std::vector<Reply<Id>> rep;
+  CRITPATH_FORWARD_IF_ERROR(a2a(q, grp_.runs, sizeof(double)));
+  // The replies in the same buffer (the queries are sent).
+  Reply<Id>* rep = send_.get<Reply<Id>>(received());
   answer_queries(rep);
   // Back to the sources, ascending: the replies arrive as the queries went.
   const std::vector<PathRun> back = recv_runs_;
-  return a2a(rep.data(), back, sizeof(Reply<Id>), true);
+  return a2a(rep, back, sizeof(Reply<Id>), true);
 }
 
 // Where each query received arrives among this rank's records. A source's queries come in
 // its records' order, so their times mostly ascend: each search starts from the previous
 // answer (galloping), a full binary search only when the time went back.
 template <typename Id>
-void JumpWalk<Id>::answer_queries(std::vector<Reply<Id>>& rep) {
+void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
   const double* in = as<double>(recv_);
   const size_t nin = received();
-  rep.resize(nin);
   size_t hint = 0;  // records below it entered before the previous query's time
   double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t k = 0; k < nin; ++k) {
@@ -529,6 +572,7 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
     if (passes(it) > 0) move_to(it, p.q, p.t);
     if (kind == Arrival::kFound) {
       (it < n_ ? J_[0][it] : start_j0_) = r.id;
+      if (it < n_) ++found_;
       if (it == n_) start_found_ = uint64_t(r.id) + 1;
       if (p.q != me_) take_second_hop(it, r, hint, prev_t);
     } else if (kind == Arrival::kPass && r.rank >= 0 && r.rank < P_) {
@@ -859,10 +903,8 @@ Status JumpWalk<Id>::mark_by_flood() {
 
 // --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
 template <typename Id>
-Status JumpWalk<Id>::double_pointers(uint64_t N) {
+Status JumpWalk<Id>::double_pointers(uint64_t N, uint64_t active) {
   const uint32_t K_max = ceil_log2(N + 2);
-  uint64_t active = active_count(J_[0]);
-  CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   uint32_t L = 0;  // levels the marking uses: J_0 .. J_{L-1}; every chain has <= 2^L records
   while (active > 0 && L < K_max) {
     ++L;
@@ -914,6 +956,28 @@ Status JumpWalk<Id>::mark_path() {
   std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
     const std::vector<Id>& Jk = J_[k];
+    // At most 2^(levels - 1 - k) marked records of all ranks ask at level k (one, the path's
+    // first, before the top level): while those are few every rank gets all requests, one
+    // collective instead of a sparse all-to-all (each a synchronizing round: in situ, where
+    // ranks outnumber cores, it costs a few times a collective's CPU).
+    if (out_.levels - 1 - k <= kGatherMarkLevels) {
+      req.clear();
+      for (uint32_t x : marked_list_)
+        if (Jk[x] != kEnd) req.push_back(Jk[x]);
+      ++out_.rounds;
+      out_.bytes_sent += req.size() * sizeof(Id);
+      CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
+      const Id* in = as<Id>(recv_);
+      const size_t nin = recv_.size() / sizeof(Id);
+      for (size_t i = 0; i < nin; ++i) {
+        const size_t y = index_of(in[i]);
+        if (owner_of(in[i]) == me_ && y < n_ && !marked_[y]) {
+          marked_[y] = 1;
+          marked_list_.push_back(uint32_t(y));
+        }
+      }
+      continue;
+    }
     grp_.group(marked_list_.size(), P_, [&](size_t i) {
       const Id y = Jk[marked_list_[i]];
       return y != kEnd ? int32_t(owner_of(y)) : int32_t(-1);
@@ -938,32 +1002,27 @@ Status JumpWalk<Id>::mark_path() {
 template <typename Id>
 Status JumpWalk<Id>::send_segments() {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
-  std::vector<uint32_t> items;  // the marked items
-  auto add = [&](size_t it) {
+  // The marked items (the start, where it is here, last), in item order: on a consistent
+  // trace each destination then gets its segments ascending.
+  auto on_path = [&](size_t it) { return it < n_ ? marked_[it] != 0 : have_start_; };
+  for (size_t it = 0; it <= n_; ++it) {
+    if (!on_path(it)) continue;
+    red[0] += passes(it) + (it < n_ ? 1 : 0);  // a record's own hop (the start is none), and
+                                               // the arrivals passed on after it
     if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
-    items.push_back(uint32_t(it));
-  };
-  // In record order: on a consistent trace each destination then gets its segments ascending.
-  items.reserve(size_t(std::count(marked_.begin(), marked_.end(), uint8_t(1))) + 1);
-  for (size_t x = 0; x < n_; ++x) {
-    if (!marked_[x]) continue;
-    red[0] += 1 + passes(x);  // the record's own hop, and the arrivals passed on after it
-    add(x);
   }
-  if (have_start_) {
-    red[0] += passes(n_);  // the start is no hop, arrivals passed on from it are
-    add(n_);
+  grp_.group(n_ + 1, P_, [&](size_t it) { return on_path(it) ? seg_rank(it) : int32_t(-1); });
+  const size_t nout = grp_.order.size();
+  SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
+  for (size_t pos = 0; pos < nout; ++pos) {
+    const size_t it = grp_.order[pos];
+    SegmentOut<Id>& m = send[pos];
+    m = SegmentOut<Id>{};
+    m.end = seg_end(it);
+    if (!ended_[it]) m.succ = it < n_ ? J_[0][it] : start_j0_;
   }
-  {
-    grp_.group(items.size(), P_, [&](size_t i) { return seg_rank(items[i]); });
-    std::vector<SegmentOut<Id>> send(items.size());
-    for (size_t pos = 0; pos < items.size(); ++pos) {
-      const size_t it = items[grp_.order[pos]];
-      send[pos].end = seg_end(it);
-      if (!ended_[it]) send[pos].succ = it < n_ ? J_[0][it] : start_j0_;
-    }
-    CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(SegmentOut<Id>)));
-  }
+  CRITPATH_FORWARD_IF_ERROR(a2a(send, grp_.runs, sizeof(SegmentOut<Id>)));
+  send_.release();  // its memory for the segments below
   // Each segment in place of its message: begun at the record's wait end, or at `first`.
   const size_t nin = received();
   for (size_t k = 0; k < nin; ++k) {
@@ -1005,22 +1064,37 @@ template <typename Id>
 Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
                  PathWalkResult& out, int shift, ListPath lists) {
   JumpWalk<Id> walk(mine, start, ex, out, shift);
-  uint64_t N = 0, merges = 0;  // hop records of all ranks; records two items lead to
-  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N, merges));
+  uint64_t N = 0, merges = 0, active = 0;  // hop records of all ranks; records two items lead
+                                           // to; records with a successor
+  CRITPATH_FORWARD_IF_ERROR(walk.find_successors(N, merges, active));
   const bool pays = N >= kListMinRecords &&
                     (merges == 0 || (merges <= N / kListMergeShare && ex.size() <= kListMaxRanks));
   if (lists == ListPath::kAlways || (lists == ListPath::kAuto && pays)) {
     bool done = false;
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
     out.listed = done;
+    walk.release_lists();
     if (done) return walk.send_segments();
   }
-  CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N));
+  CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N, active));
   CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
+  walk.release_lists();
   return walk.send_segments();
 }
 
 }  // namespace
+
+Status PathExchange::allgather(const void* send, uint32_t count, size_t elem_bytes,
+                               std::vector<unsigned char>& all) {
+  const auto* p = static_cast<const unsigned char*>(send);
+  std::vector<unsigned char> copies;
+  std::vector<PathRun> runs, from;
+  for (int r = 0; r < size() && count > 0; ++r) {
+    runs.push_back({r, count});
+    copies.insert(copies.end(), p, p + size_t(count) * elem_bytes);
+  }
+  return exchange(copies.data(), runs, elem_bytes, all, from, false);
+}
 
 Status walk_jump(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex,
                  PathWalkResult& out, ListPath lists) {
@@ -1075,6 +1149,10 @@ class CommPathExchange final : public PathExchange {
       recv_runs.push_back({int32_t(in.peer), uint32_t(in.bytes.size() / elem_bytes)});
     }
     return Status::kOk;
+  }
+  Status allgather(const void* send, uint32_t count, size_t elem_bytes,
+                   std::vector<unsigned char>& all) override {
+    return comm_.allgatherv(send, int(count), elem_bytes, all);
   }
   Status allreduce_sum(uint64_t* v, int n) override { return comm_.allreduce(v, n, MPI_UINT64_T, MPI_SUM); }
   Status allreduce_min(double* v, int n) override { return comm_.allreduce(v, n, MPI_DOUBLE, MPI_MIN); }

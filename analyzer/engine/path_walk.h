@@ -26,7 +26,9 @@
 //   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, one request + reply round
 //      (8 B each per record) per level, until every J_k is the end (K <= ceil(log2(N + 2)),
 //      N = all ranks' hop records, so fewer levels when every chain is short).
-//   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level.
+//   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level, an
+//      allgather (one collective: PathExchange::allgather) while at most 2^8 records of all
+//      ranks ask, else a sparse all-to-all.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
 //      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them
 //      (16 B each: the arrival and succ(r), whose wait end its rank reads).
@@ -43,9 +45,10 @@
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
 //
-// Cost per rank: about (2 K + 4) sparse all-to-all rounds (each rank sends to and hears from
-// the ranks its records name, nothing sized by the number of ranks: Comm::exchange) and 5
-// allreduces, 2 × 4 B per local record per doubling level (8 B when a record's global id, its
+// Cost per rank: about (2 K + 4) rounds of sparse all-to-alls (each rank sends to and hears
+// from the ranks its records name, nothing sized by the number of ranks: Comm::exchange) or
+// of the marking's small allgathers, and 4 allreduces (the doubling's first count comes with
+// the successors'), 2 × 4 B per local record per doubling level (8 B when a record's global id, its
 // rank and local index, needs more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
 // marking) plus ~40 B per record of state and buffers, on every rank alike: no rank holds
 // more than its own records. It is the default at every size. The gather method (all
@@ -152,6 +155,10 @@ class PathExchange {
   // answers the previous one element for element: recv_runs will be that round's send_runs.
   virtual Status exchange(const void* send, const std::vector<PathRun>& send_runs, size_t elem_bytes,
                           std::vector<unsigned char>& recv, std::vector<PathRun>& recv_runs, bool reply) = 0;
+  // Every rank's `count` elements of elem_bytes, rank after rank, into `all` on every rank (a
+  // round of few elements in all: one collective). By default through exchange(), O(ranks).
+  virtual Status allgather(const void* send, uint32_t count, size_t elem_bytes,
+                           std::vector<unsigned char>& all);
   virtual Status allreduce_sum(uint64_t* v, int n) = 0;
   virtual Status allreduce_min(double* v, int n) = 0;
 };

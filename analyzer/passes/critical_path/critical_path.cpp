@@ -155,7 +155,8 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
 }
 
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
-                                                      double init_enter, double finalize_enter) {
+                                                      double init_enter, double finalize_enter,
+                                                      std::vector<double>* wait_node) {
   // The waiting intervals in call order, merged as they come while their beginnings ascend
   // (the main thread's calls one after another); else collected and sorted first.
   std::vector<std::pair<double, double>> busy;
@@ -166,9 +167,12 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
     if (lo > cur) busy.push_back({cur, lo});
     cur = std::max(cur, hi);
   };
-  auto each_wait = [&](auto&& f) {
+  auto each_wait = [&](auto&& f, std::vector<double>* by_node) {
     records.for_each([&](const WaitRecord& r) {
       const engine::CallRecord& c = t.calls[r.call];
+      if (by_node && c.node >= 0 && size_t(c.node) < by_node->size())
+        (*by_node)[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
+                                      std::max(c.exit - r.completion_begin, 0.0);
       if (c.location != 0) return;  // the main thread's busy time
       if (r.wait_end > c.enter) f(c.enter, r.wait_end);
       if (c.exit > r.completion_begin) f(r.completion_begin, c.exit);
@@ -176,20 +180,22 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
   };
   std::pair<double, double> last{0, 0};
   bool sorted = true, any = false;
-  each_wait([&](double a, double z) {
-    if (!sorted) return;
-    if (any && std::pair<double, double>{a, z} < last) {
-      sorted = false;
-      return;
-    }
-    any = true;
-    last = {a, z};
-    take(a, z);
-  });
+  each_wait(
+      [&](double a, double z) {
+        if (!sorted) return;
+        if (any && std::pair<double, double>{a, z} < last) {
+          sorted = false;
+          return;
+        }
+        any = true;
+        last = {a, z};
+        take(a, z);
+      },
+      wait_node);
   if (!sorted) {
     std::vector<std::pair<double, double>> waits;
     waits.reserve(2 * records.size());
-    each_wait([&](double a, double z) { waits.push_back({a, z}); });
+    each_wait([&](double a, double z) { waits.push_back({a, z}); }, nullptr);
     std::sort(waits.begin(), waits.end());
     busy.clear();
     cur = init_enter;

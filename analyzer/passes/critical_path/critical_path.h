@@ -122,9 +122,13 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
                                  int32_t init_node);
 
 // Local: the intervals during which this rank does non-waiting work: its measured span
-// [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending.
+// [init_enter, finalize_enter] minus every waiting interval of `records`. Ascending. With
+// `wait_node`, in the same pass over the records (one pass less over them and their calls),
+// adds each record's waiting seconds (before wait_end and after completion_begin) to its
+// call's node, where wait_node has room for it.
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
-                                                      double init_enter, double finalize_enter);
+                                                      double init_enter, double finalize_enter,
+                                                      std::vector<double>* wait_node = nullptr);
 
 // The window-by-window analysis (critical_path_window.cpp) and its report
 // (critical_path_report.cpp) share these bounds.

@@ -114,22 +114,16 @@ Status walk_window(const CpWindowInput& in, const engine::Group& group, const Cp
   return status;
 }
 
-// Step 2: the clip: CP time per local node (from the gap profile), and the waiting time per
-// node. Before the window's first event: MPI_Init's node, or the cut's.
-void clip_window(const CpWindowInput& in, const CpRecords& records, CpWalk& walk, CpLocal& acc) {
+// Step 2: the clip: CP time per local node (from the gap profile). Before the window's first
+// event: MPI_Init's node, or the cut's.
+void clip_window(const CpWindowInput& in, CpWalk& walk, CpLocal& acc) {
   const engine::Timeline& t = *in.timeline;
   const int32_t init_node = in.first ? (t.init_call != kNoCall ? t.calls[t.init_call].node : 0)
                                      : acc.prev_node;
   const std::vector<double> cp_node = clip_by_gaps(t, walk.segments, in.nodes, init_node);
   if (acc.cp_node.size() < cp_node.size()) acc.cp_node.resize(cp_node.size(), 0.0);
   for (size_t n = 0; n < cp_node.size(); ++n) acc.cp_node[n] += cp_node[n];
-  if (acc.wait_node.size() < in.nodes) acc.wait_node.resize(in.nodes, 0.0);
-  records.for_each([&](const WaitRecord& r) {
-    const engine::CallRecord& c = t.calls[r.call];
-    if (c.node < 0 || size_t(c.node) >= acc.wait_node.size()) return;
-    acc.wait_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
-                                     std::max(c.exit - r.completion_begin, 0.0);
-  });
+  if (acc.wait_node.size() < in.nodes) acc.wait_node.resize(in.nodes, 0.0);  // busy_window adds to it
   for (const CpSegment& s : walk.segments) acc.seg_len += s.end - s.begin;
   acc.segments += walk.segments.size();
   if (in.first && in.last) {
@@ -152,7 +146,8 @@ struct WindowBusy {
 };
 
 // Step 3: busy intervals: the rank's span in this window, [its exit of C_{k-1} (or its
-// MPI_Init entry) = `lo`, its exit of C_k (or its MPI_Finalize entry) = `hi`], minus its waits.
+// MPI_Init entry) = `lo`, its exit of C_k (or its MPI_Finalize entry) = `hi`], minus its waits;
+// and the waiting time per node (the walk's records), in the same pass.
 WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records, double lo, double hi,
                        CpLocal& acc) {
   const engine::Timeline& t = *in.timeline;
@@ -161,12 +156,25 @@ WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records,
   std::vector<std::pair<double, double>>& busy = w.busy;
   busy = std::move(acc.carry);  // past T_{k-1}
   acc.carry.clear();
-  for (const auto& [a, z] : busy_intervals(t, records, lo, hi)) {
+  // Kept in the intervals' own vector when nothing was carried (the whole run: 16 B per
+  // interval, no second array), else appended.
+  std::vector<std::pair<double, double>> iv = busy_intervals(t, records, lo, hi, &acc.wait_node);
+  const bool in_place = busy.empty();
+  if (!in_place) busy.reserve(busy.size() + iv.size());
+  size_t kept = 0;
+  for (size_t i = 0; i < iv.size(); ++i) {
+    const auto [a, z] = iv[i];
     acc.busy_span += z - a;
     if (z > t0) {
       acc.busy += z - std::max(a, t0);
-      busy.push_back({std::max(a, t0), z});
+      const std::pair<double, double> piece{std::max(a, t0), z};
+      if (in_place) iv[kept++] = piece;
+      else busy.push_back(piece);
     }
+  }
+  if (in_place) {
+    iv.resize(kept);
+    busy = std::move(iv);
   }
   // The window's share of the application phase is [T_{k-1}, T_k]: what lies past T_k (a
   // rank's time in C_k after the last arrival) belongs to the next window's.
@@ -270,7 +278,7 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
   CpWalk walk;
   mpi_ok(walk_window(in, group, records, nrec, acc, walk), status);
   // --- 2. The clip.
-  clip_window(in, records, walk, acc);
+  clip_window(in, walk, acc);
   // --- 3. Busy intervals.
   const double lo = in.first ? acc.my_init : acc.prev_exit;
   const double hi = in.last ? acc.my_fin : (t.calls.empty() ? lo : t.calls.back().exit);

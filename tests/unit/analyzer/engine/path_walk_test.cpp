@@ -461,3 +461,17 @@ TEST_CASE("a 2-rank ping-pong sends no token: the replies show every return", "[
   CHECK(j.by_rank[0].rounds == 9);
   CHECK(j.by_rank[1].rounds == 9);
 }
+
+TEST_CASE("the marking: allgathers while few ask, sparse all-to-alls below, the same path",
+          "[engine][tsan]") {
+  // 1,199 records on one chain: more than 2^9 levels' worth, so the doubling's marking takes
+  // its top levels (at most 2^8 requests) by allgather and the lower ones by exchange().
+  const int laps = 400;
+  const Recs recs = ring(3, laps);
+  const PathStart start = make_start(recs, (laps * 3 - 1) % 3, 10.0 * (laps * 3) + 1, 0);
+  require_same(recs, start);
+  const Jumped d = run_jump(recs, start, ListPath::kNever);
+  REQUIRE(d.ok);
+  CHECK(d.by_rank[0].levels > 9);
+  CHECK(d.by_rank[0].hops == uint64_t(laps * 3 - 1));
+}
