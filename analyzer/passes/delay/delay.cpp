@@ -647,14 +647,13 @@ DelaySlots delay_slots(engine::MetricStore& store) {
 // What the steps of compute_delay share.
 struct DelayState {
   DelayState(const DelayInput& in, int P)
-      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P), narrow_ids(in.n_callpaths <= 65535),
+      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P),
         sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
   const std::vector<int>& l2g;
   const int P;
-  const bool narrow_ids;  // call paths travel as u16 (else u32)
   SyncIndex sync;
   // Step 1.
   std::vector<Inst> inst;
@@ -750,11 +749,13 @@ void find_instances(DelayState& s, DelayResult& out) {
   std::sort(s.gsync.begin(), s.gsync.end());
 }
 
-// --- 2. W -> C: [kind u8][n u8][a u32][b u32][v_ref u32][amount f32], then
-//        n x ([call path u16, or u32 beyond 65535 call paths][seconds f32]); (a, b) = the
-//        message as P2pMatch names it, or (communicator, instance) of a collective. Single
-//        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
-//        payload per message is what the analysis budget counts.
+// --- 2. W -> C: [kind u8][n u8][a varint][b zigzag varint][v_ref zigzag varint][amount f32],
+//        then n x ([call path varint][seconds f32]); (a, b) = the message as P2pMatch names
+//        it, or (communicator, instance) of a collective; b and v_ref as differences to the
+//        previous record's to the same C (consecutive waits mostly name consecutive messages:
+//        a byte each). Single precision: the costs are shares of waiting times, 1e-7 relative
+//        is plenty, and the payload per message is what the analysis budget counts (and the
+//        pages it fills on both sides: about 14 bytes a ping-pong's wait, not 24).
 void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t, size_t>>& runs,
                        DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
@@ -773,9 +774,10 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   // Written through a pointer into room made in large steps (flat.size() is the room, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
   size_t used = 0;
-  flat.resize(inst.size() * 24);  // a wait with a one-entry vector (narrow ids)
+  flat.resize(inst.size() * 16);  // a wait with a one-entry vector, mostly
   s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
+  int64_t prev_b = 0, prev_v = 0;  // the previous record's b and v_ref to the same C
   for (uint32_t k = 0; k < by_causer.size(); ++k) {
     const uint32_t j = by_causer[k];
     const Inst& v = inst[j];
@@ -793,26 +795,29 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    const size_t at = used, bytes = 18 + tw.size() * (s.narrow_ids ? 6 : 8);
-    if (flat.size() - used < bytes) flat.resize(std::max(2 * flat.size(), used + bytes));
-    used += bytes;
-    Writer out_bytes{flat.data() + at};
-    out_bytes.put<uint8_t>(v.cause_kind);
-    out_bytes.put<uint8_t>(uint8_t(tw.size()));
-    out_bytes.put<uint32_t>(v.cause_a);
-    out_bytes.put<uint32_t>(v.cause_b);
-    out_bytes.put<uint32_t>(j);
-    out_bytes.put<float>(float(v.amount));
-    for (const auto& [g, sec] : tw) {
-      if (s.narrow_ids) out_bytes.put<uint16_t>(uint16_t(g));
-      else out_bytes.put<uint32_t>(g);
-      out_bytes.put<float>(float(sec));
-    }
     if (runs.empty() || runs.back().first != v.causer) {
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
+      prev_b = prev_v = 0;
     }
-    runs.back().second += bytes;
+    const size_t most = 31 + tw.size() * 9;  // the longest varints
+    if (flat.size() - used < most) flat.resize(std::max(2 * flat.size(), used + most));
+    unsigned char* const at = flat.data() + used;
+    Writer w{at};
+    w.put<uint8_t>(v.cause_kind);
+    w.put<uint8_t>(uint8_t(tw.size()));
+    w.p = put_varint(w.p, v.cause_a);
+    w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
+    w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
+    w.put<float>(float(v.amount));
+    for (const auto& [g, sec] : tw) {
+      w.p = put_varint(w.p, g);
+      w.put<float>(float(sec));
+    }
+    prev_b = v.cause_b;
+    prev_v = j;
+    used += size_t(w.p - at);
+    runs.back().second += size_t(w.p - at);
     s.sent_pos[j] = k - s.sent_to.back().begin;
     s.sent_to.back().end = k + 1;
   }
@@ -929,29 +934,27 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
 }
 
 // One wait record of step 2 at `p` (advanced): its cause (kind, a, b), v_ref and amount, its
-// vector into s.tw. False when malformed.
+// vector into s.tw; b and v_ref after the previous record's from the same W (0 before the
+// first). False when malformed.
 bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned char* end, uint8_t& kind,
                       uint32_t& a, uint32_t& b, uint32_t& v_ref, double& amount) {
   uint8_t n = 0;
+  uint64_t a64 = 0, db = 0, dv = 0;
   float amount_f = 0;
-  const size_t entry = s.narrow_ids ? 6 : 8;
-  if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) || !get(p, end, b) || !get(p, end, v_ref) ||
-      !get(p, end, amount_f) || size_t(end - p) < size_t(n) * entry)
+  if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
+      !get_varint(p, end, dv) || !get(p, end, amount_f))
     return false;
+  a = uint32_t(a64);
+  b = uint32_t(int64_t(b) + unzigzag(db));
+  v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
   amount = amount_f;
   Vec& tw = s.tw;
   tw.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
+    uint64_t g = 0;
     float sec = 0;
-    if (s.narrow_ids) {
-      uint16_t g16 = 0;
-      get(p, end, g16);
-      tw[k].first = g16;
-    } else {
-      get(p, end, tw[k].first);
-    }
-    get(p, end, sec);
-    tw[k].second = sec;
+    if (!get_varint(p, end, g) || !get(p, end, sec)) return false;
+    tw[k] = {uint32_t(g), double(sec)};
   }
   return true;
 }
@@ -997,7 +1000,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   back.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
-  const size_t records = recv_bytes / 18;  // at most: 18 bytes each without a vector
+  const size_t records = recv_bytes / 9;  // at most: 9 bytes each without a vector
   // Room as pages are touched: vectors grown by doubling would fill twice their size.
   back.reserve(records * 4);
   s.caused.reserve(records);
@@ -1016,9 +1019,10 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
     reply.begin();
     const unsigned char* p = parcel.bytes.data();
     const unsigned char* end = p + parcel.bytes.size();
+    uint32_t b = 0, v_ref = 0;  // the previous record's (read_wait_record)
     while (p < end) {
       uint8_t kind = 0;
-      uint32_t a = 0, b = 0, v_ref = 0;
+      uint32_t a = 0;
       double amount = 0;
       if (!read_wait_record(s, p, end, kind, a, b, v_ref, amount)) return Status::kCorrupt;
       uint32_t e = kNoCall;
