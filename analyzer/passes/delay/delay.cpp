@@ -19,6 +19,7 @@
 #include <limits>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include "analyzer/engine/mailbox.h"
 #include "libtrace/buffer/varint.h"
@@ -84,6 +85,28 @@ bool get(const unsigned char*& p, const unsigned char* end, T& v) {
 }
 
 using Vec = std::vector<std::pair<uint32_t, double>>;  // (global call path, seconds), sorted
+
+// An allocator whose resize() leaves new bytes as they are (no memset): for buffers written
+// through a pointer right after (step 2's, tens of MB in a message-bound run).
+template <typename T>
+struct UninitAlloc : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAlloc<U>;
+  };
+  UninitAlloc() = default;
+  template <typename U>
+  UninitAlloc(const UninitAlloc<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+using Bytes = std::vector<unsigned char, UninitAlloc<unsigned char>>;
 
 // lower_bound_from with its two common answers (the hint itself, or the entry after it) inline:
 // it is asked four times per wait.
@@ -496,15 +519,16 @@ std::vector<Inst> wait_instances(const DelayInput& in, double& elsewhere) {
   return collect.take();
 }
 
-// What C keeps of each wait it caused, for the long-term cost once r_v is known.
+// What C keeps of each wait it caused, for the long-term cost once r_v is known (24 bytes:
+// millions in a message-bound run; its family beside, DelayState::caused_family).
 struct Caused {
+  double D;
   int32_t w_rank;
   uint32_t v_ref;
-  uint32_t e;  // the causing call here (its phase: the batch of the gathered propagation)
-  uint8_t family;
-  double D;
-  uint32_t d_begin, d_end;  // its delay vector in the flat d list
+  uint32_t e;        // the causing call here (its phase: the batch of the gathered propagation)
+  uint32_t d_begin;  // its delay vector in the flat d list, up to the next record's d_begin
 };
+static_assert(sizeof(Caused) == 24, "a caused record is 24 bytes");
 
 }  // namespace
 
@@ -623,14 +647,13 @@ DelaySlots delay_slots(engine::MetricStore& store) {
 // What the steps of compute_delay share.
 struct DelayState {
   DelayState(const DelayInput& in, int P)
-      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P), narrow_ids(in.n_callpaths <= 65535),
+      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P),
         sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
   const std::vector<int>& l2g;
   const int P;
-  const bool narrow_ids;  // call paths travel as u16 (else u32)
   SyncIndex sync;
   // Step 1.
   std::vector<Inst> inst;
@@ -659,17 +682,31 @@ struct DelayState {
   // prop, the largest of them; indirect, its causer's reply.
   std::vector<double> base, prop, indirect;
   std::vector<Caused> caused;
+  std::vector<uint8_t> caused_family;              // per caused record: its DelayFamily
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
-  std::vector<uint32_t> edge_begin;                // per caused, into edges
+  // Per caused record, into edges (edge_range); empty while no record has an edge (a
+  // ping-pong's: no causer waited inside a causing interval).
+  std::vector<uint32_t> edge_begin;
   // Per wait record received in step 3, by sender (recv_peer[i]'s from recv_begin[i] to
-  // recv_begin[i + 1], the senders ascending): the caused record made of it, or kNone. The
-  // distributed propagation's r_v records name it.
+  // recv_begin[i + 1], the senders ascending): the caused record made of it, or kNone
+  // (caused_at). caused_of_recv is empty while every record made one, in order (the usual
+  // case: record i made caused record i). The distributed propagation's r_v records name it.
   std::vector<int32_t> recv_peer;
   std::vector<uint32_t> recv_begin, caused_of_recv;
+  uint32_t recv_total = 0;  // wait records received
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused (empty: all 0)
 
+  uint32_t caused_at(uint32_t i) const { return caused_of_recv.empty() ? i : caused_of_recv[i]; }
+  // Caused record c's edges, [first, second) of `edges`.
+  std::pair<uint32_t, uint32_t> edge_range(size_t c) const {
+    if (edge_begin.empty()) return {0, 0};
+    return {edge_begin[c], edge_begin[c + 1]};
+  }
+  uint32_t d_end(size_t c) const {
+    return c + 1 < caused.size() ? caused[c + 1].d_begin : uint32_t(dflat.size());
+  }
   double base_of(size_t j) const { return j < base.size() ? base[j] : 0.0; }
   double prop_of(size_t j) const { return j < prop.size() ? prop[j] : 0.0; }
   double indirect_of(size_t j) const { return j < indirect.size() ? indirect[j] : 0.0; }
@@ -691,10 +728,14 @@ void find_instances(DelayState& s, DelayResult& out) {
   out.instances = inst.size();
   out.remainder_s += elsewhere;
   out.analysed_s += elsewhere;
-  for (const Inst& v : inst) out.analysed_s += v.amount;
-  // inst is sorted by call.
+  // inst is sorted by call. One pass over the instances (tens of MB in a message-bound run).
   s.inst_call.resize(inst.size());
-  for (size_t j = 0; j < inst.size(); ++j) s.inst_call[j] = inst[j].call;
+  double analysed = out.analysed_s;
+  for (size_t j = 0; j < inst.size(); ++j) {
+    analysed += inst[j].amount;
+    s.inst_call[j] = inst[j].call;
+  }
+  out.analysed_s = analysed;
   // The global synchronizations (barrier / N x N over all ranks that moves data): phase
   // boundaries.
   for (uint32_t i = 0; i < t.colls.size() && i < s.in.csync->size(); ++i) {
@@ -708,13 +749,15 @@ void find_instances(DelayState& s, DelayResult& out) {
   std::sort(s.gsync.begin(), s.gsync.end());
 }
 
-// --- 2. W -> C: [kind u8][n u8][a u32][b u32][v_ref u32][amount f32], then
-//        n x ([call path u16, or u32 beyond 65535 call paths][seconds f32]); (a, b) = the
-//        message as P2pMatch names it, or (communicator, instance) of a collective. Single
-//        precision: the costs are shares of waiting times, 1e-7 relative is plenty, and the
-//        payload per message is what the analysis budget counts.
-void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
-                       std::vector<std::pair<int32_t, size_t>>& runs, DelayResult& out) {
+// --- 2. W -> C: [kind u8][n u8][a varint][b zigzag varint][v_ref zigzag varint][amount f32],
+//        then n x ([call path varint][seconds f32]); (a, b) = the message as P2pMatch names
+//        it, or (communicator, instance) of a collective; b and v_ref as differences to the
+//        previous record's to the same C (consecutive waits mostly name consecutive messages:
+//        a byte each). Single precision: the costs are shares of waiting times, 1e-7 relative
+//        is plenty, and the payload per message is what the analysis budget counts (and the
+//        pages it fills on both sides: about 14 bytes a ping-pong's wait, not 24).
+void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t, size_t>>& runs,
+                       DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
   Vec& tw = s.tw;
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
@@ -731,9 +774,10 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
   // Written through a pointer into room made in large steps (flat.size() is the room, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
   size_t used = 0;
-  flat.resize(inst.size() * 24);  // a wait with a one-entry vector (narrow ids)
+  flat.resize(inst.size() * 16);  // a wait with a one-entry vector, mostly
   s.sent_to.clear();
   s.sent_pos.assign(inst.size(), kNone);
+  int64_t prev_b = 0, prev_v = 0;  // the previous record's b and v_ref to the same C
   for (uint32_t k = 0; k < by_causer.size(); ++k) {
     const uint32_t j = by_causer[k];
     const Inst& v = inst[j];
@@ -751,26 +795,29 @@ void pack_wait_vectors(DelayState& s, std::vector<unsigned char>& flat,
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    const size_t at = used, bytes = 18 + tw.size() * (s.narrow_ids ? 6 : 8);
-    if (flat.size() - used < bytes) flat.resize(std::max(2 * flat.size(), used + bytes));
-    used += bytes;
-    Writer out_bytes{flat.data() + at};
-    out_bytes.put<uint8_t>(v.cause_kind);
-    out_bytes.put<uint8_t>(uint8_t(tw.size()));
-    out_bytes.put<uint32_t>(v.cause_a);
-    out_bytes.put<uint32_t>(v.cause_b);
-    out_bytes.put<uint32_t>(j);
-    out_bytes.put<float>(float(v.amount));
-    for (const auto& [g, sec] : tw) {
-      if (s.narrow_ids) out_bytes.put<uint16_t>(uint16_t(g));
-      else out_bytes.put<uint32_t>(g);
-      out_bytes.put<float>(float(sec));
-    }
     if (runs.empty() || runs.back().first != v.causer) {
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
+      prev_b = prev_v = 0;
     }
-    runs.back().second += bytes;
+    const size_t most = 31 + tw.size() * 9;  // the longest varints
+    if (flat.size() - used < most) flat.resize(std::max(2 * flat.size(), used + most));
+    unsigned char* const at = flat.data() + used;
+    Writer w{at};
+    w.put<uint8_t>(v.cause_kind);
+    w.put<uint8_t>(uint8_t(tw.size()));
+    w.p = put_varint(w.p, v.cause_a);
+    w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
+    w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
+    w.put<float>(float(v.amount));
+    for (const auto& [g, sec] : tw) {
+      w.p = put_varint(w.p, g);
+      w.put<float>(float(sec));
+    }
+    prev_b = v.cause_b;
+    prev_v = j;
+    used += size_t(w.p - at);
+    runs.back().second += size_t(w.p - at);
     s.sent_pos[j] = k - s.sent_to.back().begin;
     s.sent_to.back().end = k + 1;
   }
@@ -861,7 +908,13 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
     store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
   }
   out.remainder_s += amount - scale * D;
-  s.edge_begin.push_back(uint32_t(s.edges.size()));
+  if (u0 != u1 || !s.edge_begin.empty()) {
+    if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
+      s.edge_begin.reserve(s.caused.capacity() + 1);
+      s.edge_begin.assign(s.caused.size(), 0);
+    }
+    s.edge_begin.push_back(uint32_t(s.edges.size()));
+  }
   for (auto u = u0; u != u1; ++u) {
     const uint32_t ui = uint32_t(u - inst.begin());
     if (s.base.empty()) {  // the first wait of this rank inside a causing interval
@@ -875,9 +928,63 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   // The batch of the propagation: this rank's phase at the causing call e (the same as
   // the wait's unless the message crossed a global synchronization; then its cost
   // goes to the remainder).
-  s.caused.push_back({int32_t(w), v_ref, e, uint8_t(family), D, d_begin, uint32_t(s.dflat.size())});
+  s.caused.push_back({D, int32_t(w), v_ref, e, d_begin});
+  s.caused_family.push_back(uint8_t(family));
   return scale * sum_w;
 }
+
+// One wait record of step 2 at `p` (advanced): its cause (kind, a, b), v_ref and amount, its
+// vector into s.tw; b and v_ref after the previous record's from the same W (0 before the
+// first). False when malformed.
+bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned char* end, uint8_t& kind,
+                      uint32_t& a, uint32_t& b, uint32_t& v_ref, double& amount) {
+  uint8_t n = 0;
+  uint64_t a64 = 0, db = 0, dv = 0;
+  float amount_f = 0;
+  if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
+      !get_varint(p, end, dv) || !get(p, end, amount_f))
+    return false;
+  a = uint32_t(a64);
+  b = uint32_t(int64_t(b) + unzigzag(db));
+  v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
+  amount = amount_f;
+  Vec& tw = s.tw;
+  tw.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    uint64_t g = 0;
+    float sec = 0;
+    if (!get_varint(p, end, g) || !get(p, end, sec)) return false;
+    tw[k] = {uint32_t(g), double(sec)};
+  }
+  return true;
+}
+
+// The replies of step 3 to one W: a float per wait record, in order, or nothing when every
+// one is 0 (W reads a missing reply as zeros). Zeros are written only once a value follows
+// them: a ping-pong's replies (all 0) touch no memory.
+struct ReplyWriter {
+  std::vector<unsigned char>& back;
+  std::vector<std::pair<int32_t, size_t>>& runs;
+  size_t start = 0, zeros = 0;
+  void begin() {
+    start = back.size();
+    zeros = 0;
+  }
+  void add(float x) {
+    if (x == 0) {
+      ++zeros;
+      return;
+    }
+    back.insert(back.end(), zeros * 4, 0);
+    zeros = 0;
+    put<float>(back, x);
+  }
+  void end(int32_t w) {
+    if (back.size() == start) return;  // all 0: no reply
+    back.insert(back.end(), zeros * 4, 0);
+    runs.push_back({w, back.size() - start});
+  }
+};
 
 // --- 3. At C, per wait it caused (`recv`, `rcounts` from step 2): its cost, and the reply to W
 //        of the indirect share, into `back` (contiguous per W, as recv is per source).
@@ -890,65 +997,53 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   s.base.clear();
   s.prop.clear();
   back_runs.clear();
+  back.clear();
   size_t recv_bytes = 0;
   for (const engine::Comm::Parcel& parcel : recv) recv_bytes += parcel.bytes.size();
-  const size_t records = recv_bytes / 18;  // at most: 18 bytes each without a vector
-  back.resize(records * 4);                // a float per record, written through `to`
-  Writer to{back.data()};
-  s.caused.reserve(records);
-  s.caused_of_recv.reserve(records);
-  s.edge_begin.reserve(records + 1);
+  const size_t records = recv_bytes / 9;  // at most: 9 bytes each without a vector
   // Room as pages are touched: vectors grown by doubling would fill twice their size.
+  back.reserve(records * 4);
+  s.caused.reserve(records);
+  s.caused_family.reserve(records);
   s.dflat.reserve(records);
   s.edges.reserve(s.inst.size());
-  Vec& tw = s.tw;
   s.recv_peer.clear();
   s.recv_begin.clear();
+  s.recv_total = 0;
+  ReplyWriter reply{back, back_runs};
   for (const engine::Comm::Parcel& parcel : recv) {
     const int w = parcel.peer;
     const PeerMessages wm(*s.in.match, w);
     s.recv_peer.push_back(w);
-    s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
-    back_runs.push_back({w, 0});
+    s.recv_begin.push_back(s.recv_total);
+    reply.begin();
     const unsigned char* p = parcel.bytes.data();
     const unsigned char* end = p + parcel.bytes.size();
+    uint32_t b = 0, v_ref = 0;  // the previous record's (read_wait_record)
     while (p < end) {
-      uint8_t kind = 0, n = 0;
-      uint32_t a = 0, b = 0, v_ref = 0;
-      float amount_f = 0;
-      const size_t entry = s.narrow_ids ? 6 : 8;
-      if (!get(p, end, kind) || !get(p, end, n) || !get(p, end, a) || !get(p, end, b) ||
-          !get(p, end, v_ref) || !get(p, end, amount_f) || size_t(end - p) < size_t(n) * entry)
-        return Status::kCorrupt;
-      const double amount = amount_f;
-      tw.resize(n);
-      for (uint32_t k = 0; k < n; ++k) {
-        float sec = 0;
-        if (s.narrow_ids) {
-          uint16_t g16 = 0;
-          get(p, end, g16);
-          tw[k].first = g16;
-        } else {
-          get(p, end, tw[k].first);
-        }
-        get(p, end, sec);
-        tw[k].second = sec;
-      }
+      uint8_t kind = 0;
+      uint32_t a = 0;
+      double amount = 0;
+      if (!read_wait_record(s, p, end, kind, a, b, v_ref, amount)) return Status::kCorrupt;
       uint32_t e = kNoCall;
       int family = kDelayFamilies;
       find_cause(s, wm, kind, a, b, e, family);
       double indirect = 0;
       const bool here = e < t.calls.size() && t.calls[e].location == 0 && family < kDelayFamilies;
-      s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
+      if (!here && s.caused_of_recv.empty()) {  // the first record that makes none: the map made
+        s.caused_of_recv.reserve(records);
+        for (uint32_t i = 0; i < s.recv_total; ++i) s.caused_of_recv.push_back(i);
+      }
+      if (!s.caused_of_recv.empty()) s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
+      ++s.recv_total;
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
-      to.put<float>(float(indirect));
-      back_runs.back().second += 4;
+      reply.add(float(indirect));
     }
+    reply.end(w);
   }
-  back.resize(size_t(to.p - back.data()));
-  s.recv_begin.push_back(uint32_t(s.caused_of_recv.size()));
-  s.edge_begin.push_back(uint32_t(s.edges.size()));
+  s.recv_begin.push_back(s.recv_total);
+  if (!s.edge_begin.empty()) s.edge_begin.push_back(uint32_t(s.edges.size()));
   return Status::kOk;
 }
 
@@ -960,7 +1055,7 @@ Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parce
     const int32_t c = run.causer;
     if (run.begin == run.end || c >= s.P) continue;
     while (from != recv.end() && from->peer < c) ++from;
-    if (from == recv.end() || from->peer != c) return Status::kCorrupt;
+    if (from == recv.end() || from->peer != c) continue;  // no reply: every share 0
     const unsigned char* p = from->bytes.data();
     const unsigned char* end = p + from->bytes.size();
     for (uint32_t k = run.begin; k < run.end; ++k) {
@@ -976,13 +1071,13 @@ Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parce
 
 // The runs of `flat` (each destination's bytes, in order) to their ranks, by the sparse
 // exchange; `recv` receives a parcel per rank that sent this one bytes.
-Status exchange_runs(const engine::Group& group, const std::vector<unsigned char>& flat,
+Status exchange_runs(const engine::Group& group, const unsigned char* flat,
                      const std::vector<std::pair<int32_t, size_t>>& runs,
                      std::vector<engine::Comm::Parcel>& recv) {
   std::vector<engine::Comm::Piece> pieces;
   size_t at = 0;
   for (const auto& [peer, bytes] : runs) {
-    if (peer >= 0 && peer < group.size()) pieces.push_back({peer, flat.data() + at, bytes});
+    if (peer >= 0 && peer < group.size()) pieces.push_back({peer, flat + at, bytes});
     at += bytes;
   }
   return group.exchange(pieces, recv);
@@ -1012,7 +1107,7 @@ class DistributedPropagation {
 
   Status run(const engine::Group& group, double timeout_s, DelayResult& out) {
     init(group.rank());
-    const uint64_t expected = s_.caused_of_recv.size();
+    const uint64_t expected = s_.recv_total;
     engine::Mailbox box(group, timeout_s);
     auto take = [&](int w, const std::vector<unsigned char>& b) { return take_batch(w, b, out); };
     for (;;) {
@@ -1040,7 +1135,8 @@ class DistributedPropagation {
     cut_.assign(s_.edges.size(), 0);
     for (uint32_t c = 0; c < s_.caused.size(); ++c) {
       const Caused& cr = s_.caused[c];
-      for (uint32_t x = s_.edge_begin[c]; x < s_.edge_begin[c + 1]; ++x) {
+      const auto [x0, x1] = s_.edge_range(c);
+      for (uint32_t x = x0; x < x1; ++x) {
         const uint32_t u = s_.edges[x].first;
         // Time order: u's cause before v's (ties by (rank, index)), else the edge is cut.
         const double ku = s_.inst[u].cause_time, kv = s_.t.calls[cr.e].enter;
@@ -1088,13 +1184,14 @@ class DistributedPropagation {
       std::memcpy(&rv, b.data() + at + 4, 8);
       if (pos >= n) return Status::kCorrupt;
       ++got_;
-      const uint32_t c = s_.caused_of_recv[first + pos];
+      const uint32_t c = s_.caused_at(first + pos);
       if (c == kNone) {  // a wait nobody costed here
         out.remainder_s += rv;
         continue;
       }
       s_.r_caused[c] = rv;
-      for (uint32_t x = s_.edge_begin[c]; x < s_.edge_begin[c + 1]; ++x) {
+      const auto [x0, x1] = s_.edge_range(c);
+      for (uint32_t x = x0; x < x1; ++x) {
         const auto& [u, coef] = s_.edges[x];
         const double share = double(float(coef)) * rv;
         if (cut_[x]) {
@@ -1173,7 +1270,7 @@ void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64
   for (uint32_t j = 0; j < s.caused.size(); ++j)
     if (in_batch(bk.of_caused[j])) {
       my_caused.push_back(j);
-      n_edges += s.edge_begin[j + 1] - s.edge_begin[j];
+      n_edges += s.edge_range(j).second - s.edge_range(j).first;
     }
   // At most 5 bytes a varint.
   mine.reserve(16 + size_t(n_mine) * 9 + my_caused.size() * 15 + size_t(n_edges) * 9);
@@ -1191,8 +1288,9 @@ void pack_batch(const DelayState& s, const DelayBuckets& bk, uint64_t lo, uint64
     put_varint(mine, uint64_t(uint32_t(c.w_rank)));
     put_varint(mine, zigzag(int64_t(c.v_ref) - prev_v));
     prev_v = c.v_ref;
-    put_varint(mine, s.edge_begin[j + 1] - s.edge_begin[j]);
-    for (uint32_t x = s.edge_begin[j]; x < s.edge_begin[j + 1]; ++x) {
+    const auto [x0, x1] = s.edge_range(j);
+    put_varint(mine, x1 - x0);
+    for (uint32_t x = x0; x < x1; ++x) {
       put_varint(mine, zigzag(int64_t(s.edges[x].first) - prev_u));
       prev_u = s.edges[x].first;
       put<float>(mine, float(s.edges[x].second));
@@ -1397,9 +1495,10 @@ void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricS
       out.remainder_s += rv;
       continue;
     }
-    for (uint32_t x = c.d_begin; x < c.d_end; ++x) {
+    const int family = s.caused_family[j];
+    for (uint32_t x = c.d_begin, d_end = s.d_end(j); x < d_end; ++x) {
       const double v = rv * s.dflat[x].second / c.D;
-      store.add(slot.long_term[c.family], s.dflat[x].first, v);
+      store.add(slot.long_term[family], s.dflat[x].first, v);
       store.add(slot.long_total, s.dflat[x].first, v);
     }
   }
@@ -1427,17 +1526,17 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   DelayState s(in, P);
   find_instances(s, out);
 
-  std::vector<unsigned char> flat;
+  Bytes flat;
   std::vector<std::pair<int32_t, size_t>> runs;
   std::vector<engine::Comm::Parcel> recv;
   pack_wait_vectors(s, flat, runs, out);
-  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, flat, runs, recv));
-  flat = std::vector<unsigned char>();
+  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, flat.data(), runs, recv));
+  flat = Bytes();
 
   std::vector<unsigned char> back;
   CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, back, runs, out));
   out.bytes_sent += back.size();
-  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back, runs, recv));
+  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back.data(), runs, recv));
   back = std::vector<unsigned char>();
   CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv));
 

@@ -478,7 +478,8 @@ class Executor {
     return late;
   }
   // kOpSend, kOpRecvW, kOpRecvD: the entry (kOpEnterGap0) and the message's key.
-  bool one_message(bool delayed_exit, float& own, float& after, uint64_t& peer, uint64_t& a, uint32_t& b) {
+  [[gnu::always_inline]] bool one_message(bool delayed_exit, float& own, float& after, uint64_t& peer,
+                                          uint64_t& a, uint32_t& b) {
     float gap = 0;
     uint64_t db = 0;
     if (!raw(gap) || !raw(own) || (delayed_exit && !raw(after)) || !var(peer) || !var(a) || !var(db))
@@ -506,24 +507,22 @@ class Executor {
   Status receive(Io& io, const unsigned char* at, bool waited, uint64_t deadline_ns, bool& blocked,
                  bool& late) {
     if (past(at, deadline_ns, late)) return Status::kOk;
-    Pending x;
-    if (pending_.at == at) {  // resumed: the entry is written already
-      x = pending_;
+    Pending& x = pending_;
+    if (x.at == at) {  // resumed: the entry is decoded already
       p_ = x.next;
-    } else if (!one_message(!waited, x.own, x.after, x.src, x.a, x.b)) {
-      return Status::kCorrupt;
-    }
-    pending_.at = nullptr;
-    bool got = false;
-    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.src), kP2p, uint32_t(x.a), x.b, v_.data(), got));
-    if (!got) {
+    } else {
+      if (!one_message(!waited, x.own, x.after, x.src, x.a, x.b)) return Status::kCorrupt;
       x.at = at;
       x.next = p_;
-      pending_ = x;
-      p_ = at;  // resumes here
+    }
+    bool got = false;
+    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.src), kP2p, uint32_t(x.a), x.b, v_.data(), got));
+    if (!got) {  // pending_ keeps the entry
+      p_ = at;   // resumes here
       blocked = true;
       return Status::kOk;
     }
+    x.at = nullptr;
     ++needs_;
     // exit_call with ready' = max(none, the time told).
     const double own = x.own, after = x.after;
@@ -603,7 +602,8 @@ class Executor {
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
   uint32_t last_b_ = 0;  // the last kOpSend's or kOpRecv*'s message position
-  // A kOpRecv* that waits for its time (at: its op byte), decoded: receive() goes on from next.
+  // The kOpRecv* being run or waiting for its time (at: its op byte, or none), decoded:
+  // receive() goes on from next.
   struct Pending {
     const unsigned char *at = nullptr, *next = nullptr;
     float own = 0, after = 0;
@@ -653,6 +653,7 @@ class EntryTable {
     ++used_;
     return true;
   }
+  bool empty() const { return used_ == 0; }
   // The key's index, removed; false when absent.
   bool take(const Key5& k, size_t& v) {
     if (used_ == 0) return false;
@@ -776,6 +777,12 @@ class GroupReplay final : public ReplayIo {
       state_[m] = kRunning;
       std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
       got = true;
+      return Status::kOk;
+    }
+    if (delay_us_ == 0 && state_[m] == kRunning && where_.empty()) {  // need_stored's answer
+      blocked_on_[m] = k;
+      state_[m] = kBlocked;
+      got = false;
       return Status::kOk;
     }
     return need_stored(k, v, got);
@@ -979,7 +986,12 @@ class Simulator {
   Status run(WhatIfResult& out) {
     const uint64_t t0 = clock::monotonic_ns();
     locate_calls();
-    CRITPATH_FORWARD_IF_ERROR(set_factors());
+    bool threads = false;
+    CRITPATH_FORWARD_IF_ERROR(set_factors(threads));
+    if (threads) {
+      out.failure = "threads other than the main one call MPI (the model replays the main thread)";
+      return Status::kOk;
+    }
     index_calls();
     CRITPATH_FORWARD_IF_ERROR(ask_rma_causes());
     compile();
@@ -1035,8 +1047,10 @@ class Simulator {
   }
 
   // Factors per lane and local call-path node; balance needs every rank's time in the lane's
-  // call paths (the mean over the ranks with any). Collective.
-  Status set_factors() {
+  // call paths (the mean over the ranks with any). Collective: one allreduce, which also
+  // tells whether any rank's other threads call MPI (`threads`: the model replays the main
+  // thread only) and whether any rank asks about one-sided causes (ask_rma_causes).
+  Status set_factors(bool& threads) {
     const std::vector<int>& l2g = *in_.local_to_global;
     N_ = l2g.size();
     fac_.assign(V_ * N_, 1.0);
@@ -1060,12 +1074,16 @@ class Simulator {
           if (hit_[l * N_ + size_t(g.node)]) mine[l] += g.seconds;
       }
     }
-    std::vector<double> sums(2 * V_, 0.0);  // time, ranks with any
+    std::vector<double> sums(2 * V_ + 2, 0.0);  // time, ranks with any; threads; one-sided asks
     for (size_t l = 0; l < V_; ++l) {
       sums[l] = mine[l];
       sums[V_ + l] = mine[l] > 0 ? 1.0 : 0.0;
     }
+    sums[2 * V_] = t_.mpi_locations > 1 ? 1.0 : 0.0;
+    for (uint32_t i = 0; i < rw_.size(); ++i) sums[2 * V_ + 1] += rma_asked(rw_[i]) ? 1.0 : 0.0;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
+    threads = sums[2 * V_] > 0;
+    any_rma_asks_ = sums[2 * V_ + 1] > 0;
     for (size_t l = 0; l < V_; ++l) {
       double f = 1.0;
       switch (lanes_[l].kind) {
@@ -1142,15 +1160,21 @@ class Simulator {
     }
   }
 
-  // Collective: tells every causer which of its calls this rank's one-sided waits depend on.
+  // Whether this rank asks the causer of one-sided wait `w` for its cause's time.
+  bool rma_asked(const RmaWait& w) const {
+    return !w.window_coll && w.causer >= 0 && w.causer < P_ && w.causer != me_ && w.call < n0_ &&
+           w.cause_call != engine::kNoCall;
+  }
+
+  // Collective unless no rank asks (set_factors): tells every causer which of its calls this
+  // rank's one-sided waits depend on.
   Status ask_rma_causes() {
+    if (!any_rma_asks_) return Status::kOk;           // rma_need_at_ stays empty
     std::map<int32_t, std::vector<RmaAsk>> asks;      // per causer asked (few: nothing sized by P)
     std::vector<std::pair<uint32_t, uint32_t>> need;  // (waiting call, wait index)
     for (uint32_t i = 0; i < rw_.size(); ++i) {
       const RmaWait& w = rw_[i];
-      if (w.window_coll || w.causer < 0 || w.causer >= P_ || w.causer == me_ || w.call >= n0_ ||
-          w.cause_call == engine::kNoCall)
-        continue;
+      if (!rma_asked(w)) continue;
       asks[w.causer].push_back({w.cause_call, i, w.cause_time});
       need.push_back({w.call, i});
     }
@@ -1547,18 +1571,12 @@ class Simulator {
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
     if (status == Status::kOk && !late) status = fs;
-    int ok = status == Status::kOk && !late ? 1 : 0;
-    CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&ok, 1, engine::ReduceOp::kMin));
-    if (!ok) {
-      // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
-      int is_late = late || rp.past_deadline() ? 1 : 0;
-      CRITPATH_FORWARD_IF_ERROR(group_.allreduce(&is_late, 1, engine::ReduceOp::kMax));
-      fail(is_late != 0, out);
-      return Status::kOk;
-    }
-    // mx: per lane fin', measured fin, useful maximum, the replay's seconds; sum: per lane the
-    // waiting time, measured waiting, useful, dependencies, bytes, clamped calls.
-    std::vector<double> mx(V_ + 3, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
+    // mx: per lane fin', measured fin, useful maximum, the replay's seconds, whether a rank
+    // failed and whether one was late; sum: per lane the waiting time, measured waiting,
+    // useful, dependencies, bytes, clamped calls.
+    std::vector<double> mx(V_ + 5, -std::numeric_limits<double>::infinity()), sum(V_ + 5, 0.0);
+    mx[V_ + 3] = status == Status::kOk && !late ? 0.0 : 1.0;
+    mx[V_ + 4] = late || rp.past_deadline() ? 1.0 : 0.0;
     for (size_t m = 0; m < rp.executors().size(); ++m) {
       const Executor& e = rp.executors()[m];
       for (size_t l = 0; l < V_; ++l) {
@@ -1576,6 +1594,11 @@ class Simulator {
     sum[V_ + 3] = double(rp.bytes());
     mx[V_ + 2] = double(clock::monotonic_ns() - t0) * 1e-9;
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(mx.data(), mx.size(), engine::ReduceOp::kMax));
+    if (mx[V_ + 3] > 0) {
+      // Every rank gives up at its deadline; before it, only an inconsistent trace stops one.
+      fail(mx[V_ + 4] > 0, out);
+      return Status::kOk;
+    }
     CRITPATH_FORWARD_IF_ERROR(group_.allreduce(sum.data(), sum.size(), engine::ReduceOp::kSum));
     fill(mx, sum, mx[V_ + 2], out);
     return Status::kOk;
@@ -1627,9 +1650,10 @@ class Simulator {
   std::vector<uint8_t> ideal_;  // per lane
   size_t N_ = 0, n0_ = 0, init_ = 0, fin_ = 0, seg_from_ = 0;
   bool have_gaps_ = false, any_slack_ = false;
-  std::vector<double> fac_;   // [lane][node]
-  std::vector<uint8_t> hit_;  // [lane][node]: the lane changes the node's time
-  bool any_hit_ = false;      // on any lane and node
+  std::vector<double> fac_;    // [lane][node]
+  std::vector<uint8_t> hit_;   // [lane][node]: the lane changes the node's time
+  bool any_hit_ = false;       // on any lane and node
+  bool any_rma_asks_ = false;  // some rank asks about one-sided causes (set_factors)
   ByCall sends_at_, recvs_at_, posts_at_, completes_at_, rma_need_at_;
   std::vector<CollRef> colls_;
   std::vector<uint32_t> ordinal_;
@@ -1651,13 +1675,6 @@ Status simulate(const WhatIfInput& in, const std::vector<Hypothesis>& lanes, con
   out.ranks = group.size();
   if (lanes.empty()) return Status::kOk;
   if (lanes.size() > kMaxLanes) return Status::kInvalidArgument;  // rank 0 keeps to it
-  // The model follows the main thread: with other threads calling MPI it does not apply.
-  int threads = in.timeline->mpi_locations > 1 ? 1 : 0;
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(&threads, 1, engine::ReduceOp::kMax));
-  if (threads) {
-    out.failure = "threads other than the main one call MPI (the model replays the main thread)";
-    return Status::kOk;
-  }
   Simulator sim(in, lanes, group);
   return sim.run(out);
 }
