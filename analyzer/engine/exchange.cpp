@@ -414,13 +414,15 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     const int n_members = is_world ? P : int(members.size());
     auto world_rank = [&](int r) { return is_world ? r : members[size_t(r)]; };
 
-    // Agree on how many instances each communicator has.
-    std::vector<int> counts, cmin(comms.size()), cmax(comms.size());
-    for (uint32_t c : comms) counts.push_back(int(by_comm[c].size()));
-    cmin = counts;
-    cmax = counts;
-    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmin.data(), int(cmin.size()), MPI_INT, MPI_MIN));
-    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmax.data(), int(cmax.size()), MPI_INT, MPI_MAX));
+    // Agree on how many instances each communicator has: one maximum of the counts and their
+    // negations (the minimum).
+    std::vector<int> range;
+    for (uint32_t c : comms) range.push_back(int(by_comm[c].size()));
+    for (uint32_t c : comms) range.push_back(-int(by_comm[c].size()));
+    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(range.data(), int(range.size()), MPI_INT, MPI_MAX));
+    const int* cmax = range.data();
+    std::vector<int> cmin(comms.size());
+    for (size_t k = 0; k < comms.size(); ++k) cmin[k] = -range[comms.size() + k];
     std::vector<uint32_t> inst;  // local coll index per vector slot
     for (size_t k = 0; k < comms.size(); ++k) {
       if (cmin[k] != cmax[k]) {
@@ -432,10 +434,11 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       for (int j = 0; j < cmin[k]; ++j) inst.push_back(idx[size_t(j)]);
     }
     const size_t n = inst.size();
-    std::vector<DoubleInt> maxloc_out(2 * n), minloc_out(n);
+    // One MAXLOC: per instance the latest begin, the latest sender's begin and, negated, the
+    // earliest end (a MINLOC's value: the rank is not read).
+    std::vector<DoubleInt> maxloc_out(3 * n);
     std::vector<double> max_out(2 * n), scan_in(n), scan_out(n);
     auto& maxloc_in = maxloc_out;  // reduced in place
-    auto& minloc_in = minloc_out;
     auto& max_in = max_out;
     for (size_t j = 0; j < n; ++j) {
       const CollRecord& c = colls[inst[j]];
@@ -444,7 +447,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       const bool root = c.root >= 0 && c.root == my_rank;
       maxloc_in[2 * j] = {begin, my_rank};
       maxloc_in[2 * j + 1] = {c.sent > 0 ? begin : -1e300, my_rank};
-      minloc_in[j] = {end, my_rank};
+      maxloc_in[2 * n + j] = {-end, my_rank};
       max_in[2 * j] = root ? begin : -1e300;
       // Without a root the slot tells whether some member sent or received nothing (max 0).
       max_in[2 * j + 1] = root ? double(c.sent) : c.root >= 0 || (c.sent > 0 && c.received > 0) ? -1.0 : 0.0;
@@ -452,8 +455,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     }
     stats.bytes_sent += n * (sizeof(DoubleInt) * 3 + sizeof(double) * 3);
     if (n > 0) {
-      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(maxloc_out.data(), int(2 * n), MPI_DOUBLE_INT, MPI_MAXLOC));
-      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(minloc_out.data(), int(n), MPI_DOUBLE_INT, MPI_MINLOC));
+      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(maxloc_out.data(), int(3 * n), MPI_DOUBLE_INT, MPI_MAXLOC));
       CRITPATH_FORWARD_IF_ERROR(sub.allreduce(max_out.data(), int(2 * n), MPI_DOUBLE, MPI_MAX));
       CRITPATH_FORWARD_IF_ERROR(sub.scan(scan_in.data(), scan_out.data(), int(n), MPI_DOUBLE, MPI_MAX));
     }
@@ -466,7 +468,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       s.latest_rank = world_rank(maxloc_out[2 * j].r);
       s.latest_sender_begin = maxloc_out[2 * j + 1].v;
       s.latest_sender_rank = maxloc_out[2 * j + 1].v > -1e299 ? world_rank(maxloc_out[2 * j + 1].r) : -1;
-      s.earliest_end = minloc_out[j].v;
+      s.earliest_end = -maxloc_out[2 * n + j].v;
       s.root_begin = max_out[2 * j];
       s.root_sent = max_out[2 * j + 1];
       s.dense = colls[inst[j]].root < 0 && max_out[2 * j + 1] < 0;
