@@ -21,8 +21,8 @@
 // member set per run one maximum of the instance counts (their minimum negated in it), then one
 // vector MAXLOC (the MINLOC of the ends negated in it), one MAX and one scan: 4 rounds.
 //
-// Point to point: 3 rounds (the forward parcels with a count per peer, the replies without:
-// their sizes follow from the forward ones).
+// Point to point: 3 rounds (forward the counts, then the parcels; the replies without a count
+// round: their sizes follow from the parcels).
 #pragma once
 
 #include <mpi.h>
