@@ -1032,7 +1032,8 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
   return st;
 }
 
-Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) const {
+Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in,
+                      const std::vector<Piece>* expect) const {
   std::vector<Piece> pieces;
   pieces.reserve(out.size());
   uint64_t sent = 0;
@@ -1045,7 +1046,10 @@ Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) co
   std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.peer < b.peer; });
   for (size_t i = 1; i < pieces.size(); ++i)
     if (pieces[i].peer == pieces[i - 1].peer) return Status::kInvalidArgument;
-  if (mpi_ != MPI_COMM_NULL) return exchange_native(pieces, in);
+  if (expect)
+    for (const Piece& e : *expect)
+      if (e.peer < 0 || e.peer >= size_) return Status::kInvalidArgument;
+  if (mpi_ != MPI_COMM_NULL) return exchange_native(pieces, in, expect);
   CRITPATH_FORWARD_IF_ERROR(route(pieces, in));
   uint64_t received = 0;
   for (const Parcel& parcel : in) received += parcel.bytes.size();
@@ -1053,7 +1057,8 @@ Status Comm::exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) co
   return Status::kOk;
 }
 
-Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const {
+Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in,
+                             const std::vector<Piece>* expect) const {
   std::vector<int> counts(static_cast<size_t>(size_), 0);
   // Pieces that lie one after the other in memory (one buffer cut by destination, or a single
   // piece) go out from where they are; others are copied into one buffer first.
@@ -1073,7 +1078,14 @@ Status Comm::exchange_native(const std::vector<Piece>& pieces, std::vector<Parce
   const unsigned char* from = contiguous ? (pieces.empty() ? nullptr : pieces[0].data) : send.data();
   std::vector<unsigned char> recv;
   std::vector<int> recv_counts;
-  CRITPATH_FORWARD_IF_ERROR(alltoallv(from, counts, 1, recv, recv_counts));
+  if (expect) {
+    recv_counts.assign(static_cast<size_t>(size_), 0);
+    for (const Piece& e : *expect) {
+      if (e.bytes > size_t(INT32_MAX)) return Status::kInvalidArgument;
+      recv_counts[size_t(e.peer)] = int(e.bytes);
+    }
+  }
+  CRITPATH_FORWARD_IF_ERROR(alltoallv(from, counts, 1, recv, recv_counts, expect != nullptr));
   // Every source's bytes copied into its parcel but the first source's, which lie at the start
   // of `recv`: when they are at least half of it, that parcel takes `recv` itself, cut to them
   // (no copy of a single source's bytes; the capacity it keeps is at most twice its size).

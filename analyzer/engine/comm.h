@@ -143,9 +143,12 @@ class Comm {
   // receives the pieces sent to this rank, one parcel per source rank, by ascending source
   // rank. Hosted, nothing sized by the communicator is made per rank (the
   // pieces are routed as the hosted all-to-all routes them); natively one count per rank goes
-  // with them, as in alltoallv (one rank per process there). kInvalidArgument for a peer
-  // outside the communicator or named twice.
-  Status exchange(const std::vector<Piece>& out, std::vector<Parcel>& in) const;
+  // with them, as in alltoallv (one rank per process there), unless `expect` names the bytes
+  // each rank will send this one (its pieces' peer and bytes, ascending by peer; a rank not
+  // named sends nothing), as both sides know beforehand (a reply of a known size). kInvalidArgument
+  // for a peer outside the communicator or named twice.
+  Status exchange(const std::vector<Piece>& out, std::vector<Parcel>& in,
+                  const std::vector<Piece>* expect = nullptr) const;
   // On the root: every rank's `n` elements in rank order, counts and first indices in
   // elements. Elsewhere the three vectors are left empty.
   Status gatherv(const void* mine, int n, size_t elem_bytes, int root, std::vector<unsigned char>& all,
@@ -169,7 +172,8 @@ class Comm {
   // receives the pieces sent to this rank, by ascending source rank.
   Status route(const std::vector<Piece>& out, std::vector<Parcel>& in) const;
   // exchange() over a native communicator: `pieces` ascending by peer, one per peer.
-  Status exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in) const;
+  Status exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in,
+                         const std::vector<Piece>* expect) const;
   Status allreduce_hosted(void* inout, int n, MPI_Datatype type, MPI_Op op) const;
   Status dup_made(Comm& out) const;
   Status split_made(int color, Comm& out) const;

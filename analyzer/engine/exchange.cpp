@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "libtrace/defs/definitions.h"
@@ -14,8 +15,7 @@ namespace critpath::analyzer::engine {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-using GroupKey = std::pair<uint32_t, int32_t>;  // (comm, tag)
+constexpr uint32_t kNone = UINT32_MAX;
 
 template <typename T>
 char* put_at(char* w, T v) {
@@ -30,108 +30,122 @@ T get(const char*& p) {
   return v;
 }
 
-// Byte buffers for the ranks this one talks to, ascending by rank.
-using Outbox = std::vector<std::pair<int32_t, std::vector<char>>>;
-
-// The sparse all-to-all of `out` (Group::exchange): `in` receives a parcel per rank that sent
-// this one bytes, by ascending rank.
-Status swap_bytes(const Comm& comm, const Outbox& out, std::vector<Comm::Parcel>& in, uint64_t& bytes_sent) {
-  std::vector<Comm::Piece> pieces;
-  pieces.reserve(out.size());
-  for (const auto& [peer, b] : out) {
-    pieces.push_back({peer, reinterpret_cast<const unsigned char*>(b.data()), b.size()});
-    bytes_sent += b.size();
-  }
-  return comm.exchange(pieces, in);
-}
-
-// Per peer, record indices grouped by (comm, tag), the groups in key order; only the peers
-// that occur, ascending.
-using PeerGroups = std::map<int32_t, std::map<GroupKey, std::vector<uint32_t>>>;
-
-// Appends record i to its (peer, comm, tag) group. Consecutive records mostly share their
-// group, so the last group found is tried first (map nodes never move). Two passes over the
-// records: count() each, reserve(), then add() each, so that every group's list is allocated
-// once at its size (no regrowth: a list of millions would touch twice its pages).
-class Grouper {
+// The (peer, comm, tag) groups of one side's records, numbered in the order they first occur
+// (slots). Consecutive records mostly share their group, so the previous record's slot is
+// tried first, the hash table at a change of group only.
+class Slots {
  public:
-  explicit Grouper(PeerGroups& g) : g_(g) {}
-  // Per record: inline, the maps' lookups (at a change of group) out of line.
-  [[gnu::always_inline]] void count(int32_t peer, uint32_t comm, int32_t tag) {
-    if (!same(peer, comm, tag) || !last_count_) last_count_ = count_of(peer, comm, tag);
-    ++*last_count_;
+  struct Key {
+    int32_t peer;
+    uint32_t comm;
+    int32_t tag;
+    bool operator==(const Key& o) const { return peer == o.peer && comm == o.comm && tag == o.tag; }
+    bool operator<(const Key& o) const {
+      return peer != o.peer ? peer < o.peer : comm != o.comm ? comm < o.comm : tag < o.tag;
+    }
+  };
+  // The slot of (peer, comm, tag), made at its first record; counts the record.
+  [[gnu::always_inline]] uint32_t add(int32_t peer, uint32_t comm, int32_t tag) {
+    const Key k{peer, comm, tag};
+    if (!(k == last_key_) || last_ == kNone) {
+      last_key_ = k;
+      last_ = slot_of(k);
+    }
+    ++count[last_];
+    return last_;
   }
-  void reserve() {
-    for (const auto& [peer, groups] : counts_)
-      for (const auto& [key, n] : groups) g_[peer][key].reserve(n);
+  // The slot of (peer, comm, tag); kNone when no record has it.
+  uint32_t find(int32_t peer, uint32_t comm, int32_t tag) const {
+    const auto it = index_.find(Key{peer, comm, tag});
+    return it == index_.end() ? kNone : it->second;
   }
-  [[gnu::always_inline]] void add(int32_t peer, uint32_t comm, int32_t tag, uint32_t i) {
-    if (!same(peer, comm, tag) || !last_) last_ = group_of(peer, comm, tag);
-    last_->push_back(i);
+  // The slots in (peer, comm, tag) order.
+  std::vector<uint32_t> sorted() const {
+    std::vector<uint32_t> order(keys.size());
+    for (uint32_t s = 0; s < order.size(); ++s) order[s] = s;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    return order;
   }
+  std::vector<Key> keys;        // per slot
+  std::vector<uint32_t> count;  // records per slot
 
  private:
-  [[gnu::noinline]] uint32_t* count_of(int32_t peer, uint32_t comm, int32_t tag) {
-    return &counts_[peer][{comm, tag}];
+  struct Hash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()((uint64_t(uint32_t(k.peer)) << 32 | k.comm) * 0x9E3779B97F4A7C15ull ^
+                                   uint32_t(k.tag));
+    }
+  };
+  [[gnu::noinline]] uint32_t slot_of(const Key& k) {
+    const auto [it, made] = index_.emplace(k, uint32_t(keys.size()));
+    if (made) {
+      keys.push_back(k);
+      count.push_back(0);
+    }
+    return it->second;
   }
-  [[gnu::noinline]] std::vector<uint32_t>* group_of(int32_t peer, uint32_t comm, int32_t tag) {
-    return &g_[peer][{comm, tag}];
-  }
-  // Whether (peer, comm, tag) is the previous record's group; it becomes the previous one.
-  bool same(int32_t peer, uint32_t comm, int32_t tag) {
-    const bool s = peer == peer_ && comm == comm_ && tag == tag_;
-    peer_ = peer;
-    comm_ = comm;
-    tag_ = tag;
-    return s;
-  }
-  PeerGroups& g_;
-  std::map<int32_t, std::map<GroupKey, uint32_t>> counts_;  // the first pass's
-  uint32_t* last_count_ = nullptr;                          // the previous record's count
-  std::vector<uint32_t>* last_ = nullptr;                   // the previous record's group
-  int32_t peer_ = -1;
-  uint32_t comm_ = 0;
-  int32_t tag_ = 0;
+  std::unordered_map<Key, uint32_t, Hash> index_;
+  Key last_key_{-1, 0, 0};
+  uint32_t last_ = kNone;
 };
 
-// Sender side: sends per destination, grouped by (comm, tag) in that order, in send order;
-// per destination [comm u32][tag i32][n u32] and n x [send enter f64] per group, into `fwd`.
-// The groups' index lists end up in out.sends_to (moved, not copied).
-void pack_sends(const Timeline& t, int P, P2pMatch& out, Outbox& fwd) {
-  PeerGroups by_dst;
-  Grouper grouper(by_dst);
-  for (const SendRecord& s : t.sends)
-    if (s.peer >= 0 && s.peer < P) grouper.count(s.peer, s.comm, s.tag);
-  grouper.reserve();
-  for (uint32_t i = 0; i < t.sends.size(); ++i) {
-    const SendRecord& s = t.sends[i];
-    if (s.peer >= 0 && s.peer < P) grouper.add(s.peer, s.comm, s.tag, i);
+// Sender side, in two sequential passes over the sends: the first numbers each send within
+// its (destination, comm, tag) slot (out.pos) and keeps its call's entry in
+// out.recv_post_enter (until the replies come: read_replies), the second, with the slots
+// ordered, writes out.group, out.sends_to and the bytes for every destination into one
+// buffer `fwd`, cut by destination (`pieces`): per group in (comm, tag) order
+// [comm u32][tag i32][n u32] and n x [send enter f64].
+void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
+                std::vector<Comm::Piece>& pieces) {
+  const size_t n = t.sends.size();
+  Slots slots;
+  out.group.reserve(n);  // the slot until the second pass
+  out.pos.reserve(n);
+  out.recv_post_enter.reserve(n);
+  for (const SendRecord& s : t.sends) {
+    const bool valid = s.peer >= 0 && s.peer < P;
+    const uint32_t slot = valid ? slots.add(s.peer, s.comm, s.tag) : kNone;
+    out.group.push_back(slot);
+    out.pos.push_back(valid ? slots.count[slot] - 1 : kNone);
+    out.recv_post_enter.push_back(valid && s.call != kNoCall ? t.calls[s.call].enter : kNaN);
   }
-  fwd.clear();
-  fwd.reserve(by_dst.size());
-  out.sends_to.reserve(by_dst.size());
-  for (auto& [d, groups] : by_dst) {
-    size_t bytes = 0;  // the destination's buffer, in one allocation, written in place
-    for (const auto& [key, idx] : groups) bytes += 12 + 8 * idx.size();
-    std::vector<char>& buf = fwd.emplace_back(d, std::vector<char>(bytes)).second;
-    char* w = buf.data();
-    P2pMatch::PeerGroups& mine = out.sends_to.emplace_back();
-    mine.peer = d;
-    mine.groups.reserve(groups.size());
-    uint32_t g = 0;
-    for (auto& [key, idx] : groups) {
-      w = put_at<uint32_t>(w, key.first);
-      w = put_at<int32_t>(w, key.second);
-      w = put_at<uint32_t>(w, uint32_t(idx.size()));
-      for (uint32_t k = 0; k < idx.size(); ++k) {
-        const SendRecord& s = t.sends[idx[k]];
-        w = put_at<double>(w, s.call == kNoCall ? kNaN : t.calls[s.call].enter);
-        out.group[idx[k]] = g;
-        out.pos[idx[k]] = k;
-      }
-      mine.groups.push_back(std::move(idx));
-      ++g;
+  // Per slot: its group ordinal towards its destination, its list, where its bytes go.
+  const std::vector<uint32_t> order = slots.sorted();
+  std::vector<uint32_t> ordinal(order.size());
+  std::vector<std::vector<uint32_t>*> list(order.size());
+  std::vector<size_t> at(order.size());
+  size_t bytes = 0;
+  for (const uint32_t slot : order) bytes += 12 + 8 * size_t(slots.count[slot]);
+  fwd.resize(bytes);
+  char* w = fwd.data();
+  for (size_t j = 0; j < order.size(); ++j) {
+    const uint32_t slot = order[j];
+    const Slots::Key& k = slots.keys[slot];
+    if (j == 0 || k.peer != slots.keys[order[j - 1]].peer) {
+      out.sends_to.emplace_back().peer = k.peer;
+      pieces.push_back({k.peer, reinterpret_cast<const unsigned char*>(w), 0});
     }
+    std::vector<std::vector<uint32_t>>& groups = out.sends_to.back().groups;
+    ordinal[slot] = uint32_t(groups.size());
+    groups.emplace_back(slots.count[slot]);
+    w = put_at<uint32_t>(w, k.comm);
+    w = put_at<int32_t>(w, k.tag);
+    w = put_at<uint32_t>(w, slots.count[slot]);
+    at[slot] = size_t(w - fwd.data());
+    w += 8 * size_t(slots.count[slot]);
+    pieces.back().bytes = size_t(reinterpret_cast<const unsigned char*>(w) - pieces.back().data);
+  }
+  for (size_t j = 0, d = 0; j < order.size(); ++j) {  // (the lists no longer move)
+    if (j > 0 && slots.keys[order[j]].peer != slots.keys[order[j - 1]].peer) ++d;
+    list[order[j]] = &out.sends_to[d].groups[ordinal[order[j]]];
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t slot = out.group[i];
+    if (slot == kNone) continue;
+    const uint32_t k = out.pos[i];
+    (*list[slot])[k] = i;
+    std::memcpy(fwd.data() + at[slot] + 8 * size_t(k), &out.recv_post_enter[i], 8);
+    out.group[i] = ordinal[slot];
   }
 }
 
@@ -166,47 +180,71 @@ void order_threads_by_completion(const Timeline& t, std::vector<uint32_t>& idx) 
   }
 }
 
-// The receives of `t` from ranks below P, grouped per source by (comm, tag), each group in
-// posting order (receives of several threads: order_threads_by_completion).
-PeerGroups recvs_by_source(const Timeline& t, int P) {
-  PeerGroups by_src;
-  Grouper grouper(by_src);
-  for (const RecvRecord& r : t.recvs)
-    if (r.peer >= 0 && r.peer < P) grouper.count(r.peer, r.comm, r.tag);
-  grouper.reserve();
-  for (uint32_t i = 0; i < t.recvs.size(); ++i) {
-    const RecvRecord& r = t.recvs[i];
-    if (r.peer >= 0 && r.peer < P) grouper.add(r.peer, r.comm, r.tag, i);
+// Receiver side: the receives from ranks below P per (source, comm, tag) slot, each list in
+// posting order (receives of several threads: order_threads_by_completion). Two sequential
+// passes: the first keeps each receive's slot in out.send_group and its posting call's entry
+// in out.send_enter (until match_recvs puts the sender's figures there), the second fills the
+// lists.
+struct RecvSlots {
+  Slots slots;
+  std::vector<std::vector<uint32_t>> list;  // per slot
+};
+void group_recvs(const Timeline& t, int P, P2pMatch& out, RecvSlots& rs) {
+  const size_t n = t.recvs.size();
+  out.send_enter.reserve(n);
+  out.send_group.reserve(n);
+  out.send_pos.assign(n, kNone);
+  std::vector<uint64_t> last_seq;  // per slot, to see whether its list needs sorting
+  std::vector<uint8_t> unsorted;
+  for (const RecvRecord& r : t.recvs) {
+    const bool valid = r.peer >= 0 && r.peer < P;
+    const uint32_t slot = valid ? rs.slots.add(r.peer, r.comm, r.tag) : kNone;
+    out.send_group.push_back(slot);
+    out.send_enter.push_back(valid && r.post_call != kNoCall ? t.calls[r.post_call].enter : kNaN);
+    if (!valid) continue;
+    if (slot == last_seq.size()) {
+      last_seq.push_back(r.post_seq);
+      unsorted.push_back(0);
+    } else if (r.post_seq < last_seq[slot]) {
+      unsorted[slot] = 1;  // mostly in posting order already (blocking receives)
+    } else {
+      last_seq[slot] = r.post_seq;
+    }
   }
+  rs.list.resize(rs.slots.keys.size());
+  for (size_t s = 0; s < rs.list.size(); ++s) rs.list[s].reserve(rs.slots.count[s]);
+  for (uint32_t i = 0; i < n; ++i)
+    if (out.send_group[i] != kNone) rs.list[out.send_group[i]].push_back(i);
   auto posted_before = [&](uint32_t a, uint32_t b) { return t.recvs[a].post_seq < t.recvs[b].post_seq; };
-  for (auto& [src, m] : by_src)
-    for (auto& [key, idx] : m)  // mostly in posting order already (blocking receives)
-      if (!std::is_sorted(idx.begin(), idx.end(), posted_before))
-        std::stable_sort(idx.begin(), idx.end(), posted_before);
-  if (t.mpi_locations > 1)
-    for (auto& [src, m] : by_src)
-      for (auto& [key, idx] : m) order_threads_by_completion(t, idx);
-  return by_src;
+  for (size_t s = 0; s < rs.list.size(); ++s) {
+    if (unsorted[s]) std::stable_sort(rs.list[s].begin(), rs.list[s].end(), posted_before);
+    if (t.mpi_locations > 1) order_threads_by_completion(t, rs.list[s]);
+  }
 }
 
-// Receiver side: receives per source, grouped by (comm, tag), in posting order. The k-th
-// message of a group matches the k-th receive; the reply is the posting call's entry
-// relative to the send's, in single precision (a difference: exact to ~1e-7 of itself).
-// The replies per source into `bwd`.
-void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, P2pMatch& out, Outbox& bwd) {
+// A receive left unmatched: NaN / kNone, as if never named.
+void unmatch(P2pMatch& out, uint32_t ri) {
+  out.send_enter[ri] = kNaN;
+  out.send_group[ri] = kNone;
+  out.send_pos[ri] = kNone;
+}
+
+// Receiver side: the k-th message of a group matches the k-th receive of its slot; the reply
+// is the posting call's entry relative to the send's, in single precision (a difference:
+// exact to ~1e-7 of itself), 4 B per message received, written over the parcel's own bytes
+// (it never overtakes them) and named by `replies`.
+void match_recvs(const Timeline& t, std::vector<Comm::Parcel>& in, RecvSlots& rs, P2pMatch& out,
+                 std::vector<Comm::Piece>& replies) {
   constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
-  PeerGroups by_src = recvs_by_source(t, P);
   uint64_t matched_recvs = 0;
-  bwd.clear();
-  bwd.reserve(in.size());
+  std::vector<uint8_t> taken(rs.list.size(), 0);
   out.recvs_from.reserve(in.size());
-  for (const Comm::Parcel& parcel : in) {
+  for (Comm::Parcel& parcel : in) {
     const int32_t s = parcel.peer;
-    const char* p = reinterpret_cast<const char*>(parcel.bytes.data());
+    char* const start = reinterpret_cast<char*>(parcel.bytes.data());
+    const char* p = start;
     const char* end = p + parcel.bytes.size();
-    std::vector<char>& reply = bwd.emplace_back(s, std::vector<char>(parcel.bytes.size() / 2)).second;
-    char* w = reply.data();  // 4 B back per 8 B received, at most
-    const auto from = by_src.find(s);
+    char* w = start;
     P2pMatch::PeerGroups& groups = out.recvs_from.emplace_back();
     groups.peer = s;
     uint32_t g = 0;
@@ -214,11 +252,8 @@ void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, 
       const uint32_t comm = get<uint32_t>(p);
       const int32_t tag = get<int32_t>(p);
       const uint32_t count = get<uint32_t>(p);
-      std::vector<uint32_t>* mine = nullptr;
-      if (from != by_src.end()) {
-        auto it = from->second.find({comm, tag});
-        if (it != from->second.end()) mine = &it->second;
-      }
+      const uint32_t slot = rs.slots.find(s, comm, tag);
+      std::vector<uint32_t>* mine = slot != kNone && !taken[slot] ? &rs.list[slot] : nullptr;
       const size_t have = mine ? mine->size() : 0;
       uint32_t k = 0;
       for (; k < count && end - p >= 8; ++k) {
@@ -226,11 +261,11 @@ void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, 
         float delta = kNaNf;
         if (k < have) {
           const uint32_t ri = (*mine)[k];
+          const double post = out.send_enter[ri];  // group_recvs kept it there
           out.send_enter[ri] = t_send;
           out.send_group[ri] = g;
           out.send_pos[ri] = k;
-          const RecvRecord& r = t.recvs[ri];
-          if (r.post_call != kNoCall) delta = float(t.calls[r.post_call].enter - t_send);
+          if (!std::isnan(post)) delta = float(post - t_send);
         }
         w = put_at<float>(w, delta);
       }
@@ -238,37 +273,41 @@ void match_recvs(const Timeline& t, int P, const std::vector<Comm::Parcel>& in, 
       // comes once per parcel; its surplus receives stay unmatched).
       std::vector<uint32_t>& matched = groups.groups.emplace_back();
       if (mine) {
+        taken[slot] = 1;
+        for (size_t j = k; j < have; ++j) unmatch(out, (*mine)[j]);
         matched = std::move(*mine);
         matched.resize(std::min<size_t>(k, have));
         matched_recvs += matched.size();
       }
       ++g;
     }
-    reply.resize(size_t(w - reply.data()));
+    replies.push_back({s, reinterpret_cast<const unsigned char*>(start), size_t(w - start)});
   }
+  for (size_t slot = 0; slot < rs.list.size(); ++slot)  // no sender named them
+    if (!taken[slot])
+      for (uint32_t ri : rs.list[slot]) unmatch(out, ri);
   out.unmatched_recvs = t.recvs.size() - matched_recvs;
 }
 
-// Sender side again: replies come back in the order the sends went out.
-void read_replies(const Timeline& t, const std::vector<Comm::Parcel>& in, P2pMatch& out) {
+// Sender side again: replies come back in the order the sends went out; a send without one
+// (its destination had no receive for it) is unmatched, NaN.
+void read_replies(const std::vector<Comm::Parcel>& in, P2pMatch& out) {
   uint64_t matched_sends = 0;
-  auto to = out.sends_to.begin();
-  for (const Comm::Parcel& parcel : in) {  // both ascending by peer
-    while (to != out.sends_to.end() && to->peer < parcel.peer) ++to;
-    if (to == out.sends_to.end() || to->peer != parcel.peer) continue;
-    const char* p = reinterpret_cast<const char*>(parcel.bytes.data());
-    const char* end = p + parcel.bytes.size();
-    for (const std::vector<uint32_t>& idx : to->groups)
+  auto parcel = in.begin();
+  for (const P2pMatch::PeerGroups& to : out.sends_to) {  // both ascending by peer
+    while (parcel != in.end() && parcel->peer < to.peer) ++parcel;
+    const bool replied = parcel != in.end() && parcel->peer == to.peer;
+    const char* p = replied ? reinterpret_cast<const char*>(parcel->bytes.data()) : nullptr;
+    const char* end = replied ? p + parcel->bytes.size() : nullptr;
+    for (const std::vector<uint32_t>& idx : to.groups)
       for (uint32_t i : idx) {
-        if (end - p < 4) break;
-        const float delta = get<float>(p);
-        const SendRecord& s = t.sends[i];
-        if (std::isnan(delta) || s.call == kNoCall) continue;
-        out.recv_post_enter[i] = t.calls[s.call].enter + double(delta);
-        ++matched_sends;
+        double& v = out.recv_post_enter[i];  // the send's own entry so far (NaN: none)
+        const float delta = end - p >= 4 ? get<float>(p) : std::numeric_limits<float>::quiet_NaN();
+        v = std::isnan(delta) ? kNaN : v + double(delta);
+        matched_sends += !std::isnan(v);
       }
   }
-  out.unmatched_sends = t.sends.size() - matched_sends;
+  out.unmatched_sends = out.recv_post_enter.size() - matched_sends;
 }
 
 }  // namespace
@@ -283,23 +322,29 @@ uint32_t P2pMatch::lookup(const std::vector<PeerGroups>& by_peer, int peer, uint
 
 Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   const int P = world.size();
-  out.send_enter.assign(t.recvs.size(), kNaN);
-  out.send_group.assign(t.recvs.size(), UINT32_MAX);
-  out.send_pos.assign(t.recvs.size(), UINT32_MAX);
-  out.recv_post_enter.assign(t.sends.size(), kNaN);
-  out.group.assign(t.sends.size(), UINT32_MAX);
-  out.pos.assign(t.sends.size(), UINT32_MAX);
-  out.sends_to.clear();
-  out.recvs_from.clear();
-
-  Outbox fwd, bwd;
-  pack_sends(t, P, out, fwd);
+  out = P2pMatch{};
+  // Forward: the sends' entries; the reply to each byte parcel comes back 4 B per message, so
+  // its size is known to both sides (Comm::exchange's `expect`: no round to agree on it).
+  std::vector<char> fwd;
+  std::vector<Comm::Piece> pieces, expect;
+  pack_sends(t, P, out, fwd, pieces);
+  for (const Comm::Piece& piece : pieces) {
+    out.bytes_sent += piece.bytes;
+    size_t messages = 0;
+    for (const std::vector<uint32_t>& g : out.sends_to[expect.size()].groups) messages += g.size();
+    expect.push_back({piece.peer, nullptr, 4 * messages});
+  }
   std::vector<Comm::Parcel> in;
-  CRITPATH_FORWARD_IF_ERROR(swap_bytes(world, fwd, in, out.bytes_sent));
-  fwd.clear();
-  match_recvs(t, P, in, out, bwd);
-  CRITPATH_FORWARD_IF_ERROR(swap_bytes(world, bwd, in, out.bytes_sent));
-  read_replies(t, in, out);
+  CRITPATH_FORWARD_IF_ERROR(world.exchange(pieces, in));
+  std::vector<char>().swap(fwd);  // its memory serves what follows
+  pieces.clear();
+  RecvSlots rs;
+  group_recvs(t, P, out, rs);
+  match_recvs(t, in, rs, out, pieces);
+  for (const Comm::Piece& piece : pieces) out.bytes_sent += piece.bytes;
+  std::vector<Comm::Parcel> back;
+  CRITPATH_FORWARD_IF_ERROR(world.exchange(pieces, back, &expect));
+  read_replies(back, out);
   return Status::kOk;
 }
 
@@ -369,13 +414,15 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     const int n_members = is_world ? P : int(members.size());
     auto world_rank = [&](int r) { return is_world ? r : members[size_t(r)]; };
 
-    // Agree on how many instances each communicator has.
-    std::vector<int> counts, cmin(comms.size()), cmax(comms.size());
-    for (uint32_t c : comms) counts.push_back(int(by_comm[c].size()));
-    cmin = counts;
-    cmax = counts;
-    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmin.data(), int(cmin.size()), MPI_INT, MPI_MIN));
-    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(cmax.data(), int(cmax.size()), MPI_INT, MPI_MAX));
+    // Agree on how many instances each communicator has: one maximum of the counts and their
+    // negations (the minimum).
+    std::vector<int> range;
+    for (uint32_t c : comms) range.push_back(int(by_comm[c].size()));
+    for (uint32_t c : comms) range.push_back(-int(by_comm[c].size()));
+    CRITPATH_FORWARD_IF_ERROR(sub.allreduce(range.data(), int(range.size()), MPI_INT, MPI_MAX));
+    const int* cmax = range.data();
+    std::vector<int> cmin(comms.size());
+    for (size_t k = 0; k < comms.size(); ++k) cmin[k] = -range[comms.size() + k];
     std::vector<uint32_t> inst;  // local coll index per vector slot
     for (size_t k = 0; k < comms.size(); ++k) {
       if (cmin[k] != cmax[k]) {
@@ -387,10 +434,11 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       for (int j = 0; j < cmin[k]; ++j) inst.push_back(idx[size_t(j)]);
     }
     const size_t n = inst.size();
-    std::vector<DoubleInt> maxloc_out(2 * n), minloc_out(n);
+    // One MAXLOC: per instance the latest begin, the latest sender's begin and, negated, the
+    // earliest end (a MINLOC's value: the rank is not read).
+    std::vector<DoubleInt> maxloc_out(3 * n);
     std::vector<double> max_out(2 * n), scan_in(n), scan_out(n);
     auto& maxloc_in = maxloc_out;  // reduced in place
-    auto& minloc_in = minloc_out;
     auto& max_in = max_out;
     for (size_t j = 0; j < n; ++j) {
       const CollRecord& c = colls[inst[j]];
@@ -399,7 +447,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       const bool root = c.root >= 0 && c.root == my_rank;
       maxloc_in[2 * j] = {begin, my_rank};
       maxloc_in[2 * j + 1] = {c.sent > 0 ? begin : -1e300, my_rank};
-      minloc_in[j] = {end, my_rank};
+      maxloc_in[2 * n + j] = {-end, my_rank};
       max_in[2 * j] = root ? begin : -1e300;
       // Without a root the slot tells whether some member sent or received nothing (max 0).
       max_in[2 * j + 1] = root ? double(c.sent) : c.root >= 0 || (c.sent > 0 && c.received > 0) ? -1.0 : 0.0;
@@ -407,8 +455,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
     }
     stats.bytes_sent += n * (sizeof(DoubleInt) * 3 + sizeof(double) * 3);
     if (n > 0) {
-      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(maxloc_out.data(), int(2 * n), MPI_DOUBLE_INT, MPI_MAXLOC));
-      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(minloc_out.data(), int(n), MPI_DOUBLE_INT, MPI_MINLOC));
+      CRITPATH_FORWARD_IF_ERROR(sub.allreduce(maxloc_out.data(), int(3 * n), MPI_DOUBLE_INT, MPI_MAXLOC));
       CRITPATH_FORWARD_IF_ERROR(sub.allreduce(max_out.data(), int(2 * n), MPI_DOUBLE, MPI_MAX));
       CRITPATH_FORWARD_IF_ERROR(sub.scan(scan_in.data(), scan_out.data(), int(n), MPI_DOUBLE, MPI_MAX));
     }
@@ -421,7 +468,7 @@ Status sync_records(const std::vector<CollRecord>& colls, const std::vector<Call
       s.latest_rank = world_rank(maxloc_out[2 * j].r);
       s.latest_sender_begin = maxloc_out[2 * j + 1].v;
       s.latest_sender_rank = maxloc_out[2 * j + 1].v > -1e299 ? world_rank(maxloc_out[2 * j + 1].r) : -1;
-      s.earliest_end = minloc_out[j].v;
+      s.earliest_end = -maxloc_out[2 * n + j].v;
       s.root_begin = max_out[2 * j];
       s.root_sent = max_out[2 * j + 1];
       s.dense = colls[inst[j]].root < 0 && max_out[2 * j + 1] < 0;

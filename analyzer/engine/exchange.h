@@ -17,8 +17,12 @@
 //
 // Collectives: the instances of all communicators with the same ordered member list are
 // synchronized together on one analysis communicator (created with MPI_Comm_create_group
-// over a duplicate of MPI_COMM_WORLD, in a global order so creation never deadlocks): one
-// vector MAXLOC/MINLOC/MAX reduction and one scan per member set per run.
+// over a duplicate of MPI_COMM_WORLD, in a global order so creation never deadlocks): per
+// member set per run one maximum of the instance counts (their minimum negated in it), then one
+// vector MAXLOC (the MINLOC of the ends negated in it), one MAX and one scan: 4 rounds.
+//
+// Point to point: 3 rounds (forward the counts, then the parcels; the replies without a count
+// round: their sizes follow from the parcels).
 #pragma once
 
 #include <mpi.h>

@@ -184,9 +184,9 @@ class RecordBook {
 // --- Late sender (+ wrong order). Receives are in completion order, so the receives a
 // call completes are consecutive; in a call completing several receives only the largest
 // wait counts (Scalasca's Waitall/any/some rule), booked once at that call. Marks the calls
-// holding a late-sender wait in `ls_calls`.
+// holding a late-sender wait in `ls_calls` (a bit per call).
 void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
-                       const defs::Definitions& definitions, std::vector<uint8_t>& ls_calls) {
+                       const defs::Definitions& definitions, std::vector<uint64_t>& ls_calls) {
   const engine::Timeline& t = ctx.t;
   // Region -> whether an MPI_Test* call: looked up at each region's first receive, then the
   // last region's answer (a run of receives completes in one kind of call) or the map.
@@ -218,7 +218,7 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     if (group.call == kNoCall) return;
     ctx.book(kLateSender, group.call, group.idle);
     rb.pre(group.call, t.calls[group.call].enter + group.idle, group.source, group.send_enter);
-    ls_calls[group.call] = 1;
+    ls_calls[group.call / 64] |= uint64_t(1) << (group.call % 64);
     recent.push_back(group);
     recent_max = std::max(recent_max, group.send_enter);
     if (recent.size() > 100) recent.pop_front();
@@ -259,7 +259,7 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
 // (Scalasca's condition: the call ended after the post). Per call only the largest wait;
 // a call that already holds a late-sender wait is skipped (no double counting).
 void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
-                         const std::vector<uint8_t>& ls_calls) {
+                         const std::vector<uint64_t>& ls_calls) {
   const engine::Timeline& t = ctx.t;
   std::map<uint32_t, double> lr;                            // ordered: reports must be reproducible
   std::map<uint32_t, std::pair<int32_t, double>> lr_cause;  // call -> (receiver, post enter)
@@ -276,7 +276,7 @@ void book_late_receivers(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     }
   }
   for (const auto& [call, idle] : lr)
-    if (!ls_calls[call]) {
+    if (!(ls_calls[call / 64] >> (call % 64) & 1)) {
       ctx.book(kLateReceiver, call, idle);
       rb.pre(call, t.calls[call].enter + idle, lr_cause[call].first, lr_cause[call].second);
     }
@@ -357,7 +357,7 @@ void add_wait_states(WaitStates& w, const engine::Timeline& t, const engine::P2p
   if (w.by_node.size() < nodes) w.by_node.resize(nodes, {});
   Ctx ctx{t, w, my_rank};
   RecordBook rb(t);
-  std::vector<uint8_t> ls_calls(t.calls.size(), 0);  // calls holding a late-sender wait
+  std::vector<uint64_t> ls_calls((t.calls.size() + 63) / 64, 0);  // calls holding a late-sender wait
   book_late_senders(ctx, rb, m, definitions, ls_calls);
   book_late_receivers(ctx, rb, m, ls_calls);
   book_collectives(ctx, rb, cs, definitions);
