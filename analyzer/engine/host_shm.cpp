@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <vector>
 
 #include "analyzer/engine/comm.h"
@@ -58,8 +59,10 @@ struct State {
   size_t bytes = 0;
   int rank = 0, size = 0;
   bool crowded = false;
-  MPI_Group group = MPI_GROUP_NULL;  // the ranks attached, in order
-  intptr_t epoch = 0;                // of this attachment: congruence marks of earlier ones are stale
+  MPI_Group group = MPI_GROUP_NULL;       // the ranks attached, in order
+  intptr_t epoch = 0;                     // of this attachment: congruence marks of earlier ones are stale
+  testing::Reduce test_reduce = nullptr;  // testing::join(): serves every communicator, no MPI
+  size_t test_elem = 0;
   Header* header() const { return reinterpret_cast<Header*>(base); }
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
   std::atomic<uint32_t>& bell(int r) const {
@@ -142,8 +145,10 @@ Status arrive(Combine combine) {
 
 // The bytes of n elements of `type` when they fit a slot, else 0.
 size_t slot_bytes(int n, MPI_Datatype type) {
-  MPI_Aint lb = 0, extent = 0;
-  if (n <= 0 || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || extent <= 0) return 0;
+  MPI_Aint lb = 0, extent = MPI_Aint(g_state.test_elem);
+  if (n <= 0 || (!g_state.test_reduce && PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) ||
+      extent <= 0)
+    return 0;
   const size_t bytes = size_t(n) * size_t(extent);
   return bytes <= kSlotBytes ? bytes : 0;
 }
@@ -156,13 +161,14 @@ void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes,
   std::memcpy(acc, g_state.slot(0), bytes);
   each(0, acc);
   for (int r = 1; r < g_state.size; ++r) {
-    PMPI_Reduce_local(g_state.slot(r), acc, n, type, op);
+    if (g_state.test_reduce) g_state.test_reduce(g_state.slot(r), acc, n);
+    else PMPI_Reduce_local(g_state.slot(r), acc, n, type, op);
     each(r, acc);
   }
 }
 
 void unmap() {
-  if (g_state.base) munmap(g_state.base, g_state.bytes);
+  if (g_state.base && g_state.bytes) munmap(g_state.base, g_state.bytes);
   if (g_state.group != MPI_GROUP_NULL) PMPI_Group_free(&g_state.group);
   g_state = State();
 }
@@ -255,6 +261,7 @@ void watch_posts(std::function<void()> sweep) { g_watch = std::move(sweep); }
 
 bool serves(MPI_Comm comm) {
   if (!g_state.base || comm == MPI_COMM_NULL || fiber::current()) return false;
+  if (g_state.test_reduce) return true;
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, g_keyval, &value, &flag);
@@ -442,5 +449,28 @@ bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::
     futex(&mine, FUTEX_WAIT, seen, &ts);
   }
 }
+
+namespace testing {
+
+size_t segment_bytes(int P) { return host_shm::segment_bytes(P); }
+
+void init_segment(void* base, int P) {
+  std::memset(base, 0, segment_bytes(P));
+  Header* h = new (base) Header();
+  h->ranks = uint32_t(P);
+}
+
+void join(void* base, int rank, int P, bool crowded, size_t elem_bytes, Reduce reduce) {
+  unmap();
+  g_state.base = static_cast<unsigned char*>(base);
+  g_state.bytes = 0;  // not this module's mapping: detach() leaves it
+  g_state.rank = rank;
+  g_state.size = P;
+  g_state.crowded = crowded;
+  g_state.test_reduce = reduce;
+  g_state.test_elem = elem_bytes;
+}
+
+}  // namespace testing
 
 }  // namespace critpath::analyzer::engine::host_shm

@@ -101,4 +101,16 @@ bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
 bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::vector<int>& peers,
                   size_t receives, Status& status);
 
+// For tests without MPI (tests/unit/analyzer/engine/host_shm_test.cpp: forked processes as the
+// ranks): the bytes of a segment for P ranks; a segment set up in `base` (memory the ranks
+// share); this process joined to it as `rank` of P, detached by detach(). Joined so, every
+// communicator is served and the reductions treat each element as `elem_bytes` bytes combined
+// by `reduce` (inout = in op inout, as MPI_Reduce_local) instead of asking MPI.
+namespace testing {
+using Reduce = void (*)(const void* in, void* inout, int n);
+size_t segment_bytes(int P);
+void init_segment(void* base, int P);
+void join(void* base, int rank, int P, bool crowded, size_t elem_bytes, Reduce reduce);
+}  // namespace testing
+
 }  // namespace critpath::analyzer::engine::host_shm
