@@ -33,7 +33,10 @@ Steps:
      keeps critpath's own format), and after the check `critpath-analyze --otf2` on one
      process analyses the archive (with the test's analysis settings, ANALYSIS_SETTINGS):
      every metric, call path and wait-state count must equal the in-situ report's (0.5 %;
-     critpath_check.compare_reports). Not applicable, with a log
+     critpath_check.compare_reports). A difference runs steps 1-6 once more: the archive's
+     nanosecond timestamps can flip a near-tie of one run (seen about once in 100 runs of
+     corpus.zero_bytes / sendrecv_replace with every analysis path), a defect repeats. Not
+     applicable, with a log
      line saying so: runs that expect a non-zero exit status, CRITPATH_ENABLE=0 or
      CRITPATH_ANALYSIS=0, a test that sets CRITPATH_KEEP_TRACE=0 itself, a run without
      report.json.
@@ -490,10 +493,17 @@ def otf2_roundtrip(args, out_dir, budget_s):
 def main(argv):
     args = parse_args(argv)
     no_roundtrip = prepare_otf2_roundtrip(args)
-    attempt = 0
+    attempt, roundtrip_again = 0, True
     while True:
-        rc, check_failed = run_once(args, no_roundtrip)
-        if not check_failed or attempt == args.retries:
+        rc, failed = run_once(args, no_roundtrip)
+        if failed == "roundtrip" and roundtrip_again:
+            roundtrip_again = False
+            log("the OTF2 round trip differed: the archive's nanosecond timestamps can flip a "
+                "near-tie of the run (which rank arrives last, whether a wait caused a later one), "
+                "which a new run does not repeat, while an export or import defect differs every "
+                "run: running it again (once)")
+            continue
+        if failed != "check" or attempt == args.retries:
             return rc
         attempt += 1
         log(f"the check failed on a run's timings, which a descheduled rank on this shared machine "
@@ -501,14 +511,15 @@ def main(argv):
 
 
 def run_once(args, no_roundtrip):
-    """Steps 1-6 once: (exit status, whether only the check script failed)."""
+    """Steps 1-6 once: (exit status, what failed: None, "check" when only the check script
+    failed, "roundtrip" when only the OTF2 round trip differed, "run" otherwise)."""
     start = time.monotonic()
     out_dir = os.path.abspath(args.out)
     try:
         remove_test_output(out_dir)
     except (RuntimeError, OSError) as e:
         log(f"FAIL: {e}")
-        return 1, False
+        return 1, "run"
     os.makedirs(os.path.dirname(out_dir), exist_ok=True)
 
     status, out, err, elapsed, budget = run_app(args, out_dir)
@@ -522,16 +533,16 @@ def run_once(args, no_roundtrip):
 
     if status is None:
         log(f"FAIL: timed out after {budget:.0f} s; killed the run")
-        return 1, False
+        return 1, "run"
     log(f"mpiexec exited with {status} after {elapsed:.2f} s")
     if status != args.expect_exit:
         log(f"FAIL: exit status {status}, expected {args.expect_exit}")
-        return 1, False
+        return 1, "run"
 
     problem = delay_invariant(out_dir) or whatif_invariant(out_dir) or schema_problem(out_dir)
     if problem:
         log("FAIL: " + problem)
-        return 1, False
+        return 1, "run"
 
     if args.check_cmd:
         script, check_args = args.check_cmd[0], args.check_cmd[1:]
@@ -544,22 +555,22 @@ def run_once(args, no_roundtrip):
                                 timeout=max(30.0, RESERVE_S)).returncode
         except subprocess.TimeoutExpired:
             log("FAIL: check script timed out")
-            return 1, False
+            return 1, "run"
         if rc == SKIP_CODE:
             log(f"SKIP: check {os.path.basename(script)} skipped the test")
-            return SKIP_CODE, False
+            return SKIP_CODE, None
         if rc != 0:
             log(f"FAIL: check {os.path.basename(script)} exited with {rc}")
-            return 1, True
+            return 1, "check"
     if no_roundtrip is None:
         problem = otf2_roundtrip(args, out_dir, args.timeout - (time.monotonic() - start) - 5.0)
         if problem:
             log("FAIL: " + problem)
-            return 1, False
+            return 1, "roundtrip"
     elif args.otf2_roundtrip:
         log(f"OTF2 round trip: not applicable ({no_roundtrip})")
     log("PASS")
-    return 0, False
+    return 0, None
 
 
 if __name__ == "__main__":

@@ -23,7 +23,10 @@ The program's first comment line holds `corpus: np=<N> [exit=<status>|exit=launc
      it did not understand).
   4. --otf2-roundtrip: the traced run also exports its trace (CRITPATH_KEEP_TRACE=otf2), and
      a program that ends normally with a report has the archive analysed again, every metric
-     as in situ (run_mpi_test.py step 6).
+     as in situ (run_mpi_test.py step 6); a difference runs steps 1-4 once more (a near-tie
+     of one run flipped by the archive's nanosecond timestamps does not repeat, a defect does).
+     rank 0's progress lines (`critpath: analysis: <phase> N%`, after 2 s of analysis on a
+     loaded machine) are not warnings.
 Exit status: 0 pass, 1 fail, 2 usage error.
 """
 import argparse
@@ -78,6 +81,65 @@ def show(title, text):
     print(f"----- {title} -----\n{text}", end="" if text.endswith("\n") or not text else "\n")
 
 
+def run_and_check(args, meta, out):
+    """The plain and the traced run, compared, then the OTF2 round trip: (the failures, whether
+    the only failure is the round trip's difference)."""
+    results = {}
+    for name, traced in (("plain", False), ("traced", True)):
+        status, so, se, secs = run_once(args, traced, os.path.join(out, name), args.timeout)
+        results[name] = (status, so, se)
+        log(f"{name}: exit {status} after {secs:.2f} s")
+        show(f"{name} stdout", so)
+        show(f"{name} stderr", se)
+        if status is None:
+            return [f"{name} run timed out after {args.timeout:.0f} s; killed"], False
+
+    (ps, pout, _), (ts, tout, terr) = results["plain"], results["traced"]
+    failures = []
+    if meta["exit"] == "launcher":
+        if ps == 0:
+            failures.append("plain run exited with 0, expected the launcher's abort status")
+    elif ps != int(meta["exit"]):
+        failures.append(f"plain run exited with {ps}, expected {meta['exit']}")
+    if ts != ps:
+        failures.append(f"exit status differs: plain {ps}, traced {ts}")
+    if tout != pout:
+        plain_lines, traced_lines = pout.splitlines(), tout.splitlines()
+        first = next((i for i, (a, b) in enumerate(zip(plain_lines, traced_lines)) if a != b),
+                     min(len(plain_lines), len(traced_lines)))
+        failures.append(f"stdout differs from line {first + 1}: plain "
+                        f"{plain_lines[first:first + 1]} traced {traced_lines[first:first + 1]}")
+    # A program that ends in MPI_Abort or exit() without MPI_Finalize makes its ranks say where
+    # their partial trace went (docs/reliability.md): that line is expected, not a warning.
+    warnings = [w for w in critpath_check.critpath_lines(terr)
+                if not w.startswith("critpath: report in ") and
+                not re.match(r"critpath: rank \d+: .*: partial trace \(", w) and
+                not re.match(r"critpath: analysis: .* \d+%$", w)]
+    if warnings:
+        failures.append(f"tracer warnings on stderr: {warnings}")
+    if meta["report"] != "no":
+        try:
+            rep = critpath_check.load_report(os.path.join(out, "traced"))
+            # Legal MPI usage is analysed whole: an `analysis incomplete:` note here means the
+            # tracer recorded something that did not happen (a failed call's message) or missed
+            # something that did.
+            incomplete = [n for n in rep.get("notes", []) if "analysis incomplete: " in n]
+            if incomplete:
+                failures.append(f"traced run: the analysis says it is incomplete: {incomplete}")
+        except critpath_check.CheckError as e:
+            failures.append(f"traced run: {e}")
+    if not failures and args.otf2_roundtrip:
+        if meta["report"] == "no" or ps != 0:
+            log("OTF2 round trip: not applicable (the program ends without a report)")
+        else:
+            rt = argparse.Namespace(**vars(args))
+            rt.env_pairs = [("CRITPATH_KEEP_TRACE", "otf2")]
+            problem = run_mpi_test.otf2_roundtrip(rt, os.path.join(out, "traced"), args.timeout)
+            if problem:
+                return [problem], True
+    return failures, False
+
+
 def main(argv):
     cut = argv.index("--") if "--" in argv else len(argv)
     p = argparse.ArgumentParser(description="Run one corpus program (see module docstring).")
@@ -102,59 +164,14 @@ def main(argv):
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
 
-    results = {}
-    for name, traced in (("plain", False), ("traced", True)):
-        status, so, se, secs = run_once(args, traced, os.path.join(out, name), args.timeout)
-        results[name] = (status, so, se)
-        log(f"{name}: exit {status} after {secs:.2f} s")
-        show(f"{name} stdout", so)
-        show(f"{name} stderr", se)
-        if status is None:
-            log(f"FAIL: {name} run timed out after {args.timeout:.0f} s; killed")
-            return 1
-
-    (ps, pout, _), (ts, tout, terr) = results["plain"], results["traced"]
-    failures = []
-    if meta["exit"] == "launcher":
-        if ps == 0:
-            failures.append("plain run exited with 0, expected the launcher's abort status")
-    elif ps != int(meta["exit"]):
-        failures.append(f"plain run exited with {ps}, expected {meta['exit']}")
-    if ts != ps:
-        failures.append(f"exit status differs: plain {ps}, traced {ts}")
-    if tout != pout:
-        plain_lines, traced_lines = pout.splitlines(), tout.splitlines()
-        first = next((i for i, (a, b) in enumerate(zip(plain_lines, traced_lines)) if a != b),
-                     min(len(plain_lines), len(traced_lines)))
-        failures.append(f"stdout differs from line {first + 1}: plain "
-                        f"{plain_lines[first:first + 1]} traced {traced_lines[first:first + 1]}")
-    # A program that ends in MPI_Abort or exit() without MPI_Finalize makes its ranks say where
-    # their partial trace went (docs/reliability.md): that line is expected, not a warning.
-    warnings = [w for w in critpath_check.critpath_lines(terr)
-                if not w.startswith("critpath: report in ") and
-                not re.match(r"critpath: rank \d+: .*: partial trace \(", w)]
-    if warnings:
-        failures.append(f"tracer warnings on stderr: {warnings}")
-    if meta["report"] != "no":
-        try:
-            rep = critpath_check.load_report(os.path.join(out, "traced"))
-            # Legal MPI usage is analysed whole: an `analysis incomplete:` note here means the
-            # tracer recorded something that did not happen (a failed call's message) or missed
-            # something that did.
-            incomplete = [n for n in rep.get("notes", []) if "analysis incomplete: " in n]
-            if incomplete:
-                failures.append(f"traced run: the analysis says it is incomplete: {incomplete}")
-        except critpath_check.CheckError as e:
-            failures.append(f"traced run: {e}")
-    if not failures and args.otf2_roundtrip:
-        if meta["report"] == "no" or ps != 0:
-            log("OTF2 round trip: not applicable (the program ends without a report)")
-        else:
-            rt = argparse.Namespace(**vars(args))
-            rt.env_pairs = [("CRITPATH_KEEP_TRACE", "otf2")]
-            problem = run_mpi_test.otf2_roundtrip(rt, os.path.join(out, "traced"), args.timeout)
-            if problem:
-                failures.append(problem)
+    for attempt in (1, 2):
+        failures, roundtrip = run_and_check(args, meta, out)
+        if not (roundtrip and attempt == 1):
+            break
+        log("FAIL: " + failures[0])
+        log("the OTF2 round trip differed: the archive's nanosecond timestamps can flip a near-tie "
+            "of the run, which a new run does not repeat, while an export or import defect differs "
+            "every run: running both again (once)")
     for f in failures:
         log("FAIL: " + f)
     if failures:
