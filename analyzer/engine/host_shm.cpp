@@ -181,7 +181,9 @@ unsigned char* create(int P, char* name, size_t name_bytes, uint64_t& cookie) {
   const int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0) return nullptr;
   void* m = MAP_FAILED;
-  if (ftruncate(fd, off_t(segment_bytes(P))) == 0)
+  // Every page allocated now (not ftruncate's holes): on a full /dev/shm a hole would fault in
+  // later as SIGBUS in the host application; here the segment is simply not made (MPI path).
+  if (posix_fallocate(fd, 0, off_t(segment_bytes(P))) == 0)
     m = mmap(nullptr, segment_bytes(P), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (m == MAP_FAILED) {
