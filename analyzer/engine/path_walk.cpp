@@ -381,6 +381,14 @@ class JumpWalk {
     return have_start_ ? Pending{uint32_t(n_), int32_t(me_), start_.time} : Pending{uint32_t(n_), -1, 0};
   }
   void mark_invalid();
+  // Puts local record y on the path (marked_list_) unless it is none of this rank's records or
+  // on it already.
+  void mark(size_t y) {
+    if (y < n_ && !marked_[y]) {
+      marked_[y] = 1;
+      marked_list_.push_back(uint32_t(y));
+    }
+  }
   template <typename Src>
   Status resolve_arrivals(size_t count, Src at, std::vector<uint32_t>& order);
   void answer_queries(Reply<Id>* rep);
@@ -501,13 +509,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
   // Their memory back to the heap, for the next step's arrays (no fresh pages there).
   send_.release();
   std::vector<unsigned char>().swap(recv_);
-  if (first != 0 && owner_of(Id(first - 1)) == me_) {
-    const size_t i = index_of(Id(first - 1));
-    if (i < n_ && !marked_[i]) {
-      marked_[i] = 1;
-      marked_list_.push_back(uint32_t(i));
-    }
-  }
+  if (first != 0 && owner_of(Id(first - 1)) == me_) mark(index_of(Id(first - 1)));
   return Status::kOk;
 }
 
@@ -969,13 +971,8 @@ Status JumpWalk<Id>::mark_path() {
       CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
       const Id* in = as<Id>(recv_);
       const size_t nin = recv_.size() / sizeof(Id);
-      for (size_t i = 0; i < nin; ++i) {
-        const size_t y = index_of(in[i]);
-        if (owner_of(in[i]) == me_ && y < n_ && !marked_[y]) {
-          marked_[y] = 1;
-          marked_list_.push_back(uint32_t(y));
-        }
-      }
+      for (size_t i = 0; i < nin; ++i)
+        if (owner_of(in[i]) == me_) mark(index_of(in[i]));
       continue;
     }
     grp_.group(marked_list_.size(), P_, [&](size_t i) {
@@ -987,11 +984,7 @@ Status JumpWalk<Id>::mark_path() {
     CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(Id)));
     const Id* in = as<Id>(recv_);
     const size_t nin = received();
-    for (size_t i = 0; i < nin; ++i)
-      if (in[i] < n_ && !marked_[in[i]]) {
-        marked_[in[i]] = 1;
-        marked_list_.push_back(uint32_t(in[i]));
-      }
+    for (size_t i = 0; i < nin; ++i) mark(size_t(in[i]));
   }
   J_.resize(1);  // J_0 names each segment's begin (send_segments)
   J_.shrink_to_fit();
