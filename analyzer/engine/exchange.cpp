@@ -109,9 +109,10 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
     out.pos.push_back(valid ? slots.count[slot] - 1 : kNone);
     out.recv_post_enter.push_back(valid && s.call != kNoCall ? t.calls[s.call].enter : kNaN);
   }
-  // Per slot: its group ordinal towards its destination, its list, where its bytes go.
+  // Per slot: its destination (in out.sends_to), its group ordinal there, its list, where its
+  // bytes go.
   const std::vector<uint32_t> order = slots.sorted();
-  std::vector<uint32_t> ordinal(order.size());
+  std::vector<uint32_t> dest(order.size()), ordinal(order.size());
   std::vector<std::vector<uint32_t>*> list(order.size());
   std::vector<size_t> at(order.size());
   size_t bytes = 0;
@@ -126,6 +127,7 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
       pieces.push_back({k.peer, reinterpret_cast<const unsigned char*>(w), 0});
     }
     std::vector<std::vector<uint32_t>>& groups = out.sends_to.back().groups;
+    dest[slot] = uint32_t(out.sends_to.size() - 1);
     ordinal[slot] = uint32_t(groups.size());
     groups.emplace_back(slots.count[slot]);
     w = put_at<uint32_t>(w, k.comm);
@@ -135,10 +137,8 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
     w += 8 * size_t(slots.count[slot]);
     pieces.back().bytes = size_t(reinterpret_cast<const unsigned char*>(w) - pieces.back().data);
   }
-  for (size_t j = 0, d = 0; j < order.size(); ++j) {  // (the lists no longer move)
-    if (j > 0 && slots.keys[order[j]].peer != slots.keys[order[j - 1]].peer) ++d;
-    list[order[j]] = &out.sends_to[d].groups[ordinal[order[j]]];
-  }
+  for (const uint32_t slot : order)  // (the lists no longer move)
+    list[slot] = &out.sends_to[dest[slot]].groups[ordinal[slot]];
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t slot = out.group[i];
     if (slot == kNone) continue;
