@@ -2,6 +2,7 @@
 #include "analyzer/engine/analysis_engine.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,14 +32,15 @@
 namespace critpath::analyzer::engine {
 
 // The analysis's own figures of one rank (scalars analysis_cpu_s, analysis_cpu_polling_s,
-// analysis_cpu_phases_s, analysis_bytes, analysis_rounds, analysis_memory): fixed size,
-// gathered to rank 0 once.
+// analysis_cpu_phases_s, analysis_faults_phases, analysis_bytes, analysis_rounds,
+// analysis_memory): fixed size, gathered to rank 0 once.
 constexpr size_t kFigurePhases = 24;
 struct OwnFigures {
   double cpu_s = 0, polling_cpu_s = 0, sent = 0, received = 0, rounds = 0;
   double memory = 0, speaks = 0;  // the process's resident growth; whether this rank speaks for it
   double n_phases = 0;
   double phase_cpu[kFigurePhases] = {};
+  float phase_faults[kFigurePhases] = {};  // minor page faults (exact below 2^24)
 };
 
 // Where a rank ran: its host and the CPUs its affinity mask allows.
@@ -99,12 +101,14 @@ class Progress {
 // alive; a peak within a phase is not seen).
 //
 // Every rank also keeps its own CPU time by phase (fiber::cpu_seconds(): the thread's, or on a
-// hosted rank its fiber's), for scalars.analysis_cpu_phases_s.
+// hosted rank its fiber's), for scalars.analysis_cpu_phases_s, and the process's minor page
+// faults by phase (scalars.analysis_faults_phases): first touches of fresh memory.
 class PhaseClock {
  public:
   PhaseClock(uint64_t start, size_t rss0)
       : last_(start), rss0_(rss0), cpu0_(fiber::cpu_seconds()), polling0_(fiber::polling_cpu_seconds()) {
     cpu_last_ = cpu0_;
+    faults_last_ = minor_faults();
   }
   void mark(const char* phase) {
     const uint64_t now = clock::monotonic_ns();
@@ -113,6 +117,9 @@ class PhaseClock {
     const double cpu = fiber::cpu_seconds();
     cpu_.push_back(cpu - cpu_last_);
     cpu_last_ = cpu;
+    const uint64_t faults = minor_faults();
+    faults_.push_back(double(faults - faults_last_));
+    faults_last_ = faults;
     sample();
   }
   // CPU seconds since the analysis began, and by phase so far (in the order of the marks).
@@ -120,6 +127,7 @@ class PhaseClock {
   // Of cpu_total(), the part in the engine's wait loops (fiber::PollClock).
   double polling_total() const { return fiber::polling_cpu_seconds() - polling0_; }
   const std::vector<double>& cpu_by_phase() const { return cpu_; }
+  const std::vector<double>& faults_by_phase() const { return faults_; }
   const std::vector<std::pair<std::string, double>>& wall_by_phase() const { return phases_; }
   size_t rss0() const { return rss0_; }
   // The memory alone (at the end of each analysis window).
@@ -137,6 +145,15 @@ class PhaseClock {
   std::vector<std::pair<std::string, double>> phases_;
   double cpu0_, polling0_, cpu_last_ = 0;
   std::vector<double> cpu_;
+  uint64_t faults_last_ = 0;
+  std::vector<double> faults_;
+
+  // The process's minor page faults so far: in critpath-analyze hosting several ranks, those of
+  // the ranks that ran alongside too.
+  static uint64_t minor_faults() {
+    rusage u{};
+    return getrusage(RUSAGE_SELF, &u) == 0 ? uint64_t(u.ru_minflt) : 0;
+  }
 };
 
 // The start of a /proc file into `buf` (`size` bytes, NUL-terminated); false when unreadable.
@@ -181,18 +198,21 @@ void set_own_figures(const std::vector<OwnFigures>& all,
   out.set("analysis_cpu_s", nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
   out.set("analysis_cpu_polling_s",
           nlohmann::json{{"mean", poll_sum / n}, {"max", poll_max}, {"rank0", all[0].polling_cpu_s}});
-  nlohmann::json phases = nlohmann::json::object();
+  nlohmann::json phases = nlohmann::json::object(), faults = nlohmann::json::object();
   const size_t k = std::min<size_t>(size_t(all[0].n_phases), std::min(kFigurePhases, wall.size()));
   for (size_t i = 0; i < k; ++i) {
-    double sum = 0, ranks = 0;
+    double sum = 0, fault_sum = 0, ranks = 0;
     for (const OwnFigures& f : all)
       if (f.n_phases == all[0].n_phases) {
         sum += f.phase_cpu[i];
+        fault_sum += f.phase_faults[i];
         ++ranks;
       }
     phases[wall[i].first] = ranks > 0 ? sum / ranks : 0.0;
+    faults[wall[i].first] = ranks > 0 ? std::round(fault_sum / ranks) : 0.0;
   }
   out.set("analysis_cpu_phases_s", std::move(phases));
+  out.set("analysis_faults_phases", std::move(faults));
   out.set("analysis_bytes", nlohmann::json{{"sent_max", sent_max},
                                            {"recv_max", recv_max},
                                            {"sent_rank0", all[0].sent},
@@ -1137,7 +1157,11 @@ OwnFigures AnalysisEngine::own_figures() const {
   mine.memory = double(std::max(grown, s.phases.rss_peak()));
   const std::vector<double>& cpu = s.phases.cpu_by_phase();
   mine.n_phases = double(std::min(cpu.size(), kFigurePhases));
-  for (size_t i = 0; i < size_t(mine.n_phases); ++i) mine.phase_cpu[i] = cpu[i];
+  const std::vector<double>& faults = s.phases.faults_by_phase();
+  for (size_t i = 0; i < size_t(mine.n_phases); ++i) {
+    mine.phase_cpu[i] = cpu[i];
+    mine.phase_faults[i] = float(faults[i]);
+  }
   return mine;
 }
 

@@ -73,6 +73,11 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
        "`{<phase>: mean over the ranks}` of the CPU seconds each rank spent in each phase of "
        "`analysis_phases` (same phase names, without the `_s`; the last, `report_input`, is not "
        "included), measured as `analysis_cpu_s`."},
+      {"analysis_faults_phases", "count",
+       "`{<phase>: mean over the ranks}` of the minor page faults (`getrusage` `ru_minflt`: first "
+       "touches of memory fresh from the kernel, a few microseconds each) the process took during "
+       "each phase of `analysis_cpu_phases_s`; in `critpath-analyze` hosting several ranks per "
+       "process, the faults of the ranks that ran alongside count too."},
       {"analysis_bytes", "bytes",
        "`{sent_max, recv_max, sent_rank0, recv_rank0}`: the payload bytes each analysis rank gave "
        "to and took from the engine's communication (`engine::Comm`: every collective's and point-"
