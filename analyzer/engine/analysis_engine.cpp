@@ -270,6 +270,14 @@ class TimelineObserver : public ProfileObserver {
     }
     if ((++seen_ & 0xfffff) == 0) progress_.report("replay index", double(seen_) / double(total_));
   }
+  // Without window cuts and event passes the builder is all on_event feeds.
+  TimelineBuilder* builder() override { return candidates_ || !passes_.empty() ? nullptr : &b_; }
+  void on_events(uint64_t n) override {  // after a chunk: the progress on_event reports
+    const uint64_t before = seen_;
+    seen_ += n;
+    if ((before >> 20) != (seen_ >> 20))
+      progress_.report("replay index", double(seen_ & ~uint64_t(0xfffff)) / double(total_));
+  }
 
  private:
   TimelineBuilder& b_;

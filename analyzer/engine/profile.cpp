@@ -9,6 +9,7 @@
 
 #include "analyzer/engine/callpath_union.h"
 #include "analyzer/engine/gather.h"
+#include "analyzer/engine/timeline.h"
 #include "libtrace/buffer/trace_reader.h"
 
 namespace critpath::analyzer {
@@ -409,6 +410,7 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
     trace::TraceReader r(store, loc);
     ProfileObserver* const obs = observer && observer->wants_location(loc) ? observer : nullptr;
     if (obs) obs->begin_location(loc);
+    engine::TimelineBuilder* const builder = obs ? obs->builder() : nullptr;
     ++p.locations;
     // Narrow events (trace::CompactEvent) are handed on as this Event: only their time,
     // region, flags and kind are ever written, every other field stays zero.
@@ -426,7 +428,7 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
         tb.before_event(c.kind);
         const trace::Event* ep = &narrow;
         if (c.wide) {
-          ep = &chunk->wide[c.ref];
+          ep = &chunk->wide_event(c.ref);
         } else {
           narrow.time = c.time;
           narrow.region = c.ref;
@@ -447,8 +449,14 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
           case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
           default: break;
         }
-        if (obs) obs->on_event(e, tb.current_node());
+        if (builder) {
+          if (c.wide) builder->on_event(e, tb.current_node());
+          else builder->on_narrow(c.time, c.ref, c.kind, tb.current_node());
+        } else if (obs) {
+          obs->on_event(e, tb.current_node());
+        }
       }
+      if (builder) obs->on_events(n - first);
       if (n > first) last = ce[n - 1].time;
     }
     if (r.status() != Status::kOk) p.status = r.status();

@@ -19,6 +19,10 @@
 
 namespace critpath::analyzer {
 
+namespace engine {
+class TimelineBuilder;
+}
+
 // Per-call-path quantities, in this order everywhere (arrays are indexed by these).
 enum ProfileColumn : int {
   kColVisits = 0,
@@ -75,6 +79,11 @@ class ProfileObserver {
   virtual bool wants_location(uint16_t location) { return location == 0; }
   virtual void begin_location(uint16_t /*location*/) {}
   virtual void on_event(const trace::Event& e, int32_t node) = 0;
+  // An observer whose on_event only hands the event to a TimelineBuilder returns it (asked
+  // after begin_location): build_profile then gives the events to the builder itself, without
+  // a virtual call per event, and calls on_events(n) after each chunk's n events instead.
+  virtual engine::TimelineBuilder* builder() { return nullptr; }
+  virtual void on_events(uint64_t /*n*/) {}
 };
 
 // Forward pass over every location of `store`; `definitions` are the traced rank's (regions,

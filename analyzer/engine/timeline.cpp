@@ -93,19 +93,6 @@ void TimelineBuilder::begin_location(uint16_t location) {
   location_has_mpi_ = false;
 }
 
-[[gnu::always_inline]] inline void TimelineBuilder::gap_tick(const trace::Event& e) {
-  // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
-  // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
-  if (have_last_ && open_.empty() && prev_node_ >= 0 && e.time > last_ticks_) {
-    const size_t n = size_t(prev_node_);
-    if (n >= gap_ticks_.size()) gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
-    if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
-    gap_ticks_[n] += e.time - last_ticks_;
-  }
-  last_ticks_ = e.time;
-  have_last_ = true;
-}
-
 [[gnu::always_inline]] inline void TimelineBuilder::close_gap() {
   t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   if (location_ != 0) return;
@@ -118,15 +105,11 @@ void TimelineBuilder::begin_location(uint16_t location) {
 
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   using K = trace::EventKind;
-  if (gaps_on_ && location_ == 0) gap_tick(e);
+  if (gaps_on_ && location_ == 0) gap_tick(e.time);
   const uint32_t cur = open_.empty() ? kNoCall : open_.back();
   switch (e.kind) {
-    case K::kEnter:
-      if (is_mpi(e.region)) open_call(e, node);
-      break;
-    case K::kExit:
-      if (!open_.empty() && t_.calls[open_.back()].region == e.region) close_call(e);
-      break;
+    case K::kEnter: on_enter(e.time, e.region, node); break;
+    case K::kExit: on_exit(e.time, e.region); break;
     case K::kSend:
     case K::kIsend: add_send(e, cur); break;
     case K::kIsendComplete: {
@@ -195,11 +178,11 @@ uint64_t held_ticks(double d) {
 
 }  // namespace
 
-void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
+void TimelineBuilder::open_call(uint64_t time, uint32_t region, int32_t node) {
   CallRecord c;
-  c.enter = c.exit = hold_ticks(e.time);
+  c.enter = c.exit = hold_ticks(time);
   c.node = node;
-  c.region = uint16_t(e.region);  // an MPI region: below 2^16 (region_class)
+  c.region = uint16_t(region);  // an MPI region: below 2^16 (region_class)
   c.location = location_;
   if (gaps_on_) close_gap();
   if (!location_has_mpi_) {
@@ -214,10 +197,10 @@ void TimelineBuilder::open_call(const trace::Event& e, int32_t node) {
   probe_call_ = kNoCall;
 }
 
-void TimelineBuilder::close_call(const trace::Event& e) {
+void TimelineBuilder::close_call(uint64_t time, uint32_t region) {
   const uint32_t idx = open_.back();
-  t_.calls[idx].exit = hold_ticks(e.time);
-  const uint8_t cls = region_class(e.region);  // the lifecycle too: no locked lookup per call
+  t_.calls[idx].exit = hold_ticks(time);
+  const uint8_t cls = region_class(region);  // the lifecycle too: no locked lookup per call
   if (cls == kMpiInit) t_.init_call = idx;
   if (cls == kMpiFinalize) t_.finalize_call = idx;
   open_.pop_back();

@@ -14,6 +14,7 @@
 // match the k-th send of (destination, comm, tag). No per-message lockstep replay needed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -172,6 +173,14 @@ class TimelineBuilder {
   }
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
+  // on_event for a narrow event (trace::CompactEvent: only time, region and kind), inline:
+  // an ENTER or EXIT, or a kind the index has nothing to do for.
+  void on_narrow(uint64_t time, uint32_t region, trace::EventKind kind, int32_t node) {
+    if (gaps_on_ && location_ == 0) gap_tick(time);
+    if (kind == trace::EventKind::kEnter) on_enter(time, region, node);
+    else if (kind == trace::EventKind::kExit) on_exit(time, region);
+    prev_node_ = node;  // active after this event: the next gap_tick books to it
+  }
   // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main
   // one change in the profile's merge); empty: nodes are final.
   Timeline finish(const std::vector<int32_t>& node_remap = {});
@@ -217,8 +226,14 @@ class TimelineBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> probed_;
   void unprobe_shared_receives();
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
-  void open_call(const trace::Event& e, int32_t node);  // an MPI call's ENTER
-  void close_call(const trace::Event& e);               // the EXIT of the open call
+  void open_call(uint64_t time, uint32_t region, int32_t node);  // an MPI call's ENTER
+  void close_call(uint64_t time, uint32_t region);               // the EXIT of the open call
+  void on_enter(uint64_t time, uint32_t region, int32_t node) {
+    if (is_mpi(region)) open_call(time, region, node);
+  }
+  void on_exit(uint64_t time, uint32_t region) {
+    if (!open_.empty() && t_.calls[open_.back()].region == region) close_call(time, region);
+  }
   void add_send(const trace::Event& e, uint32_t cur);
   void add_irecv(const trace::Event& e, uint32_t cur);
   void add_coll(const trace::Event& e, uint32_t cur);  // a collective or its nonblocking post
@@ -229,7 +244,18 @@ class TimelineBuilder {
   bool location_has_mpi_ = false;
   // Gap profiling (location 0): the node active since the previous event, its tick time, and
   // the current gap's ticks per node (a slot per node, and the nodes touched).
-  void gap_tick(const trace::Event& e);
+  void gap_tick(uint64_t time) {
+    // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
+    // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
+    if (have_last_ && open_.empty() && prev_node_ >= 0 && time > last_ticks_) {
+      const size_t n = size_t(prev_node_);
+      if (n >= gap_ticks_.size()) gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
+      if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
+      gap_ticks_[n] += time - last_ticks_;
+    }
+    last_ticks_ = time;
+    have_last_ = true;
+  }
   void close_gap();
   bool gaps_on_ = false;
   double gap_seconds_per_tick_ = 0;

@@ -753,7 +753,7 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
       switch (l) {
         case Layout::kP2p:
         case Layout::kP2pReq:
-          e.comm = a.u32();
+          e.comm = comm = a.u32();
           e.peer = a.s32();
           e.tag = a.s32();
           e.bytes = a.u64();
@@ -762,17 +762,17 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
         case Layout::kRequest: e.request = request_delta(); break;
         case Layout::kColl:
         case Layout::kCollReq:
-          e.region = a.u32();
-          e.comm = a.u32();
+          e.region = region = a.u32();
+          e.comm = comm = a.u32();
           e.root = a.s32();
           e.bytes = a.u64();
           e.bytes_received = a.u64();
           e.request = l == Layout::kCollReq ? request_delta() : a.u64();
           break;
         case Layout::kRma:
-          e.comm = a.u32();
+          e.comm = comm = a.u32();
           e.peer = a.s32();
-          e.region = a.u32();
+          e.region = region = a.u32();
           e.bytes = a.u64();
           e.request = a.u64();
           e.root = a.s32();
@@ -794,8 +794,8 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
         case Layout::kEmpty:
         case Layout::kNone: break;
       }
-      region = e.region;
-      comm = e.comm;
+      // region and comm as written to `e` (not read back from it: two 4-byte stores read as
+      // one 8-byte load cannot be forwarded, and the load waits for them to reach the cache)
     }
     uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
     if (v1) {
