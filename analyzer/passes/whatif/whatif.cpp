@@ -352,6 +352,14 @@ class Executor {
         ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
 
   bool done() const { return done_; }
+  // Blocked in a kOpRecv* (run() stopped there for its time): resume() completes it with the
+  // time told, and run() goes on after it.
+  bool in_receive() const { return pending_.at != nullptr && p_ == pending_.at; }
+  void resume(const double* v) {
+    if (V_ == 2) finish_receive<2>(v);
+    else finish_receive<0>(v);
+    p_ = pending_.next;
+  }
   const std::vector<double>& fin() const { return fin_; }
   const std::vector<double>& wait() const { return wait_; }
   uint64_t needs() const { return needs_; }
@@ -544,12 +552,13 @@ class Executor {
   Status receive(Io& io, const unsigned char* at, uint8_t op, uint64_t deadline_ns, bool& blocked,
                  bool& late) {
     if (past(at, deadline_ns, late)) return Status::kOk;
-    const bool waited = op == kOpRecvW || op == kOpRecvWNext;
     Pending& x = pending_;
     if (x.at == at) {  // resumed: the entry is decoded already
       p_ = x.next;
     } else {
-      if (!one_message<N>(!waited, op == kOpRecvWNext || op == kOpRecvDNext, last_[1], x.own, x.after, x.key))
+      x.waited = op == kOpRecvW || op == kOpRecvWNext;
+      if (!one_message<N>(!x.waited, op == kOpRecvWNext || op == kOpRecvDNext, last_[1], x.own, x.after,
+                          x.key))
         return Status::kCorrupt;
       x.at = at;
       x.next = p_;
@@ -561,19 +570,24 @@ class Executor {
       blocked = true;
       return Status::kOk;
     }
+    finish_receive<N>(v_.data());
+    return Status::kOk;
+  }
+  // The pending receive's exit, its time told (`v`): exit_call with ready' = max(none, v).
+  template <size_t N>
+  [[gnu::always_inline]] void finish_receive(const double* v) {
+    Pending& x = pending_;
     x.at = nullptr;
     ++needs_;
-    // exit_call with ready' = max(none, the time told).
     const double own = x.own, after = x.after;
     for (size_t l = 0; l < lanes<N>(); ++l) {
-      const double en = enter_[l], ready = std::max(kNone, v_[l]);
+      const double en = enter_[l], ready = std::max(kNone, v[l]);
       if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
       if (ideal_[l]) cur_[l] = std::max(en, ready);
-      else if (waited) cur_[l] = std::max(en, ready) + own;
+      else if (x.waited) cur_[l] = std::max(en, ready) + own;
       else cur_[l] = std::max(en + own, ready + after);
     }
     last_[1] = x.key;
-    return Status::kOk;
   }
   Status take_saved() {
     uint64_t slot = 0;
@@ -647,6 +661,7 @@ class Executor {
     const unsigned char *at = nullptr, *next = nullptr;
     float own = 0, after = 0;
     MessageKey key;
+    bool waited = false;  // kOpRecvW*
   };
   Pending pending_;
   bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
@@ -967,11 +982,17 @@ class GroupReplay final : public ReplayIo {
     }
     store_in_table(k, v);
   }
-  // Member m, blocked on what `v` holds: woken with it.
+  // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
+  // it waits in one (a ping-pong's every message: no second look at the operation).
   [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
-    double* h = handed_.data() + m * V_;
-    for (size_t l = 0; l < V_; ++l) h[l] = v[l];
-    state_[m] = kHanded;
+    if (delay_us_ == 0 && m < ex_.size() && ex_[m].in_receive()) {
+      ex_[m].resume(v);
+      state_[m] = kRunning;
+    } else {
+      double* h = handed_.data() + m * V_;
+      for (size_t l = 0; l < V_; ++l) h[l] = v[l];
+      state_[m] = kHanded;
+    }
     ++dependencies_;
     woken_.push_back(int(m));
   }
