@@ -17,6 +17,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -781,7 +782,12 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t>& by_causer = s.by_causer;
   by_causer.resize(inst.size());
-  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
+  if (std::adjacent_find(start.begin(), start.end(),
+                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) != start.end()) {
+    std::iota(by_causer.begin(), by_causer.end(), 0u);  // one causer (two ranks): no second pass over inst
+  } else {
+    for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
+  }
   runs.clear();
   // Written through a pointer into room made in large steps (flat.size() is the room, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
@@ -800,7 +806,13 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
     // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
     // spurious differences of at most that size).
-    tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }), tw.end());
+    // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
+    size_t kept = 0;
+    for (const auto& x : tw) {
+      tw[kept] = x;
+      kept += !(x.second < 1e-6);
+    }
+    tw.resize(kept);
     if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
       std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
                        [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -914,7 +926,9 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
-  const double scale = D > 0 ? std::min(1.0, amount / D) : 0.0;
+  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
+  // little of them).
+  const double scale = D > 0 ? (amount >= D ? 1.0 : std::min(1.0, amount / D)) : 0.0;
   for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
     store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
     store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
