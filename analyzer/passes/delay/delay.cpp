@@ -17,6 +17,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -108,7 +109,8 @@ struct UninitAlloc : std::allocator<T> {
 };
 using Bytes = std::vector<unsigned char, UninitAlloc<unsigned char>>;
 
-// lower_bound_from with its two common answers (the hint itself, or the entry after it) inline:
+// lower_bound_from with its three common answers (the hint itself, or one of the two entries
+// after it: a ping-pong's synchronizations with its peer alternate sends and receives) inline:
 // it is asked four times per wait.
 [[gnu::always_inline]] inline size_t lower_bound_near(const std::vector<uint32_t>& v, uint32_t k,
                                                       size_t& hint) {
@@ -116,6 +118,7 @@ using Bytes = std::vector<unsigned char, UninitAlloc<unsigned char>>;
   if (h <= v.size() && (h == 0 || v[h - 1] < k)) {
     if (h == v.size() || v[h] >= k) return h;
     if (h + 1 == v.size() || v[h + 1] >= k) return hint = h + 1;
+    if (h + 2 == v.size() || v[h + 2] >= k) return hint = h + 2;
   }
   return lower_bound_from(v, k, hint);
 }
@@ -144,9 +147,18 @@ class SyncIndex {
         colls_.push_back({c.complete_call, c.comm});
     }
     add_rma(t);
-    for (auto& [peer, ps] : p2p_)
-      for (auto& v : ps.calls)
+    for (auto& [peer, ps] : p2p_) {
+      for (auto& v : ps.lists)
         if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+      if (ps.lists[1].empty()) {
+        ps.calls.swap(ps.lists[0]);
+      } else {
+        ps.calls.resize(ps.lists[0].size() + ps.lists[1].size());
+        std::merge(ps.lists[0].begin(), ps.lists[0].end(), ps.lists[1].begin(), ps.lists[1].end(),
+                   ps.calls.begin());
+      }
+      ps.lists[0] = ps.lists[1] = std::vector<uint32_t>();
+    }
     std::sort(colls_.begin(), colls_.end());
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
@@ -195,10 +207,9 @@ class SyncIndex {
       asked_ = it == p2p_.end() ? nullptr : &it->second;
       asked_peer_ = peer;
     }
-    for (int l = 0; l < 2 && asked_; ++l) {
-      const std::vector<uint32_t>& v = asked_->calls[l];
-      const size_t at = lower_bound_near(v, k, asked_->cursor[l]);
-      if (at > 0) best = best == kNone ? v[at - 1] : std::max(best, v[at - 1]);
+    if (asked_) {
+      const size_t at = lower_bound_near(asked_->calls, k, asked_->cursor);
+      if (at > 0) best = asked_->calls[at - 1];
     }
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
@@ -246,21 +257,23 @@ class SyncIndex {
   }
   const defs::Definitions& defs_;
   int32_t me_;
-  // Per peer (world rank), the calls that synchronized with it, ascending, in two lists (each
-  // mostly ascending as recorded, so no merge): 0 the sends and one-sided epochs, 1 the receives.
+  // Per peer (world rank), the calls that synchronized with it, made in two lists (each mostly
+  // ascending as recorded, so sorted cheaply: 0 the sends and one-sided epochs, 1 the
+  // receives) and merged into one, ascending: one search per question.
   void add_sync(int32_t peer, uint32_t call, int list = 0) {
     if (peer < 0) return;
     if (peer != last_peer_) {
       last_ = &p2p_[peer];
       last_peer_ = peer;
     }
-    last_->calls[list].push_back(call);
+    last_->lists[list].push_back(call);
   }
   // Only the peers this rank synchronized with (nothing here is sized by the ranks), with
-  // per list where its last search ended.
+  // where its last search ended.
   struct PeerSyncs {
-    std::vector<uint32_t> calls[2];
-    size_t cursor[2] = {0, 0};
+    std::vector<uint32_t> lists[2];  // while the index is made
+    std::vector<uint32_t> calls;     // both, merged
+    size_t cursor = 0;
   };
   std::unordered_map<int32_t, PeerSyncs> p2p_;
   PeerSyncs* last_ = nullptr;  // p2p_[last_peer_] (the nodes never move)
@@ -769,7 +782,12 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t>& by_causer = s.by_causer;
   by_causer.resize(inst.size());
-  for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
+  if (std::adjacent_find(start.begin(), start.end(),
+                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) != start.end()) {
+    std::iota(by_causer.begin(), by_causer.end(), 0u);  // one causer (two ranks): no second pass over inst
+  } else {
+    for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
+  }
   runs.clear();
   // Written through a pointer into room made in large steps (flat.size() is the room, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
@@ -788,7 +806,13 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
     // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
     // spurious differences of at most that size).
-    tw.erase(std::remove_if(tw.begin(), tw.end(), [](const auto& x) { return x.second < 1e-6; }), tw.end());
+    // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
+    size_t kept = 0;
+    for (const auto& x : tw) {
+      tw[kept] = x;
+      kept += !(x.second < 1e-6);
+    }
+    tw.resize(kept);
     if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
       std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
                        [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -902,7 +926,9 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
-  const double scale = D > 0 ? std::min(1.0, amount / D) : 0.0;
+  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
+  // little of them).
+  const double scale = D > 0 ? (amount >= D ? 1.0 : std::min(1.0, amount / D)) : 0.0;
   for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
     store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
     store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);

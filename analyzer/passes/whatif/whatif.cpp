@@ -11,6 +11,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "analyzer/engine/big_memory.h"
 #include "analyzer/engine/mailbox.h"
 #include "libtrace/buffer/varint.h"
 #include "libtrace/clock/clock.h"
@@ -118,8 +119,13 @@ struct ByCall {
 // small appends, where vector::push_back's call and capacity check cost more than the store).
 class ProgramWriter {
  public:
+  // Room for n bytes, on huge pages when that many (engine/big_memory.h): a message-bound
+  // run's program is tens of MB.
   void reserve(size_t n) {
-    if (n > b_.size()) b_.resize(n);
+    if (n <= b_.size()) return;
+    b_.reserve(n);
+    engine::prefer_huge_pages(b_.data(), b_.capacity());
+    b_.resize(n);
   }
   // Inline, a few per call (a call each cost as much as the store).
   [[gnu::always_inline]] void byte(uint8_t v) {
@@ -303,14 +309,24 @@ enum Op : uint8_t {
   // A call that sends or receives one message and does nothing else, its gap changed on no
   // lane (a message-bound run's every call), in one operation: kOpEnterGap0, kOpTellP2p or
   // kOpNeedP2p, and kOpExit0, kOpExitW or kOpExitD. The message's position `b` is written as
-  // its difference to the previous such operation's (zigzag): consecutive messages of a
-  // program mostly have consecutive positions.
+  // its difference to the previous such send's (receive's) (zigzag): consecutive messages of
+  // a program mostly have consecutive positions.
   kOpSend,   // [gap f32][own f32][dest][a][b - last b]
   kOpRecvW,  // [gap f32][own f32][src][a][b - last b]
   kOpRecvD,  // [gap f32][own f32][after f32][src][a][b - last b]
+  // The same with the previous such send's (receive's) peer and `a`, and its `b` plus one: a
+  // stream of messages between two ranks (a ping-pong's every call) in 9 bytes a call.
+  kOpSendNext,   // [gap f32][own f32]
+  kOpRecvWNext,  // [gap f32][own f32]
+  kOpRecvDNext,  // [gap f32][own f32][after f32]
 };
 enum Reg : uint8_t { kRegEnter = 0, kRegCur = 1, kRegAcc = 2, kRegReady = 3 };
 enum ExitFlag : uint8_t { kExitDep = 1, kExitWaited = 2 };
+
+// The message of the last kOpSend* or kOpRecv* (the next one's base); peer none at first.
+struct MessageKey {
+  uint32_t peer = UINT32_MAX, a = 0, b = 0;
+};
 
 // What the compiler measured besides the program (the run's own figures for the check).
 struct ProgramInfo {
@@ -336,6 +352,14 @@ class Executor {
         ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
 
   bool done() const { return done_; }
+  // Blocked in a kOpRecv* (run() stopped there for its time): resume() completes it with the
+  // time told, and run() goes on after it.
+  bool in_receive() const { return pending_.at != nullptr && p_ == pending_.at; }
+  void resume(const double* v) {
+    if (V_ == 2) finish_receive<2>(v);
+    else finish_receive<0>(v);
+    p_ = pending_.next;
+  }
   const std::vector<double>& fin() const { return fin_; }
   const std::vector<double>& wait() const { return wait_; }
   uint64_t needs() const { return needs_; }
@@ -345,6 +369,19 @@ class Executor {
   // final class itself, so that its calls are direct).
   template <class Io>
   Status run(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
+    // Two lanes (identity and ideal network: the default) with the messages' loops unrolled.
+    return V_ == 2 ? run_lanes<2>(io, deadline_ns, blocked, late)
+                   : run_lanes<0>(io, deadline_ns, blocked, late);
+  }
+
+ private:
+  // The lanes: N, or V_ when N is 0.
+  template <size_t N>
+  size_t lanes() const {
+    return N ? N : V_;
+  }
+  template <size_t N, class Io>
+  Status run_lanes(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
     for (; !done_; ++ops_) {
       if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
@@ -392,10 +429,13 @@ class Executor {
         case kOpExit0: CRITPATH_FORWARD_IF_ERROR(exit_call(0)); break;
         case kOpExitW: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep | kExitWaited)); break;
         case kOpExitD: CRITPATH_FORWARD_IF_ERROR(exit_call(kExitDep)); break;
-        case kOpSend: CRITPATH_FORWARD_IF_ERROR(send(io)); break;
+        case kOpSend: CRITPATH_FORWARD_IF_ERROR(send<N>(io, false)); break;
+        case kOpSendNext: CRITPATH_FORWARD_IF_ERROR(send<N>(io, true)); break;
         case kOpRecvW:
         case kOpRecvD:
-          CRITPATH_FORWARD_IF_ERROR(receive(io, at, op == kOpRecvW, deadline_ns, blocked, late));
+        case kOpRecvWNext:
+        case kOpRecvDNext:
+          CRITPATH_FORWARD_IF_ERROR(receive<N>(io, at, op, deadline_ns, blocked, late));
           if (blocked || late) return Status::kOk;
           break;
         case kOpEnd: {
@@ -411,7 +451,6 @@ class Executor {
     return Status::kOk;
   }
 
- private:
   // The operations of run() with operands, each after its op byte.
   Status enter_gap(bool deltas) {
     float gap = 0;
@@ -477,64 +516,78 @@ class Executor {
     }
     return late;
   }
-  // kOpSend, kOpRecvW, kOpRecvD: the entry (kOpEnterGap0) and the message's key.
-  [[gnu::always_inline]] bool one_message(bool delayed_exit, float& own, float& after, uint64_t& peer,
-                                          uint64_t& a, uint32_t& b) {
+  // kOpSend*, kOpRecv*: the entry (kOpEnterGap0) and the message's key (`next`: the one
+  // after `last`).
+  template <size_t N>
+  [[gnu::always_inline]] bool one_message(bool delayed_exit, bool next, const MessageKey& last, float& own,
+                                          float& after, MessageKey& key) {
     float gap = 0;
-    uint64_t db = 0;
-    if (!raw(gap) || !raw(own) || (delayed_exit && !raw(after)) || !var(peer) || !var(a) || !var(db))
-      return false;
-    b = uint32_t(int64_t(last_b_) + unzigzag(db));
+    if (!raw(gap) || !raw(own) || (delayed_exit && !raw(after))) return false;
+    if (next) {
+      if (last.peer == UINT32_MAX) return false;  // no message before
+      key = {last.peer, last.a, last.b + 1};
+    } else {
+      uint64_t peer = 0, a = 0, db = 0;
+      if (!var(peer) || !var(a) || !var(db)) return false;
+      key = {uint32_t(peer), uint32_t(a), uint32_t(int64_t(last.b) + unzigzag(db))};
+    }
     double* en = enter_.data();
     const double* cu = cur_.data();
-    for (size_t l = 0; l < V_; ++l) en[l] = cu[l] + std::max(0.0, double(gap));
+    for (size_t l = 0; l < lanes<N>(); ++l) en[l] = cu[l] + std::max(0.0, double(gap));
     return true;
   }
-  template <class Io>
-  Status send(Io& io) {
+  template <size_t N, class Io>
+  Status send(Io& io, bool next) {
     float own = 0, after = 0;
-    uint64_t dest = 0, a = 0;
-    uint32_t b = 0;
-    if (!one_message(false, own, after, dest, a, b)) return Status::kCorrupt;
-    CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(dest), kP2p, uint32_t(a), b, enter_.data()));
+    MessageKey key;
+    if (!one_message<N>(false, next, last_[0], own, after, key)) return Status::kCorrupt;
+    CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data()));
     // exit_call without a dependency: ready' is none.
-    for (size_t l = 0; l < V_; ++l) cur_[l] = ideal_[l] ? enter_[l] : enter_[l] + double(own);
-    last_b_ = b;
+    for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal_[l] ? enter_[l] : enter_[l] + double(own);
+    last_[0] = key;
     return Status::kOk;
   }
   // `at`: the op byte (need()).
-  template <class Io>
-  Status receive(Io& io, const unsigned char* at, bool waited, uint64_t deadline_ns, bool& blocked,
+  template <size_t N, class Io>
+  Status receive(Io& io, const unsigned char* at, uint8_t op, uint64_t deadline_ns, bool& blocked,
                  bool& late) {
     if (past(at, deadline_ns, late)) return Status::kOk;
     Pending& x = pending_;
     if (x.at == at) {  // resumed: the entry is decoded already
       p_ = x.next;
     } else {
-      if (!one_message(!waited, x.own, x.after, x.src, x.a, x.b)) return Status::kCorrupt;
+      x.waited = op == kOpRecvW || op == kOpRecvWNext;
+      if (!one_message<N>(!x.waited, op == kOpRecvWNext || op == kOpRecvDNext, last_[1], x.own, x.after,
+                          x.key))
+        return Status::kCorrupt;
       x.at = at;
       x.next = p_;
     }
     bool got = false;
-    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.src), kP2p, uint32_t(x.a), x.b, v_.data(), got));
+    CRITPATH_FORWARD_IF_ERROR(io.need(me_, int(x.key.peer), kP2p, x.key.a, x.key.b, v_.data(), got));
     if (!got) {  // pending_ keeps the entry
       p_ = at;   // resumes here
       blocked = true;
       return Status::kOk;
     }
+    finish_receive<N>(v_.data());
+    return Status::kOk;
+  }
+  // The pending receive's exit, its time told (`v`): exit_call with ready' = max(none, v).
+  template <size_t N>
+  [[gnu::always_inline]] void finish_receive(const double* v) {
+    Pending& x = pending_;
     x.at = nullptr;
     ++needs_;
-    // exit_call with ready' = max(none, the time told).
     const double own = x.own, after = x.after;
-    for (size_t l = 0; l < V_; ++l) {
-      const double en = enter_[l], ready = std::max(kNone, v_[l]);
+    for (size_t l = 0; l < lanes<N>(); ++l) {
+      const double en = enter_[l], ready = std::max(kNone, v[l]);
       if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
       if (ideal_[l]) cur_[l] = std::max(en, ready);
-      else if (waited) cur_[l] = std::max(en, ready) + own;
+      else if (x.waited) cur_[l] = std::max(en, ready) + own;
       else cur_[l] = std::max(en + own, ready + after);
     }
-    last_b_ = x.b;
-    return Status::kOk;
+    last_[1] = x.key;
   }
   Status take_saved() {
     uint64_t slot = 0;
@@ -601,14 +654,14 @@ class Executor {
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
-  uint32_t last_b_ = 0;  // the last kOpSend's or kOpRecv*'s message position
+  MessageKey last_[2];  // the last kOpSend*'s and kOpRecv*'s message
   // The kOpRecv* being run or waiting for its time (at: its op byte, or none), decoded:
   // receive() goes on from next.
   struct Pending {
     const unsigned char *at = nullptr, *next = nullptr;
     float own = 0, after = 0;
-    uint64_t src = 0, a = 0;
-    uint32_t b = 0;
+    MessageKey key;
+    bool waited = false;  // kOpRecvW*
   };
   Pending pending_;
   bool delayed_ = false;  // every dependency sleeps (CRITPATH_DEBUG_SIMULATION_DELAY)
@@ -634,8 +687,14 @@ constexpr size_t kProgramHeader = 1 + sizeof(ProgramInfo);  // a program batch's
 struct Key5 {
   int32_t dest, src;
   uint32_t type, a, b;
-  bool operator==(const Key5& o) const {
-    return dest == o.dest && src == o.src && type == o.type && a == o.a && b == o.b;
+  [[gnu::always_inline]] bool operator==(const Key5& o) const { return is(o.dest, o.src, o.type, o.a, o.b); }
+  // The comparison and assignment field by field (an executor's every message: no Key5 built
+  // in memory to be read back whole).
+  [[gnu::always_inline]] bool is(int32_t d, int32_t s, uint32_t t, uint32_t x, uint32_t y) const {
+    return ((b ^ y) | (a ^ x) | (type ^ t) | uint32_t(src ^ s) | uint32_t(dest ^ d)) == 0;
+  }
+  [[gnu::always_inline]] void set(int32_t d, int32_t s, uint32_t t, uint32_t x, uint32_t y) {
+    dest = d, src = s, type = t, a = x, b = y;
   }
 };
 
@@ -771,21 +830,22 @@ class GroupReplay final : public ReplayIo {
   // (a 2-rank ping-pong's every message), the rest out of line.
   [[gnu::always_inline]] Status need(int me, int src, uint32_t type, uint32_t a, uint32_t b, double* v,
                                      bool& got) override {
-    const Key5 k{me, src, type, a, b};
     const size_t m = size_t(me - first_);
-    if (delay_us_ == 0 && state_[m] == kHanded && blocked_on_[m] == k) {  // woken: asks again
+    if (delay_us_ == 0 && state_[m] == kHanded &&
+        blocked_on_[m].is(me, src, type, a, b)) {  // woken: asks again
       state_[m] = kRunning;
-      std::copy(handed_.begin() + long(m * V_), handed_.begin() + long(m * V_ + V_), v);
+      const double* h = handed_.data() + m * V_;
+      for (size_t l = 0; l < V_; ++l) v[l] = h[l];
       got = true;
       return Status::kOk;
     }
     if (delay_us_ == 0 && state_[m] == kRunning && where_.empty()) {  // need_stored's answer
-      blocked_on_[m] = k;
+      blocked_on_[m].set(me, src, type, a, b);
       state_[m] = kBlocked;
       got = false;
       return Status::kOk;
     }
-    return need_stored(k, v, got);
+    return need_stored(Key5{me, src, type, a, b}, v, got);
   }
   [[gnu::noinline]] Status need_stored(const Key5& k, double* v, bool& got) {
     if (delay_us_ > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us_));
@@ -815,7 +875,9 @@ class GroupReplay final : public ReplayIo {
   [[gnu::always_inline]] Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
                                      const double* v) override {
     if (dest >= first_ && dest < first_ + n_) {
-      store(Key5{dest, me, type, a, b}, v);
+      const size_t m = size_t(dest - first_);
+      if (state_[m] == kBlocked && blocked_on_[m].is(dest, me, type, a, b)) hand_over(m, v);
+      else store(Key5{dest, me, type, a, b}, v);
       return Status::kOk;
     }
     return tell_other_group(me, dest, type, a, b, v);
@@ -915,14 +977,24 @@ class GroupReplay final : public ReplayIo {
   [[gnu::always_inline]] void store(const Key5& k, const double* v) {
     const size_t m = size_t(k.dest - first_);
     if (state_[m] != kRunning && blocked_on_[m] == k) {
-      if (state_[m] == kHanded) return;  // told twice: the first is kept (inconsistent trace)
-      std::copy(v, v + V_, handed_.begin() + long(m * V_));
-      state_[m] = kHanded;
-      ++dependencies_;
-      woken_.push_back(int(m));
+      if (state_[m] == kBlocked) hand_over(m, v);  // else told twice: the first is kept (inconsistent trace)
       return;
     }
     store_in_table(k, v);
+  }
+  // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
+  // it waits in one (a ping-pong's every message: no second look at the operation).
+  [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
+    if (delay_us_ == 0 && m < ex_.size() && ex_[m].in_receive()) {
+      ex_[m].resume(v);
+      state_[m] = kRunning;
+    } else {
+      double* h = handed_.data() + m * V_;
+      for (size_t l = 0; l < V_; ++l) h[l] = v[l];
+      state_[m] = kHanded;
+    }
+    ++dependencies_;
+    woken_.push_back(int(m));
   }
   [[gnu::noinline]] void store_in_table(const Key5& k, const double* v) {
     size_t at;
@@ -965,7 +1037,7 @@ class GroupReplay final : public ReplayIo {
 // kGroupBytes of programs (the mean rank's counted for every member: not the largest, since a
 // world collective's coordinator, comm rank 0, has a program that grows with the ranks and would
 // shrink every group as P grows), at least kGroupMinRanks (a leader holds their programs, about
-// 12 to 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
+// 9 to 20 B per MPI call each, beside its own analysis, about 100 B per event) and at most
 // kGroupMaxRanks. Dependencies inside a group cost
 // no message latency: an oversubscribed run's replay of small programs crosses few groups.
 constexpr uint64_t kGroupBytes = uint64_t(1) << 20;
@@ -1336,14 +1408,19 @@ class Simulator {
     }
     float own = 0, after = 0;
     const uint8_t o = exit_op(k, ready_m, own, after);
-    op(o == kOpExit0 ? kOpSend : o == kOpExitW ? kOpRecvW : kOpRecvD);
+    MessageKey& last = last_[s1 > s0 ? 0 : 1];
+    const bool next = peer == last.peer && a == last.a && b == last.b + 1;
+    if (next) op(o == kOpExit0 ? kOpSendNext : o == kOpExitW ? kOpRecvWNext : kOpRecvDNext);
+    else op(o == kOpExit0 ? kOpSend : o == kOpExitW ? kOpRecvW : kOpRecvD);
     w_.raw(gap);
     w_.raw(own);
     if (o == kOpExitD) w_.raw(after);
-    w_.var(peer);
-    w_.var(a);
-    w_.var(zigzag(int64_t(b) - int64_t(last_b_)));
-    last_b_ = b;
+    if (!next) {
+      w_.var(peer);
+      w_.var(a);
+      w_.var(zigzag(int64_t(b) - int64_t(last.b)));
+    }
+    last = {peer, a, b};
     return true;
   }
 
@@ -1662,7 +1739,7 @@ class Simulator {
   std::vector<RmaTell> rma_tell_now_;                  // causes outside the replayed calls
   std::vector<double> delta_;                          // scratch: per lane, one gap's change
   ProgramWriter w_;                                    // the program
-  uint32_t last_b_ = 0;                                // the last kOpSend's or kOpRecv*'s message position
+  MessageKey last_[2];                                 // the last kOpSend* / kOpRecv*'s message
   ProgramInfo info_;
   Latency p2p_latency_, coll_latency_;
 };
