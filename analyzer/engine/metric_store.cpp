@@ -73,6 +73,9 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
        "`{<phase>: mean over the ranks}` of the CPU seconds each rank spent in each phase of "
        "`analysis_phases` (same phase names, without the `_s`; the last, `report_input`, is not "
        "included), measured as `analysis_cpu_s`."},
+      {"analysis_cpu_polling_phases_s", "s",
+       "`{<phase>: mean over the ranks}`: of `analysis_cpu_phases_s`, the CPU seconds spent polling "
+       "for other ranks, measured as `analysis_cpu_polling_s`: in which phases a rank waits."},
       {"analysis_bytes", "bytes",
        "`{sent_max, recv_max, sent_rank0, recv_rank0}`: the payload bytes each analysis rank gave "
        "to and took from the engine's communication (`engine::Comm`: every collective's and point-"
