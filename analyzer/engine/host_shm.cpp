@@ -35,9 +35,20 @@ struct Header {
   alignas(64) std::atomic<uint32_t> count{0};  // ranks arrived at the current operation
   alignas(64) std::atomic<uint32_t> gen{0};    // operations completed: the futex word
   std::atomic<uint32_t> poisoned{0};           // a rank abandoned an operation
+  // Ranks whose wait for `gen` sleeps on their own bell (wait_for, posts under way): the rank
+  // that completes an operation rings those (their Bell::on_bell) when this is not 0.
+  alignas(64) std::atomic<uint32_t> bell_sleepers{0};
   alignas(64) unsigned char result[kSlotBytes];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words");
+
+// A rank's bell (a cache line of its own): `rung`, the futex word of its point-to-point waits,
+// which ring() bumps; `on_bell`, set while the rank waits for an operation's generation asleep
+// on `rung` instead (wait_for with posts under way).
+struct Bell {
+  std::atomic<uint32_t> rung{0};
+  std::atomic<uint32_t> on_bell{0};
+};
 
 constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -65,9 +76,8 @@ struct State {
   size_t test_elem = 0;
   Header* header() const { return reinterpret_cast<Header*>(base); }
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
-  std::atomic<uint32_t>& bell(int r) const {
-    return *reinterpret_cast<std::atomic<uint32_t>*>(base + bells_at(size) + size_t(r) * kAlign);
-  }
+  Bell& bell_of(int r) const { return *reinterpret_cast<Bell*>(base + bells_at(size) + size_t(r) * kAlign); }
+  std::atomic<uint32_t>& bell(int r) const { return bell_of(r).rung; }
   int32_t* matrix(uint32_t parity) const {
     return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
            size_t(parity & 1) * size_t(size) * size_t(size);
@@ -89,11 +99,41 @@ void cpu_relax() {
 #endif
 }
 
+void ring(int dest) {
+  std::atomic<uint32_t>& b = g_state.bell(dest);
+  b.fetch_add(1, std::memory_order_seq_cst);
+  futex(&b, FUTEX_WAKE, 1, nullptr);
+}
+
+// After the generation moved (or the segment was poisoned): the ranks that wait for it asleep
+// on their bells woken. Seen by a sleeper either way: it marks itself before it looks at the
+// generation (sleep_on_bell), this looks at the marks after the generation moved, both in the
+// single total order of sequentially consistent operations.
+void ring_bell_sleepers(Header& h) {
+  if (h.bell_sleepers.load(std::memory_order_seq_cst) == 0) return;
+  for (int r = 0; r < g_state.size; ++r)
+    if (g_state.bell_of(r).on_bell.load(std::memory_order_seq_cst)) ring(r);
+}
+
 // This rank abandons the operation under way: every later one fails on every rank.
 Status poison(Header& h) {
-  h.poisoned.store(1);
+  h.poisoned.store(1, std::memory_order_seq_cst);
   futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  ring_bell_sleepers(h);
   return Status::kMpiError;
+}
+
+// Sleeps on this rank's bell until it leaves `seen`, the generation leaves g or kWaitNs pass.
+void sleep_on_bell(Header& h, uint32_t g, uint32_t seen) {
+  Bell& mine = g_state.bell_of(g_state.rank);
+  mine.on_bell.store(1, std::memory_order_seq_cst);
+  h.bell_sleepers.fetch_add(1, std::memory_order_seq_cst);
+  if (h.gen.load(std::memory_order_seq_cst) == g && !h.poisoned.load(std::memory_order_seq_cst)) {
+    const timespec ts = {0, kWaitNs};
+    futex(&mine.rung, FUTEX_WAIT, seen, &ts);
+  }
+  h.bell_sleepers.fetch_sub(1, std::memory_order_seq_cst);
+  mine.on_bell.store(0, std::memory_order_relaxed);
 }
 
 // Until the generation leaves g: kOk, or kMpiError once the segment is poisoned or this rank
@@ -112,10 +152,18 @@ Status wait_for(Header& h, uint32_t g) {
     if (g_posts.load(std::memory_order_relaxed) > 0) {
       // Messages this rank posted and MPI has not delivered: a large one may need this rank's
       // progress (a rendezvous protocol) before the rank it goes to can arrive here. Test them
-      // (watch_posts), else probe (either drives MPI's progress), as the engine's other waits
-      // poll; once all are delivered, sleep.
+      // (watch_posts), else probe (either drives MPI's progress); once all are delivered, sleep
+      // on the generation. Crowded, between tests the rank sleeps on its bell, which the
+      // receiver of a post rings while it receives and once it has (comm.cpp): a rank spinning
+      // here would take the cores from the ranks it waits for, for as long as they take.
+      const uint32_t seen = g_state.bell(g_state.rank).load(std::memory_order_seq_cst);
       if (g_watch) g_watch();
       if (g_posts.load(std::memory_order_relaxed) <= 0) continue;
+      if (g_watch && g_state.crowded) {
+        sleep_on_bell(h, g, seen);
+        if (watchdog_abandoned()) return poison(h);
+        continue;
+      }
       int flag = 0;
       if (!g_watch) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
       if ((fiber::relax(polls) || polls % 256 == 0) && watchdog_abandoned()) return poison(h);
@@ -138,8 +186,9 @@ Status arrive(Combine combine) {
   if (h.count.fetch_add(1, std::memory_order_acq_rel) + 1 < uint32_t(g_state.size)) return wait_for(h, g);
   combine();
   h.count.store(0, std::memory_order_relaxed);
-  h.gen.store(g + 1, std::memory_order_release);
+  h.gen.store(g + 1, std::memory_order_seq_cst);
   futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  ring_bell_sleepers(h);
   return Status::kOk;
 }
 
@@ -381,12 +430,6 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
 
 namespace {
 
-void ring(int dest) {
-  std::atomic<uint32_t>& b = g_state.bell(dest);
-  b.fetch_add(1, std::memory_order_release);
-  futex(&b, FUTEX_WAKE, 1, nullptr);
-}
-
 // Rings the destinations of the sends still pending (requests [first, n)).
 void ring_pending(const std::vector<MPI_Request>& requests, const std::vector<int>& peers, size_t first) {
   for (size_t i = first; i < requests.size(); ++i)
@@ -400,6 +443,8 @@ bool ring(MPI_Comm comm, int dest) {
   ring(dest);
   return true;
 }
+
+bool crowded() { return g_state.base && g_state.crowded; }
 
 uint32_t rings() { return g_state.base ? g_state.bell(g_state.rank).load(std::memory_order_acquire) : 0; }
 

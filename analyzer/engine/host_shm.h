@@ -20,7 +20,10 @@
 //   wait      the others spin briefly (only when ranks do not outnumber cores), then wait on the
 //             generation word with a timeout (FUTEX_WAIT), checking the analysis deadline at
 //             each timeout (watchdog.h): a rank that never arrives poisons the segment after the
-//             grace and every later operation fails, as an abandoned MPI operation does
+//             grace and every later operation fails, as an abandoned MPI operation does. A rank
+//             whose point-to-point posts are under way (they may need its progress) tests them
+//             instead; crowded, it sleeps between tests on its own futex word (its bell, which
+//             their receivers ring), marked so that the rank completing the operation rings it
 //
 // It serves only communicators congruent with the one it was attached to (the same ranks in
 // the same order: its duplicates), which then share its sequence of operations: the engine
@@ -91,6 +94,10 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
 bool ring(MPI_Comm comm, int dest);
 uint32_t rings();
 bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
+// Whether the segment is attached with more ranks than cores: a rank whose posts are under way
+// then sleeps until rung between its tests of them (the receiver of a post rings its sender
+// while it receives and once it has), instead of polling.
+bool crowded();
 
 // Completes point-to-point requests on `comm` (the first `receives` of them receives, the rest
 // sends; peers[i] the rank requests[i] talks to): rings each send's destination (a futex word
