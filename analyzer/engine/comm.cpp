@@ -987,7 +987,9 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
                        std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
                        bool recv_counts_known) const {
   const auto* p = static_cast<const unsigned char*>(send);
-  if (mpi_ == MPI_COMM_NULL) {
+  // Hosted, or natively over the host's segment (one operation, the counts with the blocks):
+  // the non-empty blocks as pieces.
+  if (mpi_ == MPI_COMM_NULL || !borrowed_) {
     std::vector<Piece> out;
     size_t at = 0;
     for (int d = 0; d < size_; ++d) {
@@ -996,19 +998,24 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
       at += b;
     }
     std::vector<Parcel> in;
-    CRITPATH_FORWARD_IF_ERROR(route(out, in));
-    recv.clear();
-    recv_counts.assign(static_cast<size_t>(size_), 0);
-    for (Parcel& parcel : in) {
-      recv.insert(recv.end(), parcel.bytes.begin(), parcel.bytes.end());
-      recv_counts[size_t(parcel.peer)] += int(parcel.bytes.size() / elem_bytes);
+    Status s = Status::kOk;
+    const bool routed = mpi_ == MPI_COMM_NULL ? (s = route(out, in), true)
+                                              : host_shm::exchange(mpi_, out, in, s);
+    if (routed) {
+      CRITPATH_FORWARD_IF_ERROR(s);
+      recv.clear();
+      recv_counts.assign(static_cast<size_t>(size_), 0);
+      for (Parcel& parcel : in) {
+        recv.insert(recv.end(), parcel.bytes.begin(), parcel.bytes.end());
+        recv_counts[size_t(parcel.peer)] += int(parcel.bytes.size() / elem_bytes);
+      }
+      note(at, recv.size());
+      return Status::kOk;
     }
-    note(at, recv.size());
-    return Status::kOk;
   }
+  Status shared = Status::kOk;
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    Status shared = Status::kOk;
     if (!borrowed_ && host_shm::alltoall_int(mpi_, send_counts.data(), recv_counts.data(), shared)) {
       if (shared != Status::kOk) return shared;
     } else {

@@ -55,8 +55,13 @@ constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign;
 constexpr size_t slots_at() { return round_up(sizeof(Header)); }
 size_t bells_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
 size_t matrix_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
-size_t segment_bytes(int P) {
+size_t exchange_at(int P) {
   return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
+}
+// A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
+size_t row_bytes(int P) { return round_up((size_t(P) + 63) / 64 * 8); }
+size_t segment_bytes(int P) {
+  return exchange_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * (kSlotBytes + row_bytes(P)) : 0);
 }
 
 // A wait sleeps at most this long before it looks at the analysis deadline again (a wake-up is
@@ -78,6 +83,15 @@ struct State {
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
   Bell& bell_of(int r) const { return *reinterpret_cast<Bell*>(base + bells_at(size) + size_t(r) * kAlign); }
   std::atomic<uint32_t>& bell(int r) const { return bell_of(r).rung; }
+  // Rank r's exchange area and bitmap row of the parity's set.
+  unsigned char* area(uint32_t parity, int r) const {
+    return base + exchange_at(size) + (size_t(parity & 1) * size_t(size) + size_t(r)) * kSlotBytes;
+  }
+  std::atomic<uint64_t>* row(uint32_t parity, int r) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(base + exchange_at(size) + 2 * size_t(size) * kSlotBytes +
+                                                    (size_t(parity & 1) * size_t(size) + size_t(r)) *
+                                                        row_bytes(size));
+  }
   int32_t* matrix(uint32_t parity) const {
     return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
            size_t(parity & 1) * size_t(size) * size_t(size);
@@ -428,6 +442,72 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
   return true;
 }
 
+// An exchange area: [fits u32][n u32][dest u32 x n, ascending][end u32 x n][payloads], piece i's
+// bytes from the previous piece's end (0 for the first) to its own, relative to the payloads: a
+// receiver finds its piece by a binary search (a dense all-to-all sends to every rank).
+namespace {
+constexpr size_t kAreaHeader = 8;
+}  // namespace
+
+bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector<Comm::Parcel>& in,
+              Status& status) {
+  if (!g_state.base || g_state.size > kMatrixRanks || !serves(comm)) return false;
+  Header& h = *g_state.header();
+  const int P = g_state.size, me = g_state.rank;
+  // Operation k uses set k % 2, as alltoall_int's matrices: written again for k + 2 only after
+  // every rank arrived at k + 1, after each read its pieces of k and cleared its row.
+  const uint32_t parity = h.gen.load(std::memory_order_acquire);
+  unsigned char* own = g_state.area(parity, me);
+  size_t need = kAreaHeader + 8 * pieces.size();
+  for (const Comm::Piece& p : pieces) need += p.bytes;
+  const uint32_t fits = need <= kSlotBytes ? 1 : 0, n = fits ? uint32_t(pieces.size()) : 0;
+  std::memcpy(own, &fits, 4);
+  std::memcpy(own + 4, &n, 4);
+  unsigned char* payload = own + kAreaHeader + 8 * size_t(n);
+  uint32_t end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Comm::Piece& p = pieces[i];
+    const uint32_t dest = uint32_t(p.peer);
+    std::memcpy(payload + end, p.data, p.bytes);
+    end += uint32_t(p.bytes);
+    std::memcpy(own + kAreaHeader + 4 * i, &dest, 4);
+    std::memcpy(own + kAreaHeader + 4 * (size_t(n) + i), &end, 4);
+    g_state.row(parity, p.peer)[size_t(me) / 64].fetch_or(uint64_t(1) << (me % 64),
+                                                          std::memory_order_relaxed);
+  }
+  status = arrive([&] {
+    uint32_t all = 1;
+    for (int r = 0; r < P && all; ++r) std::memcpy(&all, g_state.area(parity, r), 4);
+    std::memcpy(h.result, &all, 4);
+  });
+  // This rank's row cleared whatever the outcome: only its senders of this operation set it.
+  std::atomic<uint64_t>* row = g_state.row(parity, me);
+  const size_t words = (size_t(P) + 63) / 64;
+  std::vector<uint64_t> senders(words);
+  for (size_t w = 0; w < words; ++w) senders[w] = row[w].exchange(0, std::memory_order_relaxed);
+  if (status != Status::kOk) return true;
+  uint32_t all = 0;
+  std::memcpy(&all, h.result, 4);
+  if (!all) return false;  // the same answer on every rank: all go to MPI
+  in.clear();
+  for (size_t w = 0; w < words; ++w)
+    for (uint64_t bits = senders[w]; bits; bits &= bits - 1) {
+      const int src = int(w * 64) + __builtin_ctzll(bits);
+      const unsigned char* a = g_state.area(parity, src);
+      uint32_t records = 0;
+      std::memcpy(&records, a + 4, 4);
+      const auto* dests = reinterpret_cast<const uint32_t*>(a + kAreaHeader);
+      const size_t i = size_t(std::lower_bound(dests, dests + records, uint32_t(me)) - dests);
+      if (i == records || dests[i] != uint32_t(me)) continue;  // (cannot be: it marked this rank)
+      uint32_t from = 0, to = 0;
+      if (i > 0) std::memcpy(&from, a + kAreaHeader + 4 * (size_t(records) + i - 1), 4);
+      std::memcpy(&to, a + kAreaHeader + 4 * (size_t(records) + i), 4);
+      const unsigned char* bytes = a + kAreaHeader + 8 * size_t(records);
+      in.push_back({src, std::vector<unsigned char>(bytes + from, bytes + to)});
+    }
+  return true;
+}
+
 namespace {
 
 // Rings the destinations of the sends still pending (requests [first, n)).
@@ -483,7 +563,7 @@ bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::
       status = Status::kMpiError;
       return true;
     }
-    if (sending) {  // polls as complete_all does; its receivers go on with each ring
+    if (sending) {  // polls
       if (++polls % 16 == 0) ring_pending(requests, peers, receives);
       fiber::relax(polls);
       continue;

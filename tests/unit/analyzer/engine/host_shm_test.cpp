@@ -1,11 +1,11 @@
 // critpath — tests/unit/analyzer/engine/host_shm_test.cpp: engine::host_shm without MPI, forked
 // processes as the ranks of one segment (host_shm::testing): many rounds of every collective
 // back to back (two all-to-alls of counts in a row, reductions in rank order, gathers that fit
-// and one that does not), with and without spinning, arrivals shuffled by short sleeps; a rank
-// that never arrives (the others give up after the deadline's grace and poison the segment:
-// the late rank's next operation fails); the point-to-point rings; a crowded rank whose posts
-// are under way asleep on its bell in a collective, woken by a ring to test them and by the rank
-// that completes the operation.
+// and one that does not, sparse exchanges, one of them too large), with and without spinning,
+// arrivals shuffled by short sleeps; a rank that never arrives (the others give up after the
+// deadline's grace and poison the segment: the late rank's next operation fails); the
+// point-to-point rings; a crowded rank whose posts are under way asleep on its bell in a
+// collective, woken by a ring to test them and by the rank that completes the operation.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -111,6 +111,42 @@ std::string fail(const char* what, int round, long got, long want) {
   return b;
 }
 
+// A sparse exchange: rank r sends round % 7 + d bytes of value r + d to rank (r + d) % P for
+// d = 1, 2 (d = 2 only in odd rounds; one piece to itself every third round); every 16th round
+// rank 0's piece does not fit its area, and every rank hears "go to MPI".
+std::string exchange_round(int me, int P, int round) {
+  const MPI_Comm c = MPI_COMM_WORLD;
+  Status s = Status::kOk;
+  auto size_of = [round](int d) { return size_t(round % 7 + d); };
+  std::vector<std::vector<unsigned char>> bufs;
+  std::vector<analyzer::engine::Comm::Piece> out;
+  for (int d : {0, 1, 2}) {
+    if ((d == 0 && round % 3 != 0) || (d == 2 && round % 2 == 0) || (d > 0 && d % P == 0)) continue;
+    const size_t bytes = me == 0 && d == 1 && round % 16 == 8 ? shm::kSlotBytes : size_of(d);
+    bufs.emplace_back(bytes, static_cast<unsigned char>(me + d));
+    out.push_back({(me + d) % P, bufs.back().data(), bytes});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.peer < b.peer; });
+  std::vector<analyzer::engine::Comm::Parcel> in;
+  const bool served = shm::exchange(c, out, in, s);
+  if (round % 16 == 8) return served ? fail("oversized exchange served", round, 1, 0) : "";
+  if (!served || s != Status::kOk) return fail("exchange ran", round, long(s), 0);
+  std::vector<std::pair<int, int>> want;  // (source, d), ascending by source
+  for (int d : {0, 1, 2}) {
+    if ((d == 0 && round % 3 != 0) || (d == 2 && round % 2 == 0) || (d > 0 && d % P == 0)) continue;
+    want.push_back({((me - d) % P + P) % P, d});
+  }
+  std::sort(want.begin(), want.end());
+  if (in.size() != want.size()) return fail("exchange parcels", round, long(in.size()), long(want.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto [src, d] = want[i];
+    if (in[i].peer != src) return fail("exchange source", round, in[i].peer, src);
+    if (in[i].bytes != std::vector<unsigned char>(size_of(d), static_cast<unsigned char>(src + d)))
+      return fail("exchange bytes from", round, src, long(size_of(d)));
+  }
+  return "";
+}
+
 // One round of every operation on rank me of P: a failure message, or empty.
 std::string round_of_everything(int me, int P, int round) {
   const MPI_Comm c = MPI_COMM_WORLD;  // any communicator: a joined segment serves each
@@ -179,6 +215,7 @@ std::string round_of_everything(int me, int P, int round) {
     if (shm::gather(c, mine.data(), mine.size(), -1, all, sizes, s))
       return fail("oversized gather served", round, 1, 0);
   }
+  if (std::string why = exchange_round(me, P, round); !why.empty()) return why;
   if (!shm::barrier(c, s) || s != Status::kOk) return fail("barrier", round, long(s), 0);
   return "";
 }
