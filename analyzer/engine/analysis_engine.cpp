@@ -32,14 +32,15 @@
 namespace critpath::analyzer::engine {
 
 // The analysis's own figures of one rank (scalars analysis_cpu_s, analysis_cpu_polling_s,
-// analysis_cpu_phases_s, analysis_faults_phases, analysis_bytes, analysis_rounds,
-// analysis_memory): fixed size, gathered to rank 0 once.
+// analysis_cpu_phases_s, analysis_cpu_polling_phases_s, analysis_faults_phases, analysis_bytes,
+// analysis_rounds, analysis_memory): fixed size, gathered to rank 0 once.
 constexpr size_t kFigurePhases = 24;
 struct OwnFigures {
   double cpu_s = 0, polling_cpu_s = 0, sent = 0, received = 0, rounds = 0;
   double memory = 0, speaks = 0;  // the process's resident growth; whether this rank speaks for it
   double n_phases = 0;
   double phase_cpu[kFigurePhases] = {};
+  float phase_polling[kFigurePhases] = {};  // of phase_cpu, the polling (fiber::PollClock)
   float phase_faults[kFigurePhases] = {};  // minor page faults (exact below 2^24)
 };
 
@@ -108,15 +109,18 @@ class PhaseClock {
   PhaseClock(uint64_t start, size_t rss0)
       : last_(start), rss0_(rss0), cpu0_(fiber::cpu_seconds()), polling0_(fiber::polling_cpu_seconds()) {
     cpu_last_ = cpu0_;
+    polling_last_ = polling0_;
     faults_last_ = minor_faults();
   }
   void mark(const char* phase) {
     const uint64_t now = clock::monotonic_ns();
     phases_.push_back({phase, double(now - last_) * 1e-9});
     last_ = now;
-    const double cpu = fiber::cpu_seconds();
+    const double cpu = fiber::cpu_seconds(), polling = fiber::polling_cpu_seconds();
     cpu_.push_back(cpu - cpu_last_);
+    polling_.push_back(polling - polling_last_);
     cpu_last_ = cpu;
+    polling_last_ = polling;
     const uint64_t faults = minor_faults();
     faults_.push_back(double(faults - faults_last_));
     faults_last_ = faults;
@@ -127,6 +131,7 @@ class PhaseClock {
   // Of cpu_total(), the part in the engine's wait loops (fiber::PollClock).
   double polling_total() const { return fiber::polling_cpu_seconds() - polling0_; }
   const std::vector<double>& cpu_by_phase() const { return cpu_; }
+  const std::vector<double>& polling_by_phase() const { return polling_; }
   const std::vector<double>& faults_by_phase() const { return faults_; }
   const std::vector<std::pair<std::string, double>>& wall_by_phase() const { return phases_; }
   size_t rss0() const { return rss0_; }
@@ -143,8 +148,8 @@ class PhaseClock {
   size_t rss0_;
   size_t rss_peak_ = 0;
   std::vector<std::pair<std::string, double>> phases_;
-  double cpu0_, polling0_, cpu_last_ = 0;
-  std::vector<double> cpu_;
+  double cpu0_, polling0_, cpu_last_ = 0, polling_last_ = 0;
+  std::vector<double> cpu_, polling_;
   uint64_t faults_last_ = 0;
   std::vector<double> faults_;
 
@@ -198,20 +203,24 @@ void set_own_figures(const std::vector<OwnFigures>& all,
   out.set("analysis_cpu_s", nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
   out.set("analysis_cpu_polling_s",
           nlohmann::json{{"mean", poll_sum / n}, {"max", poll_max}, {"rank0", all[0].polling_cpu_s}});
-  nlohmann::json phases = nlohmann::json::object(), faults = nlohmann::json::object();
+  nlohmann::json phases = nlohmann::json::object(), polling = nlohmann::json::object();
+  nlohmann::json faults = nlohmann::json::object();
   const size_t k = std::min<size_t>(size_t(all[0].n_phases), std::min(kFigurePhases, wall.size()));
   for (size_t i = 0; i < k; ++i) {
-    double sum = 0, fault_sum = 0, ranks = 0;
+    double sum = 0, poll = 0, fault_sum = 0, ranks = 0;
     for (const OwnFigures& f : all)
       if (f.n_phases == all[0].n_phases) {
         sum += f.phase_cpu[i];
+        poll += f.phase_polling[i];
         fault_sum += f.phase_faults[i];
         ++ranks;
       }
     phases[wall[i].first] = ranks > 0 ? sum / ranks : 0.0;
+    polling[wall[i].first] = ranks > 0 ? poll / ranks : 0.0;
     faults[wall[i].first] = ranks > 0 ? std::round(fault_sum / ranks) : 0.0;
   }
   out.set("analysis_cpu_phases_s", std::move(phases));
+  out.set("analysis_cpu_polling_phases_s", std::move(polling));
   out.set("analysis_faults_phases", std::move(faults));
   out.set("analysis_bytes", nlohmann::json{{"sent_max", sent_max},
                                            {"recv_max", recv_max},
@@ -1165,9 +1174,11 @@ OwnFigures AnalysisEngine::own_figures() const {
   mine.memory = double(std::max(grown, s.phases.rss_peak()));
   const std::vector<double>& cpu = s.phases.cpu_by_phase();
   mine.n_phases = double(std::min(cpu.size(), kFigurePhases));
+  const std::vector<double>& polling = s.phases.polling_by_phase();
   const std::vector<double>& faults = s.phases.faults_by_phase();
   for (size_t i = 0; i < size_t(mine.n_phases); ++i) {
     mine.phase_cpu[i] = cpu[i];
+    mine.phase_polling[i] = float(polling[i]);
     mine.phase_faults[i] = float(faults[i]);
   }
   return mine;

@@ -88,10 +88,25 @@ Status receive_waiting(MPI_Comm comm, int tag, bool& got, MPI_Status& st, std::v
   int n = 0;
   PMPI_Get_count(&st, MPI_BYTE, &n);
   in.assign(size_t(std::max(n, 0)), 0);
-  host_shm::ring(comm, st.MPI_SOURCE);  // a rendezvous goes on with the sender's progress
-  if (PMPI_Recv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  // On the segment the sender may be asleep until rung (host_shm::crowded): a rendezvous goes
+  // on with its progress, so it is rung as the receive starts and now and then until it is
+  // complete, and once more then (its send is complete: it may stop waiting for it).
+  const bool rings = host_shm::ring(comm, st.MPI_SOURCE);
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (PMPI_Irecv(in.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, comm, &r) != MPI_SUCCESS)
     return Status::kMpiError;
-  host_shm::ring(comm, st.MPI_SOURCE);  // its send is complete
+  for (uint64_t polls = 0;;) {
+    int done = 0;
+    if (PMPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return Status::kMpiError;
+    if (done) break;
+    if (rings && polls % 16 == 15) host_shm::ring(comm, st.MPI_SOURCE);
+    if (polls % 256 == 255 && watchdog_abandoned()) {
+      (void)new std::vector<unsigned char>(std::move(in));  // MPI may still write it: left behind
+      return Status::kMpiError;
+    }
+    fiber::relax(polls, 64, false);
+  }
+  if (rings) host_shm::ring(comm, st.MPI_SOURCE);
   got = true;
   return Status::kOk;
 }
@@ -972,7 +987,9 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
                        std::vector<unsigned char>& recv, std::vector<int>& recv_counts,
                        bool recv_counts_known) const {
   const auto* p = static_cast<const unsigned char*>(send);
-  if (mpi_ == MPI_COMM_NULL) {
+  // Hosted, or natively over the host's segment (one operation, the counts with the blocks):
+  // the non-empty blocks as pieces.
+  if (mpi_ == MPI_COMM_NULL || !borrowed_) {
     std::vector<Piece> out;
     size_t at = 0;
     for (int d = 0; d < size_; ++d) {
@@ -981,19 +998,24 @@ Status Comm::alltoallv(const void* send, const std::vector<int>& send_counts, si
       at += b;
     }
     std::vector<Parcel> in;
-    CRITPATH_FORWARD_IF_ERROR(route(out, in));
-    recv.clear();
-    recv_counts.assign(static_cast<size_t>(size_), 0);
-    for (Parcel& parcel : in) {
-      recv.insert(recv.end(), parcel.bytes.begin(), parcel.bytes.end());
-      recv_counts[size_t(parcel.peer)] += int(parcel.bytes.size() / elem_bytes);
+    Status s = Status::kOk;
+    const bool routed = mpi_ == MPI_COMM_NULL ? (s = route(out, in), true)
+                                              : host_shm::exchange(mpi_, out, in, s);
+    if (routed) {
+      CRITPATH_FORWARD_IF_ERROR(s);
+      recv.clear();
+      recv_counts.assign(static_cast<size_t>(size_), 0);
+      for (Parcel& parcel : in) {
+        recv.insert(recv.end(), parcel.bytes.begin(), parcel.bytes.end());
+        recv_counts[size_t(parcel.peer)] += int(parcel.bytes.size() / elem_bytes);
+      }
+      note(at, recv.size());
+      return Status::kOk;
     }
-    note(at, recv.size());
-    return Status::kOk;
   }
+  Status shared = Status::kOk;
   if (!recv_counts_known) {
     recv_counts.assign(static_cast<size_t>(size_), 0);
-    Status shared = Status::kOk;
     if (!borrowed_ && host_shm::alltoall_int(mpi_, send_counts.data(), recv_counts.data(), shared)) {
       if (shared != Status::kOk) return shared;
     } else {
@@ -1309,12 +1331,15 @@ Status Comm::reap(bool all, double timeout_s) const {
   const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
   uint64_t polls = 0;
   fiber::PollClock waiting;  // from the first poll that finds nothing
+  // Crowded on the segment: asleep between tests until a receiver rings (receive_waiting).
+  const bool sleeps = all && host_shm::crowded() && mpi_ != MPI_COMM_NULL;
   for (;;) {
+    const uint32_t rung = host_shm::rings();  // before the test: a ring after it wakes the sleep
     CRITPATH_FORWARD_IF_ERROR(sweep(p));
     if (!all || p.reqs.empty()) return Status::kOk;
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
     waiting.begin();
-    backoff(polls);
+    if (!sleeps || !host_shm::sleep_until_rung(mpi_, rung)) backoff(polls);
   }
 }
 
@@ -1392,15 +1417,20 @@ Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout
       }
     }
     if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
-    if (posts_ && !posts_->reqs.empty() && (polls & 63) == 0) CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
+    // Its own posts under way may need this rank's progress: tested now and then, or at every
+    // poll when it sleeps between polls.
+    const bool crowded = !box && host_shm::crowded();
+    if (posts_ && !posts_->reqs.empty() && (crowded || (polls & 63) == 0))
+      CRITPATH_FORWARD_IF_ERROR(reap(false, 0));
     waiting.begin();
-    // On the segment with nothing of its own under way: sleep until a sender rings, once two
-    // probes since the last ring found nothing (a probe's own progress may bring in a message
-    // that only the next probe sees).
+    // On the segment: sleep until a sender rings (or, crowded, the receiver of a post under
+    // way: receive_waiting), once two probes since the last ring found nothing (a probe's own
+    // progress may bring in a message that only the next probe sees).
     const bool again = probed && rung == last_rung;
     probed = true;
     last_rung = rung;
-    if (box || (posts_ && !posts_->reqs.empty()) || !again || !host_shm::sleep_until_rung(comm, rung))
+    if (box || (!crowded && posts_ && !posts_->reqs.empty()) || !again ||
+        !host_shm::sleep_until_rung(comm, rung))
       backoff(polls);
   }
 }

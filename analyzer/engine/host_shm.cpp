@@ -35,17 +35,33 @@ struct Header {
   alignas(64) std::atomic<uint32_t> count{0};  // ranks arrived at the current operation
   alignas(64) std::atomic<uint32_t> gen{0};    // operations completed: the futex word
   std::atomic<uint32_t> poisoned{0};           // a rank abandoned an operation
+  // Ranks whose wait for `gen` sleeps on their own bell (wait_for, posts under way): the rank
+  // that completes an operation rings those (their Bell::on_bell) when this is not 0.
+  alignas(64) std::atomic<uint32_t> bell_sleepers{0};
   alignas(64) unsigned char result[kSlotBytes];
 };
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words");
+
+// A rank's bell (a cache line of its own): `rung`, the futex word of its point-to-point waits,
+// which ring() bumps; `on_bell`, set while the rank waits for an operation's generation asleep
+// on `rung` instead (wait_for with posts under way).
+struct Bell {
+  std::atomic<uint32_t> rung{0};
+  std::atomic<uint32_t> on_bell{0};
+};
 
 constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 constexpr size_t slots_at() { return round_up(sizeof(Header)); }
 size_t bells_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
 size_t matrix_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
-size_t segment_bytes(int P) {
+size_t exchange_at(int P) {
   return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
+}
+// A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
+size_t row_bytes(int P) { return round_up((size_t(P) + 63) / 64 * 8); }
+size_t segment_bytes(int P) {
+  return exchange_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * (kSlotBytes + row_bytes(P)) : 0);
 }
 
 // A wait sleeps at most this long before it looks at the analysis deadline again (a wake-up is
@@ -65,8 +81,16 @@ struct State {
   size_t test_elem = 0;
   Header* header() const { return reinterpret_cast<Header*>(base); }
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
-  std::atomic<uint32_t>& bell(int r) const {
-    return *reinterpret_cast<std::atomic<uint32_t>*>(base + bells_at(size) + size_t(r) * kAlign);
+  Bell& bell_of(int r) const { return *reinterpret_cast<Bell*>(base + bells_at(size) + size_t(r) * kAlign); }
+  std::atomic<uint32_t>& bell(int r) const { return bell_of(r).rung; }
+  // Rank r's exchange area and bitmap row of the parity's set.
+  unsigned char* area(uint32_t parity, int r) const {
+    return base + exchange_at(size) + (size_t(parity & 1) * size_t(size) + size_t(r)) * kSlotBytes;
+  }
+  std::atomic<uint64_t>* row(uint32_t parity, int r) const {
+    return reinterpret_cast<std::atomic<uint64_t>*>(base + exchange_at(size) + 2 * size_t(size) * kSlotBytes +
+                                                    (size_t(parity & 1) * size_t(size) + size_t(r)) *
+                                                        row_bytes(size));
   }
   int32_t* matrix(uint32_t parity) const {
     return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
@@ -89,11 +113,41 @@ void cpu_relax() {
 #endif
 }
 
+void ring(int dest) {
+  std::atomic<uint32_t>& b = g_state.bell(dest);
+  b.fetch_add(1, std::memory_order_seq_cst);
+  futex(&b, FUTEX_WAKE, 1, nullptr);
+}
+
+// After the generation moved (or the segment was poisoned): the ranks that wait for it asleep
+// on their bells woken. Seen by a sleeper either way: it marks itself before it looks at the
+// generation (sleep_on_bell), this looks at the marks after the generation moved, both in the
+// single total order of sequentially consistent operations.
+void ring_bell_sleepers(Header& h) {
+  if (h.bell_sleepers.load(std::memory_order_seq_cst) == 0) return;
+  for (int r = 0; r < g_state.size; ++r)
+    if (g_state.bell_of(r).on_bell.load(std::memory_order_seq_cst)) ring(r);
+}
+
 // This rank abandons the operation under way: every later one fails on every rank.
 Status poison(Header& h) {
-  h.poisoned.store(1);
+  h.poisoned.store(1, std::memory_order_seq_cst);
   futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  ring_bell_sleepers(h);
   return Status::kMpiError;
+}
+
+// Sleeps on this rank's bell until it leaves `seen`, the generation leaves g or kWaitNs pass.
+void sleep_on_bell(Header& h, uint32_t g, uint32_t seen) {
+  Bell& mine = g_state.bell_of(g_state.rank);
+  mine.on_bell.store(1, std::memory_order_seq_cst);
+  h.bell_sleepers.fetch_add(1, std::memory_order_seq_cst);
+  if (h.gen.load(std::memory_order_seq_cst) == g && !h.poisoned.load(std::memory_order_seq_cst)) {
+    const timespec ts = {0, kWaitNs};
+    futex(&mine.rung, FUTEX_WAIT, seen, &ts);
+  }
+  h.bell_sleepers.fetch_sub(1, std::memory_order_seq_cst);
+  mine.on_bell.store(0, std::memory_order_relaxed);
 }
 
 // Until the generation leaves g: kOk, or kMpiError once the segment is poisoned or this rank
@@ -112,10 +166,18 @@ Status wait_for(Header& h, uint32_t g) {
     if (g_posts.load(std::memory_order_relaxed) > 0) {
       // Messages this rank posted and MPI has not delivered: a large one may need this rank's
       // progress (a rendezvous protocol) before the rank it goes to can arrive here. Test them
-      // (watch_posts), else probe (either drives MPI's progress), as the engine's other waits
-      // poll; once all are delivered, sleep.
+      // (watch_posts), else probe (either drives MPI's progress); once all are delivered, sleep
+      // on the generation. Crowded, between tests the rank sleeps on its bell, which the
+      // receiver of a post rings while it receives and once it has (comm.cpp): a rank spinning
+      // here would take the cores from the ranks it waits for, for as long as they take.
+      const uint32_t seen = g_state.bell(g_state.rank).load(std::memory_order_seq_cst);
       if (g_watch) g_watch();
       if (g_posts.load(std::memory_order_relaxed) <= 0) continue;
+      if (g_watch && g_state.crowded) {
+        sleep_on_bell(h, g, seen);
+        if (watchdog_abandoned()) return poison(h);
+        continue;
+      }
       int flag = 0;
       if (!g_watch) PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
       if ((fiber::relax(polls) || polls % 256 == 0) && watchdog_abandoned()) return poison(h);
@@ -138,8 +200,9 @@ Status arrive(Combine combine) {
   if (h.count.fetch_add(1, std::memory_order_acq_rel) + 1 < uint32_t(g_state.size)) return wait_for(h, g);
   combine();
   h.count.store(0, std::memory_order_relaxed);
-  h.gen.store(g + 1, std::memory_order_release);
+  h.gen.store(g + 1, std::memory_order_seq_cst);
   futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
+  ring_bell_sleepers(h);
   return Status::kOk;
 }
 
@@ -379,13 +442,73 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
   return true;
 }
 
+// An exchange area: [fits u32][n u32][dest u32 x n, ascending][end u32 x n][payloads], piece i's
+// bytes from the previous piece's end (0 for the first) to its own, relative to the payloads: a
+// receiver finds its piece by a binary search (a dense all-to-all sends to every rank).
 namespace {
+constexpr size_t kAreaHeader = 8;
+}  // namespace
 
-void ring(int dest) {
-  std::atomic<uint32_t>& b = g_state.bell(dest);
-  b.fetch_add(1, std::memory_order_release);
-  futex(&b, FUTEX_WAKE, 1, nullptr);
+bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector<Comm::Parcel>& in,
+              Status& status) {
+  if (!g_state.base || g_state.size > kMatrixRanks || !serves(comm)) return false;
+  Header& h = *g_state.header();
+  const int P = g_state.size, me = g_state.rank;
+  // Operation k uses set k % 2, as alltoall_int's matrices: written again for k + 2 only after
+  // every rank arrived at k + 1, after each read its pieces of k and cleared its row.
+  const uint32_t parity = h.gen.load(std::memory_order_acquire);
+  unsigned char* own = g_state.area(parity, me);
+  size_t need = kAreaHeader + 8 * pieces.size();
+  for (const Comm::Piece& p : pieces) need += p.bytes;
+  const uint32_t fits = need <= kSlotBytes ? 1 : 0, n = fits ? uint32_t(pieces.size()) : 0;
+  std::memcpy(own, &fits, 4);
+  std::memcpy(own + 4, &n, 4);
+  unsigned char* payload = own + kAreaHeader + 8 * size_t(n);
+  uint32_t end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Comm::Piece& p = pieces[i];
+    const uint32_t dest = uint32_t(p.peer);
+    std::memcpy(payload + end, p.data, p.bytes);
+    end += uint32_t(p.bytes);
+    std::memcpy(own + kAreaHeader + 4 * i, &dest, 4);
+    std::memcpy(own + kAreaHeader + 4 * (size_t(n) + i), &end, 4);
+    g_state.row(parity, p.peer)[size_t(me) / 64].fetch_or(uint64_t(1) << (me % 64),
+                                                          std::memory_order_relaxed);
+  }
+  status = arrive([&] {
+    uint32_t all = 1;
+    for (int r = 0; r < P && all; ++r) std::memcpy(&all, g_state.area(parity, r), 4);
+    std::memcpy(h.result, &all, 4);
+  });
+  // This rank's row cleared whatever the outcome: only its senders of this operation set it.
+  std::atomic<uint64_t>* row = g_state.row(parity, me);
+  const size_t words = (size_t(P) + 63) / 64;
+  std::vector<uint64_t> senders(words);
+  for (size_t w = 0; w < words; ++w) senders[w] = row[w].exchange(0, std::memory_order_relaxed);
+  if (status != Status::kOk) return true;
+  uint32_t all = 0;
+  std::memcpy(&all, h.result, 4);
+  if (!all) return false;  // the same answer on every rank: all go to MPI
+  in.clear();
+  for (size_t w = 0; w < words; ++w)
+    for (uint64_t bits = senders[w]; bits; bits &= bits - 1) {
+      const int src = int(w * 64) + __builtin_ctzll(bits);
+      const unsigned char* a = g_state.area(parity, src);
+      uint32_t records = 0;
+      std::memcpy(&records, a + 4, 4);
+      const auto* dests = reinterpret_cast<const uint32_t*>(a + kAreaHeader);
+      const size_t i = size_t(std::lower_bound(dests, dests + records, uint32_t(me)) - dests);
+      if (i == records || dests[i] != uint32_t(me)) continue;  // (cannot be: it marked this rank)
+      uint32_t from = 0, to = 0;
+      if (i > 0) std::memcpy(&from, a + kAreaHeader + 4 * (size_t(records) + i - 1), 4);
+      std::memcpy(&to, a + kAreaHeader + 4 * (size_t(records) + i), 4);
+      const unsigned char* bytes = a + kAreaHeader + 8 * size_t(records);
+      in.push_back({src, std::vector<unsigned char>(bytes + from, bytes + to)});
+    }
+  return true;
 }
+
+namespace {
 
 // Rings the destinations of the sends still pending (requests [first, n)).
 void ring_pending(const std::vector<MPI_Request>& requests, const std::vector<int>& peers, size_t first) {
@@ -400,6 +523,8 @@ bool ring(MPI_Comm comm, int dest) {
   ring(dest);
   return true;
 }
+
+bool crowded() { return g_state.base && g_state.crowded; }
 
 uint32_t rings() { return g_state.base ? g_state.bell(g_state.rank).load(std::memory_order_acquire) : 0; }
 
@@ -438,7 +563,7 @@ bool complete_p2p(MPI_Comm comm, std::vector<MPI_Request>& requests, const std::
       status = Status::kMpiError;
       return true;
     }
-    if (sending) {  // polls as complete_all does; its receivers go on with each ring
+    if (sending) {  // polls
       if (++polls % 16 == 0) ring_pending(requests, peers, receives);
       fiber::relax(polls);
       continue;

@@ -14,13 +14,18 @@
 //             mapped it), a header (arrival count, generation: the futex word), a slot per
 //             rank for its contribution, the reduced result, a futex word per rank (the
 //             rings of point-to-point messages) and for P <= kMatrixRanks two P x P count
-//             matrices (the all-to-all of counts, used alternately)
+//             matrices (the all-to-all of counts, used alternately) and two sets of exchange
+//             areas (a rank's pieces of a sparse exchange, kSlotBytes each, with a P-bit row per
+//             rank marking who sent it one, used alternately as the matrices)
 //   arrive    each rank adds itself to the count; the last one combines the slots, resets the
 //             count, bumps the generation and wakes the others (FUTEX_WAKE)
 //   wait      the others spin briefly (only when ranks do not outnumber cores), then wait on the
 //             generation word with a timeout (FUTEX_WAIT), checking the analysis deadline at
 //             each timeout (watchdog.h): a rank that never arrives poisons the segment after the
-//             grace and every later operation fails, as an abandoned MPI operation does
+//             grace and every later operation fails, as an abandoned MPI operation does. A rank
+//             whose point-to-point posts are under way (they may need its progress) tests them
+//             instead; crowded, it sleeps between tests on its own futex word (its bell, which
+//             their receivers ring), marked so that the rank completing the operation rings it
 //
 // It serves only communicators congruent with the one it was attached to (the same ranks in
 // the same order: its duplicates), which then share its sequence of operations: the engine
@@ -37,11 +42,8 @@
 #include <functional>
 #include <vector>
 
+#include "analyzer/engine/comm.h"
 #include "libtrace/runtime/status.h"
-
-namespace critpath::analyzer::engine {
-class Comm;
-}
 
 namespace critpath::analyzer::engine::host_shm {
 
@@ -82,6 +84,12 @@ bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector
             std::vector<size_t>& sizes, Status& status);
 // MPI_Alltoall of one int per rank (the counts of an all-to-all-v).
 bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
+// Comm::alltoallv (and so Comm::exchange) in one operation: `pieces` (ascending by peer, at most
+// one per peer, this rank among them or not, none empty) to their ranks; `in` receives the pieces
+// sent to this rank, one parcel per source rank by ascending source. Only when every rank's pieces
+// fit its exchange area (else false on every rank, after one operation here).
+bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector<Comm::Parcel>& in,
+              Status& status);
 
 // Point-to-point messages between the segment's ranks (comm.cpp's post and receive): ring()
 // bumps `dest`'s futex word and wakes it (false, doing nothing, when the segment does not
@@ -91,6 +99,10 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status);
 bool ring(MPI_Comm comm, int dest);
 uint32_t rings();
 bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
+// Whether the segment is attached with more ranks than cores: a rank whose posts are under way
+// then sleeps until rung between its tests of them (the receiver of a post rings its sender
+// while it receives and once it has), instead of polling.
+bool crowded();
 
 // Completes point-to-point requests on `comm` (the first `receives` of them receives, the rest
 // sends; peers[i] the rank requests[i] talks to): rings each send's destination (a futex word

@@ -73,6 +73,9 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
        "`{<phase>: mean over the ranks}` of the CPU seconds each rank spent in each phase of "
        "`analysis_phases` (same phase names, without the `_s`; the last, `report_input`, is not "
        "included), measured as `analysis_cpu_s`."},
+      {"analysis_cpu_polling_phases_s", "s",
+       "`{<phase>: mean over the ranks}`: of `analysis_cpu_phases_s`, the CPU seconds spent polling "
+       "for other ranks, measured as `analysis_cpu_polling_s`: in which phases a rank waits."},
       {"analysis_faults_phases", "count",
        "`{<phase>: mean over the ranks}` of the minor page faults (`getrusage` `ru_minflt`: first "
        "touches of memory fresh from the kernel, a few microseconds each) the process took during "

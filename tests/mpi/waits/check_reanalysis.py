@@ -22,7 +22,8 @@ VOLATILE = {("scalars", "analysis_s"), ("scalars", "analysis_pct_of_wall"), ("sc
             # The analysis's own cost: CPU, and the bytes and rounds of the engine's exchanges,
             # which differ between one rank per process and ranks hosted together.
             ("scalars", "analysis_cpu_s"), ("scalars", "analysis_cpu_polling_s"),
-            ("scalars", "analysis_cpu_phases_s"), ("scalars", "analysis_faults_phases"),
+            ("scalars", "analysis_cpu_phases_s"), ("scalars", "analysis_cpu_polling_phases_s"),
+            ("scalars", "analysis_faults_phases"),
             ("scalars", "analysis_bytes"), ("scalars", "analysis_rounds")}
 
 

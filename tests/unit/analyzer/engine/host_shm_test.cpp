@@ -1,20 +1,26 @@
 // critpath — tests/unit/analyzer/engine/host_shm_test.cpp: engine::host_shm without MPI, forked
 // processes as the ranks of one segment (host_shm::testing): many rounds of every collective
 // back to back (two all-to-alls of counts in a row, reductions in rank order, gathers that fit
-// and one that does not), with and without spinning, arrivals shuffled by short sleeps; a rank
-// that never arrives (the others give up after the deadline's grace and poison the segment:
-// the late rank's next operation fails); the point-to-point rings.
+// and one that does not, sparse exchanges, one of them too large), with and without spinning,
+// arrivals shuffled by short sleeps; a rank that never arrives (the others give up after the
+// deadline's grace and poison the segment: the late rank's next operation fails); the
+// point-to-point rings; a crowded rank whose posts are under way asleep on its bell in a
+// collective, woken by a ring to test them and by the rank that completes the operation.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -105,6 +111,42 @@ std::string fail(const char* what, int round, long got, long want) {
   return b;
 }
 
+// A sparse exchange: rank r sends round % 7 + d bytes of value r + d to rank (r + d) % P for
+// d = 1, 2 (d = 2 only in odd rounds; one piece to itself every third round); every 16th round
+// rank 0's piece does not fit its area, and every rank hears "go to MPI".
+std::string exchange_round(int me, int P, int round) {
+  const MPI_Comm c = MPI_COMM_WORLD;
+  Status s = Status::kOk;
+  auto size_of = [round](int d) { return size_t(round % 7 + d); };
+  std::vector<std::vector<unsigned char>> bufs;
+  std::vector<analyzer::engine::Comm::Piece> out;
+  for (int d : {0, 1, 2}) {
+    if ((d == 0 && round % 3 != 0) || (d == 2 && round % 2 == 0) || (d > 0 && d % P == 0)) continue;
+    const size_t bytes = me == 0 && d == 1 && round % 16 == 8 ? shm::kSlotBytes : size_of(d);
+    bufs.emplace_back(bytes, static_cast<unsigned char>(me + d));
+    out.push_back({(me + d) % P, bufs.back().data(), bytes});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.peer < b.peer; });
+  std::vector<analyzer::engine::Comm::Parcel> in;
+  const bool served = shm::exchange(c, out, in, s);
+  if (round % 16 == 8) return served ? fail("oversized exchange served", round, 1, 0) : "";
+  if (!served || s != Status::kOk) return fail("exchange ran", round, long(s), 0);
+  std::vector<std::pair<int, int>> want;  // (source, d), ascending by source
+  for (int d : {0, 1, 2}) {
+    if ((d == 0 && round % 3 != 0) || (d == 2 && round % 2 == 0) || (d > 0 && d % P == 0)) continue;
+    want.push_back({((me - d) % P + P) % P, d});
+  }
+  std::sort(want.begin(), want.end());
+  if (in.size() != want.size()) return fail("exchange parcels", round, long(in.size()), long(want.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const auto [src, d] = want[i];
+    if (in[i].peer != src) return fail("exchange source", round, in[i].peer, src);
+    if (in[i].bytes != std::vector<unsigned char>(size_of(d), static_cast<unsigned char>(src + d)))
+      return fail("exchange bytes from", round, src, long(size_of(d)));
+  }
+  return "";
+}
+
 // One round of every operation on rank me of P: a failure message, or empty.
 std::string round_of_everything(int me, int P, int round) {
   const MPI_Comm c = MPI_COMM_WORLD;  // any communicator: a joined segment serves each
@@ -173,6 +215,7 @@ std::string round_of_everything(int me, int P, int round) {
     if (shm::gather(c, mine.data(), mine.size(), -1, all, sizes, s))
       return fail("oversized gather served", round, 1, 0);
   }
+  if (std::string why = exchange_round(me, P, round); !why.empty()) return why;
   if (!shm::barrier(c, s) || s != Status::kOk) return fail("barrier", round, long(s), 0);
   return "";
 }
@@ -242,4 +285,81 @@ TEST_CASE("host_shm: a ring bumps the destination's word and wakes its sleep", "
     return shm::barrier(c, s) && s == Status::kOk ? "" : "last barrier";
   });
   check_ranks(got);
+}
+
+namespace {
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// What the ranks of the posts test share besides the segment (MAP_SHARED before the fork).
+struct PostsShared {
+  std::atomic<int> delivered{0};  // rank 1's post: its receiver has it
+  std::atomic<int> tests{0};      // rank 1's tests of its posts (its watch_posts sweep)
+  std::atomic<int> round{-1};     // rank 1 has gone to wait in the barrier of this round
+  double arrived[16] = {};        // when rank 1 went to wait, per round
+};
+
+}  // namespace
+
+TEST_CASE("host_shm: crowded, a rank with posts under way sleeps on its bell in a collective", "[engine]") {
+  void* m = mmap(nullptr, sizeof(PostsShared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(m != MAP_FAILED);
+  auto* sh = new (m) PostsShared();
+  constexpr int kRounds = 9;
+  const std::vector<std::string> got = run_ranks(3, true, 60.0, [sh](int me) -> std::string {
+    const MPI_Comm c = MPI_COMM_WORLD;
+    Status s = Status::kOk;
+    if (me == 1) {
+      shm::watch_posts([sh] {
+        sh->tests.fetch_add(1);
+        if (sh->delivered.exchange(0) == 1) shm::count_posts(-1);
+      });
+      // Round 0: its post is delivered 100 ms into the barrier (a ring says so), the others
+      // arrive 100 ms later: it sleeps throughout, testing once per ring or timeout (kWaitNs,
+      // 20 ms), not polling.
+      shm::count_posts(1);
+      sh->round.store(0);
+      if (!shm::barrier(c, s) || s != Status::kOk) return "barrier with a post";
+      if (sh->tests.load() > 20)
+        return fail("tests of its posts while asleep, at most", 0, sh->tests.load(), 20);
+      // Later rounds: the post stays under way; the barrier completes 2 ms after rank 1 went to
+      // sleep, and the rank completing it rings rank 1 (not the timeout, 20 ms later).
+      shm::count_posts(1);
+      std::vector<double> late;
+      for (int round = 1; round < kRounds; ++round) {
+        sh->arrived[round] = now_s();
+        sh->round.store(round);
+        if (!shm::barrier(c, s) || s != Status::kOk) return fail("barrier, round", round, long(s), 0);
+        late.push_back(now_s() - sh->arrived[round]);
+      }
+      std::sort(late.begin(), late.end());
+      if (late[late.size() / 2] > 0.012)
+        return "woken " + std::to_string(late[late.size() / 2] * 1e3) +
+               " ms after its barrier's start, median";
+      shm::count_posts(-1);
+    } else {
+      while (sh->round.load() < 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (me == 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        sh->delivered.store(1);
+        if (!shm::ring(c, 1)) return "ring not served";
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (!shm::barrier(c, s) || s != Status::kOk) return "barrier, round 0";
+      for (int round = 1; round < kRounds; ++round) {
+        while (sh->round.load() < round) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        while (now_s() < sh->arrived[round] + 0.002)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        if (me == 2) std::this_thread::sleep_for(std::chrono::microseconds(200));  // the last to arrive
+        if (!shm::barrier(c, s) || s != Status::kOk) return fail("barrier, round", round, long(s), 0);
+      }
+    }
+    return shm::barrier(c, s) && s == Status::kOk ? "" : "last barrier";
+  });
+  check_ranks(got);
+  munmap(m, sizeof(PostsShared));
 }
