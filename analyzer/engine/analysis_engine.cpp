@@ -41,7 +41,7 @@ struct OwnFigures {
   double n_phases = 0;
   double phase_cpu[kFigurePhases] = {};
   float phase_polling[kFigurePhases] = {};  // of phase_cpu, the polling (fiber::PollClock)
-  float phase_faults[kFigurePhases] = {};  // minor page faults (exact below 2^24)
+  float phase_faults[kFigurePhases] = {};   // minor page faults (exact below 2^24)
 };
 
 // Where a rank ran: its host and the CPUs its affinity mask allows.
