@@ -71,8 +71,8 @@ struct CpWalk {
 };
 
 // How the walk moves along the path (CRITPATH_DEBUG_CP_WALK):
-//   kJump    pointer jumping over all ranks' hop records: ~2 log2(records) alltoallv rounds,
-//            8 B per record per level (engine/path_walk.h)
+//   kJump    pointer jumping over all ranks' hop records: ~log2(records) alltoallv rounds,
+//            24 B per record per level (engine/path_walk.h)
 //   kGather  every rank's hop records (32 B per waiting call with a remote cause) go to
 //            rank 0, which walks them and scatters the segments: five collectives, all
 //            records in rank 0's memory (the reference, on request only)
