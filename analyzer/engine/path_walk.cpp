@@ -309,14 +309,14 @@ class JumpWalk {
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
         have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
-        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
+        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0), arrival_(n_) {}
 
   Status find_successors(uint64_t& N, uint64_t& merges, uint64_t& active);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
   Status mark_by_flood();
   Status double_pointers(uint64_t N, uint64_t active);
   Status mark_path();
-  Status send_segments();
+  Status send_segments(bool local);
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
     for (std::vector<uint32_t>* v : {&hop2_, &lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
@@ -399,6 +399,7 @@ class JumpWalk {
   Status push_first_pairs();
   Status jump_once();
   Status close_cycle();
+  void local_segments(const PathSegment* in, size_t nin);
   Status run_tokens(uint64_t N, uint64_t& far, bool& ok);
   Status send_tokens();
   void take_tokens(bool forward, uint64_t& returned);
@@ -448,6 +449,7 @@ class JumpWalk {
   std::vector<Push> pairs_, push_;  // the pairs held here; a round's messages (reused level after level)
   uint64_t last_active_ = 0;        // jump_once's count of records with a successor at the new level
   std::vector<uint8_t> indeg_;      // items whose successor a record is (up to 2)
+  std::vector<double> arrival_;     // per record: when the (last) item whose successor it is arrived
   uint64_t merges_ = 0;             // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;              // the start's successor
   uint64_t start_found_ = 0;        // its global id + 1 in the round it was found, else 0
@@ -556,6 +558,7 @@ void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
     r = Reply<Id>{};
     if (a.kind == Arrival::kFound) {
       if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
+      arrival_[a.index] = in[k];
       const HopRec& h = mine_[a.index];
       r.id = gid(me_, a.index);
       r.time = next_time(h);
@@ -1032,9 +1035,13 @@ Status JumpWalk<Id>::mark_path() {
   return Status::kOk;
 }
 
-// --- 4. Segments to their ranks; hops, ended chains, broken ends on the path.
+// --- 4. Segments to their ranks; hops, ended chains, broken ends on the path. A marked
+// item's segment lies on the rank of its successor y, [y's wait end, the item's arrival]
+// (`first` where the path began). With `local` (no record is two items' successor) a marked
+// record's one predecessor is on the path too, so y's rank makes y's segment from the arrival
+// it answered (arrival_): only the chains' ends travel, not a segment per record.
 template <typename Id>
-Status JumpWalk<Id>::send_segments() {
+Status JumpWalk<Id>::send_segments(bool local) {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   // The marked items (the start, where it is here, last), in item order: on a consistent
   // trace each destination then gets its segments ascending.
@@ -1045,7 +1052,8 @@ Status JumpWalk<Id>::send_segments() {
                                                // the arrivals passed on after it
     if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
   }
-  grp_.group(n_ + 1, P_, [&](size_t it) { return on_path(it) ? seg_rank(it) : int32_t(-1); });
+  grp_.group(n_ + 1, P_,
+             [&](size_t it) { return on_path(it) && (!local || ended_[it]) ? seg_rank(it) : int32_t(-1); });
   const size_t nout = grp_.order.size();
   SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
   for (size_t pos = 0; pos < nout; ++pos) {
@@ -1067,7 +1075,11 @@ Status JumpWalk<Id>::send_segments() {
     const PathSegment g{begin, std::max(m.end, begin)};
     std::memcpy(recv_.data() + k * sizeof g, &g, sizeof g);
   }
-  take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
+  if (local) {
+    local_segments(as<PathSegment>(recv_), nin);
+  } else {
+    take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
+  }
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
@@ -1078,6 +1090,25 @@ Status JumpWalk<Id>::send_segments() {
   if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
+}
+
+// The local segments: each marked record's, from the arrival it answered, in record order
+// (ascending on a consistent trace), and the `nin` received (the chains' ends), merged in.
+template <typename Id>
+void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
+  std::vector<PathSegment>& out = out_.segments;
+  out.clear();
+  for (size_t y = 0; y < n_; ++y) {
+    if (!marked_[y]) continue;
+    const double begin = mine_[y].wait_end;
+    out.push_back({begin, std::max(arrival_[y], begin)});
+  }
+  const size_t own = out.size();
+  out.insert(out.end(), in, in + nin);
+  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less) ||
+      !std::is_sorted(out.begin() + long(own), out.end(), segment_less))
+    return std::sort(out.begin(), out.end(), segment_less);
+  std::inplace_merge(out.begin(), out.begin() + long(own), out.end(), segment_less);
 }
 
 // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest
@@ -1108,12 +1139,12 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
     out.listed = done;
     walk.release_lists();
-    if (done) return walk.send_segments();
+    if (done) return walk.send_segments(merges == 0);
   }
   CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N, active));
   CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
   walk.release_lists();
-  return walk.send_segments();
+  return walk.send_segments(merges == 0);
 }
 
 }  // namespace
