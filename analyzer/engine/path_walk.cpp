@@ -316,6 +316,7 @@ class JumpWalk {
   Status mark_by_flood();
   Status double_pointers(uint64_t N, uint64_t active);
   Status mark_path();
+  Status mark_step(const std::vector<Id>* const* from, bool gather);
   Status send_segments(bool local);
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
@@ -432,6 +433,7 @@ class JumpWalk {
   std::vector<uint8_t> broken_;
   std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
   std::vector<std::vector<Id>> J_;
+  std::vector<std::vector<Id>> C_;  // C_k = J_{k-1} ∘ J_k (k >= 1, where the doubling made J_{k+1})
   std::vector<uint8_t> marked_;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
@@ -439,12 +441,13 @@ class JumpWalk {
   std::vector<PathRun> recv_runs_;
   Grouping grp_;
   // The doubling's messages: the pair (record `at` here, its level-k predecessor `other`), or
-  // `other` = J_{k+1}(record `at` here).
+  // `other` = J_{k+1}(record `at` here) and `second` = C_k(it).
   struct Push {
     enum Kind : uint32_t { kPair = 0, kSuccessor = 1 };
     uint32_t at;
     uint32_t kind;
     Id other;
+    Id second;
   };
   std::vector<Push> pairs_, push_;  // the pairs held here; a round's messages (reused level after level)
   uint64_t last_active_ = 0;        // jump_once's count of records with a successor at the new level
@@ -945,7 +948,7 @@ Status JumpWalk<Id>::push_first_pairs() {
   push_.resize(grp_.order.size());
   for (size_t pos = 0; pos < push_.size(); ++pos) {
     const uint32_t x = grp_.order[pos];
-    push_[pos] = Push{uint32_t(index_of(J0[x])), Push::kPair, gid(me_, x)};
+    push_[pos] = Push{uint32_t(index_of(J0[x])), Push::kPair, gid(me_, x), kEnd};
   }
   CRITPATH_FORWARD_IF_ERROR(a2a(push_.data(), grp_.runs, sizeof(Push)));
   const size_t nin = received();
@@ -956,15 +959,19 @@ Status JumpWalk<Id>::push_first_pairs() {
 
 // J_{k+1} from the level-k pairs (y, x) held here: J_{k+1}(x) = J_k(y) to x's rank, and the
 // pair (J_k(y), x) of level k + 1 to J_k(y)'s rank (nothing where J_k(y) is the end: J_{k+1}(x)
-// stays the end).
+// stays the end). From level 1 on the successor's message also carries C_k(x) = J_{k-1}(y),
+// so that the marking takes two levels a round.
 template <typename Id>
 Status JumpWalk<Id>::jump_once() {
+  const size_t level = J_.size() - 1;
   const std::vector<Id>& Jk = J_.back();
+  const std::vector<Id>* below = level >= 1 ? &J_[level - 1] : nullptr;
   auto target = [&](size_t i) {  // message i: the successor to x (even), the pair to z (odd)
     const Push& p = pairs_[i / 2];
-    const Id z = p.at < n_ ? Jk[p.at] : kEnd;
-    if (z == kEnd) return int32_t(-1);
-    return int32_t(owner_of(i % 2 == 0 ? p.other : z));
+    if (p.at >= n_) return int32_t(-1);
+    const Id z = Jk[p.at];
+    if (i % 2 == 0) return z != kEnd || (below && (*below)[p.at] != kEnd) ? int32_t(owner_of(p.other)) : -1;
+    return z != kEnd ? int32_t(owner_of(z)) : int32_t(-1);
   };
   grp_.group(2 * pairs_.size(), P_, target);
   push_.resize(grp_.order.size());
@@ -972,12 +979,17 @@ Status JumpWalk<Id>::jump_once() {
     const uint32_t i = grp_.order[pos];
     const Push& p = pairs_[i / 2];
     const Id z = Jk[p.at];
-    push_[pos] = i % 2 == 0 ? Push{uint32_t(index_of(p.other)), Push::kSuccessor, z}
-                            : Push{uint32_t(index_of(z)), Push::kPair, p.other};
+    push_[pos] = i % 2 == 0
+                     ? Push{uint32_t(index_of(p.other)), Push::kSuccessor, z, below ? (*below)[p.at] : kEnd}
+                     : Push{uint32_t(index_of(z)), Push::kPair, p.other, kEnd};
   }
   CRITPATH_FORWARD_IF_ERROR(a2a(push_.data(), grp_.runs, sizeof(Push)));
   const size_t nin = received();
   std::vector<Id> next(n_, kEnd);
+  if (below) {
+    C_.resize(level + 1);
+    C_[level].assign(n_, kEnd);
+  }
   uint64_t active = 0;  // records whose J_{k+1} is not the end
   pairs_.clear();
   for (size_t k = 0; k < nin; ++k) {
@@ -986,52 +998,62 @@ Status JumpWalk<Id>::jump_once() {
     if (m.at >= n_) continue;  // not a record: not this walk's
     if (m.kind == Push::kPair) {
       pairs_.push_back(m);
-    } else if (next[m.at] == kEnd) {
-      next[m.at] = m.other;
-      ++active;
+      continue;
     }
+    next[m.at] = m.other;
+    active += m.other != kEnd;
+    if (below) C_[level][m.at] = m.second;
   }
   last_active_ = active;
   J_.push_back(std::move(next));
   return Status::kOk;
 }
 
-// --- 3. Marking, top-down: x at level k+1 marks J_k(x).
+// --- 3. Marking, top-down: x at level k+1 marks J_k(x); where the doubling brought C_k, two
+// levels a round: x marks J_k(x), J_{k-1}(x) and J_{k-1}(J_k(x)) = C_k(x).
 template <typename Id>
 Status JumpWalk<Id>::mark_path() {
-  std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
-    const std::vector<Id>& Jk = J_[k];
+    const bool two = k >= 1 && k < C_.size();  // alike on every rank (C_[k] empty without records)
+    const std::vector<Id>* from[3] = {&J_[k], two ? &J_[k - 1] : nullptr, two ? &C_[k] : nullptr};
     // At most 2^(levels - 1 - k) marked records of all ranks ask at level k (one, the path's
     // first, before the top level): while those are few every rank gets all requests, one
     // collective instead of a sparse all-to-all (each a synchronizing round: in situ, where
     // ranks outnumber cores, it costs a few times a collective's CPU).
-    if (out_.levels - 1 - k <= kGatherMarkLevels) {
-      req.clear();
-      for (uint32_t x : marked_list_)
-        if (Jk[x] != kEnd) req.push_back(Jk[x]);
-      ++out_.rounds;
-      out_.bytes_sent += req.size() * sizeof(Id);
-      CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
-      const Id* in = as<Id>(recv_);
-      const size_t nin = recv_.size() / sizeof(Id);
-      for (size_t i = 0; i < nin; ++i)
-        if (owner_of(in[i]) == me_) mark(index_of(in[i]));
-      continue;
-    }
-    grp_.group(marked_list_.size(), P_, [&](size_t i) {
-      const Id y = Jk[marked_list_[i]];
-      return y != kEnd ? int32_t(owner_of(y)) : int32_t(-1);
-    });
-    req.resize(grp_.order.size());
-    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = Id(index_of(Jk[marked_list_[grp_.order[pos]]]));
-    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(Id)));
-    const Id* in = as<Id>(recv_);
-    const size_t nin = received();
-    for (size_t i = 0; i < nin; ++i) mark(size_t(in[i]));
+    CRITPATH_FORWARD_IF_ERROR(mark_step(from, out_.levels - 1 - k <= kGatherMarkLevels));
+    if (two) --k;
   }
   J_.resize(1);  // J_0 names each segment's begin (send_segments)
   J_.shrink_to_fit();
+  std::vector<std::vector<Id>>().swap(C_);
+  return Status::kOk;
+}
+
+// One marking round: every marked record asks for its pointers in `from` (up to three arrays)
+// to be marked, by allgather (`gather`) or a sparse all-to-all.
+template <typename Id>
+Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) {
+  std::vector<Id> req;  // global ids
+  for (uint32_t x : marked_list_)
+    for (int a = 0; a < 3; ++a)
+      if (from[a] != nullptr && (*from[a])[x] != kEnd) req.push_back((*from[a])[x]);
+  if (gather) {
+    ++out_.rounds;
+    out_.bytes_sent += req.size() * sizeof(Id);
+    CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
+    const Id* in = as<Id>(recv_);
+    const size_t nin = recv_.size() / sizeof(Id);
+    for (size_t i = 0; i < nin; ++i)
+      if (owner_of(in[i]) == me_) mark(index_of(in[i]));
+    return Status::kOk;
+  }
+  grp_.group(req.size(), P_, [&](size_t i) { return int32_t(owner_of(req[i])); });
+  std::vector<Id> send(grp_.order.size());
+  for (size_t pos = 0; pos < send.size(); ++pos) send[pos] = Id(index_of(req[grp_.order[pos]]));
+  CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(Id)));
+  const Id* in = as<Id>(recv_);
+  const size_t nin = received();
+  for (size_t i = 0; i < nin; ++i) mark(size_t(in[i]));
   return Status::kOk;
 }
 
