@@ -309,14 +309,15 @@ class JumpWalk {
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
         have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
-        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0) {}
+        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0), arrival_(n_) {}
 
   Status find_successors(uint64_t& N, uint64_t& merges, uint64_t& active);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
   Status mark_by_flood();
   Status double_pointers(uint64_t N, uint64_t active);
   Status mark_path();
-  Status send_segments();
+  Status mark_step(const std::vector<Id>* const* from, bool gather);
+  Status send_segments(bool local);
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
     for (std::vector<uint32_t>* v : {&hop2_, &lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
@@ -396,8 +397,10 @@ class JumpWalk {
   void take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still);
   void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t);
   void break_cycle(std::vector<Pending>& pending);
+  Status push_first_pairs();
   Status jump_once();
   Status close_cycle();
+  void local_segments(const PathSegment* in, size_t nin);
   Status run_tokens(uint64_t N, uint64_t& far, bool& ok);
   Status send_tokens();
   void take_tokens(bool forward, uint64_t& returned);
@@ -430,20 +433,30 @@ class JumpWalk {
   std::vector<uint8_t> broken_;
   std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
   std::vector<std::vector<Id>> J_;
+  std::vector<std::vector<Id>> C_;  // C_k = J_{k-1} ∘ J_k (k >= 1, where the doubling made J_{k+1})
   std::vector<uint8_t> marked_;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
   SendBuffer send_;  // what a round sends, where it is built in place
   std::vector<PathRun> recv_runs_;
   Grouping grp_;
-  std::vector<Id> req_, ans_;  // jump_once's buffers, reused level after level
-  std::vector<uint32_t> origin_;
-  uint64_t last_active_ = 0;    // jump_once's count of records with a successor at the new level
-  std::vector<uint8_t> indeg_;  // items whose successor a record is (up to 2)
-  uint64_t merges_ = 0;         // records that became a second item's successor (this round)
-  Id start_j0_ = kEnd;          // the start's successor
-  uint64_t start_found_ = 0;    // its global id + 1 in the round it was found, else 0
-  uint64_t found_ = 0;          // records whose successor was found (this round)
+  // The doubling's messages: the pair (record `at` here, its level-k predecessor `other`), or
+  // `other` = J_{k+1}(record `at` here) and `second` = C_k(it).
+  struct Push {
+    enum Kind : uint32_t { kPair = 0, kSuccessor = 1 };
+    uint32_t at;
+    uint32_t kind;
+    Id other;
+    Id second;
+  };
+  std::vector<Push> pairs_, push_;  // the pairs held here; a round's messages (reused level after level)
+  uint64_t last_active_ = 0;        // jump_once's count of records with a successor at the new level
+  std::vector<uint8_t> indeg_;      // items whose successor a record is (up to 2)
+  std::vector<double> arrival_;     // per record: when the (last) item whose successor it is arrived
+  uint64_t merges_ = 0;             // records that became a second item's successor (this round)
+  Id start_j0_ = kEnd;              // the start's successor
+  uint64_t start_found_ = 0;        // its global id + 1 in the round it was found, else 0
+  uint64_t found_ = 0;              // records whose successor was found (this round)
   // Per item whose successor lies on another rank and continues on this one: the record it
   // continues at (the list path's return after two hops), kRootHop where the successor's
   // chain ends, kNoItem otherwise (a token finds out).
@@ -548,6 +561,7 @@ void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
     r = Reply<Id>{};
     if (a.kind == Arrival::kFound) {
       if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
+      arrival_[a.index] = in[k];
       const HopRec& h = mine_[a.index];
       r.id = gid(me_, a.index);
       r.time = next_time(h);
@@ -903,7 +917,11 @@ Status JumpWalk<Id>::mark_by_flood() {
   }
 }
 
-// --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle).
+// --- 2. Pointer doubling until every chain has ended (or K_max levels: a cycle). Pushed, not
+// pulled: the rank of y = J_k(x) holds the pair (y, x) of x's level-k predecessors and sends
+// J_{k+1}(x) = J_k(y) = z to x's rank and the pair (z, x) to z's rank, one round a level
+// (asking J_k(x)'s rank and hearing its answer took two). The pairs of level 0 go to the
+// successors' ranks in one round first: K levels cost K + 1 rounds instead of 2 K.
 template <typename Id>
 Status JumpWalk<Id>::double_pointers(uint64_t N, uint64_t active) {
   const uint32_t K_max = ceil_log2(N + 2);
@@ -911,89 +929,141 @@ Status JumpWalk<Id>::double_pointers(uint64_t N, uint64_t active) {
   while (active > 0 && L < K_max) {
     ++L;
     if (L == K_max) break;  // 2^K_max > N: any longer chain is a cycle
+    if (L == 1) CRITPATH_FORWARD_IF_ERROR(push_first_pairs());
     CRITPATH_FORWARD_IF_ERROR(jump_once());
     active = last_active_;
     CRITPATH_FORWARD_IF_ERROR(asum(&active, 1));
   }
   out_.levels = L;
+  std::vector<Push>().swap(pairs_);
+  std::vector<Push>().swap(push_);
   return Status::kOk;
 }
 
-// J_{k+1}(x) = J_k(J_k(x)): asks each J_k(x)'s owner for its J_k.
+// The level-0 pairs: each record x with a successor y = J_0(x) tells y's rank (y, x).
+template <typename Id>
+Status JumpWalk<Id>::push_first_pairs() {
+  const std::vector<Id>& J0 = J_[0];
+  grp_.group(n_, P_, [&](size_t x) { return J0[x] != kEnd ? int32_t(owner_of(J0[x])) : int32_t(-1); });
+  push_.resize(grp_.order.size());
+  for (size_t pos = 0; pos < push_.size(); ++pos) {
+    const uint32_t x = grp_.order[pos];
+    push_[pos] = Push{uint32_t(index_of(J0[x])), Push::kPair, gid(me_, x), kEnd};
+  }
+  CRITPATH_FORWARD_IF_ERROR(a2a(push_.data(), grp_.runs, sizeof(Push)));
+  const size_t nin = received();
+  pairs_.resize(nin);
+  if (nin > 0) std::memcpy(pairs_.data(), recv_.data(), nin * sizeof(Push));
+  return Status::kOk;
+}
+
+// J_{k+1} from the level-k pairs (y, x) held here: J_{k+1}(x) = J_k(y) to x's rank, and the
+// pair (J_k(y), x) of level k + 1 to J_k(y)'s rank (nothing where J_k(y) is the end: J_{k+1}(x)
+// stays the end). From level 1 on the successor's message also carries C_k(x) = J_{k-1}(y),
+// so that the marking takes two levels a round.
 template <typename Id>
 Status JumpWalk<Id>::jump_once() {
+  const size_t level = J_.size() - 1;
   const std::vector<Id>& Jk = J_.back();
-  grp_.group(n_, P_, [&](size_t x) { return Jk[x] != kEnd ? int32_t(owner_of(Jk[x])) : int32_t(-1); });
-  const size_t nreq = grp_.order.size();
-  // The buffers live across levels (no fresh pages per level); a request is the local index.
-  req_.resize(nreq);
-  origin_.resize(nreq);
-  for (size_t pos = 0; pos < nreq; ++pos) {
-    const uint32_t x = grp_.order[pos];
-    req_[pos] = Id(index_of(Jk[x]));
-    origin_[pos] = x;
+  const std::vector<Id>* below = level >= 1 ? &J_[level - 1] : nullptr;
+  auto target = [&](size_t i) {  // message i: the successor to x (even), the pair to z (odd)
+    const Push& p = pairs_[i / 2];
+    if (p.at >= n_) return int32_t(-1);
+    const Id z = Jk[p.at];
+    if (i % 2 == 0) return z != kEnd || (below && (*below)[p.at] != kEnd) ? int32_t(owner_of(p.other)) : -1;
+    return z != kEnd ? int32_t(owner_of(z)) : int32_t(-1);
+  };
+  grp_.group(2 * pairs_.size(), P_, target);
+  push_.resize(grp_.order.size());
+  for (size_t pos = 0; pos < push_.size(); ++pos) {
+    const uint32_t i = grp_.order[pos];
+    const Push& p = pairs_[i / 2];
+    const Id z = Jk[p.at];
+    push_[pos] = i % 2 == 0
+                     ? Push{uint32_t(index_of(p.other)), Push::kSuccessor, z, below ? (*below)[p.at] : kEnd}
+                     : Push{uint32_t(index_of(z)), Push::kPair, p.other, kEnd};
   }
-  CRITPATH_FORWARD_IF_ERROR(a2a(req_.data(), grp_.runs, sizeof(Id)));
-  const Id* in = as<Id>(recv_);
+  CRITPATH_FORWARD_IF_ERROR(a2a(push_.data(), grp_.runs, sizeof(Push)));
   const size_t nin = received();
-  ans_.resize(nin);
-  for (size_t k = 0; k < nin; ++k) ans_[k] = in[k] < n_ ? Jk[in[k]] : kEnd;
-  const std::vector<PathRun> sources = recv_runs_;
-  CRITPATH_FORWARD_IF_ERROR(a2a(ans_.data(), sources, sizeof(Id), true));
-  const Id* back = as<Id>(recv_);
   std::vector<Id> next(n_, kEnd);
+  if (below) {
+    C_.resize(level + 1);
+    C_[level].assign(n_, kEnd);
+  }
   uint64_t active = 0;  // records whose J_{k+1} is not the end
-  for (size_t pos = 0; pos < nreq; ++pos) {
-    next[origin_[pos]] = back[pos];
-    active += back[pos] != kEnd;
+  pairs_.clear();
+  for (size_t k = 0; k < nin; ++k) {
+    Push m;
+    std::memcpy(&m, recv_.data() + k * sizeof m, sizeof m);
+    if (m.at >= n_) continue;  // not a record: not this walk's
+    if (m.kind == Push::kPair) {
+      pairs_.push_back(m);
+      continue;
+    }
+    next[m.at] = m.other;
+    active += m.other != kEnd;
+    if (below) C_[level][m.at] = m.second;
   }
   last_active_ = active;
   J_.push_back(std::move(next));
   return Status::kOk;
 }
 
-// --- 3. Marking, top-down: x at level k+1 marks J_k(x).
+// --- 3. Marking, top-down: x at level k+1 marks J_k(x); where the doubling brought C_k, two
+// levels a round: x marks J_k(x), J_{k-1}(x) and J_{k-1}(J_k(x)) = C_k(x).
 template <typename Id>
 Status JumpWalk<Id>::mark_path() {
-  std::vector<Id> req;
   for (uint32_t k = out_.levels; k-- > 0;) {
-    const std::vector<Id>& Jk = J_[k];
+    const bool two = k >= 1 && k < C_.size();  // alike on every rank (C_[k] empty without records)
+    const std::vector<Id>* from[3] = {&J_[k], two ? &J_[k - 1] : nullptr, two ? &C_[k] : nullptr};
     // At most 2^(levels - 1 - k) marked records of all ranks ask at level k (one, the path's
     // first, before the top level): while those are few every rank gets all requests, one
     // collective instead of a sparse all-to-all (each a synchronizing round: in situ, where
     // ranks outnumber cores, it costs a few times a collective's CPU).
-    if (out_.levels - 1 - k <= kGatherMarkLevels) {
-      req.clear();
-      for (uint32_t x : marked_list_)
-        if (Jk[x] != kEnd) req.push_back(Jk[x]);
-      ++out_.rounds;
-      out_.bytes_sent += req.size() * sizeof(Id);
-      CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
-      const Id* in = as<Id>(recv_);
-      const size_t nin = recv_.size() / sizeof(Id);
-      for (size_t i = 0; i < nin; ++i)
-        if (owner_of(in[i]) == me_) mark(index_of(in[i]));
-      continue;
-    }
-    grp_.group(marked_list_.size(), P_, [&](size_t i) {
-      const Id y = Jk[marked_list_[i]];
-      return y != kEnd ? int32_t(owner_of(y)) : int32_t(-1);
-    });
-    req.resize(grp_.order.size());
-    for (size_t pos = 0; pos < req.size(); ++pos) req[pos] = Id(index_of(Jk[marked_list_[grp_.order[pos]]]));
-    CRITPATH_FORWARD_IF_ERROR(a2a(req.data(), grp_.runs, sizeof(Id)));
-    const Id* in = as<Id>(recv_);
-    const size_t nin = received();
-    for (size_t i = 0; i < nin; ++i) mark(size_t(in[i]));
+    CRITPATH_FORWARD_IF_ERROR(mark_step(from, out_.levels - 1 - k <= kGatherMarkLevels));
+    if (two) --k;
   }
   J_.resize(1);  // J_0 names each segment's begin (send_segments)
   J_.shrink_to_fit();
+  std::vector<std::vector<Id>>().swap(C_);
   return Status::kOk;
 }
 
-// --- 4. Segments to their ranks; hops, ended chains, broken ends on the path.
+// One marking round: every marked record asks for its pointers in `from` (up to three arrays)
+// to be marked, by allgather (`gather`) or a sparse all-to-all.
 template <typename Id>
-Status JumpWalk<Id>::send_segments() {
+Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) {
+  std::vector<Id> req;  // global ids
+  for (uint32_t x : marked_list_)
+    for (int a = 0; a < 3; ++a)
+      if (from[a] != nullptr && (*from[a])[x] != kEnd) req.push_back((*from[a])[x]);
+  if (gather) {
+    ++out_.rounds;
+    out_.bytes_sent += req.size() * sizeof(Id);
+    CRITPATH_FORWARD_IF_ERROR(ex_.allgather(req.data(), uint32_t(req.size()), sizeof(Id), recv_));
+    const Id* in = as<Id>(recv_);
+    const size_t nin = recv_.size() / sizeof(Id);
+    for (size_t i = 0; i < nin; ++i)
+      if (owner_of(in[i]) == me_) mark(index_of(in[i]));
+    return Status::kOk;
+  }
+  grp_.group(req.size(), P_, [&](size_t i) { return int32_t(owner_of(req[i])); });
+  std::vector<Id> send(grp_.order.size());
+  for (size_t pos = 0; pos < send.size(); ++pos) send[pos] = Id(index_of(req[grp_.order[pos]]));
+  CRITPATH_FORWARD_IF_ERROR(a2a(send.data(), grp_.runs, sizeof(Id)));
+  const Id* in = as<Id>(recv_);
+  const size_t nin = received();
+  for (size_t i = 0; i < nin; ++i) mark(size_t(in[i]));
+  return Status::kOk;
+}
+
+// --- 4. Segments to their ranks; hops, ended chains, broken ends on the path. A marked
+// item's segment lies on the rank of its successor y, [y's wait end, the item's arrival]
+// (`first` where the path began). With `local` (no record is two items' successor) a marked
+// record's one predecessor is on the path too, so y's rank makes y's segment from the arrival
+// it answered (arrival_): only the chains' ends travel, not a segment per record.
+template <typename Id>
+Status JumpWalk<Id>::send_segments(bool local) {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   // The marked items (the start, where it is here, last), in item order: on a consistent
   // trace each destination then gets its segments ascending.
@@ -1004,7 +1074,8 @@ Status JumpWalk<Id>::send_segments() {
                                                // the arrivals passed on after it
     if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
   }
-  grp_.group(n_ + 1, P_, [&](size_t it) { return on_path(it) ? seg_rank(it) : int32_t(-1); });
+  grp_.group(n_ + 1, P_,
+             [&](size_t it) { return on_path(it) && (!local || ended_[it]) ? seg_rank(it) : int32_t(-1); });
   const size_t nout = grp_.order.size();
   SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
   for (size_t pos = 0; pos < nout; ++pos) {
@@ -1026,7 +1097,11 @@ Status JumpWalk<Id>::send_segments() {
     const PathSegment g{begin, std::max(m.end, begin)};
     std::memcpy(recv_.data() + k * sizeof g, &g, sizeof g);
   }
-  take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
+  if (local) {
+    local_segments(as<PathSegment>(recv_), nin);
+  } else {
+    take_segments(as<PathSegment>(recv_), nin, recv_runs_, out_.segments);
+  }
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
@@ -1037,6 +1112,25 @@ Status JumpWalk<Id>::send_segments() {
   if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
+}
+
+// The local segments: each marked record's, from the arrival it answered, in record order
+// (ascending on a consistent trace), and the `nin` received (the chains' ends), merged in.
+template <typename Id>
+void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
+  std::vector<PathSegment>& out = out_.segments;
+  out.clear();
+  for (size_t y = 0; y < n_; ++y) {
+    if (!marked_[y]) continue;
+    const double begin = mine_[y].wait_end;
+    out.push_back({begin, std::max(arrival_[y], begin)});
+  }
+  const size_t own = out.size();
+  out.insert(out.end(), in, in + nin);
+  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less) ||
+      !std::is_sorted(out.begin() + long(own), out.end(), segment_less))
+    return std::sort(out.begin(), out.end(), segment_less);
+  std::inplace_merge(out.begin(), out.begin() + long(own), out.end(), segment_less);
 }
 
 // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest
@@ -1067,12 +1161,12 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
     out.listed = done;
     walk.release_lists();
-    if (done) return walk.send_segments();
+    if (done) return walk.send_segments(merges == 0);
   }
   CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N, active));
   CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
   walk.release_lists();
-  return walk.send_segments();
+  return walk.send_segments(merges == 0);
 }
 
 }  // namespace

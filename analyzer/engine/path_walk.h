@@ -23,33 +23,39 @@
 //      round, the list path's returns after two hops). An arrival inside the found record's
 //      wait (t < wait_end, an inconsistent trace) is passed on as today's walk passes it (an
 //      empty segment, one hop) by asking again, at most kPassRounds rounds.
-//   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, one request + reply round
-//      (8 B each per record) per level, until every J_k is the end (K <= ceil(log2(N + 2)),
-//      N = all ranks' hop records, so fewer levels when every chain is short).
-//   3. marking, top-down: x marked at level k also marks J_{k-1}(x): one round per level, an
+//   2. pointer doubling: J_0 = succ, J_k = J_{k-1} ∘ J_{k-1}, until every J_k is the end
+//      (K <= ceil(log2(N + 2)), N = all ranks' hop records, so fewer levels when every chain
+//      is short). Pushed: the rank of y = J_k(x) holds the pair (y, x) and sends J_{k+1}(x)
+//      to x's rank and the pair (J_{k+1}(x), x) to that record's rank, one round per level
+//      (2 × 16 B per record, 24 with 64-bit ids) after one round placing the level-0 pairs.
+//   3. marking, top-down: x marked at level k also marks J_{k-1}(x), and J_{k-2}(x) and
+//      J_{k-2}(J_{k-1}(x)) (step 2's successor messages carry the latter): one round per two levels, an
 //      allgather (one collective: PathExchange::allgather) while at most 2^8 records of all
 //      ranks ask, else a sparse all-to-all.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
 //      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them
-//      (16 B each: the arrival and succ(r), whose wait end its rank reads).
+//      (16 B each: the arrival and succ(r), whose wait end its rank reads). Where no record
+//      is two items' successor, a marked record's one predecessor is on the path too: its
+//      rank makes the segment from the arrival it answered in step 1, and the round carries
+//      the chains' ends alone.
 // The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
 // (many records, few merges): each record's token follows its chain, one hop per round, to its
 // first return to its own rank (no token where step 1's reply showed it back after two hops); those returns make each rank's records local runs, resolved
 // in one pass, and only the runs whose token stopped jump. Without merges each record's chain
 // end and hops mark the path; with merges the marking floods from the start along returns
 // (local) and successors (a round each), while every token came back. Rounds: 2 per token
-// hop and per flood hop, + 8 (a 2-rank ping-pong: 13, against about 4 log2(records) + 5);
+// hop and per flood hop, + 8 (a 2-rank ping-pong: 13, against about 2.5 log2(records) + 7);
 // work O(records × hops to return). Where it cannot decide (a cycle, tokens stopped in a
 // forest) steps 2 and 3 run as below.
 // A chain still unended after 2^K steps is a cycle (an inconsistent trace): the walk is
 // partial, the path is cut at its earliest point (the rest back to `first` stays there),
 // never a hang.
 //
-// Cost per rank: about (2 K + 4) rounds of sparse all-to-alls (each rank sends to and hears
-// from the ranks its records name, nothing sized by the number of ranks: Comm::exchange) or
-// of the marking's small allgathers, and 4 allreduces (the doubling's first count comes with
-// the successors'), 2 × 4 B per local record per doubling level (8 B when a record's global id, its
-// rank and local index, needs more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
+// Cost per rank: K + 4 rounds of sparse all-to-alls (each rank sends to and hears from the
+// ranks its records name, nothing sized by the number of ranks: Comm::exchange), K / 2 (rounded
+// up) of the marking's small allgathers (or all-to-alls), and K + 3 allreduces (the doubling's first
+// count comes with the successors'), 2 × 16 B per local record per doubling level (24 B when a
+// record's global id, its rank and local index, needs more than 32 bits). Memory: K levels × 4 (8) B per hop record (the J_k, kept for the
 // marking) plus ~40 B per record of state and buffers, on every rank alike: no rank holds
 // more than its own records. It is the default at every size. The gather method (all
 // records on rank 0, 32 B each, a sequential walk there: 5 collectives) remains on request

@@ -50,7 +50,7 @@ struct RunBounds {
   int last_init_rank = 0;
   double last_finalize_enter = 0;
   int last_finalize_rank = 0;
-  uint64_t max_hops = 0;  // bound on the walk: all ranks' waiting calls + ranks + 2
+  uint64_t max_hops = 0;  // bound on the gather method's walk: all ranks' waiting calls + ranks + 2
 };
 
 // A stretch of the critical path on this rank, [begin, end] in global seconds.
@@ -71,8 +71,8 @@ struct CpWalk {
 };
 
 // How the walk moves along the path (CRITPATH_DEBUG_CP_WALK):
-//   kJump    pointer jumping over all ranks' hop records: ~2 log2(records) alltoallv rounds,
-//            8 B per record per level (engine/path_walk.h)
+//   kJump    pointer jumping over all ranks' hop records: ~log2(records) alltoallv rounds,
+//            32 B per record per level (engine/path_walk.h)
 //   kGather  every rank's hop records (32 B per waiting call with a remote cause) go to
 //            rank 0, which walks them and scatters the segments: five collectives, all
 //            records in rank 0's memory (the reference, on request only)

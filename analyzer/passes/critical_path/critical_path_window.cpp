@@ -52,18 +52,18 @@ Status run_bounds(const CpWindowInput& in, const engine::Group& group, CpLocal& 
   Status status = Status::kOk;
   acc.my_init = in.to_global(run.init_enter_ticks);
   acc.my_fin = in.to_global(run.finalize_enter_ticks);
-  std::pair<double, int> loc[2] = {{acc.my_fin, me}, {acc.my_init, me}};
   const double my_init_exit = t.init_call != kNoCall ? t.calls[t.init_call].exit : acc.my_init;
-  double neg[2] = {-acc.my_init, -my_init_exit};
-  mpi_ok(group.allreduce_maxloc(loc, 2), status);
-  mpi_ok(group.allreduce(neg, 2, engine::ReduceOp::kMax), status);
+  // One round: the first entry and exit are maxima of their negatives (their ranks unused).
+  std::pair<double, int> loc[4] = {
+      {acc.my_fin, me}, {acc.my_init, me}, {-acc.my_init, me}, {-my_init_exit, me}};
+  mpi_ok(group.allreduce_maxloc(loc, 4), status);
   RunBounds& b = acc.b;
   b.last_finalize_enter = loc[0].first;
   b.last_finalize_rank = loc[0].second;
   b.last_init_enter = loc[1].first;
   b.last_init_rank = loc[1].second;
-  b.first_init_enter = -neg[0];
-  b.first_init_exit = -neg[1];
+  b.first_init_enter = -loc[2].first;
+  b.first_init_exit = -loc[3].first;
   // Parallelism covers the application phase: from the first MPI_Init exit (before it, all
   // ranks run MPI's start-up together) to the last MPI_Finalize entry.
   acc.t0 = std::max(b.first_init_exit, b.first_init_enter);
@@ -76,7 +76,7 @@ Status run_bounds(const CpWindowInput& in, const engine::Group& group, CpLocal& 
 // Step 1b: the walk, from the window's end (the run's: the last MPI_Finalize entry; a cut's:
 // its last arrival) back to its beginning (the first MPI_Init entry; the previous cut's last
 // arrival). Its figures are added to `acc.walk`; its segments are left in `walk`.
-// `nrec`: all ranks' wait records + 1.
+// `nrec`: all ranks' wait records + 1 (the gather method's bound; 0 for the others).
 Status walk_window(const CpWindowInput& in, const engine::Group& group, const CpRecords& records,
                    uint64_t nrec, CpLocal& acc, CpWalk& walk) {
   const int me = group.rank(), P = group.size();
@@ -271,8 +271,13 @@ Status critical_path_window(const CpWindowInput& in, const engine::Group& group,
   const int P = group.size();
   // --- 1. Run bounds (in the first window) and the walk.
   Status status = in.first ? run_bounds(in, group, acc) : Status::kOk;
-  uint64_t nrec = in.waits->records.size() + 1;
-  mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum), status);
+  // The walk's hop bound (RunBounds::max_hops) only bounds the gather method's sequential
+  // walk: a round for it only there (every rank has the same mode).
+  uint64_t nrec = 0;
+  if (in.walk_mode == CpWalkMode::kGather) {
+    nrec = in.waits->records.size() + 1;
+    mpi_ok(group.allreduce(&nrec, 1, engine::ReduceOp::kSum), status);
+  }
   if (status != Status::kOk) return status;
   const CpRecords records = cp_records(t, *in.waits, acc.b);
   CpWalk walk;
