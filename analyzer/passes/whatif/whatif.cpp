@@ -857,8 +857,8 @@ class GroupReplay final : public ReplayIo {
         got = true;
         return Status::kOk;
       }
-      --dependencies_;  // (not so: a malformed program) the table's as any other
-      store(blocked_on_[m], handed_.data() + m * V_);
+      --dependencies_;  // (not so: a malformed program) the table's as any other (running now)
+      store_in_table(blocked_on_[m], handed_.data() + m * V_);
     }
     size_t at = 0;
     got = where_.take(k, at);
@@ -875,9 +875,7 @@ class GroupReplay final : public ReplayIo {
   [[gnu::always_inline]] Status tell(int me, int dest, uint32_t type, uint32_t a, uint32_t b,
                                      const double* v) override {
     if (dest >= first_ && dest < first_ + n_) {
-      const size_t m = size_t(dest - first_);
-      if (state_[m] == kBlocked && blocked_on_[m].is(dest, me, type, a, b)) hand_over(m, v);
-      else store(Key5{dest, me, type, a, b}, v);
+      store(dest, me, type, a, b, v);
       return Status::kOk;
     }
     return tell_other_group(me, dest, type, a, b, v);
@@ -967,20 +965,23 @@ class GroupReplay final : public ReplayIo {
         if (wide >> (l - 1) & 1 ? !get(in, at, d) : !get(in, at, f)) return Status::kCorrupt;
         v[l] = v0 + (wide >> (l - 1) & 1 ? d : double(f));
       }
-      store(Key5{first_ + int(dest), src + int(from), uint32_t(type), uint32_t(a), uint32_t(b)}, v.data());
+      store(first_ + int(dest), src + int(from), uint32_t(type), uint32_t(a), uint32_t(b), v.data());
     }
     return Status::kOk;
   }
 
   // A time told to a member of this group; wakes it when it waits for just that, handing it
-  // over (kHanded) without the table.
-  [[gnu::always_inline]] void store(const Key5& k, const double* v) {
-    const size_t m = size_t(k.dest - first_);
-    if (state_[m] != kRunning && blocked_on_[m] == k) {
+  // over (kHanded) without the table. The key as its fields, in Key5's order (the member told,
+  // the teller, ...): no Key5 built in memory on the path a message-bound run's every message
+  // takes.
+  [[gnu::always_inline]] void store(int32_t dest, int32_t src, uint32_t type, uint32_t a, uint32_t b,
+                                    const double* v) {
+    const size_t m = size_t(dest - first_);
+    if (state_[m] != kRunning && blocked_on_[m].is(dest, src, type, a, b)) {
       if (state_[m] == kBlocked) hand_over(m, v);  // else told twice: the first is kept (inconsistent trace)
       return;
     }
-    store_in_table(k, v);
+    store_in_table(Key5{dest, src, type, a, b}, v);
   }
   // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
   // it waits in one (a ping-pong's every message: no second look at the operation).
