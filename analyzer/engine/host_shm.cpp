@@ -59,7 +59,8 @@ size_t exchange_at(int P) {
   return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
 }
 // A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
-size_t row_bytes(int P) { return round_up((size_t(P) + 63) / 64 * 8); }
+size_t row_words(int P) { return (size_t(P) + 63) / 64; }
+size_t row_bytes(int P) { return round_up(row_words(P) * 8); }
 size_t segment_bytes(int P) {
   return exchange_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * (kSlotBytes + row_bytes(P)) : 0);
 }
@@ -482,7 +483,7 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
   });
   // This rank's row cleared whatever the outcome: only its senders of this operation set it.
   std::atomic<uint64_t>* row = g_state.row(parity, me);
-  const size_t words = (size_t(P) + 63) / 64;
+  const size_t words = row_words(P);
   std::vector<uint64_t> senders(words);
   for (size_t w = 0; w < words; ++w) senders[w] = row[w].exchange(0, std::memory_order_relaxed);
   if (status != Status::kOk) return true;

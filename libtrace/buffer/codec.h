@@ -116,7 +116,7 @@ struct DecodedChunk {
   void get(size_t i, Event& out) const {
     const CompactEvent& c = events[i];
     if (c.wide) {
-      out = wide[c.ref].e;
+      out = wide_event(c.ref);
       return;
     }
     out = Event{};

@@ -927,8 +927,8 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
   // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
-  // little of them).
-  const double scale = D > 0 ? (amount >= D ? 1.0 : std::min(1.0, amount / D)) : 0.0;
+  // little of them); below, amount / D < 1.
+  const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
   for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
     store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
     store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
