@@ -91,27 +91,31 @@ struct KeyHash {
 };
 
 // Call-index lists, read in call order: (call, item) pairs sorted by call, one call's items in
-// the order given (sized by the items, not by the calls: most calls have none of a kind).
+// the order given (sized by the items, not by the calls: most calls have none of a kind). The
+// list ends in a sentinel after every call (kEnd), so that the lookups of every call of the
+// compile need no bounds check.
 struct ByCall {
-  std::vector<std::pair<uint32_t, uint32_t>> list;
+  static constexpr uint32_t kEnd = UINT32_MAX;
+  std::vector<std::pair<uint32_t, uint32_t>> list{{kEnd, 0}};
   size_t at = 0;  // the first pair of a call not before the last one asked for
   void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
     list = std::move(call_item);
     const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
     if (!std::is_sorted(list.begin(), list.end(), by_call))
       std::stable_sort(list.begin(), list.end(), by_call);
+    list.push_back({kEnd, 0});
     at = 0;
   }
   // Call k's pairs, [first, second) of `list`; k never below the last call asked for.
-  std::pair<size_t, size_t> of(size_t k) {
-    while (at < list.size() && list[at].first < k) ++at;
+  [[gnu::always_inline]] std::pair<size_t, size_t> of(size_t k) {
+    while (list[at].first < k) ++at;
     size_t e = at;
-    while (e < list.size() && list[e].first == k) ++e;
+    while (list[e].first == k) ++e;
     return {at, e};
   }
-  bool any(size_t k) {
-    const auto [b, e] = of(k);
-    return b < e;
+  [[gnu::always_inline]] bool any(size_t k) {
+    while (list[at].first < k) ++at;
+    return list[at].first == k;
   }
 };
 
