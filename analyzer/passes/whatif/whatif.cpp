@@ -1204,16 +1204,19 @@ class Simulator {
   // What each call posts and completes; the collective instances replayed, their ordinals per
   // communicator / window (as sync_collectives numbers them) and members' world ranks.
   void index_calls() {
-    std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
-    s.reserve(t_.sends.size());
-    r.reserve(t_.recvs.size());
-    for (uint32_t i = 0; i < t_.sends.size(); ++i)
-      if (t_.sends[i].call < n0_ && i < match_.group.size() && match_.group[i] != UINT32_MAX)
-        s.push_back({t_.sends[i].call, i});
-    for (uint32_t i = 0; i < t_.recvs.size(); ++i)
-      if (t_.recvs[i].complete_call < n0_ && i < match_.send_group.size() &&
-          match_.send_group[i] != UINT32_MAX)
-        r.push_back({t_.recvs[i].complete_call, i});
+    // The sends' and receives' pairs (one per message) stored by index into room for all of
+    // them, then cut: no capacity check per pair.
+    std::vector<std::pair<uint32_t, uint32_t>> s(t_.sends.size()), r(t_.recvs.size()), p, c;
+    size_t ns = 0, nr = 0;
+    const size_t matched_sends = std::min(t_.sends.size(), match_.group.size());
+    const size_t matched_recvs = std::min(t_.recvs.size(), match_.send_group.size());
+    for (uint32_t i = 0; i < matched_sends; ++i)
+      if (t_.sends[i].call < n0_ && match_.group[i] != UINT32_MAX) s[ns++] = {t_.sends[i].call, i};
+    for (uint32_t i = 0; i < matched_recvs; ++i)
+      if (t_.recvs[i].complete_call < n0_ && match_.send_group[i] != UINT32_MAX)
+        r[nr++] = {t_.recvs[i].complete_call, i};
+    s.resize(ns);
+    r.resize(nr);
     std::vector<uint32_t> ref_of[2] = {std::vector<uint32_t>(t_.colls.size(), UINT32_MAX),
                                        std::vector<uint32_t>(t_.win_colls.size(), UINT32_MAX)};
     for (int w = 0; w < 2; ++w) {
