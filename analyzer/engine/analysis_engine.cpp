@@ -363,10 +363,22 @@ uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool&
 
 namespace {
 
-// `extra` (n words) rides along the first sum: summed over the group as well.
+// First one small maximum of the host name's hash and its complement: when every rank's is the
+// same, every rank runs on one host (the common case in situ on one node), and the buckets'
+// sums (768 words: more MPI steps than a short message) are not needed. `extra` (n words, zero
+// but on one rank) rides along that maximum, which hands it to every rank.
 Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing, uint64_t* extra,
                           size_t n) {
-  const uint64_t h = std::hash<std::string>{}(host)&0x7fffffff;
+  const uint64_t full = std::hash<std::string>{}(host);
+  std::vector<uint64_t> one = {full, ~full};
+  one.insert(one.end(), extra, extra + n);
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(one.data(), one.size(), ReduceOp::kMax));
+  std::copy(one.begin() + 2, one.end(), extra);
+  if (one[0] == full && ~one[1] == full) {
+    sharing = double(group.size());
+    return Status::kOk;
+  }
+  const uint64_t h = full & 0x7fffffff;
   // The bits of the hash compared: sum(q^2) over all ranks must fit 64 bits.
   int bits = 20;
   while (bits > 1 && double(group.size()) * std::ldexp(1.0, 2 * bits) >= std::ldexp(1.0, 63)) --bits;
@@ -379,12 +391,7 @@ Status ranks_sharing_host(const Group& group, const std::string& host, double& s
     v[3 * mine] = 1;
     v[3 * mine + 1] = q;
     v[3 * mine + 2] = q * q;
-    if (round == 0) v.insert(v.end(), extra, extra + n);
     CRITPATH_FORWARD_IF_ERROR(group.allreduce(v.data(), v.size(), ReduceOp::kSum));
-    if (round == 0) {
-      std::copy(v.end() - ptrdiff_t(n), v.end(), extra);
-      v.resize(3 * kHostBuckets);
-    }
     bool exact = false, mixed = false;
     const uint64_t count = host_bucket_count(v, mine, exact, mixed);
     best = exact ? count : std::min(best, count);
@@ -417,7 +424,7 @@ class WindowChoice {
     double sharing = 1;
     // In situ (one analysis rank per process, on the host and cores that ran it) the small
     // collectives may go through shared memory (host_shm.h): rank 0's offer of the segment
-    // rides along the sum of the ranks per host, the only MPI collective before it.
+    // rides along the count of the ranks per host, the only MPI collective before it on one host.
     const bool in_situ = !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
     host_shm::Offer offer{};
     if (in_situ && settings.host_shm) offer = host_shm::offer(group.comm());
