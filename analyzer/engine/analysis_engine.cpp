@@ -363,8 +363,22 @@ uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool&
 
 namespace {
 
-Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing) {
-  const uint64_t h = std::hash<std::string>{}(host)&0x7fffffff;
+// First one small maximum of the host name's hash and its complement: when every rank's is the
+// same, every rank runs on one host (the common case in situ on one node), and the buckets'
+// sums (768 words: more MPI steps than a short message) are not needed. `extra` (n words, zero
+// but on one rank) rides along that maximum, which hands it to every rank.
+Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing, uint64_t* extra,
+                          size_t n) {
+  const uint64_t full = std::hash<std::string>{}(host);
+  std::vector<uint64_t> one = {full, ~full};
+  one.insert(one.end(), extra, extra + n);
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(one.data(), one.size(), ReduceOp::kMax));
+  std::copy(one.begin() + 2, one.end(), extra);
+  if (one[0] == full && ~one[1] == full) {
+    sharing = double(group.size());
+    return Status::kOk;
+  }
+  const uint64_t h = full & 0x7fffffff;
   // The bits of the hash compared: sum(q^2) over all ranks must fit 64 bits.
   int bits = 20;
   while (bits > 1 && double(group.size()) * std::ldexp(1.0, 2 * bits) >= std::ldexp(1.0, 63)) --bits;
@@ -408,17 +422,26 @@ class WindowChoice {
       return Status::kOk;
     }
     double sharing = 1;
-    CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing));
-    // In situ (one analysis rank per process, on the host and cores that ran it) the ranks
-    // per core set how long a waiting rank sleeps between polls (fiber::nap).
-    if (!run.offline && group.comm().native_handle() != MPI_COMM_NULL) {
+    // In situ (one analysis rank per process, on the host and cores that ran it) the small
+    // collectives may go through shared memory (host_shm.h): rank 0's offer of the segment
+    // rides along the count of the ranks per host, the only MPI collective before it on one host.
+    const bool in_situ = !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
+    host_shm::Offer offer{};
+    if (in_situ && settings.host_shm) offer = host_shm::offer(group.comm());
+    const size_t offer_words = in_situ && settings.host_shm ? host_shm::kOfferWords : 0;
+    if (Status s = ranks_sharing_host(group, run.host, sharing, offer.words, offer_words); s != Status::kOk) {
+      if (offer_words) host_shm::attach(group.comm(), offer, false, false);  // rank 0's segment unlinked
+      return s;
+    }
+    // In situ the ranks per core set how long a waiting rank sleeps between polls (fiber::nap).
+    if (in_situ) {
       const long online = sysconf(_SC_NPROCESSORS_ONLN);
       const double cores = double(run.cpus.empty() ? std::max(1L, online) : long(run.cpus.size()));
       fiber::set_ranks_per_core(sharing / cores);
-      // Every rank on this host: the small collectives through shared memory (host_shm.h).
-      // sharing is the same on every rank then, so either all attach or none.
-      if (settings.host_shm && sharing >= double(group.size()))
-        CRITPATH_FORWARD_IF_ERROR(host_shm::attach(group.comm(), sharing / cores > 1));
+      // Every rank on this host: sharing is the same on every rank then, so either all use the
+      // segment or none.
+      if (settings.host_shm)
+        host_shm::attach(group.comm(), offer, sharing >= double(group.size()), sharing / cores > 1);
     }
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;

@@ -35,6 +35,10 @@ struct Header {
   alignas(64) std::atomic<uint32_t> count{0};  // ranks arrived at the current operation
   alignas(64) std::atomic<uint32_t> gen{0};    // operations completed: the futex word
   std::atomic<uint32_t> poisoned{0};           // a rank abandoned an operation
+  // join(): the ranks that mapped the segment, and its verdict (kOpen until every rank mapped
+  // it or one gave up waiting for that): the futex word of the join.
+  std::atomic<uint32_t> joined{0};
+  std::atomic<uint32_t> verdict{0};
   // Ranks whose wait for `gen` sleeps on their own bell (wait_for, posts under way): the rank
   // that completes an operation rings those (their Bell::on_bell) when this is not 0.
   alignas(64) std::atomic<uint32_t> bell_sleepers{0};
@@ -64,6 +68,13 @@ size_t row_bytes(int P) { return round_up(row_words(P) * 8); }
 size_t segment_bytes(int P) {
   return exchange_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * (kSlotBytes + row_bytes(P)) : 0);
 }
+
+// join()'s verdicts.
+constexpr uint32_t kOpen = 0, kJoined = 1, kGaveUp = 2;
+// How long join() waits for every rank to map the segment before it gives up on it (every rank
+// then goes to MPI): a rank that could not map it never arrives, and nothing tells the others.
+// Far longer than the spread of the ranks leaving one collective, even 256 ranks on 2 cores.
+constexpr uint64_t kJoinNs = 5000000000ull;
 
 // A wait sleeps at most this long before it looks at the analysis deadline again (a wake-up is
 // never lost: FUTEX_WAIT returns at once when the generation moved).
@@ -103,6 +114,7 @@ std::atomic<long> g_posts{0};   // count_posts()
 std::function<void()> g_watch;  // watch_posts()
 int g_keyval = MPI_KEYVAL_INVALID;
 intptr_t g_epochs = 0;
+unsigned char* g_offered = nullptr;  // rank 0's segment between offer() and attach()
 
 long futex(std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, value, timeout, nullptr, 0);
@@ -280,34 +292,79 @@ unsigned char* open_existing(int P, const char* name, uint64_t cookie) {
 
 }  // namespace
 
-Status attach(const Comm& comm, bool crowded) {
+Offer offer(const Comm& comm) {
   detach();
+  Offer o{};
+  if (comm.native_handle() == MPI_COMM_NULL || comm.size() < 2 || comm.rank() != 0) return o;
+  char name[sizeof o.words - sizeof(uint64_t)] = {};
+  uint64_t cookie = 0;
+  g_offered = create(comm.size(), name, sizeof name, cookie);
+  if (!g_offered) return o;
+  std::memcpy(o.words, name, sizeof name);
+  o.words[kOfferWords - 1] = cookie;
+  return o;
+}
+
+namespace {
+
+// Until every rank has mapped the segment (kJoined) or one gave up waiting for that (kGaveUp):
+// the first to see either decides it for all, the same verdict on every rank that mapped it.
+uint32_t join_verdict(Header& h, int P) {
+  if (h.joined.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(P)) {
+    uint32_t open = kOpen;
+    h.verdict.compare_exchange_strong(open, kJoined, std::memory_order_acq_rel);
+    futex(&h.verdict, FUTEX_WAKE, INT_MAX, nullptr);
+  }
+  const uint64_t start = clock::monotonic_ns();
+  for (;;) {
+    const uint32_t v = h.verdict.load(std::memory_order_acquire);
+    if (v != kOpen) return v;
+    if (clock::monotonic_ns() - start > kJoinNs || watchdog_abandoned()) break;
+    const timespec ts = {0, kWaitNs};
+    if (futex(&h.verdict, FUTEX_WAIT, kOpen, &ts) < 0 && errno != ETIMEDOUT && errno != EAGAIN &&
+        errno != EINTR)
+      break;
+  }
+  uint32_t open = kOpen;
+  h.verdict.compare_exchange_strong(open, kGaveUp, std::memory_order_acq_rel);
+  futex(&h.verdict, FUTEX_WAKE, INT_MAX, nullptr);
+  return h.verdict.load(std::memory_order_acquire);
+}
+
+}  // namespace
+
+void attach(const Comm& comm, const Offer& offer, bool use, bool crowded) {
   const MPI_Comm c = comm.native_handle();
   const int P = comm.size(), me = comm.rank();
-  if (c == MPI_COMM_NULL || P < 2) return Status::kOk;
-  struct Hello {
-    char name[56];
-    uint64_t cookie;
-  } hello{};
-  unsigned char* base = me == 0 ? create(P, hello.name, sizeof hello.name, hello.cookie) : nullptr;
-  if (me == 0 && !base) hello.name[0] = 0;
-  Status s = comm.bcast(&hello, sizeof hello, 0);
-  if (s != Status::kOk || !hello.name[0]) return s;
-  if (me != 0) base = open_existing(P, hello.name, hello.cookie);
-  // Whether futexes work here (FUTEX_WAKE of nobody: 0 woken), and every rank mapped it.
-  int ok = base && futex(&reinterpret_cast<Header*>(base)->gen, FUTEX_WAKE, 1, nullptr) >= 0 ? 1 : 0;
-  s = comm.allreduce(&ok, 1, MPI_INT, MPI_MIN);
-  if (me == 0) shm_unlink(hello.name);  // every rank has it mapped (or gave up): no name left behind
-  if (s != Status::kOk || !ok) {
-    if (base) munmap(base, segment_bytes(P));
-    return s;
+  char name[sizeof offer.words - sizeof(uint64_t)];
+  std::memcpy(name, offer.words, sizeof name);
+  name[sizeof name - 1] = 0;
+  unsigned char* base = me == 0 ? g_offered : nullptr;
+  g_offered = nullptr;
+  if (!use || c == MPI_COMM_NULL || P < 2 || !name[0]) {
+    if (base) {
+      shm_unlink(name);
+      munmap(base, segment_bytes(P));
+    }
+    return;
   }
-  if (g_keyval == MPI_KEYVAL_INVALID &&
+  if (me != 0) base = open_existing(P, name, offer.words[kOfferWords - 1]);
+  // Whether futexes work here (FUTEX_WAKE of nobody: 0 woken) and the congruence marks can be
+  // kept (serves()): a rank without either stays away, and so every rank gives up.
+  if (base && g_keyval == MPI_KEYVAL_INVALID &&
       PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_keyval, nullptr) !=
-          MPI_SUCCESS) {
+          MPI_SUCCESS)
     g_keyval = MPI_KEYVAL_INVALID;
+  if (base && (g_keyval == MPI_KEYVAL_INVALID ||
+               futex(&reinterpret_cast<Header*>(base)->gen, FUTEX_WAKE, 1, nullptr) < 0)) {
     munmap(base, segment_bytes(P));
-    return Status::kOk;  // every later operation sees it detached
+    base = nullptr;
+  }
+  const uint32_t verdict = base ? join_verdict(*reinterpret_cast<Header*>(base), P) : kGaveUp;
+  if (me == 0) shm_unlink(name);  // every rank has it mapped (or gave up): no name left behind
+  if (verdict != kJoined) {
+    if (base) munmap(base, segment_bytes(P));
+    return;
   }
   g_state.base = base;
   g_state.bytes = segment_bytes(P);
@@ -316,7 +373,6 @@ Status attach(const Comm& comm, bool crowded) {
   g_state.crowded = crowded;
   g_state.epoch = ++g_epochs;
   PMPI_Comm_group(c, &g_state.group);
-  return Status::kOk;
 }
 
 void detach() { unmap(); }

@@ -50,11 +50,23 @@ namespace critpath::analyzer::engine::host_shm {
 constexpr size_t kSlotBytes = 8192;
 constexpr int kMatrixRanks = 1024;
 
-// Collective over `comm` (native; to be called on every rank of it or on none, with every rank
-// on this host): attaches the segment when every rank could map it and use futexes, otherwise
-// stays detached (kMpiError only when the agreement's own MPI calls fail). `crowded`: the
-// ranks outnumber this host's cores (no spinning before a wait). Replaces an earlier segment.
-Status attach(const Comm& comm, bool crowded);
+// The segment's name and cookie, rank 0's to every rank of the communicator: words[0 .. 6] the
+// name (zeros: no segment), words[7] the cookie.
+constexpr size_t kOfferWords = 8;
+struct Offer {
+  uint64_t words[kOfferWords];
+};
+// Attaching, in two steps around one collective the caller runs anyway (the engine's sum of the
+// ranks per host), so that no MPI operation of its own comes before the segment: offer() (on
+// every rank of `comm`, local) makes the segment on rank 0 and returns its offer there, zeros
+// elsewhere, for the caller to sum over `comm`; attach() (on every rank of `comm` with the sum
+// and the same `use`: whether every rank is on this host) maps it and waits until every rank has
+// (one futex wait, no MPI). It attaches when every rank could map it and use futexes; a rank
+// that cannot never arrives, and the others give up after a few seconds (kJoinNs): all detached
+// then, as when `use` is false or rank 0 could not make it (no MPI call: nothing fails). `crowded`: the ranks outnumber this
+// host's cores (no spinning before a wait). offer() detaches an earlier segment.
+Offer offer(const Comm& comm);
+void attach(const Comm& comm, const Offer& offer, bool use, bool crowded);
 // Unmaps the segment (local).
 void detach();
 // Whether the segment serves `comm` (attached, congruent, not on a fiber).
