@@ -17,7 +17,6 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <numeric>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -676,17 +675,16 @@ struct DelayState {
   std::vector<uint32_t> gsync;      // the global synchronizations (phase boundaries), ascending
   // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
   Vec raw, tw, tc;
-  // Per causer W sent waits to (ascending, only those): the instances, replies come in this
-  // order.
   // Per causer W sent waits to, ascending: (causer, where its instances begin and end in
-  // by_causer); by_causer: the instances sent, by causer, each causer's in instance order.
+  // by_causer); by_causer: the instances sent, by causer, each causer's in instance order,
+  // replies come in this order. Empty when it would be the identity (one causer, as in a
+  // two-rank run): no array of a word per wait for it.
   struct SentRun {
     int32_t causer;
     uint32_t begin, end;
   };
   std::vector<SentRun> sent_to;
   std::vector<uint32_t> by_causer;
-  std::vector<uint32_t> sent_pos;  // per instance: its place among those sent to its causer
   // Step 3.
   std::unordered_map<uint32_t, std::vector<uint32_t>> coll_by_comm;  // comm -> coll index by instance
   std::unordered_map<uint32_t, std::vector<uint32_t>> wcoll_by_win;  // window -> its collective calls
@@ -711,6 +709,7 @@ struct DelayState {
   // Step 4.
   std::vector<double> r_caused;  // r_v of each wait this rank caused (empty: all 0)
 
+  uint32_t sent_at(uint32_t k) const { return by_causer.empty() ? k : by_causer[k]; }
   uint32_t caused_at(uint32_t i) const { return caused_of_recv.empty() ? i : caused_of_recv[i]; }
   // Caused record c's edges, [first, second) of `edges`.
   std::pair<uint32_t, uint32_t> edge_range(size_t c) const {
@@ -781,11 +780,10 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
   for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t>& by_causer = s.by_causer;
-  by_causer.resize(inst.size());
+  by_causer.clear();
   if (std::adjacent_find(start.begin(), start.end(),
-                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) != start.end()) {
-    std::iota(by_causer.begin(), by_causer.end(), 0u);  // one causer (two ranks): no second pass over inst
-  } else {
+                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) == start.end()) {
+    by_causer.resize(inst.size());  // (one causer, two ranks: the identity, left empty)
     for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   }
   runs.clear();
@@ -794,10 +792,9 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   size_t used = 0;
   flat.resize(inst.size() * 16);  // a wait with a one-entry vector, mostly
   s.sent_to.clear();
-  s.sent_pos.assign(inst.size(), kNone);
   int64_t prev_b = 0, prev_v = 0;  // the previous record's b and v_ref to the same C
-  for (uint32_t k = 0; k < by_causer.size(); ++k) {
-    const uint32_t j = by_causer[k];
+  for (uint32_t k = 0; k < inst.size(); ++k) {
+    const uint32_t j = s.sent_at(k);
     const Inst& v = inst[j];
     if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
@@ -842,7 +839,6 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     prev_v = j;
     used += size_t(w.p - at);
     runs.back().second += size_t(w.p - at);
-    s.sent_pos[j] = k - s.sent_to.back().begin;
     s.sent_to.back().end = k + 1;
   }
   flat.resize(used);
@@ -1089,7 +1085,7 @@ Status read_indirect_shares(DelayState& s, const std::vector<engine::Comm::Parce
       if (!get(p, end, x)) return Status::kCorrupt;
       if (x == 0) continue;
       if (s.indirect.empty()) s.indirect.assign(s.inst.size(), 0.0);
-      s.indirect[s.by_causer[k]] = x;
+      s.indirect[s.sent_at(k)] = x;
     }
   }
   return Status::kOk;
@@ -1174,6 +1170,11 @@ class DistributedPropagation {
     ready_.reserve(N);
     for (uint32_t j = 0; j < N; ++j)
       if (indeg_[j] == 0) ready_.push_back(j);
+    // Each wait's place among those sent to its causer, made here: the gathered propagation
+    // (the default up to kDelayGatherRanks ranks) never names a wait so.
+    sent_pos_.assign(N, kNone);
+    for (const DelayState::SentRun& run : s_.sent_to)
+      for (uint32_t k = run.begin; k < run.end; ++k) sent_pos_[s_.sent_at(k)] = k - run.begin;
   }
 
   // The final waits' r_u to their causers.
@@ -1190,7 +1191,7 @@ class DistributedPropagation {
       if (b.empty()) b.reserve(engine::Mailbox::kFlushBytes + 12);
       const size_t at = b.size();
       b.resize(at + 12);
-      std::memcpy(b.data() + at, &s_.sent_pos[j], 4);
+      std::memcpy(b.data() + at, &sent_pos_[j], 4);
       std::memcpy(b.data() + at + 4, &r_[j], 8);
       CRITPATH_FORWARD_IF_ERROR(box.appended(c));
     }
@@ -1232,11 +1233,12 @@ class DistributedPropagation {
   }
 
   DelayState& s_;
-  std::vector<double> r_;        // per wait of this rank: its propagated cost so far
-  std::vector<uint32_t> indeg_;  // per wait: the edges into it not yet consumed
-  std::vector<uint32_t> ready_;  // final waits not yet sent
-  std::vector<uint8_t> cut_;     // per edge: against time
-  uint64_t got_ = 0;             // r_v records taken
+  std::vector<double> r_;           // per wait of this rank: its propagated cost so far
+  std::vector<uint32_t> indeg_;     // per wait: the edges into it not yet consumed
+  std::vector<uint32_t> ready_;     // final waits not yet sent
+  std::vector<uint8_t> cut_;        // per edge: against time
+  std::vector<uint32_t> sent_pos_;  // per wait: its place among those sent to its causer
+  uint64_t got_ = 0;                // r_v records taken
 };
 
 // Step 4's batches: phases grouped into at most 4096 buckets, the same on every rank.
