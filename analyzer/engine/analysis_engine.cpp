@@ -424,7 +424,8 @@ class WindowChoice {
     double sharing = 1;
     // In situ (one analysis rank per process, on the host and cores that ran it) the small
     // collectives may go through shared memory (host_shm.h): rank 0's offer of the segment
-    // rides along the count of the ranks per host, the only MPI collective before it on one host.
+    // rides along the maximum of the host names' hashes, the only MPI collective before it on
+    // one host.
     const bool in_situ = !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
     host_shm::Offer offer{};
     if (in_situ && settings.host_shm) offer = host_shm::offer(group.comm());

@@ -56,15 +56,16 @@ constexpr size_t kOfferWords = 8;
 struct Offer {
   uint64_t words[kOfferWords];
 };
-// Attaching, in two steps around one collective the caller runs anyway (the engine's sum of the
-// ranks per host), so that no MPI operation of its own comes before the segment: offer() (on
-// every rank of `comm`, local) makes the segment on rank 0 and returns its offer there, zeros
-// elsewhere, for the caller to sum over `comm`; attach() (on every rank of `comm` with the sum
-// and the same `use`: whether every rank is on this host) maps it and waits until every rank has
-// (one futex wait, no MPI). It attaches when every rank could map it and use futexes; a rank
-// that cannot never arrives, and the others give up after a few seconds (kJoinNs): all detached
-// then, as when `use` is false or rank 0 could not make it (no MPI call: nothing fails). `crowded`: the ranks outnumber this
-// host's cores (no spinning before a wait). offer() detaches an earlier segment.
+// Attaching, in two steps around one collective the caller runs anyway (the engine's maximum of
+// the host names' hashes), so that no MPI operation of its own comes before the segment: offer()
+// (on every rank of `comm`, local) makes the segment on rank 0 and returns its offer there, zeros
+// elsewhere, for the caller to take the maximum of over `comm`; attach() (on every rank of `comm`
+// with that maximum and the same `use`: whether every rank is on this host) maps it and waits
+// until every rank has (one futex wait, no MPI). It attaches when every rank could map it and use
+// futexes; a rank that cannot never arrives, and the others give up after a few seconds
+// (kJoinNs): all detached then, as when `use` is false or rank 0 could not make it (no MPI call:
+// nothing fails). `crowded`: the ranks outnumber this host's cores (no spinning before a wait).
+// offer() detaches an earlier segment.
 Offer offer(const Comm& comm);
 void attach(const Comm& comm, const Offer& offer, bool use, bool crowded);
 // Unmaps the segment (local).
