@@ -108,7 +108,7 @@ struct ByCall {
   }
   // Call k's pairs, [first, second) of `list`; k never below the last call asked for.
   [[gnu::always_inline]] std::pair<size_t, size_t> of(size_t k) {
-    while (list[at].first < k) ++at;
+    from(k);
     size_t e = at;
     while (list[e].first == k) ++e;
     return {at, e};
