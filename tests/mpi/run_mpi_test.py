@@ -68,6 +68,7 @@ DEFAULT_TIMEOUT_S = 110.0
 RESERVE_S = 10.0
 # Exit status of a check (and then of this driver) that skips the test.
 SKIP_CODE = 77
+TIMING_CODE = 78  # critpath_check.py: the check failed on the program's own timing alone
 
 
 def log(msg):
@@ -510,7 +511,7 @@ def otf2_roundtrip(args, out_dir, budget_s):
 def main(argv):
     args = parse_args(argv)
     no_roundtrip = prepare_otf2_roundtrip(args)
-    attempt, roundtrip_again = 0, True
+    attempt, roundtrip_again, timing_again = 0, True, True
     while True:
         rc, failed = run_once(args, no_roundtrip)
         if failed == "roundtrip" and roundtrip_again:
@@ -520,7 +521,13 @@ def main(argv):
                 "which a new run does not repeat, while an export or import defect differs every "
                 "run: running it again (once)")
             continue
-        if failed != "check" or attempt == args.retries:
+        if failed == "timing" and attempt == args.retries and timing_again:
+            timing_again = False
+            log("the check says the program did not make the waits it was written to make (a "
+                "descheduled rank on this shared machine), not that the analysis erred: running it "
+                "again (once)")
+            continue
+        if failed not in ("check", "timing") or attempt == args.retries:
             return rc
         attempt += 1
         log(f"the check failed on a run's timings, which a descheduled rank on this shared machine "
@@ -578,7 +585,7 @@ def run_once(args, no_roundtrip):
             return SKIP_CODE, None
         if rc != 0:
             log(f"FAIL: check {os.path.basename(script)} exited with {rc}")
-            return 1, "check"
+            return 1, "timing" if rc == TIMING_CODE else "check"
     if no_roundtrip is None:
         problem = otf2_roundtrip(args, out_dir, args.timeout - (time.monotonic() - start) - 5.0)
         if problem:
