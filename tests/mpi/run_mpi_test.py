@@ -45,7 +45,9 @@ Steps:
 again, up to N times, each with the whole --timeout. For checks that compare two separate runs'
 timings on this shared machine (the what-if prediction against the balanced run) or take one
 rank's late wake-up whole (the critical-path imbalance of 8 oversubscribed ranks): a descheduled
-rank is noise in that run, not an analysis error; a wrong analysis fails every attempt.
+rank is noise in that run, not an analysis error; a wrong analysis fails every attempt. A check
+that fails on the program's own timing alone (exit 78, critpath_check.TIMING_CODE: the delay
+checks' TIMING lines) gets one more attempt beyond N.
 
 cmake passes lists as ';'-separated strings, possibly empty; both --env and --check accept
 that. Exit status: 0 pass, 1 fail, 2 usage error, 77 skipped (by the check).
