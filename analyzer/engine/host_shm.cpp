@@ -35,6 +35,11 @@ struct Header {
   alignas(64) std::atomic<uint32_t> count{0};  // ranks arrived at the current operation
   alignas(64) std::atomic<uint32_t> gen{0};    // operations completed: the futex word
   std::atomic<uint32_t> poisoned{0};           // a rank abandoned an operation
+  // Ranks whose contribution to the current gather or exchange does not fit: the last to arrive
+  // reads it (not every rank's slot or area, a page each) and clears it for the next operation.
+  std::atomic<uint32_t> unfit{0};
+  // The bytes taken of each set's pool of exchange areas (exchange()).
+  alignas(64) std::atomic<uint64_t> pool_used[2] = {};
   // join(): the ranks that mapped the segment, and its verdict (kOpen until every rank mapped
   // it or one gave up waiting for that): the futex word of the join.
   std::atomic<uint32_t> joined{0};
@@ -58,15 +63,21 @@ constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 constexpr size_t slots_at() { return round_up(sizeof(Header)); }
 size_t bells_at(int P) { return slots_at() + size_t(P) * kSlotBytes; }
-size_t matrix_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
+size_t lines_at(int P) { return bells_at(P) + size_t(P) * kAlign; }
+size_t matrix_at(int P) { return lines_at(P) + size_t(P) * kAlign; }
 size_t exchange_at(int P) {
   return matrix_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * size_t(P) * sizeof(int32_t) : 0);
 }
+// The exchange's two sets (exchange_at): each a pool of P x kSlotBytes, the areas' offsets in it
+// (a u64 per rank), a bitmap row per rank.
+size_t pool_bytes(int P) { return size_t(P) * kSlotBytes; }
+size_t offsets_at(int P) { return exchange_at(P) + 2 * pool_bytes(P); }
 // A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
 size_t row_words(int P) { return (size_t(P) + 63) / 64; }
 size_t row_bytes(int P) { return round_up(row_words(P) * 8); }
 size_t segment_bytes(int P) {
-  return exchange_at(P) + (P <= kMatrixRanks ? 2 * size_t(P) * (kSlotBytes + row_bytes(P)) : 0);
+  return exchange_at(P) +
+         (P <= kMatrixRanks ? 2 * (pool_bytes(P) + round_up(size_t(P) * 8) + size_t(P) * row_bytes(P)) : 0);
 }
 
 // join()'s verdicts.
@@ -93,14 +104,23 @@ struct State {
   size_t test_elem = 0;
   Header* header() const { return reinterpret_cast<Header*>(base); }
   unsigned char* slot(int r) const { return base + slots_at() + size_t(r) * kSlotBytes; }
+  // Rank r's line (kAlign bytes): a contribution that small goes there rather than to its slot,
+  // so that the rank folding every contribution touches P / 64 pages, not one page per rank
+  // (each a page fault in every process that comes to fold, at 256 ranks most of a phase's).
+  unsigned char* line(int r) const { return base + lines_at(size) + size_t(r) * kAlign; }
+  unsigned char* input(int r, size_t bytes) const { return bytes <= kAlign ? line(r) : slot(r); }
   Bell& bell_of(int r) const { return *reinterpret_cast<Bell*>(base + bells_at(size) + size_t(r) * kAlign); }
   std::atomic<uint32_t>& bell(int r) const { return bell_of(r).rung; }
-  // Rank r's exchange area and bitmap row of the parity's set.
-  unsigned char* area(uint32_t parity, int r) const {
-    return base + exchange_at(size) + (size_t(parity & 1) * size_t(size) + size_t(r)) * kSlotBytes;
+  // The parity's set: its pool of exchange areas, rank r's area's offset in it, its bitmap row.
+  unsigned char* pool(uint32_t parity) const {
+    return base + exchange_at(size) + (parity & 1) * pool_bytes(size);
+  }
+  uint64_t& offset(uint32_t parity, int r) const {
+    return reinterpret_cast<uint64_t*>(base + offsets_at(size) +
+                                       (parity & 1) * round_up(size_t(size) * 8))[r];
   }
   std::atomic<uint64_t>* row(uint32_t parity, int r) const {
-    return reinterpret_cast<std::atomic<uint64_t>*>(base + exchange_at(size) + 2 * size_t(size) * kSlotBytes +
+    return reinterpret_cast<std::atomic<uint64_t>*>(base + offsets_at(size) + 2 * round_up(size_t(size) * 8) +
                                                     (size_t(parity & 1) * size_t(size) + size_t(r)) *
                                                         row_bytes(size));
   }
@@ -212,6 +232,8 @@ Status arrive(Combine combine) {
   const uint32_t g = h.gen.load(std::memory_order_acquire);
   if (h.count.fetch_add(1, std::memory_order_acq_rel) + 1 < uint32_t(g_state.size)) return wait_for(h, g);
   combine();
+  // Every rank is past the operation before this one: its set of exchange areas is free.
+  h.pool_used[(g + 1) & 1].store(0, std::memory_order_relaxed);
   h.count.store(0, std::memory_order_relaxed);
   h.gen.store(g + 1, std::memory_order_seq_cst);
   futex(&h.gen, FUTEX_WAKE, INT_MAX, nullptr);
@@ -234,11 +256,11 @@ size_t slot_bytes(int n, MPI_Datatype type) {
 // prefix is handed to `each` (rank, acc).
 template <typename Each>
 void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes, Each each) {
-  std::memcpy(acc, g_state.slot(0), bytes);
+  std::memcpy(acc, g_state.input(0, bytes), bytes);
   each(0, acc);
   for (int r = 1; r < g_state.size; ++r) {
-    if (g_state.test_reduce) g_state.test_reduce(g_state.slot(r), acc, n);
-    else PMPI_Reduce_local(g_state.slot(r), acc, n, type, op);
+    if (g_state.test_reduce) g_state.test_reduce(g_state.input(r, bytes), acc, n);
+    else PMPI_Reduce_local(g_state.input(r, bytes), acc, n, type, op);
     each(r, acc);
   }
 }
@@ -410,7 +432,7 @@ bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype typ
                Status& status) {
   const size_t bytes = slot_bytes(n, type);
   if (!bytes || !serves(comm)) return false;
-  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
+  std::memcpy(g_state.input(g_state.rank, bytes), in == MPI_IN_PLACE ? out : in, bytes);
   Header& h = *g_state.header();
   status = arrive([&] { fold(h.result, n, type, op, bytes, [](int, const unsigned char*) {}); });
   // The result stays until every rank has arrived at the next operation.
@@ -421,15 +443,15 @@ bool allreduce(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype typ
 bool scan(MPI_Comm comm, const void* in, void* out, int n, MPI_Datatype type, MPI_Op op, Status& status) {
   const size_t bytes = slot_bytes(n, type);
   if (!bytes || !serves(comm)) return false;
-  std::memcpy(g_state.slot(g_state.rank), in == MPI_IN_PLACE ? out : in, bytes);
+  std::memcpy(g_state.input(g_state.rank, bytes), in == MPI_IN_PLACE ? out : in, bytes);
   Header& h = *g_state.header();
   // Each rank's prefix replaces its contribution in its own slot, which only it writes next.
   status = arrive([&] {
     fold(h.result, n, type, op, bytes, [&](int r, const unsigned char* acc) {
-      if (r > 0) std::memcpy(g_state.slot(r), acc, bytes);
+      if (r > 0) std::memcpy(g_state.input(r, bytes), acc, bytes);
     });
   });
-  if (status == Status::kOk) std::memcpy(out, g_state.slot(g_state.rank), bytes);
+  if (status == Status::kOk) std::memcpy(out, g_state.input(g_state.rank, bytes), bytes);
   return true;
 }
 
@@ -445,20 +467,19 @@ bool bcast(MPI_Comm comm, void* buf, size_t bytes, int root, Status& status) {
 bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector<unsigned char>& all,
             std::vector<size_t>& sizes, Status& status) {
   if (!serves(comm)) return false;
-  // A slot: the contribution's size, then its bytes when they fit.
-  constexpr size_t kCap = kSlotBytes - sizeof(uint64_t);
+  // A rank's line: the contribution's size, then its bytes when they fit there; a larger one
+  // goes to its slot when it fits that.
+  constexpr size_t kInline = kAlign - sizeof(uint64_t);
   const uint64_t mine_bytes = bytes;
-  unsigned char* own = g_state.slot(g_state.rank);
+  unsigned char* own = g_state.line(g_state.rank);
   std::memcpy(own, &mine_bytes, sizeof mine_bytes);
-  if (bytes && bytes <= kCap) std::memcpy(own + sizeof mine_bytes, mine, bytes);
   Header& h = *g_state.header();
+  if (bytes > kSlotBytes) h.unfit.fetch_add(1, std::memory_order_relaxed);
+  else if (bytes)
+    std::memcpy(bytes <= kInline ? own + sizeof mine_bytes : g_state.slot(g_state.rank), mine, bytes);
   status = arrive([&] {
-    uint32_t fits = 1;
-    for (int r = 0; r < g_state.size; ++r) {
-      uint64_t b = 0;
-      std::memcpy(&b, g_state.slot(r), sizeof b);
-      if (b > kCap) fits = 0;
-    }
+    const uint32_t fits = h.unfit.load(std::memory_order_relaxed) == 0 ? 1 : 0;
+    h.unfit.store(0, std::memory_order_relaxed);
     std::memcpy(h.result, &fits, sizeof fits);
   });
   if (status != Status::kOk) return true;
@@ -470,19 +491,20 @@ bool gather(MPI_Comm comm, const void* mine, size_t bytes, int root, std::vector
     size_t total = 0;
     for (int r = 0; r < g_state.size; ++r) {
       uint64_t b = 0;
-      std::memcpy(&b, g_state.slot(r), sizeof b);
+      std::memcpy(&b, g_state.line(r), sizeof b);
       sizes[size_t(r)] = size_t(b);
       total += size_t(b);
     }
     all.resize(total);
     size_t at = 0;
     for (int r = 0; r < g_state.size; ++r) {
-      if (sizes[size_t(r)])
-        std::memcpy(all.data() + at, g_state.slot(r) + sizeof(uint64_t), sizes[size_t(r)]);
-      at += sizes[size_t(r)];
+      const size_t b = sizes[size_t(r)];
+      if (b)
+        std::memcpy(all.data() + at, b <= kInline ? g_state.line(r) + sizeof(uint64_t) : g_state.slot(r), b);
+      at += b;
     }
   }
-  status = arrive([] {});  // the slots stay until every reader has them
+  status = arrive([] {});  // the lines and slots stay until every reader has them
   return true;
 }
 
@@ -499,9 +521,13 @@ bool alltoall_int(MPI_Comm comm, const int* send, int* recv, Status& status) {
   return true;
 }
 
-// An exchange area: [fits u32][n u32][dest u32 x n, ascending][end u32 x n][payloads], piece i's
+// An exchange area: [n u32][u32 0][dest u32 x n, ascending][end u32 x n][payloads], piece i's
 // bytes from the previous piece's end (0 for the first) to its own, relative to the payloads: a
-// receiver finds its piece by a binary search (a dense all-to-all sends to every rank).
+// receiver finds its piece by a binary search (a dense all-to-all sends to every rank). A rank
+// with pieces reserves its area in the set's pool, P x kSlotBytes shared by the ranks: one rank
+// with more than kSlotBytes goes through the segment as long as all together fit (else every
+// rank goes to MPI, whose all-to-all costs each rank a connection to every peer), and the areas
+// are packed, a receiver's reads on few pages.
 namespace {
 constexpr size_t kAreaHeader = 8;
 }  // namespace
@@ -514,12 +540,20 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
   // Operation k uses set k % 2, as alltoall_int's matrices: written again for k + 2 only after
   // every rank arrived at k + 1, after each read its pieces of k and cleared its row.
   const uint32_t parity = h.gen.load(std::memory_order_acquire);
-  unsigned char* own = g_state.area(parity, me);
-  size_t need = kAreaHeader + 8 * pieces.size();
+  size_t need = pieces.empty() ? 0 : kAreaHeader + 8 * pieces.size();
   for (const Comm::Piece& p : pieces) need += p.bytes;
-  const uint32_t fits = need <= kSlotBytes ? 1 : 0, n = fits ? uint32_t(pieces.size()) : 0;
-  std::memcpy(own, &fits, 4);
-  std::memcpy(own + 4, &n, 4);
+  const uint64_t at = need ? h.pool_used[parity & 1].fetch_add(round_up(need), std::memory_order_relaxed) : 0;
+  if (at + need > pool_bytes(P)) {
+    h.unfit.fetch_add(1, std::memory_order_relaxed);
+    need = 0;  // nothing written: every rank goes to MPI
+  }
+  unsigned char* own = g_state.pool(parity) + at;
+  g_state.offset(parity, me) = at;
+  const uint32_t n = need ? uint32_t(pieces.size()) : 0, zero = 0;
+  if (n) {
+    std::memcpy(own, &n, 4);
+    std::memcpy(own + 4, &zero, 4);
+  }
   unsigned char* payload = own + kAreaHeader + 8 * size_t(n);
   uint32_t end = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -533,8 +567,8 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
                                                           std::memory_order_relaxed);
   }
   status = arrive([&] {
-    uint32_t all = 1;
-    for (int r = 0; r < P && all; ++r) std::memcpy(&all, g_state.area(parity, r), 4);
+    const uint32_t all = h.unfit.load(std::memory_order_relaxed) == 0 ? 1 : 0;
+    h.unfit.store(0, std::memory_order_relaxed);
     std::memcpy(h.result, &all, 4);
   });
   // This rank's row cleared whatever the outcome: only its senders of this operation set it.
@@ -550,9 +584,9 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
   for (size_t w = 0; w < words; ++w)
     for (uint64_t bits = senders[w]; bits; bits &= bits - 1) {
       const int src = int(w * 64) + __builtin_ctzll(bits);
-      const unsigned char* a = g_state.area(parity, src);
+      const unsigned char* a = g_state.pool(parity) + g_state.offset(parity, src);
       uint32_t records = 0;
-      std::memcpy(&records, a + 4, 4);
+      std::memcpy(&records, a, 4);
       const auto* dests = reinterpret_cast<const uint32_t*>(a + kAreaHeader);
       const size_t i = size_t(std::lower_bound(dests, dests + records, uint32_t(me)) - dests);
       if (i == records || dests[i] != uint32_t(me)) continue;  // (cannot be: it marked this rank)

@@ -13,7 +13,9 @@
 //   segment   made by rank 0 (shm_open with a unique name, unlinked once every rank has
 //             mapped it), a header (arrival count, generation: the futex word), a slot per
 //             rank for its contribution, the reduced result, a futex word per rank (the
-//             rings of point-to-point messages) and for P <= kMatrixRanks two P x P count
+//             rings of point-to-point messages), a 64-byte line per rank (a contribution that
+//             small, and a gather's sizes: the rank reading all P of them touches P / 64 pages,
+//             not P) and for P <= kMatrixRanks two P x P count
 //             matrices (the all-to-all of counts, used alternately) and two sets of exchange
 //             areas (a rank's pieces of a sparse exchange, kSlotBytes each, with a P-bit row per
 //             rank marking who sent it one, used alternately as the matrices)

@@ -112,24 +112,28 @@ std::string fail(const char* what, int round, long got, long want) {
 }
 
 // A sparse exchange: rank r sends round % 7 + d bytes of value r + d to rank (r + d) % P for
-// d = 1, 2 (d = 2 only in odd rounds; one piece to itself every third round); every 16th round
-// rank 0's piece does not fit its area, and every rank hears "go to MPI".
+// d = 1, 2 (d = 2 only in odd rounds; one piece to itself every third round). Every 16th round
+// rank 0's piece to rank 1 is 1.5 slots, more than its share of the pool, and still served;
+// four rounds later every rank's is a slot, more than the pool, and every rank hears "go to MPI".
 std::string exchange_round(int me, int P, int round) {
   const MPI_Comm c = MPI_COMM_WORLD;
   Status s = Status::kOk;
-  auto size_of = [round](int d) { return size_t(round % 7 + d); };
+  auto size_of = [round](int from, int d) {
+    if (d == 1 && round % 16 == 12) return shm::kSlotBytes;
+    return d == 1 && from == 0 && round % 16 == 8 ? shm::kSlotBytes * 3 / 2 : size_t(round % 7 + d);
+  };
   std::vector<std::vector<unsigned char>> bufs;
   std::vector<analyzer::engine::Comm::Piece> out;
   for (int d : {0, 1, 2}) {
     if ((d == 0 && round % 3 != 0) || (d == 2 && round % 2 == 0) || (d > 0 && d % P == 0)) continue;
-    const size_t bytes = me == 0 && d == 1 && round % 16 == 8 ? shm::kSlotBytes : size_of(d);
+    const size_t bytes = size_of(me, d);
     bufs.emplace_back(bytes, static_cast<unsigned char>(me + d));
     out.push_back({(me + d) % P, bufs.back().data(), bytes});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.peer < b.peer; });
   std::vector<analyzer::engine::Comm::Parcel> in;
   const bool served = shm::exchange(c, out, in, s);
-  if (round % 16 == 8) return served ? fail("oversized exchange served", round, 1, 0) : "";
+  if (round % 16 == 12) return served ? fail("oversized exchange served", round, 1, 0) : "";
   if (!served || s != Status::kOk) return fail("exchange ran", round, long(s), 0);
   std::vector<std::pair<int, int>> want;  // (source, d), ascending by source
   for (int d : {0, 1, 2}) {
@@ -141,8 +145,8 @@ std::string exchange_round(int me, int P, int round) {
   for (size_t i = 0; i < in.size(); ++i) {
     const auto [src, d] = want[i];
     if (in[i].peer != src) return fail("exchange source", round, in[i].peer, src);
-    if (in[i].bytes != std::vector<unsigned char>(size_of(d), static_cast<unsigned char>(src + d)))
-      return fail("exchange bytes from", round, src, long(size_of(d)));
+    if (in[i].bytes != std::vector<unsigned char>(size_of(src, d), static_cast<unsigned char>(src + d)))
+      return fail("exchange bytes from", round, src, long(size_of(src, d)));
   }
   return "";
 }
@@ -156,13 +160,17 @@ std::string round_of_everything(int me, int P, int round) {
   // Two all-to-alls of counts back to back, then a third after a reduction.
   for (int k = 0; k < 3; ++k) {
     if (k == 2) {
-      int64_t v[2] = {me + 1, 2 * (me + 1)};
-      if (!shm::allreduce(c, MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_SUM, -1, s) || s != Status::kOk)
+      // Two elements (in the ranks' lines), or every other round twelve (in their slots).
+      const int n = round % 2 ? 12 : 2;
+      int64_t v[12];
+      for (int i = 0; i < n; ++i) v[i] = (i + 1) * (me + 1);
+      if (!shm::allreduce(c, MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, -1, s) || s != Status::kOk)
         return fail("allreduce ran", round, long(s), 0);
       if (v[0] != digits(0, P - 1, 1))
         return fail("allreduce, rank order", round, long(v[0]), long(digits(0, P - 1, 1)));
-      if (v[1] != digits(0, P - 1, 2))
-        return fail("allreduce, element 1", round, long(v[1]), long(digits(0, P - 1, 2)));
+      for (int i = 1; i < n; ++i)
+        if (v[i] != digits(0, P - 1, i + 1))
+          return fail("allreduce, element", round, long(v[i]), long(digits(0, P - 1, i + 1)));
     }
     std::vector<int> send(static_cast<size_t>(P)), recv(static_cast<size_t>(P), -1);
     for (int d = 0; d < P; ++d) send[size_t(d)] = round * 100000 + k * 10000 + me * 100 + d;
@@ -190,18 +198,22 @@ std::string round_of_everything(int me, int P, int round) {
     return fail("bcast ran", round, long(s), 0);
   for (unsigned char x : b)
     if (x != static_cast<unsigned char>(round)) return fail("bcast", round, x, round & 0xff);
-  // Gathers of varying sizes (rank r: r + round % 5 bytes of value r), to all and to a root.
+  // Gathers of varying sizes (rank r: r + round % 5 bytes of value r, 100 more for odd ranks
+  // every third round: beyond a rank's line, in its slot), to all and to a root.
+  const auto gathered = [round](int r) {
+    return size_t(r + round % 5 + (round % 3 == 1 && r % 2 ? 100 : 0));
+  };
   for (int to : {-1, root}) {
-    std::vector<unsigned char> mine(size_t(me + round % 5), static_cast<unsigned char>(me)), all;
+    std::vector<unsigned char> mine(gathered(me), static_cast<unsigned char>(me)), all;
     std::vector<size_t> sizes;
     if (!shm::gather(c, mine.data(), mine.size(), to, all, sizes, s) || s != Status::kOk)
       return fail("gather ran", round, long(s), 0);
     if (to >= 0 && to != me) continue;
     size_t at = 0;
     for (int r = 0; r < P; ++r) {
-      if (sizes.size() != size_t(P) || sizes[size_t(r)] != size_t(r + round % 5))
+      if (sizes.size() != size_t(P) || sizes[size_t(r)] != gathered(r))
         return fail("gather size", round, sizes.size() == size_t(P) ? long(sizes[size_t(r)]) : -1,
-                    r + round % 5);
+                    long(gathered(r)));
       for (size_t i = 0; i < sizes[size_t(r)]; ++i)
         if (all[at + i] != r) return fail("gather bytes", round, all[at + i], r);
       at += sizes[size_t(r)];
@@ -210,7 +222,7 @@ std::string round_of_everything(int me, int P, int round) {
   }
   // A contribution that does not fit a slot: every rank hears "go to MPI".
   if (round % 16 == 0) {
-    std::vector<unsigned char> mine(me == 1 ? shm::kSlotBytes : 4, 1), all;
+    std::vector<unsigned char> mine(me == 1 ? shm::kSlotBytes + 1 : 4, 1), all;
     std::vector<size_t> sizes;
     if (shm::gather(c, mine.data(), mine.size(), -1, all, sizes, s))
       return fail("oversized gather served", round, 1, 0);
