@@ -112,6 +112,11 @@ Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
 // record's wait end) stays with the record: step 4 names the record instead. 16 B with 32-bit
 // ids.
 constexpr int32_t kBeganHere = INT32_MIN;  // Reply::rank: the path began (kBegan)
+// Reply::rank of a found record at least this: the record is the successor of two items or
+// more (a merge), so its rank cannot make its segment from the arrival it answered, and the
+// item on the path sends it (send_segments). The rank is then kMergeFlag + 1 + its cause rank
+// (-1 where that is invalid); a communicator of 2^30 - 1 processes or more flags nothing.
+constexpr int32_t kMergeFlag = int32_t(1) << 30;
 template <typename Id>
 struct Reply {
   double time = 0;                         // kFound: the record's next_time(); kPass: the next arrival time
@@ -318,13 +323,14 @@ class JumpWalk {
   Status mark_path();
   Status mark_step(const std::vector<Id>* const* from, bool gather);
   Status send_segments(bool local);
+  // Whether every merge was flagged to its predecessors (send_segments' local route holds then).
+  bool merges_flagged() const { return flagged_; }
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
     for (std::vector<uint32_t>* v : {&hop2_, &lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
     for (std::vector<uint64_t>* v : {&ldist_, &rdep_}) std::vector<uint64_t>().swap(*v);
     std::vector<Id>().swap(rid_);
     std::vector<uint8_t>().swap(res_);
-    std::vector<uint8_t>().swap(indeg_);
     send_.release();
   }
 
@@ -452,6 +458,9 @@ class JumpWalk {
   std::vector<Push> pairs_, push_;  // the pairs held here; a round's messages (reused level after level)
   uint64_t last_active_ = 0;        // jump_once's count of records with a successor at the new level
   std::vector<uint8_t> indeg_;      // items whose successor a record is (up to 2)
+  std::vector<uint8_t> to_merge_;   // per item: its successor is a merge (flagged in step 1's reply)
+  bool flagged_ = false;            // step 1 took one round: every reply told its merges
+  bool first_round_ = false;        // step 1's first round: its replies flag merges
   std::vector<double> arrival_;     // per record: when the (last) item whose successor it is arrived
   uint64_t merges_ = 0;             // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;              // the start's successor
@@ -492,6 +501,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
   std::vector<Pending> pending, still;
   std::vector<uint32_t> order;  // items (then positions in pending), destination by destination
   hop2_.assign(n_ + 1, kNoItem);
+  to_merge_.assign(n_ + 1, 0);
   // The first round's queries (8 B) and replies (16 or 24 B) in buffers sized for them once.
   send_.reserve((n_ + 1) * sizeof(Reply<Id>));
   recv_.reserve((n_ + 1) * sizeof(Reply<Id>));
@@ -499,6 +509,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
   uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
     still.clear();
+    first_round_ = round == 0 && P_ < kMergeFlag - 1;
     if (round == 0) {
       auto at = [&](size_t k) { return first_arrival(k); };
       CRITPATH_FORWARD_IF_ERROR(resolve_arrivals(n_ + 1, at, order));
@@ -517,7 +528,10 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
     merges += red[2];
     first += red[3];
     active += red[4];
-    if (red[0] == 0) break;
+    if (red[0] == 0) {
+      flagged_ = round == 0 && P_ < kMergeFlag - 1;
+      break;
+    }
   }
   // Their memory back to the heap, for the next step's arrays (no fresh pages there).
   send_.release();
@@ -565,12 +579,16 @@ void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
       const HopRec& h = mine_[a.index];
       r.id = gid(me_, a.index);
       r.time = next_time(h);
-      r.rank = h.cause_rank;
+      r.rank = valid_cause(h) ? h.cause_rank : -1;
     } else if (a.kind == Arrival::kPass) {
       r.rank = a.next_rank >= 0 && a.next_rank < P_ ? a.next_rank : -1;
       r.time = a.next_time;
     }
   }
+  if (!first_round_ || merges_ == 0) return;
+  // Every query of the round is in: the replies that found a merge say so.
+  for (size_t k = 0; k < nin; ++k)
+    if (rep[k].kind() == Arrival::kFound && indeg_[index_of(rep[k].id)] >= 2) rep[k].rank += kMergeFlag + 1;
 }
 
 // The replies: found (the segment and J_0), passed on (pending again), or the path began.
@@ -582,9 +600,13 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
   double prev_t = -std::numeric_limits<double>::infinity();
   for (size_t pos = 0; pos < order.size(); ++pos) {
     Pending p = at(order[pos]);
-    const Reply<Id>& r = back[pos];
+    Reply<Id> r = back[pos];
     const size_t it = p.item;
     const Arrival::Kind kind = r.kind();
+    if (kind == Arrival::kFound && r.rank >= kMergeFlag) {
+      r.rank -= kMergeFlag + 1;
+      to_merge_[it] = 1;
+    }
     if (passes(it) > 0) move_to(it, p.q, p.t);
     if (kind == Arrival::kFound) {
       (it < n_ ? J_[0][it] : start_j0_) = r.id;
@@ -1059,27 +1081,31 @@ Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) 
 
 // --- 4. Segments to their ranks; hops, ended chains, broken ends on the path. A marked
 // item's segment lies on the rank of its successor y, [y's wait end, the item's arrival]
-// (`first` where the path began). With `local` (no record is two items' successor) a marked
-// record's one predecessor is on the path too, so y's rank makes y's segment from the arrival
-// it answered (arrival_): only the chains' ends travel, not a segment per record.
+// (`first` where the path began). With `local` (no record is two items' successor, or step 1's
+// replies flagged each merge to its predecessors) a marked record that is no merge has one
+// predecessor, on the path too, so y's rank makes y's segment from the arrival it answered
+// (arrival_): only the chains' ends and the merges' segments travel, not a segment per record
+// (a ping-pong's few merges, receives that did not wait, cost a few segments, not all).
 template <typename Id>
 Status JumpWalk<Id>::send_segments(bool local) {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   // The marked items (the start, where it is here, last), in item order: on a consistent
   // trace each destination then gets its segments ascending.
+  // The items whose segments travel (local: few), in item order, grouped by rank below.
+  std::vector<uint32_t> sent;
   auto on_path = [&](size_t it) { return it < n_ ? marked_[it] != 0 : have_start_; };
   for (size_t it = 0; it <= n_; ++it) {
     if (!on_path(it)) continue;
     red[0] += passes(it) + (it < n_ ? 1 : 0);  // a record's own hop (the start is none), and
                                                // the arrivals passed on after it
     if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
+    if (!local || ended_[it] || to_merge_[it]) sent.push_back(uint32_t(it));
   }
-  grp_.group(n_ + 1, P_,
-             [&](size_t it) { return on_path(it) && (!local || ended_[it]) ? seg_rank(it) : int32_t(-1); });
+  grp_.group(sent.size(), P_, [&](size_t k) { return seg_rank(sent[k]); });
   const size_t nout = grp_.order.size();
   SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
   for (size_t pos = 0; pos < nout; ++pos) {
-    const size_t it = grp_.order[pos];
+    const size_t it = sent[grp_.order[pos]];
     SegmentOut<Id>& m = send[pos];
     m = SegmentOut<Id>{};
     m.end = seg_end(it);
@@ -1120,16 +1146,19 @@ template <typename Id>
 void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
   std::vector<PathSegment>& out = out_.segments;
   out.clear();
+  out.reserve(size_t(std::count(marked_.begin(), marked_.end(), uint8_t(1))) + nin);
   for (size_t y = 0; y < n_; ++y) {
-    if (!marked_[y]) continue;
+    if (!marked_[y] || indeg_[y] >= 2) continue;  // a merge's segment is received
     const double begin = mine_[y].wait_end;
     out.push_back({begin, std::max(arrival_[y], begin)});
   }
   const size_t own = out.size();
   out.insert(out.end(), in, in + nin);
-  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less) ||
-      !std::is_sorted(out.begin() + long(own), out.end(), segment_less))
+  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less))
     return std::sort(out.begin(), out.end(), segment_less);
+  // Received from several ranks (a chain's end and merges): few, sorted apart.
+  if (!std::is_sorted(out.begin() + long(own), out.end(), segment_less))
+    std::sort(out.begin() + long(own), out.end(), segment_less);
   std::inplace_merge(out.begin(), out.begin() + long(own), out.end(), segment_less);
 }
 
@@ -1161,12 +1190,12 @@ Status walk_with(const std::vector<HopRec>& mine, const PathStart& start, PathEx
     CRITPATH_FORWARD_IF_ERROR(walk.rank_list(N, merges, done));
     out.listed = done;
     walk.release_lists();
-    if (done) return walk.send_segments(merges == 0);
+    if (done) return walk.send_segments(merges == 0 || walk.merges_flagged());
   }
   CRITPATH_FORWARD_IF_ERROR(walk.double_pointers(N, active));
   CRITPATH_FORWARD_IF_ERROR(walk.mark_path());
   walk.release_lists();
-  return walk.send_segments(merges == 0);
+  return walk.send_segments(merges == 0 || walk.merges_flagged());
 }
 
 }  // namespace

@@ -34,10 +34,12 @@
 //      ranks ask, else a sparse all-to-all.
 //   4. each marked record r yields the segment on the rank succ(r) lies on,
 //      [wait_end(succ(r)) or first, arrival], the start one more: one round delivers them
-//      (16 B each: the arrival and succ(r), whose wait end its rank reads). Where no record
-//      is two items' successor, a marked record's one predecessor is on the path too: its
-//      rank makes the segment from the arrival it answered in step 1, and the round carries
-//      the chains' ends alone.
+//      (16 B each: the arrival and succ(r), whose wait end its rank reads). A marked record
+//      that is no two items' successor has its one predecessor on the path too: its rank
+//      makes the segment from the arrival it answered in step 1, and the round carries the
+//      chains' ends and the merges' segments alone (step 1's replies flag a merge to its
+//      predecessors; where arrivals were passed on, later rounds flag nothing, and with
+//      merges every segment travels).
 // The list path (ListPath; path_walk.cpp "The list path") replaces steps 2 and 3 where it pays
 // (many records, few merges): each record's token follows its chain, one hop per round, to its
 // first return to its own rank (no token where step 1's reply showed it back after two hops); those returns make each rank's records local runs, resolved

@@ -72,6 +72,56 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecor
   return out;
 }
 
+// The time per node of the segment clip_by_gaps books to, for its dominant node: an entry per
+// node, valid while stamped with the segment's opening (a piece then finds its node's sum
+// without a search: a segment's pieces alternate the nodes of its calls and gaps), and the
+// nodes in the order the segment touched them. A piece is a few instructions inline; opening
+// a segment (once per segment) is out of line.
+class OpenSegment {
+ public:
+  OpenSegment(std::vector<CpSegment>& segments, size_t nodes)
+      : segments_(segments), time_(nodes, 0.0), stamp_(nodes, 0) {}
+  [[gnu::always_inline]] void add(size_t j, int32_t n, double piece) {
+    if (j != open_) reopen(j);  // a segment opened again (a gap over two segments) starts afresh
+    const size_t i = size_t(n);
+    if (stamp_[i] != stamp_now_) {
+      stamp_[i] = stamp_now_;
+      time_[i] = piece;
+      touched_.push_back(n);
+      return;
+    }
+    time_[i] += piece;
+  }
+  // Sets the open segment's dominant node (the most time; the lowest node of a tie).
+  void close() {
+    if (open_ >= segments_.size()) return;
+    double best = -1;
+    for (const int32_t n : touched_) {
+      const double v = time_[size_t(n)];
+      if (v > best || (v == best && n < segments_[open_].node)) {
+        best = v;
+        segments_[open_].node = n;
+      }
+    }
+    touched_.clear();
+    open_ = SIZE_MAX;
+  }
+
+ private:
+  [[gnu::noinline]] void reopen(size_t j) {
+    close();
+    open_ = j;
+    ++stamp_now_;
+  }
+
+  std::vector<CpSegment>& segments_;
+  std::vector<double> time_;
+  std::vector<uint64_t> stamp_;
+  std::vector<int32_t> touched_;
+  uint64_t stamp_now_ = 0;
+  size_t open_ = SIZE_MAX;
+};
+
 }  // namespace
 
 Status walk_critical_path(const engine::Timeline& t, const CpRecords& records, const RunBounds& b,
@@ -103,41 +153,17 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
                                  int32_t init_node) {
   std::vector<double> by_node(nodes, 0.0);
   if (segments.empty() || t.gap_begin.size() != t.calls.size() + 1) return by_node;
-  // The open segment's time per node, for its dominant node (few nodes: a linear list).
-  std::vector<std::pair<int32_t, double>> acc;
-  size_t open = SIZE_MAX, next = 0;
-  auto close = [&] {
-    if (open >= segments.size()) return;
-    double best = -1;
-    for (const auto& [n, v] : acc)
-      if (v > best || (v == best && n < segments[open].node)) {
-        best = v;
-        segments[open].node = n;
-      }
-    acc.clear();
-    open = SIZE_MAX;
-  };
-  size_t last = 0;  // acc's entry that took the latest piece (a segment's pieces mostly alternate few nodes)
-  auto add = [&](size_t j, int32_t n, double piece) {
+  OpenSegment seg(segments, nodes);
+  size_t next = 0;
+  // add and book inline (GCC keeps both out of line otherwise): a call out per piece cost
+  // about a tenth of the clip on a ping-pong (two pieces a call).
+  auto add = [&](size_t j, int32_t n, double piece) __attribute__((always_inline)) {
     by_node[size_t(n)] += piece;
-    if (j != open) {
-      close();
-      open = j;
-    }
-    if (last < acc.size() && acc[last].first == n) {
-      acc[last].second += piece;
-      return;
-    }
-    for (last = 0; last < acc.size(); ++last)
-      if (acc[last].first == n) {
-        acc[last].second += piece;
-        return;
-      }
-    acc.push_back({n, piece});
+    seg.add(j, n, piece);
   };
   // Books [a, b) of node `n` (share `w` of the piece's time) to the segments it overlaps. Most
   // pieces lie before the next segment or wholly inside it: those take no loop.
-  auto book = [&](double a, double b, int32_t n, double w) {
+  auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
     if (!(b > a) || n < 0 || size_t(n) >= nodes) return;
     while (next < segments.size() && segments[next].end <= a) ++next;
     if (next == segments.size() || !(segments[next].begin < b)) return;
@@ -155,21 +181,40 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   for (uint32_t k = 0; k < t.calls.size() && t.calls[k].location == 0; ++k) {
     const engine::CallRecord& c = t.calls[k];
     const uint32_t g0 = t.gap_begin[k], g1 = t.gap_begin[k + 1];
-    double gap_s = 0;
-    for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
-    const double gs = k == 0 ? c.enter - gap_s : std::max(covered, t.calls[k - 1].exit);
-    if (k == 0) book(-std::numeric_limits<double>::infinity(), gs, init_node, 1.0);
+    auto gap_seconds = [&] {
+      double gap_s = 0;
+      for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
+      return gap_s;
+    };
+    double gs = 0;
+    if (k == 0) {
+      gs = c.enter - gap_seconds();
+      book(-std::numeric_limits<double>::infinity(), gs, init_node, 1.0);
+    } else {
+      gs = std::max(covered, t.calls[k - 1].exit);
+    }
     // The gap: its nodes' times spread evenly over it (the gap profile has no finer timing;
-    // segments begin and end at MPI calls, so gaps lie wholly inside or outside them).
-    if (c.enter > gs && gap_s > 0) {
-      // Entries in the order booked; a segment boundary inside a gap splits every node alike.
-      for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, t.gaps[e].node, t.gaps[e].seconds / gap_s);
+    // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
+    // before the next segment (off the path: half a ping-pong's) is not summed.
+    if (c.enter > gs) {
+      while (next < segments.size() && segments[next].end <= gs) ++next;
+      const double gap_s = next < segments.size() && segments[next].begin < c.enter ? gap_seconds() : 0;
+      if (gap_s > 0 && gs >= segments[next].begin && c.enter <= segments[next].end) {
+        for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
+          const int32_t n = t.gaps[e].node;
+          const double piece = (c.enter - gs) * (t.gaps[e].seconds / gap_s);
+          if (n >= 0 && size_t(n) < nodes && piece > 0) add(next, n, piece);
+        }
+      } else if (gap_s > 0) {
+        // Entries in the order booked; a segment boundary inside a gap splits every node alike.
+        for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, t.gaps[e].node, t.gaps[e].seconds / gap_s);
+      }
     }
     // The call itself (a call nested in an earlier one stays the outer call's).
     book(std::max(c.enter, covered), c.exit, c.node, 1.0);
     covered = std::max(covered, c.exit);
   }
-  close();
+  seg.close();
   return by_node;
 }
 
