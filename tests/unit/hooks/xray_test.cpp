@@ -18,6 +18,10 @@
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/recorder.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace xray_test {
+
 extern "C" __attribute__((noinline)) int cp_xray_a(int x) { return x + 11; }
 extern "C" __attribute__((noinline)) int cp_xray_b(int x) { return x + 12; }
 extern "C" __attribute__((noinline)) int cp_xray_c(int x) { return x + 13; }
@@ -212,3 +216,5 @@ TEST_CASE("xray: functions a filter file excludes are never patched", "[hooks]")
   CHECK(info.filtered == 1);
   hooks::xray::reset_for_testing();
 }
+
+}  // namespace xray_test

@@ -13,6 +13,10 @@
 #include "libtrace/event/event.h"
 #include "tests/unit/analyzer/synthetic_trace.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace timeline_test {
+
 using namespace critpath;
 using namespace critpath::analyzer;
 using trace::Event;
@@ -286,3 +290,5 @@ TEST_CASE("timeline: a probe speaks only for the receive of the call right after
   CHECK(t.recvs[0].post_call == 4);
   CHECK(t.recvs[0].complete_call == 4);
 }
+
+}  // namespace timeline_test

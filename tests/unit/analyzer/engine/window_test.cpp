@@ -17,6 +17,10 @@
 #include "libtrace/event/event.h"
 #include "tests/unit/analyzer/synthetic_trace.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace window_test {
+
 using namespace critpath;
 using namespace critpath::analyzer;
 using trace::Event;
@@ -220,3 +224,5 @@ TEST_CASE("wait states added window by window equal the whole timeline's", "[eng
   REQUIRE(by_window.records.size() == 2);
   CHECK(by_window.records[0].call == 0);
 }
+
+}  // namespace window_test

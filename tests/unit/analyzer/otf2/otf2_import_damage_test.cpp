@@ -22,6 +22,10 @@
 #include "analyzer/otf2/otf2_import.h"
 #include "tests/fuzz/otf2_archive_bytes.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace otf2_import_damage_test {
+
 using namespace critpath;
 namespace o = critpath::analyzer::otf2;
 namespace fs = std::filesystem;
@@ -362,3 +366,5 @@ TEST_CASE("the importer's fuzz seeds unpack to archives that import", "[otf2_imp
   }
   fs::remove_all(dir);
 }
+
+}  // namespace otf2_import_damage_test

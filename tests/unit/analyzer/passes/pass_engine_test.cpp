@@ -18,6 +18,10 @@
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace pass_engine_test {
+
 using namespace critpath;
 using namespace critpath::analyzer;
 
@@ -152,3 +156,5 @@ TEST_CASE("passes end to end on Group::local(): rma, then wait states composing 
   waits->add_rank_stats(ctx, row);
   CHECK(row[kStatP2pViolations] == 0.0);
 }
+
+}  // namespace pass_engine_test

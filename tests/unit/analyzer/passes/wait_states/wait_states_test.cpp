@@ -11,6 +11,10 @@
 #include "analyzer/passes/wait_states/wait_states.h"
 #include "libtrace/defs/definitions.h"
 
+// A namespace of this file's own: the unit tests build several files as one (unity build,
+// tests/CMakeLists.txt), and its helpers share names with other files'.
+namespace wait_states_test {
+
 using namespace critpath;
 using namespace critpath::analyzer;
 using engine::CollKind;
@@ -314,3 +318,5 @@ TEST_CASE("wait records: in call order, one per call, whatever order the pattern
   CHECK(w.records[0].completion_begin == Approx(0.95));
   CHECK(w.records[1].completion_begin == Approx(1.5));
 }
+
+}  // namespace wait_states_test
