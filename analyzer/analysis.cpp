@@ -116,7 +116,7 @@ void write_matrix(LocationTrace& location, const engine::Group& group, ReportInp
     summary["written"] = true;
   }
   in.rank_detail.clear();
-  if (group.is_root()) in.extra_json["rank_matrix"] = std::move(summary);
+  if (group.is_root()) (*in.extra_json)["rank_matrix"] = std::move(summary);
 }
 
 }  // namespace

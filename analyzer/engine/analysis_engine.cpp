@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -201,9 +202,10 @@ void set_own_figures(const std::vector<OwnFigures>& all,
     if (f.speaks > 0) memory.push_back(f.memory);
   }
   const double n = double(all.size());
-  out.set("analysis_cpu_s", nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
-  out.set("analysis_cpu_polling_s",
-          nlohmann::json{{"mean", poll_sum / n}, {"max", poll_max}, {"rank0", all[0].polling_cpu_s}});
+  out.set_object("analysis_cpu_s",
+                 nlohmann::json{{"mean", cpu_sum / n}, {"max", cpu_max}, {"rank0", all[0].cpu_s}});
+  out.set_object("analysis_cpu_polling_s",
+                 nlohmann::json{{"mean", poll_sum / n}, {"max", poll_max}, {"rank0", all[0].polling_cpu_s}});
   nlohmann::json phases = nlohmann::json::object(), polling = nlohmann::json::object();
   nlohmann::json faults = nlohmann::json::object();
   const size_t k = std::min<size_t>(size_t(all[0].n_phases), std::min(kFigurePhases, wall.size()));
@@ -220,17 +222,17 @@ void set_own_figures(const std::vector<OwnFigures>& all,
     polling[wall[i].first] = ranks > 0 ? poll / ranks : 0.0;
     faults[wall[i].first] = ranks > 0 ? std::round(fault_sum / ranks) : 0.0;
   }
-  out.set("analysis_cpu_phases_s", std::move(phases));
-  out.set("analysis_cpu_polling_phases_s", std::move(polling));
-  out.set("analysis_faults_phases", std::move(faults));
-  out.set("analysis_bytes", nlohmann::json{{"sent_max", sent_max},
-                                           {"recv_max", recv_max},
-                                           {"sent_rank0", all[0].sent},
-                                           {"recv_rank0", all[0].received}});
+  out.set_object("analysis_cpu_phases_s", std::move(phases));
+  out.set_object("analysis_cpu_polling_phases_s", std::move(polling));
+  out.set_object("analysis_faults_phases", std::move(faults));
+  out.set_object("analysis_bytes", nlohmann::json{{"sent_max", sent_max},
+                                                  {"recv_max", recv_max},
+                                                  {"sent_rank0", all[0].sent},
+                                                  {"recv_rank0", all[0].received}});
   out.set("analysis_rounds", rounds);
   std::sort(memory.begin(), memory.end());
   const double median = memory.empty() ? 0.0 : memory[(memory.size() - 1) / 2];
-  out.set("analysis_memory", nlohmann::json{{"rank0_bytes", all[0].memory}, {"median_bytes", median}});
+  out.set_object("analysis_memory", nlohmann::json{{"rank0_bytes", all[0].memory}, {"median_bytes", median}});
 }
 
 // Notes one a line (own_notes' text of one or more ranks) as a list.

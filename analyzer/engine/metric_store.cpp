@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "analyzer/engine/group.h"
@@ -262,16 +263,25 @@ void undeclared_id(const char* kind, const std::string& id) { g_undeclared_hook(
 
 double Scalars::number(const std::string& id, double fallback) const {
   if (!find_scalar(id)) undeclared_id("scalar", id);
-  const auto it = values_.find(id);
-  return it != values_.end() && it->is_number() ? it->get<double>() : fallback;
+  const auto it = values_->find(id);
+  return it != values_->end() && it->is_number() ? it->get<double>() : fallback;
 }
+
+bool Scalars::has(const std::string& id) const { return values_->contains(id); }
+
+void Scalars::set(const std::string& id, const std::string& v) { put(id, nlohmann::json(v)); }
+void Scalars::set_object(const std::string& id, nlohmann::json v) { put(id, std::move(v)); }
+void Scalars::put_bool(const std::string& id, bool v) { put(id, nlohmann::json(v)); }
+void Scalars::put_double(const std::string& id, double v) { put(id, nlohmann::json(v)); }
+void Scalars::put_int(const std::string& id, int64_t v) { put(id, nlohmann::json(v)); }
+void Scalars::put_uint(const std::string& id, uint64_t v) { put(id, nlohmann::json(v)); }
 
 void Scalars::put(const std::string& id, nlohmann::json v) {
   if (!find_scalar(id)) {
     undeclared_id("scalar", id);
     return;
   }
-  values_[id] = std::move(v);
+  (*values_)[id] = std::move(v);
 }
 
 std::string render_metric_table() {

@@ -24,12 +24,13 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "analyzer/engine/json_box.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::engine {
@@ -109,21 +110,32 @@ class Scalars {
   // Numbers keep their type: integers print as integers, doubles as doubles, bools as bools.
   template <class T>
   requires std::is_arithmetic_v<T>
-  void set(const std::string& id, T v) { put(id, nlohmann::json(v)); }
-  void set(const std::string& id, const std::string& v) { put(id, nlohmann::json(v)); }
-  void set(const std::string& id, const char* v) { put(id, nlohmann::json(v)); }
-  // An object of numbers (analysis_phases).
-  void set(const std::string& id, nlohmann::json v) { put(id, std::move(v)); }
+  void set(const std::string& id, T v) {
+    if constexpr (std::is_same_v<T, bool>) put_bool(id, v);
+    else if constexpr (std::is_floating_point_v<T>) put_double(id, double(v));
+    else if constexpr (std::is_signed_v<T>) put_int(id, int64_t(v));
+    else put_uint(id, uint64_t(v));
+  }
+  void set(const std::string& id, const std::string& v);
+  void set(const std::string& id, const char* v) { set(id, std::string(v)); }
+  // An object of numbers (analysis_phases, analysis_cpu_s, ...).
+  void set_object(const std::string& id, nlohmann::json v);
+  // A JSON value goes through set_object: set() would convert it to a string.
+  void set(const std::string& id, const nlohmann::json& v) = delete;
 
   // The number under `id`; `fallback` when unset or not a number.
   double number(const std::string& id, double fallback = 0) const;
-  bool has(const std::string& id) const { return values_.contains(id); }
+  bool has(const std::string& id) const;
   // report.json's `scalars` object.
-  const nlohmann::json& json() const { return values_; }
+  const nlohmann::json& json() const { return *values_; }
 
  private:
+  void put_bool(const std::string& id, bool v);
+  void put_double(const std::string& id, double v);
+  void put_int(const std::string& id, int64_t v);
+  void put_uint(const std::string& id, uint64_t v);
   void put(const std::string& id, nlohmann::json v);
-  nlohmann::json values_ = nlohmann::json::object();
+  JsonBox values_;
 };
 
 // How many ranks CallpathStats::top names.

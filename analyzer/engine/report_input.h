@@ -5,11 +5,11 @@
 // sections in reduce(). Data only: report/ formats it, on rank 0.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "analyzer/engine/json_box.h"
 #include "analyzer/engine/metric_store.h"
 #include "analyzer/engine/profile.h"
 #include "analyzer/engine/run_info.h"
@@ -90,8 +90,9 @@ struct ReportInput {
   std::vector<ReportSection> sections;
   engine::Scalars scalars;  // the passes' and the engine's; report.json adds its own (`scalars`)
   // The analyses' other report.json objects ("critical_path", "whatif", ...), merged into its
-  // top level; "run" is extended key by key.
-  nlohmann::json extra_json = nlohmann::json::object();
+  // top level; "run" is extended key by key. An object; who reads or writes it includes
+  // <nlohmann/json.hpp>.
+  engine::JsonBox extra_json;
 };
 
 }  // namespace critpath::analyzer

@@ -200,10 +200,10 @@ std::string critical_path_finding(const ReportInput& in) {
 // What the simulation predicts for the best balancing hypothesis (analyzer/passes/whatif); ""
 // when no hypothesis saves 1 %.
 std::string whatif_finding(const ReportInput& in) {
-  if (!in.extra_json.contains("whatif") || !in.extra_json["whatif"].is_array()) return "";
+  if (!in.extra_json->contains("whatif") || !(*in.extra_json)["whatif"].is_array()) return "";
   char buf[1024];
   const nlohmann::json* best = nullptr;
-  for (const auto& e : in.extra_json["whatif"])
+  for (const auto& e : (*in.extra_json)["whatif"])
     if (e.value("hypothesis", "").rfind("balance:", 0) == 0 && e.value("saving_pct", 0.0) >= 1.0 &&
         (!best || e.value("saving_s", 0.0) > best->value("saving_s", 0.0)))
       best = &e;

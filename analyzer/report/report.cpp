@@ -595,7 +595,7 @@ json render_scalars(const ReportInput& in) {
   }
   json phases = json::object();
   for (const auto& [name, sec] : in.analysis_phases) phases[name + "_s"] = sec;
-  s.set("analysis_phases", std::move(phases));
+  s.set_object("analysis_phases", std::move(phases));
   s.set("analysis_pct_of_wall", in.wall_time_s > 0 ? 100.0 * in.analysis_s / in.wall_time_s : 0.0);
   s.set("unmatched_exits", sum_stat(in, kStatUnmatchedExits));
   s.set("unclosed_frames", sum_stat(in, kStatUnclosedFrames));
@@ -685,7 +685,7 @@ nlohmann::json render_json(const ReportInput& in, const std::vector<Finding>& fi
   j["findings"] = render_findings(findings);
   // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
   // by key.
-  for (const auto& [key, value] : in.extra_json.items()) {
+  for (const auto& [key, value] : in.extra_json->items()) {
     if (j.contains(key) && j[key].is_object() && value.is_object()) j[key].update(value);
     else j[key] = value;
   }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "analyzer/passes/critical_path/critical_path.h"
@@ -688,11 +689,11 @@ Status analyze_critical_path(const CriticalPathInput& in, const CpLocal& acc, co
   cpj["segments"] = segments_json(segs_in, rc_all, P, b.first_init_enter, f);
   cpj["headroom_by_rank_s"] = rank_column(rc_all, P, kRcHeadroom);
   cpj["work_by_rank_s"] = rank_column(rc_all, P, kRcBusySpan);
-  rep.extra_json["critical_path"] = std::move(cpj);
+  (*rep.extra_json)["critical_path"] = std::move(cpj);
   rep.scalars.set("critical_path_length_s", cp_len);
   rep.scalars.set("critical_path_hops", hops);
   rep.scalars.set("average_parallelism", avg_par);
-  rep.extra_json["run"]["partitions"] = std::move(part_rows);
+  (*rep.extra_json)["run"]["partitions"] = std::move(part_rows);
   return Status::kOk;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -188,7 +189,7 @@ Status report_delay(const DelayResult& res, const engine::MetricStore& store, co
   o += delaying_callpaths(*st, *lt, global);
   o += delaying_ranks(*st, *lt);
   o += topology_maps(definitions, find(in, "wait_direct"), find(in, "wait_indirect"), *st, *lt,
-                     in.extra_json);
+                     *in.extra_json);
   in.sections.push_back({"Root causes of waiting time", o});
   return Status::kOk;
 }

@@ -124,8 +124,8 @@ Status write_timeline(const TimelineInput& t, const engine::Group& group, const 
             ",\"args\":{\"sort_index\":" + std::to_string(r + 1) + "}}";
   std::string cp;
   const nlohmann::json* list = nullptr;
-  auto it = in.extra_json.find("critical_path");
-  if (it != in.extra_json.end() && it->contains("segments") && (*it)["segments"].contains("list"))
+  auto it = in.extra_json->find("critical_path");
+  if (it != in.extra_json->end() && it->contains("segments") && (*it)["segments"].contains("list"))
     list = &(*it)["segments"]["list"];
   if (list)
     for (const auto& s : *list) {

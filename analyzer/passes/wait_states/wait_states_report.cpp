@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "analyzer/engine/group.h"
 #include "analyzer/engine/metric_store.h"
@@ -358,7 +359,7 @@ void statistics_sections(const std::vector<PatternSummary>& summaries,
   }
   in.sections.push_back({"Wait-state statistics (seconds per instance)", st_text});
   if (!worst_text.empty()) in.sections.push_back({"Worst wait-state instances (5 per pattern)", worst_text});
-  in.extra_json["wait_state_stats"] = std::move(stats);
+  (*in.extra_json)["wait_state_stats"] = std::move(stats);
 }
 
 }  // namespace

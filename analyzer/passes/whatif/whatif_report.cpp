@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "analyzer/passes/pass_list.h"
@@ -147,7 +148,7 @@ void pop_metrics(const WhatIfResult& res, ReportInput& rep) {
   pj["ideal_network_runtime_s"] = T_ideal;
   pj["useful_avg_s"] = avg;
   pj["useful_max_s"] = mx;
-  rep.extra_json["pop"] = pj;
+  (*rep.extra_json)["pop"] = pj;
   std::string pop;
   auto row = [&](const char* name, double v) {
     std::snprintf(buf, sizeof buf, "%-30s %7.1f %%\n", name, 100.0 * v);
@@ -342,7 +343,7 @@ Status analyze_whatif(const WhatIfInput& sim, const WhatIfOptions& options, cons
   rep.sections.push_back({"What if (trace-based simulation, ranked by saving)", body});
   rep.extra_metrics.push_back(std::move(lz));
   rep.extra_metrics.push_back(std::move(slack));
-  rep.extra_json["whatif"] = std::move(wj);
+  (*rep.extra_json)["whatif"] = std::move(wj);
 
   pop_metrics(res, rep);
 

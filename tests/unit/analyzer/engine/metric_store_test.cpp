@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -63,7 +64,7 @@ TEST_CASE("scalars keep their type and render as report.json's scalars", "[engin
   s.set("delay_bytes", 12.5);
   s.set("analysis_windows", size_t(3));
   s.set("analysis_windowed", false);
-  s.set("analysis_phases", nlohmann::json{{"delay_s", 0.25}});
+  s.set_object("analysis_phases", nlohmann::json{{"delay_s", 0.25}});
   s.set("analysis_windows", 4);  // again: replaces
   CHECK(s.number("delay_bytes") == 12.5);
   CHECK(s.number("rma_analysis_bytes", -1) == -1);  // declared, unset

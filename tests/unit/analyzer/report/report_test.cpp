@@ -85,8 +85,8 @@ TEST_CASE("report.json: a small input rendered, parsed back", "[report]") {
   m.by_callpath = {0, 0, 0.375};
   m.by_rank = {0.125, 0.25};
   in.extra_metrics.push_back(m);
-  in.extra_json["scalars"] = {{"late_sender_count", 3}};
-  in.extra_json["critical_path"] = {{"length_s", 9.5}};
+  (*in.extra_json)["scalars"] = {{"late_sender_count", 3}};
+  (*in.extra_json)["critical_path"] = {{"length_s", 9.5}};
 
   REQUIRE(write_reports(in) == Status::kOk);
   std::ifstream f(dir + "/report.json");
