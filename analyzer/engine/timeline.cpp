@@ -73,8 +73,7 @@ uint8_t TimelineBuilder::region_class_slow(uint32_t region) {
   return it->second;
 }
 
-int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
-  if (comm == defs::kCommWorld) return peer;
+int32_t TimelineBuilder::world_rank_slow(uint32_t comm, int32_t peer) {
   if (comm == defs::kCommSelf) return peer == 0 ? me_ : -1;
   auto it = peers_.find(comm);
   if (it == peers_.end()) it = peers_.emplace(comm, defs::p2p_peers(defs_.comms, comm)).first;
@@ -87,26 +86,16 @@ int32_t TimelineBuilder::world_rank(uint32_t comm, int32_t peer) {
 }
 
 void TimelineBuilder::begin_location(uint16_t location) {
-  open_.clear();
+  clear_open();
   probe_call_ = probe_for_open_ = kNoCall;
   location_ = location;
   location_has_mpi_ = false;
 }
 
-[[gnu::always_inline]] inline void TimelineBuilder::close_gap() {
-  t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
-  if (location_ != 0) return;
-  for (int32_t n : gap_touched_) {
-    t_.gaps.push_back({n, double(gap_ticks_[size_t(n)]) * gap_seconds_per_tick_});
-    gap_ticks_[size_t(n)] = 0;
-  }
-  gap_touched_.clear();
-}
-
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   using K = trace::EventKind;
   if (gaps_on_ && location_ == 0) gap_tick(e.time);
-  const uint32_t cur = open_.empty() ? kNoCall : open_.back();
+  const uint32_t cur = open_top_;
   switch (e.kind) {
     case K::kEnter: on_enter(e.time, e.region, node); break;
     case K::kExit: on_exit(e.time, e.region); break;
@@ -131,7 +120,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       r.post_seq = post_seq_++;
       if (r.peer >= 0 && probe_for_open_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
       probe_for_open_ = kNoCall;
-      if (r.peer >= 0) t_.recvs.push_back(r);
+      if (r.peer >= 0) append(t_.recvs) = r;
       break;
     }
     case K::kIrecvRequest:
@@ -163,13 +152,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
 
 namespace {
 
-// While the timeline is built its calls hold their raw tick times in the bits of enter and
-// exit; finish() converts them to global seconds in one loop (no conversion per event).
-double hold_ticks(uint64_t ticks) {
-  double d;
-  std::memcpy(&d, &ticks, sizeof d);
-  return d;
-}
+// A call's raw tick time, as open_call() and close_call() hold it in the bits of a double.
 uint64_t held_ticks(double d) {
   uint64_t ticks;
   std::memcpy(&ticks, &d, sizeof ticks);
@@ -178,34 +161,24 @@ uint64_t held_ticks(double d) {
 
 }  // namespace
 
-void TimelineBuilder::open_call(uint64_t time, uint32_t region, int32_t node) {
-  CallRecord c;
-  c.enter = c.exit = hold_ticks(time);
-  c.node = node;
-  c.region = uint16_t(region);  // an MPI region: below 2^16 (region_class)
-  c.location = location_;
-  if (gaps_on_) close_gap();
-  if (!location_has_mpi_) {
-    location_has_mpi_ = true;
-    ++t_.mpi_locations;
-  }
-  t_.calls.push_back(c);
-  open_.push_back(uint32_t(t_.calls.size() - 1));
-  // A probe speaks only for the receive of the call right after it (a probe followed by other
-  // calls, or by a receive from MPI_PROC_NULL that records nothing, speaks for none).
-  probe_for_open_ = probe_call_;
-  probe_call_ = kNoCall;
+void TimelineBuilder::first_mpi_call() {
+  location_has_mpi_ = true;
+  ++t_.mpi_locations;
 }
 
-void TimelineBuilder::close_call(uint64_t time, uint32_t region) {
-  const uint32_t idx = open_.back();
-  t_.calls[idx].exit = hold_ticks(time);
-  const uint8_t cls = region_class(region);  // the lifecycle too: no locked lookup per call
-  if (cls == kMpiInit) t_.init_call = idx;
-  if (cls == kMpiFinalize) t_.finalize_call = idx;
-  open_.pop_back();
-  probe_for_open_ = kNoCall;
-  if (cls == kBlockingProbe) probe_call_ = idx;
+void TimelineBuilder::close_call_rare(uint32_t idx) {
+  if (open_class_ == kMpiInit) t_.init_call = idx;
+  if (open_class_ == kMpiFinalize) t_.finalize_call = idx;
+  if (open_class_ == kBlockingProbe) probe_call_ = idx;
+  if (open_outer_.empty()) {
+    clear_open();
+    return;
+  }
+  // The call it was nested in is the open one again.
+  open_top_ = open_outer_.back();
+  open_outer_.pop_back();
+  open_region_ = t_.calls[open_top_].region;
+  open_class_ = region_class(open_region_);
 }
 
 void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
@@ -217,7 +190,7 @@ void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
   s.call = cur;
   s.complete_call = e.kind == K::kSend ? cur : kNoCall;
   if (s.peer >= 0) {
-    t_.sends.push_back(s);
+    append(t_.sends) = s;
     if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
   }
 }
@@ -237,7 +210,7 @@ void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
     r.post_call = cur;
     r.post_seq = post_seq_++;
   }
-  if (r.peer >= 0) t_.recvs.push_back(r);
+  if (r.peer >= 0) append(t_.recvs) = r;
 }
 
 void TimelineBuilder::add_coll(const trace::Event& e, uint32_t cur) {
@@ -320,7 +293,7 @@ Timeline TimelineBuilder::take_window() {
   isend_by_req_.clear();
   irecv_post_.clear();
   icoll_by_req_.clear();
-  open_.clear();
+  clear_open();
   Timeline out = finish();
   t_ = Timeline{};
   t_.mpi_locations = out.mpi_locations;

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -193,7 +194,12 @@ class TimelineBuilder {
   Timeline take_window();
 
  private:
-  int32_t world_rank(uint32_t comm, int32_t peer);
+  // A peer as a world rank: MPI_COMM_WORLD's answer inline (every message of most runs), the
+  // others out of line.
+  int32_t world_rank(uint32_t comm, int32_t peer) {
+    return comm == defs::kCommWorld ? peer : world_rank_slow(comm, peer);
+  }
+  int32_t world_rank_slow(uint32_t comm, int32_t peer);
   // A region's class: 1 not MPI, 2 MPI, 3 a blocking probe (MPI_Probe, MPI_Mprobe), 4 the
   // initialization (MpiLifecycle::kInit), 5 MPI_Finalize (kFinalize); every class from 2 on is MPI.
   // A region id beyond 16 bits (CallRecord::region) is no MPI function's: class 1.
@@ -209,8 +215,20 @@ class TimelineBuilder {
   std::function<double(uint64_t)> to_global_;
   const defs::Definitions& defs_;
   Timeline t_;
-  std::vector<uint32_t> open_;                           // stack of open MPI calls (normally depth <= 1)
-  std::unordered_map<uint64_t, uint32_t> isend_by_req_;  // request -> send index
+  // The stack of open MPI calls (normally depth <= 1): its top in open_top_ (kNoCall: none)
+  // with its region in open_region_ (kNoRegion: none) and class in open_class_, the calls
+  // below it in open_outer_, so that the ENTER and EXIT of an unnested call touch no vector.
+  static constexpr uint32_t kNoRegion = UINT32_MAX;  // no MPI region's id (those are < 2^16)
+  uint32_t open_top_ = kNoCall;
+  uint32_t open_region_ = kNoRegion;
+  uint8_t open_class_ = 0;
+  std::vector<uint32_t> open_outer_;
+  void clear_open() {
+    open_top_ = kNoCall;
+    open_region_ = kNoRegion;
+    open_outer_.clear();
+  }
+  std::unordered_map<uint64_t, uint32_t> isend_by_req_;                     // request -> send index
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> irecv_post_;  // req -> (call, seq)
   std::unordered_map<uint64_t, uint32_t> icoll_by_req_;                     // request -> coll index
   std::unordered_map<uint32_t, std::vector<int32_t>> peers_;  // comm -> world ranks its p2p peers name
@@ -226,13 +244,64 @@ class TimelineBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> probed_;
   void unprobe_shared_receives();
   // on_event's steps; `cur`: the open MPI call (kNoCall: none).
-  void open_call(uint64_t time, uint32_t region, int32_t node);  // an MPI call's ENTER
-  void close_call(uint64_t time, uint32_t region);               // the EXIT of the open call
-  void on_enter(uint64_t time, uint32_t region, int32_t node) {
-    if (is_mpi(region)) open_call(time, region, node);
+  // An MPI call's ENTER and the EXIT of the open call, inline (once per MPI call each); what
+  // only a run's first call, a nested call or the lifecycle calls need is out of line.
+  [[gnu::always_inline]] void open_call(uint64_t time, uint32_t region, int32_t node, uint8_t cls) {
+    if (gaps_on_) close_gap();
+    if (!location_has_mpi_) [[unlikely]]
+      first_mpi_call();
+    if (open_top_ != kNoCall) [[unlikely]]
+      open_outer_.push_back(open_top_);
+    open_top_ = uint32_t(t_.calls.size());
+    open_region_ = region;
+    open_class_ = cls;
+    CallRecord& c = append(t_.calls);
+    c.enter = c.exit = hold_ticks(time);
+    c.node = node;
+    c.region = uint16_t(region);  // an MPI region: below 2^16 (region_class)
+    c.location = location_;
+    // A probe speaks only for the receive of the call right after it (a probe followed by other
+    // calls, or by a receive from MPI_PROC_NULL that records nothing, speaks for none).
+    probe_for_open_ = probe_call_;
+    probe_call_ = kNoCall;
   }
-  void on_exit(uint64_t time, uint32_t region) {
-    if (!open_.empty() && t_.calls[open_.back()].region == region) close_call(time, region);
+  [[gnu::always_inline]] void close_call(uint64_t time) {
+    const uint32_t idx = open_top_;
+    t_.calls[idx].exit = hold_ticks(time);
+    probe_for_open_ = kNoCall;
+    if (open_class_ != kMpi || !open_outer_.empty()) [[unlikely]] {
+      close_call_rare(idx);
+      return;
+    }
+    clear_open();
+  }
+  void close_call_rare(uint32_t idx);  // a lifecycle call or a probe, or a nested call's outer one
+  void first_mpi_call();
+  [[gnu::always_inline]] void on_enter(uint64_t time, uint32_t region, int32_t node) {
+    const uint8_t cls = region_class(region);
+    if (cls >= kMpi) open_call(time, region, node, cls);
+  }
+  [[gnu::always_inline]] void on_exit(uint64_t time, uint32_t region) {
+    if (region == open_region_) close_call(time);
+  }
+  // v.push_back() of a default record, returned to be filled: the reservation (reserve())
+  // makes the growth path a rare one, out of line.
+  template <class T>
+  [[gnu::always_inline]] static T& append(std::vector<T>& v) {
+    if (v.size() == v.capacity()) [[unlikely]]
+      grow(v);
+    return v.emplace_back();
+  }
+  template <class T>
+  [[gnu::noinline]] static void grow(std::vector<T>& v) {
+    v.reserve(2 * v.capacity() + 16);
+  }
+  // While the timeline is built its calls hold their raw tick times in the bits of enter and
+  // exit; finish() converts them to global seconds in one loop (no conversion per event).
+  static double hold_ticks(uint64_t ticks) {
+    double d;
+    std::memcpy(&d, &ticks, sizeof d);
+    return d;
   }
   void add_send(const trace::Event& e, uint32_t cur);
   void add_irecv(const trace::Event& e, uint32_t cur);
@@ -247,7 +316,7 @@ class TimelineBuilder {
   void gap_tick(uint64_t time) {
     // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
     // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
-    if (have_last_ && open_.empty() && prev_node_ >= 0 && time > last_ticks_) {
+    if (have_last_ && open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
       const size_t n = size_t(prev_node_);
       if (n >= gap_ticks_.size()) gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
       if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
@@ -256,7 +325,19 @@ class TimelineBuilder {
     last_ticks_ = time;
     have_last_ = true;
   }
-  void close_gap();
+  // The gap before a call closes at its ENTER: its entries are the nodes touched since the
+  // previous call's EXIT.
+  [[gnu::always_inline]] void close_gap() {
+    append(t_.gap_begin) = uint32_t(t_.gaps.size());
+    if (location_ != 0) return;
+    for (int32_t n : gap_touched_) {
+      GapEntry& g = append(t_.gaps);
+      g.node = n;
+      g.seconds = double(gap_ticks_[size_t(n)]) * gap_seconds_per_tick_;
+      gap_ticks_[size_t(n)] = 0;
+    }
+    gap_touched_.clear();
+  }
   bool gaps_on_ = false;
   double gap_seconds_per_tick_ = 0;
   bool have_last_ = false;
