@@ -175,8 +175,10 @@ class TimelineBuilder {
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
   // on_event for a narrow event (trace::CompactEvent: only time, region and kind), inline:
-  // an ENTER or EXIT, or a kind the index has nothing to do for.
-  void on_narrow(uint64_t time, uint32_t region, trace::EventKind kind, int32_t node) {
+  // an ENTER or EXIT, or a kind the index has nothing to do for. Forced: with on_enter and
+  // on_exit inlined into it GCC keeps it out of line, a call per event (~110 instructions per
+  // narrow event; 63.3M -> 61.7M in build_profile less zstd and decode, bench_chain 0.05).
+  [[gnu::always_inline]] void on_narrow(uint64_t time, uint32_t region, trace::EventKind kind, int32_t node) {
     if (gaps_on_ && location_ == 0) gap_tick(time);
     if (kind == trace::EventKind::kEnter) on_enter(time, region, node);
     else if (kind == trace::EventKind::kExit) on_exit(time, region);
