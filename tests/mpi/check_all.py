@@ -12,8 +12,8 @@ when any script failed; 77 (skip, run_mpi_test.SKIP_CODE) when every one skipped
 import subprocess
 import sys
 
-SKIP_CODE = 77
-TIMING_CODE = 78  # critpath_check.py: only the program's own timing failed
+# The checks' exit codes: skipped, and failed on the program's own timing alone.
+from critpath_check import SKIP_CODE, TIMING_CODE
 
 
 def split_checks(items):

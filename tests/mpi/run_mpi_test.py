@@ -68,9 +68,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_TIMEOUT_S = 110.0
 # Time reserved for killing a hung run and for the check script.
 RESERVE_S = 10.0
-# Exit status of a check (and then of this driver) that skips the test.
-SKIP_CODE = 77
-TIMING_CODE = 78  # critpath_check.py: the check failed on the program's own timing alone
+# Exit status of a check (and then of this driver) that skips the test, and of a check that
+# failed on the program's own timing alone.
+from critpath_check import SKIP_CODE, TIMING_CODE  # noqa: E402
 
 
 def log(msg):
