@@ -529,7 +529,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
     first += red[3];
     active += red[4];
     if (red[0] == 0) {
-      flagged_ = round == 0 && P_ < kMergeFlag - 1;
+      flagged_ = first_round_;
       break;
     }
   }
@@ -1089,9 +1089,8 @@ Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) 
 template <typename Id>
 Status JumpWalk<Id>::send_segments(bool local) {
   uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
-  // The marked items (the start, where it is here, last), in item order: on a consistent
-  // trace each destination then gets its segments ascending.
-  // The items whose segments travel (local: few), in item order, grouped by rank below.
+  // The marked items whose segments travel (local: few; the start, where it is here, last), in
+  // item order: on a consistent trace each destination then gets its segments ascending.
   std::vector<uint32_t> sent;
   auto on_path = [&](size_t it) { return it < n_ ? marked_[it] != 0 : have_start_; };
   for (size_t it = 0; it <= n_; ++it) {
