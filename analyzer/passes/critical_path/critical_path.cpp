@@ -72,17 +72,61 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecor
   return out;
 }
 
-// The time per node of the segment clip_by_gaps books to, for its dominant node: an entry per
-// node, valid while stamped with the segment's opening (a piece then finds its node's sum
-// without a search: a segment's pieces alternate the nodes of its calls and gaps), and the
-// nodes in the order the segment touched them. A piece is a few instructions inline; opening
-// a segment (once per segment) is out of line.
+// The time per node of the segment clip_by_gaps books to, for its dominant node. A segment
+// touches few nodes (a ping-pong's: the receive, the gap's node, the send): the first kFew
+// are summed in a small array searched in order, a piece then costs a few instructions
+// inline; beyond them a node-indexed sum, valid while stamped with the segment's opening,
+// and the nodes in the order touched (allocated at the first segment that needs them).
 class OpenSegment {
  public:
-  OpenSegment(std::vector<CpSegment>& segments, size_t nodes)
-      : segments_(segments), time_(nodes, 0.0), stamp_(nodes, 0) {}
+  OpenSegment(std::vector<CpSegment>& segments, size_t nodes) : segments_(segments), nodes_(nodes) {}
   [[gnu::always_inline]] void add(size_t j, int32_t n, double piece) {
     if (j != open_) reopen(j);  // a segment opened again (a gap over two segments) starts afresh
+    for (uint32_t i = 0; i < nfew_; ++i)
+      if (few_[i].node == n) {
+        few_[i].time += piece;
+        return;
+      }
+    if (nfew_ < kFew) {
+      few_[nfew_++] = {n, piece};
+      return;
+    }
+    add_many(n, piece);
+  }
+  // Sets the open segment's dominant node (the most time; the lowest node of a tie).
+  void close() {
+    if (open_ >= segments_.size()) return;
+    double best = -1;
+    int32_t& node = segments_[open_].node;
+    auto take = [&](int32_t n, double v) {
+      if (v > best || (v == best && n < node)) {
+        best = v;
+        node = n;
+      }
+    };
+    for (uint32_t i = 0; i < nfew_; ++i) take(few_[i].node, few_[i].time);
+    for (const int32_t n : touched_) take(n, time_[size_t(n)]);
+    touched_.clear();
+    nfew_ = 0;
+    open_ = SIZE_MAX;
+  }
+
+ private:
+  static constexpr uint32_t kFew = 6;
+  struct Sum {
+    int32_t node;
+    double time;
+  };
+  void reopen(size_t j) {
+    close();
+    open_ = j;
+    ++stamp_now_;
+  }
+  [[gnu::noinline]] void add_many(int32_t n, double piece) {
+    if (time_.empty()) {
+      time_.assign(nodes_, 0.0);
+      stamp_.assign(nodes_, 0);
+    }
     const size_t i = size_t(n);
     if (stamp_[i] != stamp_now_) {
       stamp_[i] = stamp_now_;
@@ -92,29 +136,11 @@ class OpenSegment {
     }
     time_[i] += piece;
   }
-  // Sets the open segment's dominant node (the most time; the lowest node of a tie).
-  void close() {
-    if (open_ >= segments_.size()) return;
-    double best = -1;
-    for (const int32_t n : touched_) {
-      const double v = time_[size_t(n)];
-      if (v > best || (v == best && n < segments_[open_].node)) {
-        best = v;
-        segments_[open_].node = n;
-      }
-    }
-    touched_.clear();
-    open_ = SIZE_MAX;
-  }
-
- private:
-  [[gnu::noinline]] void reopen(size_t j) {
-    close();
-    open_ = j;
-    ++stamp_now_;
-  }
 
   std::vector<CpSegment>& segments_;
+  size_t nodes_;
+  Sum few_[kFew];
+  uint32_t nfew_ = 0;
   std::vector<double> time_;
   std::vector<uint64_t> stamp_;
   std::vector<int32_t> touched_;
