@@ -91,7 +91,7 @@ namespace {
 
 // arrive(), searching from `hint` on (every record below it entered before t) by galloping:
 // O(log distance) instead of O(log n) when consecutive times are close.
-Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
+[[gnu::noinline]] Arrival arrive_gallop(const HopRec* h, size_t n, double t, size_t hint) {
   size_t lo = hint, step = 1, hi = hint;
   while (hi < n && h[hi].enter < t) {
     lo = hi + 1;
@@ -103,6 +103,17 @@ Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
                                       [](const HopRec& r, double v) { return r.enter < v; });
   const size_t i = size_t(it - h);  // h[0 .. i) entered before t, h[i] (if any) not
   return arrival_at(h, i == 0 ? kNoRecord : i - 1, t);
+}
+
+[[gnu::always_inline]] inline Arrival arrive_from(const HopRec* h, size_t n, double t, size_t hint) {
+  // The common answers first: the hint's next record (consecutive queries of a ping-pong) or
+  // the hint itself.
+  if (hint + 1 < n && h[hint + 1].enter < t) {
+    if (hint + 2 == n || !(h[hint + 2].enter < t)) return arrival_at(h, hint + 1, t);
+  } else if (hint < n && h[hint].enter < t) {
+    return arrival_at(h, hint, t);
+  }
+  return arrive_gallop(h, n, t, hint);
 }
 
 // Step 1: "the path arrives on you at t" (a query is the time alone, 8 B). A found record's
