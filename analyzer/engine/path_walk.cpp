@@ -238,9 +238,11 @@ struct Grouping {
   }
 };
 
-bool segment_less(const PathSegment& a, const PathSegment& b) {
+// A function object, not a function: the algorithms below then inline it (a function's
+// pointer was a call per comparison).
+constexpr auto segment_less = [](const PathSegment& a, const PathSegment& b) {
   return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
-}
+};
 
 // Sorts segments that arrived as runs (runs[s] from source s, in source order): runs that
 // are ascending already (a consistent trace) are merged pairwise, anything else is sorted.
