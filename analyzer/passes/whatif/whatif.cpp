@@ -100,6 +100,7 @@ struct ByCall {
   size_t at = 0;  // the first pair of a call not before the last one asked for
   void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
     list = std::move(call_item);
+    list.reserve(list.size() + 1);  // the sentinel (a no-op where the caller left room for it)
     const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
     if (!std::is_sorted(list.begin(), list.end(), by_call))
       std::stable_sort(list.begin(), list.end(), by_call);
@@ -1206,7 +1207,11 @@ class Simulator {
   void index_calls() {
     // The sends' and receives' pairs (one per message) stored by index into room for all of
     // them, then cut: no capacity check per pair.
-    std::vector<std::pair<uint32_t, uint32_t>> s(t_.sends.size()), r(t_.recvs.size()), p, c;
+    std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
+    s.reserve(t_.sends.size() + 1);  // and ByCall's sentinel: no regrowth copy for it
+    r.reserve(t_.recvs.size() + 1);
+    s.resize(t_.sends.size());
+    r.resize(t_.recvs.size());
     size_t ns = 0, nr = 0;
     const size_t matched_sends = std::min(t_.sends.size(), match_.group.size());
     const size_t matched_recvs = std::min(t_.recvs.size(), match_.send_group.size());
@@ -1597,35 +1602,30 @@ class Simulator {
   // waited-for dependencies of the same class (receives / collectives and one-sided) cost
   // after they arrived. 0 before the first.
   // The median is taken of the window as it was after the first 16 and after every 64th
-  // dependency (amortized), and only when read: the slots overwritten since then are kept to
-  // restore that window.
+  // dependency (amortized), and only when read: the values are kept in a ring twice the window,
+  // so that the window of the last point (at most 63 values back) is still whole there, with no
+  // record of the slots overwritten since.
   struct Latency {
     static constexpr size_t kKeep = 1024;
-    std::vector<double> seen, scratch;
-    std::vector<std::pair<size_t, double>> overwritten;  // since the last point: (slot, old value)
+    static constexpr size_t kRing = 2 * kKeep;  // > kKeep + 63, a power of two
+    std::vector<double> ring = std::vector<double>(kRing), scratch;
     uint64_t added = 0;
-    size_t size_at = 0;  // seen.size() at the last point
+    uint64_t point = 0;  // `added` at the last point
     double median = 0;
     bool stale = false;  // median is not yet the last point's
     void add(double v) {
-      if (seen.size() < kKeep) {
-        seen.push_back(v);
-      } else {
-        overwritten.push_back({added % kKeep, seen[added % kKeep]});
-        seen[added % kKeep] = v;
-      }
+      ring[added & (kRing - 1)] = v;
       ++added;
       if (added <= 16 || (added & 63) == 0) {
-        size_at = seen.size();
-        overwritten.clear();
+        point = added;
         stale = true;
       }
     }
     double get() {
       if (stale) {
-        scratch.assign(seen.begin(), seen.begin() + long(size_at));
-        for (const auto& [slot, old] : overwritten)
-          if (slot < size_at) scratch[slot] = old;
+        const uint64_t n = std::min<uint64_t>(point, kKeep);
+        scratch.resize(size_t(n));
+        for (uint64_t i = 0; i < n; ++i) scratch[size_t(i)] = ring[(point - n + i) & (kRing - 1)];
         std::nth_element(scratch.begin(), scratch.begin() + long(scratch.size() / 2), scratch.end());
         median = scratch[scratch.size() / 2];
         stale = false;
