@@ -371,14 +371,15 @@ class Executor {
  public:
   Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal, bool delayed)
       : p_(p), end_(p + n), me_(me), ideal_(ideal), V_(ideal.size()), enter_(V_, 0.0), cur_(V_, 0.0),
-        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
+        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0),
+        two_(V_ == 2 && !ideal[0] && ideal[1]), delayed_(delayed) {}
 
   bool done() const { return done_; }
   // Blocked in a kOpRecv* (run() stopped there for its time): resume() completes it with the
   // time told, and run() goes on after it.
   bool in_receive() const { return pending_.at != nullptr && p_ == pending_.at; }
   void resume(const double* v) {
-    if (V_ == 2) finish_receive<2>(v);
+    if (two_) finish_receive<2>(v);
     else finish_receive<0>(v);
     p_ = pending_.next;
   }
@@ -392,8 +393,7 @@ class Executor {
   template <class Io>
   Status run(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     // Two lanes (identity and ideal network: the default) with the messages' loops unrolled.
-    return V_ == 2 ? run_lanes<2>(io, deadline_ns, blocked, late)
-                   : run_lanes<0>(io, deadline_ns, blocked, late);
+    return two_ ? run_lanes<2>(io, deadline_ns, blocked, late) : run_lanes<0>(io, deadline_ns, blocked, late);
   }
 
  private:
@@ -401,6 +401,12 @@ class Executor {
   template <size_t N>
   size_t lanes() const {
     return N ? N : V_;
+  }
+  // Whether lane l is the ideal network's: N = 2 is the default's identity and ideal network
+  // (two_), known at compile time.
+  template <size_t N>
+  [[gnu::always_inline]] bool ideal(size_t l) const {
+    return N == 2 ? l == 1 : ideal_[l] != 0;
   }
   template <size_t N, class Io>
   Status run_lanes(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
@@ -571,7 +577,7 @@ class Executor {
     if (!one_message<N>(false, next, last_[0], own, after, key)) return Status::kCorrupt;
     CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data()));
     // exit_call without a dependency: ready' is none.
-    for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal_[l] ? enter_[l] : enter_[l] + double(own);
+    for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal<N>(l) ? enter_[l] : enter_[l] + double(own);
     last_[0] = key;
     return Status::kOk;
   }
@@ -611,7 +617,7 @@ class Executor {
     for (size_t l = 0; l < lanes<N>(); ++l) {
       const double en = enter_[l], ready = std::max(kNone, v[l]);
       if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
-      if (ideal_[l]) cur_[l] = std::max(en, ready);
+      if (ideal<N>(l)) cur_[l] = std::max(en, ready);
       else if (x.waited) cur_[l] = std::max(en, ready) + own;
       else cur_[l] = std::max(en + own, ready + after);
     }
@@ -679,6 +685,7 @@ class Executor {
   const std::vector<uint8_t>& ideal_;  // per lane: the ideal network (c = 0)
   size_t V_;
   std::vector<double> enter_, cur_, ready_, acc_, v_, fin_, wait_;
+  bool two_;  // the lanes are identity and ideal network (run_lanes<2>)
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
@@ -1014,7 +1021,8 @@ class GroupReplay final : public ReplayIo {
   // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
   // it waits in one (a ping-pong's every message: no second look at the operation).
   [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
-    if (delay_us_ == 0 && m < ex_.size() && ex_[m].in_receive()) {
+    // m is a member (below n_): every member has its executor once there are any.
+    if (delay_us_ == 0 && !ex_.empty() && ex_[m].in_receive()) {
       ex_[m].resume(v);
       state_[m] = kRunning;
     } else {
@@ -1354,7 +1362,10 @@ class Simulator {
       w_.raw(x.time);
     }
     bool reached = false;
-    for (size_t k = 0; k < n0_ && k <= fin_; ++k) {
+    // The bound in a local: the program's byte stores may alias any member, which the
+    // condition would otherwise read again at every call.
+    const size_t end = std::min(n0_, fin_ + 1);
+    for (size_t k = 0; k < end; ++k) {
       if (k <= init_) {  // entry as measured
         op(kOpEnterAt);
         w_.raw(t_.calls[k].enter);
@@ -1445,7 +1456,7 @@ class Simulator {
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, own, after);
+    const uint8_t o = exit_op(k, ready_m, r1 > r0, own, after);
     MessageKey& last = last_[s1 > s0 ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
@@ -1644,11 +1655,13 @@ class Simulator {
   // exit_op() writes the exit's kind (kOpExit0, kOpExitW, kOpExitD) and operands (own = c,
   // after = the latency), exit_call() the operation. Inline: once per call, where the call
   // itself cost a fifth of what exit_op does.
-  [[gnu::always_inline]] uint8_t exit_op(size_t k, double ready_m, float& own_f, float& after_f) {
+  // `receives`: call k completes a receive (its latency class).
+  [[gnu::always_inline]] uint8_t exit_op(size_t k, double ready_m, bool receives, float& own_f,
+                                         float& after_f) {
     const engine::CallRecord& call = t_.calls[k];
     if (call.exit + 1e-6 < ready_m) ++info_.clamped;  // ended before what it waited for
     const bool has_dep = ready_m > kNone, waited = has_dep && ready_m > call.enter;
-    Latency& lat = recvs_at_.any(k) ? p2p_latency_ : coll_latency_;
+    Latency& lat = receives ? p2p_latency_ : coll_latency_;
     const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     double after_dep = own;
     if (waited) lat.add(own);
@@ -1666,7 +1679,7 @@ class Simulator {
       return;
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, own, after);
+    const uint8_t o = exit_op(k, ready_m, recvs_at_.any(k), own, after);
     op(o);
     w_.raw(own);
     if (o == kOpExitD) w_.raw(after);
