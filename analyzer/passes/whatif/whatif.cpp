@@ -376,9 +376,10 @@ class Executor {
 
   bool done() const { return done_; }
   // Blocked in a kOpRecv* (run() stopped there for its time): resume() completes it with the
-  // time told, and run() goes on after it.
+  // time told, and run() goes on after it. Inline into the hand-over (a ping-pong's every
+  // message): the call cost a tenth of what it does.
   bool in_receive() const { return pending_.at != nullptr && p_ == pending_.at; }
-  void resume(const double* v) {
+  [[gnu::always_inline]] void resume(const double* v) {
     if (two_) finish_receive<2>(v);
     else finish_receive<0>(v);
     p_ = pending_.next;
