@@ -100,6 +100,7 @@ struct ByCall {
   size_t at = 0;  // the first pair of a call not before the last one asked for
   void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
     list = std::move(call_item);
+    list.reserve(list.size() + 1);  // the sentinel (a no-op where the caller left room for it)
     const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
     if (!std::is_sorted(list.begin(), list.end(), by_call))
       std::stable_sort(list.begin(), list.end(), by_call);
@@ -370,14 +371,16 @@ class Executor {
  public:
   Executor(const unsigned char* p, size_t n, int me, const std::vector<uint8_t>& ideal, bool delayed)
       : p_(p), end_(p + n), me_(me), ideal_(ideal), V_(ideal.size()), enter_(V_, 0.0), cur_(V_, 0.0),
-        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0), delayed_(delayed) {}
+        ready_(V_, kNone), acc_(V_, 0.0), v_(V_, 0.0), fin_(V_, 0.0), wait_(V_, 0.0),
+        two_(V_ == 2 && !ideal[0] && ideal[1]), delayed_(delayed) {}
 
   bool done() const { return done_; }
   // Blocked in a kOpRecv* (run() stopped there for its time): resume() completes it with the
-  // time told, and run() goes on after it.
+  // time told, and run() goes on after it. Inline into the hand-over (a ping-pong's every
+  // message): the call cost a tenth of what it does.
   bool in_receive() const { return pending_.at != nullptr && p_ == pending_.at; }
-  void resume(const double* v) {
-    if (V_ == 2) finish_receive<2>(v);
+  [[gnu::always_inline]] void resume(const double* v) {
+    if (two_) finish_receive<2>(v);
     else finish_receive<0>(v);
     p_ = pending_.next;
   }
@@ -391,8 +394,7 @@ class Executor {
   template <class Io>
   Status run(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     // Two lanes (identity and ideal network: the default) with the messages' loops unrolled.
-    return V_ == 2 ? run_lanes<2>(io, deadline_ns, blocked, late)
-                   : run_lanes<0>(io, deadline_ns, blocked, late);
+    return two_ ? run_lanes<2>(io, deadline_ns, blocked, late) : run_lanes<0>(io, deadline_ns, blocked, late);
   }
 
  private:
@@ -400,6 +402,12 @@ class Executor {
   template <size_t N>
   size_t lanes() const {
     return N ? N : V_;
+  }
+  // Whether lane l is the ideal network's: N = 2 is the default's identity and ideal network
+  // (two_), known at compile time.
+  template <size_t N>
+  [[gnu::always_inline]] bool ideal(size_t l) const {
+    return N == 2 ? l == 1 : ideal_[l] != 0;
   }
   template <size_t N, class Io>
   Status run_lanes(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
@@ -570,7 +578,7 @@ class Executor {
     if (!one_message<N>(false, next, last_[0], own, after, key)) return Status::kCorrupt;
     CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data()));
     // exit_call without a dependency: ready' is none.
-    for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal_[l] ? enter_[l] : enter_[l] + double(own);
+    for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal<N>(l) ? enter_[l] : enter_[l] + double(own);
     last_[0] = key;
     return Status::kOk;
   }
@@ -610,7 +618,7 @@ class Executor {
     for (size_t l = 0; l < lanes<N>(); ++l) {
       const double en = enter_[l], ready = std::max(kNone, v[l]);
       if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
-      if (ideal_[l]) cur_[l] = std::max(en, ready);
+      if (ideal<N>(l)) cur_[l] = std::max(en, ready);
       else if (x.waited) cur_[l] = std::max(en, ready) + own;
       else cur_[l] = std::max(en + own, ready + after);
     }
@@ -678,6 +686,7 @@ class Executor {
   const std::vector<uint8_t>& ideal_;  // per lane: the ideal network (c = 0)
   size_t V_;
   std::vector<double> enter_, cur_, ready_, acc_, v_, fin_, wait_;
+  bool two_;  // the lanes are identity and ideal network (run_lanes<2>)
   std::unordered_map<uint64_t, std::vector<double>> saved_;
   bool done_ = false;
   uint64_t needs_ = 0, ops_ = 0;
@@ -1013,7 +1022,8 @@ class GroupReplay final : public ReplayIo {
   // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
   // it waits in one (a ping-pong's every message: no second look at the operation).
   [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
-    if (delay_us_ == 0 && m < ex_.size() && ex_[m].in_receive()) {
+    // m is a member (below n_): every member has its executor once there are any.
+    if (delay_us_ == 0 && !ex_.empty() && ex_[m].in_receive()) {
       ex_[m].resume(v);
       state_[m] = kRunning;
     } else {
@@ -1206,7 +1216,11 @@ class Simulator {
   void index_calls() {
     // The sends' and receives' pairs (one per message) stored by index into room for all of
     // them, then cut: no capacity check per pair.
-    std::vector<std::pair<uint32_t, uint32_t>> s(t_.sends.size()), r(t_.recvs.size()), p, c;
+    std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
+    s.reserve(t_.sends.size() + 1);  // and ByCall's sentinel: no regrowth copy for it
+    r.reserve(t_.recvs.size() + 1);
+    s.resize(t_.sends.size());
+    r.resize(t_.recvs.size());
     size_t ns = 0, nr = 0;
     const size_t matched_sends = std::min(t_.sends.size(), match_.group.size());
     const size_t matched_recvs = std::min(t_.recvs.size(), match_.send_group.size());
@@ -1349,7 +1363,10 @@ class Simulator {
       w_.raw(x.time);
     }
     bool reached = false;
-    for (size_t k = 0; k < n0_ && k <= fin_; ++k) {
+    // The bound in a local: the program's byte stores may alias any member, which the
+    // condition would otherwise read again at every call.
+    const size_t end = std::min(n0_, fin_ + 1);
+    for (size_t k = 0; k < end; ++k) {
       if (k <= init_) {  // entry as measured
         op(kOpEnterAt);
         w_.raw(t_.calls[k].enter);
@@ -1440,7 +1457,7 @@ class Simulator {
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, own, after);
+    const uint8_t o = exit_op(k, ready_m, r1 > r0, own, after);
     MessageKey& last = last_[s1 > s0 ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
@@ -1597,35 +1614,30 @@ class Simulator {
   // waited-for dependencies of the same class (receives / collectives and one-sided) cost
   // after they arrived. 0 before the first.
   // The median is taken of the window as it was after the first 16 and after every 64th
-  // dependency (amortized), and only when read: the slots overwritten since then are kept to
-  // restore that window.
+  // dependency (amortized), and only when read: the values are kept in a ring twice the window,
+  // so that the window of the last point (at most 63 values back) is still whole there, with no
+  // record of the slots overwritten since.
   struct Latency {
     static constexpr size_t kKeep = 1024;
-    std::vector<double> seen, scratch;
-    std::vector<std::pair<size_t, double>> overwritten;  // since the last point: (slot, old value)
+    static constexpr size_t kRing = 2 * kKeep;  // > kKeep + 63, a power of two
+    std::vector<double> ring = std::vector<double>(kRing), scratch;
     uint64_t added = 0;
-    size_t size_at = 0;  // seen.size() at the last point
+    uint64_t point = 0;  // `added` at the last point
     double median = 0;
     bool stale = false;  // median is not yet the last point's
     void add(double v) {
-      if (seen.size() < kKeep) {
-        seen.push_back(v);
-      } else {
-        overwritten.push_back({added % kKeep, seen[added % kKeep]});
-        seen[added % kKeep] = v;
-      }
+      ring[added & (kRing - 1)] = v;
       ++added;
       if (added <= 16 || (added & 63) == 0) {
-        size_at = seen.size();
-        overwritten.clear();
+        point = added;
         stale = true;
       }
     }
     double get() {
       if (stale) {
-        scratch.assign(seen.begin(), seen.begin() + long(size_at));
-        for (const auto& [slot, old] : overwritten)
-          if (slot < size_at) scratch[slot] = old;
+        const uint64_t n = std::min<uint64_t>(point, kKeep);
+        scratch.resize(size_t(n));
+        for (uint64_t i = 0; i < n; ++i) scratch[size_t(i)] = ring[(point - n + i) & (kRing - 1)];
         std::nth_element(scratch.begin(), scratch.begin() + long(scratch.size() / 2), scratch.end());
         median = scratch[scratch.size() / 2];
         stale = false;
@@ -1644,11 +1656,13 @@ class Simulator {
   // exit_op() writes the exit's kind (kOpExit0, kOpExitW, kOpExitD) and operands (own = c,
   // after = the latency), exit_call() the operation. Inline: once per call, where the call
   // itself cost a fifth of what exit_op does.
-  [[gnu::always_inline]] uint8_t exit_op(size_t k, double ready_m, float& own_f, float& after_f) {
+  // `receives`: call k completes a receive (its latency class).
+  [[gnu::always_inline]] uint8_t exit_op(size_t k, double ready_m, bool receives, float& own_f,
+                                         float& after_f) {
     const engine::CallRecord& call = t_.calls[k];
     if (call.exit + 1e-6 < ready_m) ++info_.clamped;  // ended before what it waited for
     const bool has_dep = ready_m > kNone, waited = has_dep && ready_m > call.enter;
-    Latency& lat = recvs_at_.any(k) ? p2p_latency_ : coll_latency_;
+    Latency& lat = receives ? p2p_latency_ : coll_latency_;
     const double own = std::max(0.0, call.exit - std::max(call.enter, ready_m));
     double after_dep = own;
     if (waited) lat.add(own);
@@ -1666,7 +1680,7 @@ class Simulator {
       return;
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, own, after);
+    const uint8_t o = exit_op(k, ready_m, recvs_at_.any(k), own, after);
     op(o);
     w_.raw(own);
     if (o == kOpExitD) w_.raw(after);
