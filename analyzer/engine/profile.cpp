@@ -5,12 +5,13 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <unordered_map>
 
 #include "analyzer/engine/callpath_union.h"
 #include "analyzer/engine/gather.h"
 #include "analyzer/engine/timeline.h"
-#include "libtrace/buffer/trace_reader.h"
+#include "libtrace/buffer/codec_stream.h"
 
 namespace critpath::analyzer {
 namespace {
@@ -233,7 +234,7 @@ class TreeBuilder {
     if (ncounters_ != 0) cstack_.push() = CounterFrame{};
   }
 
-  void enter(uint32_t region, uint64_t t) {
+  [[gnu::always_inline]] void enter(uint32_t region, uint64_t t) {
     const uint32_t cs = pending_callsite_;
     pending_callsite_ = 0;
     enter_pending_ = true;
@@ -315,7 +316,17 @@ class TreeBuilder {
 
   int32_t current_node() const { return stack_.empty() ? -1 : stack_.back().node; }
 
-  void exit(uint32_t region, uint64_t t) {
+  // The EXIT of the frame on top (every EXIT of a well-nested trace) inline, in the decode
+  // loop; the others out of line.
+  [[gnu::always_inline]] void exit(uint32_t region, uint64_t t) {
+    if (!stack_.empty() && stack_.back().region == region) [[likely]] {
+      pop(t, /*may_wait=*/true);
+      if (!exit_pending_ && !stack_.empty() && stack_.back().callsite) pop(t);
+      return;
+    }
+    exit_nested(region, t);
+  }
+  [[gnu::noinline]] void exit_nested(uint32_t region, uint64_t t) {
     // Close frames until the matching one; an EXIT matching nothing is ignored.
     size_t i = stack_.size();
     while (i > 0 && stack_[i - 1].region != region) --i;
@@ -399,6 +410,83 @@ void add_unrecorded(LocalProfile& p, const defs::RegionTable& regions) {
   }
 }
 
+// Where the events go after the tree: a TimelineBuilder (ProfileObserver::builder(): no
+// virtual call per event), or an observer if any, each event as a whole Event.
+struct BuilderFeed {
+  engine::TimelineBuilder& b;
+  [[gnu::always_inline]] void operator()(uint64_t time, uint32_t region, uint16_t, trace::EventKind kind,
+                                         const trace::Event* wide, int32_t node) {
+    if (wide) b.on_event(*wide, node);
+    else b.on_narrow(time, region, kind, node);
+  }
+};
+struct ObserverFeed {
+  ProfileObserver* obs;
+  // Narrow events are handed on as this Event: only their time, region, flags and kind are
+  // ever written, every other field stays zero.
+  trace::Event narrow{};
+  void operator()(uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind,
+                  const trace::Event* wide, int32_t node) {
+    if (!obs) return;
+    if (!wide) {
+      narrow.time = time;
+      narrow.region = region;
+      narrow.flags = flags;
+      narrow.kind = kind;
+    }
+    obs->on_event(wide ? *wide : narrow, node);
+  }
+};
+
+// The forward pass over one location: each chunk decoded straight into the call tree and
+// `feed`, event by event (trace::visit_chunk), so that no decoded chunk is written and read
+// back. A chunk that does not decode ends the location's pass (p.status): the events before
+// the damage are booked (docs/reliability.md, *Inconsistent traces*). Returns the time of
+// the last event booked.
+template <class Feed>
+uint64_t profile_location(const trace::ChunkStore& store, uint16_t location, TreeBuilder& tb, Feed feed,
+                          ProfileObserver* obs, LocalProfile& p) {
+  trace::ChunkDecoder decoder;
+  std::vector<uint8_t> raw;
+  uint64_t last = 0;
+  // The kinds that book bytes are wide (their layouts carry peers or communicators).
+  auto visit = [&](uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind,
+                   const trace::Event* wide) __attribute__((always_inline)) {
+    tb.before_event(kind);
+    switch (kind) {
+      case trace::EventKind::kCounters: tb.counters(*wide); break;
+      case trace::EventKind::kCallsite: tb.callsite(region); break;
+      case trace::EventKind::kEnter: tb.enter(region, time); break;
+      case trace::EventKind::kExit: tb.exit(region, time); break;
+      case trace::EventKind::kSend:
+      case trace::EventKind::kIsend: tb.bytes(wide->bytes, 0); break;
+      case trace::EventKind::kRecv:
+      case trace::EventKind::kIrecv: tb.bytes(0, wide->bytes); break;
+      case trace::EventKind::kCollEnd:
+      case trace::EventKind::kIcollPost: tb.bytes(wide->bytes, wide->bytes_received); break;
+      default: break;
+    }
+    feed(time, region, flags, kind, wide, tb.current_node());
+  };
+  for (size_t chunk : store.chunks_of(location)) {
+    const uint32_t count = store.ref(chunk).header.event_count;
+    if (count == 0) continue;
+    trace::ChunkHeader h;
+    uint32_t given = 0;
+    Status s = store.read(chunk, raw);
+    if (s == Status::kOk) s = trace::visit_chunk(decoder, raw.data(), raw.size(), h, visit, given, last);
+    // The index and the chunk agree on the count (as TraceReader::load checks).
+    if (s == Status::kOk && h.event_count != count) s = Status::kCorrupt;
+    p.events += given;
+    if (std::is_same_v<Feed, BuilderFeed> && given > 0) obs->on_events(given);
+    if (s != Status::kOk) {
+      p.status = s;
+      break;
+    }
+  }
+  return last;
+}
+
 }  // namespace
 
 LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitions& definitions,
@@ -407,60 +495,12 @@ LocalProfile build_profile(const trace::ChunkStore& store, const defs::Definitio
   p.counters = std::min<size_t>(definitions.counter_names().size(), trace::kMaxCounters);
   for (uint16_t loc : store.locations()) {
     TreeBuilder tb(p, definitions.regions);
-    trace::TraceReader r(store, loc);
     ProfileObserver* const obs = observer && observer->wants_location(loc) ? observer : nullptr;
     if (obs) obs->begin_location(loc);
-    engine::TimelineBuilder* const builder = obs ? obs->builder() : nullptr;
     ++p.locations;
-    // Narrow events (trace::CompactEvent) are handed on as this Event: only their time,
-    // region, flags and kind are ever written, every other field stays zero.
-    trace::Event narrow;
-    uint64_t last = 0;
-    r.seek_begin();
-    const trace::DecodedChunk* chunk = nullptr;
-    size_t first = 0;
-    while (r.next_chunk(chunk, first)) {
-      const trace::CompactEvent* ce = chunk->events.data();
-      const size_t n = chunk->size();
-      p.events += n - first;
-      for (size_t i = first; i < n; ++i) {
-        const trace::CompactEvent& c = ce[i];
-        tb.before_event(c.kind);
-        const trace::Event* ep = &narrow;
-        if (c.wide) {
-          ep = &chunk->wide_event(c.ref);
-        } else {
-          narrow.time = c.time;
-          narrow.region = c.ref;
-          narrow.flags = c.flags;
-          narrow.kind = c.kind;
-        }
-        const trace::Event& e = *ep;
-        switch (c.kind) {
-          case trace::EventKind::kCounters: tb.counters(e); break;
-          case trace::EventKind::kCallsite: tb.callsite(e.region); break;
-          case trace::EventKind::kEnter: tb.enter(e.region, e.time); break;
-          case trace::EventKind::kExit: tb.exit(e.region, e.time); break;
-          case trace::EventKind::kSend:
-          case trace::EventKind::kIsend: tb.bytes(e.bytes, 0); break;
-          case trace::EventKind::kRecv:
-          case trace::EventKind::kIrecv: tb.bytes(0, e.bytes); break;
-          case trace::EventKind::kCollEnd:
-          case trace::EventKind::kIcollPost: tb.bytes(e.bytes, e.bytes_received); break;
-          default: break;
-        }
-        if (builder) {
-          if (c.wide) builder->on_event(e, tb.current_node());
-          else builder->on_narrow(c.time, c.ref, c.kind, tb.current_node());
-        } else if (obs) {
-          obs->on_event(e, tb.current_node());
-        }
-      }
-      if (builder) obs->on_events(n - first);
-      if (n > first) last = ce[n - 1].time;
-    }
-    if (r.status() != Status::kOk) p.status = r.status();
-    tb.finish(last);
+    engine::TimelineBuilder* const builder = obs ? obs->builder() : nullptr;
+    tb.finish(builder ? profile_location(store, loc, tb, BuilderFeed{*builder}, obs, p)
+                      : profile_location(store, loc, tb, ObserverFeed{obs}, obs, p));
   }
   // Children of different locations must share nodes: TreeBuilder instances share the node
   // vector but not the child index, so merge duplicates (same parent and region) here.

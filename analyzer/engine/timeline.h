@@ -315,17 +315,22 @@ class TimelineBuilder {
   bool location_has_mpi_ = false;
   // Gap profiling (location 0): the node active since the previous event, its tick time, and
   // the current gap's ticks per node (a slot per node, and the nodes touched).
-  void gap_tick(uint64_t time) {
+  // Forced inline: once on_narrow is inlined into the decode loop (engine/profile.cpp) GCC
+  // keeps it out of line, a call per event.
+  [[gnu::always_inline]] void gap_tick(uint64_t time) {
     // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
     // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
     if (have_last_ && open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
       const size_t n = size_t(prev_node_);
-      if (n >= gap_ticks_.size()) gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
+      if (n >= gap_ticks_.size()) grow_gap_ticks(n);
       if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
       gap_ticks_[n] += time - last_ticks_;
     }
     last_ticks_ = time;
     have_last_ = true;
+  }
+  [[gnu::noinline]] void grow_gap_ticks(size_t n) {
+    gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
   }
   // The gap before a call closes at its ENTER: its entries are the nodes touched since the
   // previous call's EXIT.

@@ -31,6 +31,7 @@
 // Decoding is defensive: every read is bounds-checked, every value range-checked, and any
 // inconsistency is Status::kCorrupt, never a crash or an out-of-bounds access.
 #include "libtrace/buffer/codec.h"
+#include "libtrace/buffer/codec_stream.h"
 #include "libtrace/buffer/varint.h"
 
 #include <zstd.h>
@@ -41,6 +42,8 @@
 
 namespace critpath::trace {
 namespace {
+
+using namespace codec_detail;
 
 // ---------------------------------------------------------------------------------------
 // Little-endian scalar helpers (explicit byte order, no reliance on the host).
@@ -53,116 +56,6 @@ inline void put_le32(uint8_t* p, uint32_t v) {
 }
 inline void put_le64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
-}
-inline uint16_t get_le16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-inline uint32_t get_le32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-inline uint64_t get_le64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-// Bounds-checked varint reader over one column. A failed read leaves `ok` false and makes
-// every later read fail too, so decoders can check once per event.
-struct ColumnReader {
-  const uint8_t* p;
-  const uint8_t* end;
-  bool ok = true;
-
-  // Most values are one or two bytes: those skip the general loop.
-  uint64_t u64() {
-    if (p < end) {
-      const uint8_t b0 = p[0];
-      if (b0 < 0x80) {
-        ++p;
-        return b0;
-      }
-      if (end - p >= 2 && p[1] < 0x80) {
-        const uint64_t v = uint64_t(b0 & 0x7f) | (uint64_t(p[1]) << 7);
-        p += 2;
-        return v;
-      }
-    }
-    return u64_slow();
-  }
-  uint64_t u64_slow() {
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-      if (p >= end) return fail();
-      const uint8_t b = *p++;
-      // The 10th byte may only carry the top bit of a 64-bit value.
-      if (shift == 63 && b > 1) return fail();
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    return fail();
-  }
-  uint32_t u32() {
-    const uint64_t v = u64();
-    if (v > UINT32_MAX) return uint32_t(fail());
-    return uint32_t(v);
-  }
-  int32_t s32() {
-    const uint64_t v = u64();
-    if (v > UINT32_MAX) return int32_t(fail());
-    return int32_t(unzigzag(v));
-  }
-  uint64_t fail() {
-    ok = false;
-    p = end;
-    return 0;
-  }
-};
-
-// ---------------------------------------------------------------------------------------
-// Per-kind slot layout (event.h diagram). One table drives parsing, encoding and decoding.
-enum class Layout : uint8_t {
-  kNone,      // unknown kind
-  kRegion,    // ENTER, EXIT, MEASUREMENT_OFF/ON, CALLSITE: arg = region
-  kEmpty,     // COLL_BEGIN
-  kP2p,       // SEND, RECV: 1 extra
-  kP2pReq,    // ISEND, IRECV: 2 extra
-  kRequest,   // ISEND_COMPLETE, IRECV_REQUEST, REQUEST_TEST, CANCEL, ICOLL_COMPLETE: 1 extra
-  kColl,      // COLL_END: 2 extra, request stored as a plain value
-  kCollReq,   // ICOLL_POST: 2 extra, request delta-coded
-  kRma,       // RMA_*: 2 extra
-  kCounters,  // COUNTERS: ceil(count/2) extra
-};
-
-constexpr Layout layout_of(uint8_t kind) {
-  switch (EventKind(kind)) {
-    case EventKind::kEnter:
-    case EventKind::kExit:
-    case EventKind::kMeasurementOff:
-    case EventKind::kMeasurementOn:
-    case EventKind::kCallsite: return Layout::kRegion;
-    case EventKind::kCollBegin: return Layout::kEmpty;
-    case EventKind::kSend:
-    case EventKind::kRecv: return Layout::kP2p;
-    case EventKind::kIsend:
-    case EventKind::kIrecv: return Layout::kP2pReq;
-    case EventKind::kIsendComplete:
-    case EventKind::kIrecvRequest:
-    case EventKind::kRequestTest:
-    case EventKind::kRequestCancel:
-    case EventKind::kIcollComplete: return Layout::kRequest;
-    case EventKind::kCollEnd: return Layout::kColl;
-    case EventKind::kIcollPost: return Layout::kCollReq;
-    case EventKind::kRmaWinCreate:
-    case EventKind::kRmaWinFree:
-    case EventKind::kRmaPut:
-    case EventKind::kRmaGet:
-    case EventKind::kRmaAccumulate:
-    case EventKind::kRmaSync:
-    case EventKind::kRmaCollSync:
-    case EventKind::kRmaRequestComplete: return Layout::kRma;
-    case EventKind::kCounters: return Layout::kCounters;
-    default: return Layout::kNone;
-  }
 }
 
 // Extra slots a head of this layout must carry (COUNTERS depends on its count).
@@ -249,71 +142,6 @@ __attribute__((always_inline)) inline unsigned parse_event(const Slot* p, const 
   return 1 + extra;
 }
 
-// ---------------------------------------------------------------------------------------
-// Time-delta prediction shared by encoder and decoder: the delta last seen before an event
-// with the same (kind, region, comm), in a direct-mapped table reset at every chunk start.
-// Entries keep the low 32 bits of a delta (both sides truncate alike, so it stays
-// lossless; 8 KiB keeps the table cheap on a small thread stack).
-//
-// ENTER/EXIT, the bulk of every trace, index the table directly by region so that region
-// ids that are close together never collide: entry = 2 * fold(region) + (kind == EXIT),
-// where fold() XORs the bits above 10 into the low ones (MPI ids 1..999 and the run-time
-// ids from 1024 up, libtrace/defs, then land apart). Every other kind hashes
-// (kind, region, comm) into the table. A collision only costs compression, never
-// correctness.
-constexpr unsigned kPredictBits = 11;
-constexpr uint32_t kPredictMask = (1u << kPredictBits) - 1;
-
-struct Predictor {
-  uint32_t last[1u << kPredictBits];
-  Predictor() { std::memset(last, 0, sizeof(last)); }
-  static unsigned slot(uint8_t kind, uint32_t region, uint32_t comm) {
-    if (kind == uint8_t(EventKind::kEnter) || kind == uint8_t(EventKind::kExit)) {
-      const uint32_t folded = region ^ ((region >> 10) * 0x2a5u) ^ (region >> 20);
-      return ((folded << 1) | (kind == uint8_t(EventKind::kExit) ? 1u : 0u)) & kPredictMask;
-    }
-    uint32_t h = (uint32_t(kind) * 0x01000193u) ^ region ^ (comm * 0x9e3779b1u);
-    h ^= h >> 16;  // murmur3 finalizer
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h & kPredictMask;
-  }
-};
-
-// v2 time model (docs/trace-format.md §5.2). A clock that advances in steps of `step` ticks
-// (the TSC of the AMD EPYC virtual machine this was measured on advances by 26 ticks at a
-// time: a 100 MHz count scaled to 2.6 GHz) has times
-// first_time + step * Q + R where R, the phase, almost never changes: T codes the steps Q
-// advanced since the previous event and the R column the phase, so the log2(step) bits the
-// clock's step leaves without information cost nothing.
-//
-// A Predictor entry holds the last step count of its context in bits 0..30 and, in bit 31,
-// whether the previous prediction missed that count by less than half of it. Only then is
-// the next count coded as zz(count - last): MPI calls' durations and the gaps between them
-// often vary by more than that, and the difference of two unrelated values costs more than
-// the value itself.
-constexpr uint32_t kPredictable = 0x80000000u;
-
-inline uint64_t predict_update(uint32_t& entry, uint64_t dq) {
-  const uint64_t last = entry & ~kPredictable;
-  const uint64_t err = dq >= last ? dq - last : last - dq;
-  entry = uint32_t(dq & ~kPredictable) | (err < (dq >> 1) ? kPredictable : 0u);
-  return last;
-}
-inline uint64_t code_steps(uint32_t& entry, uint64_t dq) {
-  // Branch-free: whether a context predicts flips often in MPI traces.
-  const uint64_t predicted = 0 - uint64_t(entry >> 31);
-  const uint64_t last = predict_update(entry, dq);
-  return (zigzag(int64_t(dq - last)) & predicted) | (dq & ~predicted);
-}
-inline uint64_t uncode_steps(uint32_t& entry, uint64_t v) {
-  const uint64_t dq = (entry & kPredictable) ? (entry & ~kPredictable) + uint64_t(unzigzag(v)) : v;
-  predict_update(entry, dq);
-  return dq;
-}
-
 // The clock step of a chunk: the value most windows of 8 consecutive nonzero time deltas
 // have as their gcd (a Boyer-Moore majority vote over the first kStepSample events: 64
 // windows at most), 1 if there is none. Any step is lossless; a wrong one only costs
@@ -367,22 +195,6 @@ struct StepSplitter {
     return dq;
   }
 };
-
-// The encoded stream's fixed prefix: the T column's size (v1); T's size, R's size and the
-// clock step (v2).
-constexpr size_t kStreamPrefixV1 = 4;
-constexpr size_t kStreamPrefix = 12;
-constexpr size_t stream_prefix(uint16_t version) { return version == 1 ? kStreamPrefixV1 : kStreamPrefix; }
-// Worst-case column bytes per input slot: K 1, T 10 (a 64-bit varint) and R 5 (a 32-bit
-// varint) per event, and A at most 18.3 per slot (COUNTERS with 16 values: 3 flags + 1
-// count + 16 x 10 over 9 slots; COLL_END needs 48 over 3 slots = 16). encode_into gives A
-// 21 bytes per slot.
-constexpr size_t kMaxEncodedPerSlot = 37;
-// Largest encoded stream a decoder accepts (bounds allocation on corrupt headers).
-constexpr uint64_t kMaxEncodedSize = uint64_t(1) << 30;
-// Bit 7 of a K byte: a flags varint leads the event's A fields. Kinds stay below 128.
-constexpr uint8_t kFlagsBit = 0x80;
-static_assert(uint8_t(EventKind::kKindEnd) <= kFlagsBit);
 
 // Encodes [begin, end) into buf[base, base + returned length) in the current version's
 // layout (t_size | r_size | step | K | T | R | A). Grows buf if needed (never shrinks it, so
@@ -637,18 +449,10 @@ Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& ou
 
 namespace {
 
-// Per-kind layouts as a table (the decoder's per-event lookup).
-struct LayoutTable {
-  Layout of[256];
-  constexpr LayoutTable() : of() {
-    for (unsigned k = 0; k < 256; ++k) of[k] = layout_of(uint8_t(k));
-  }
-};
-constexpr LayoutTable kLayouts;
-
 // Where decode_stream puts events: into full Events (decode_events' vector; the storage is
 // zeroed) or into a DecodedChunk (compact records, wide events whole).
 struct FullSink {
+  static constexpr bool kEager = false;
   Event* ev;
   Event& wide(uint32_t i) { return ev[i]; }
   void put(uint32_t i, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind, bool wide) {
@@ -662,6 +466,7 @@ struct FullSink {
 };
 
 struct CompactSink {
+  static constexpr bool kEager = false;
   DecodedChunk& out;
   CompactEvent* ev;
   Event& wide(uint32_t) { return out.new_wide(); }
@@ -674,152 +479,6 @@ struct CompactSink {
     c.wide = wide ? 1 : 0;
   }
 };
-
-// Predictor::slot for the decoder: a wide event's hash remembered per kind (a message loop's
-// sends and receives name the same communicator, and kind, region and comm decide the slot).
-struct SlotMemo {
-  struct Entry {
-    uint32_t region = 0, comm = 0;
-    uint32_t slot = UINT32_MAX;  // none yet
-  };
-  Entry last[128];  // by kind (kinds stay below 128: kFlagsBit)
-  [[gnu::always_inline]] unsigned slot(uint8_t kind, uint32_t region, uint32_t comm, bool wide) {
-    if (!wide) return Predictor::slot(kind, region, comm);
-    Entry& e = last[kind & 0x7f];
-    if (e.slot == UINT32_MAX || e.region != region || e.comm != comm)
-      e = {region, comm, Predictor::slot(kind, region, comm)};
-    return e.slot;
-  }
-};
-
-// The stream decoder behind both decode_events. `prepare(count)` sizes the sink's storage
-// once the counts are checked; returns false if the stream is corrupt (the sink then holds
-// garbage the caller discards).
-template <class Sink, class Prepare>
-bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
-                   uint16_t version, Prepare prepare) {
-  // Size checks come before any allocation, so a corrupt count cannot make us reserve
-  // more than the stream could possibly hold.
-  if (version < kChunkVersionOldest || version > kChunkVersion) return false;
-  const bool v1 = version == 1;
-  const size_t prefix = stream_prefix(version);
-  if (data == nullptr || size < prefix) return false;
-  const uint64_t t_len = get_le32(data);
-  const uint64_t r_len = v1 ? 0 : get_le32(data + 4);
-  const uint64_t step = v1 ? 1 : get_le32(data + 8);
-  const uint64_t body = size - prefix;
-  if (event_count > body || t_len > body - event_count || r_len > body - event_count - t_len) return false;
-  // A step of 1 has no phase column; any other step has one phase per event.
-  if (step == 0 || (step == 1 && r_len != 0)) return false;
-  if (event_count == 0) return t_len == 0 && r_len == 0 && body == 0;
-  const uint8_t* kp = data + prefix;
-  ColumnReader t{kp + event_count, kp + event_count + t_len};
-  ColumnReader ph{t.end, t.end + r_len};
-  ColumnReader a{ph.end, data + size};
-  Sink sink = prepare(event_count);
-  uint64_t q = 0;  // v2: steps since first_time
-
-  Predictor pred;
-  SlotMemo wide_slots;
-  bool phase_over = false;  // a phase not below the step: corrupt
-  uint64_t prev_time = first_time;
-  uint64_t prev_request = 0;
-  uint64_t prev_counters[kMaxCounters] = {};
-  auto request_delta = [&]() {
-    prev_request += uint64_t(unzigzag(a.u64()));
-    return prev_request;
-  };
-
-  for (uint32_t i = 0; i < event_count; ++i) {
-    const uint8_t kb = kp[i];
-    const uint8_t kind = kb & uint8_t(~kFlagsBit);
-    const Layout l = kLayouts.of[kind];
-    if (l == Layout::kNone) return false;
-    uint16_t flags = 0;
-    if (kb & kFlagsBit) {
-      const uint64_t fl = a.u64();
-      if (fl > UINT16_MAX) a.fail();
-      flags = uint16_t(fl);
-    }
-    uint32_t region = 0, comm = 0;
-    Event* we = nullptr;  // the full event of a wide kind
-    if (l == Layout::kRegion) {
-      region = a.u32();
-    } else if (l != Layout::kEmpty) {
-      we = &sink.wide(i);
-      Event& e = *we;
-      e.kind = EventKind(kind);
-      e.flags = flags;
-      switch (l) {
-        case Layout::kP2p:
-        case Layout::kP2pReq:
-          e.comm = comm = a.u32();
-          e.peer = a.s32();
-          e.tag = a.s32();
-          e.bytes = a.u64();
-          if (l == Layout::kP2pReq) e.request = request_delta();
-          break;
-        case Layout::kRequest: e.request = request_delta(); break;
-        case Layout::kColl:
-        case Layout::kCollReq:
-          e.region = region = a.u32();
-          e.comm = comm = a.u32();
-          e.root = a.s32();
-          e.bytes = a.u64();
-          e.bytes_received = a.u64();
-          e.request = l == Layout::kCollReq ? request_delta() : a.u64();
-          break;
-        case Layout::kRma:
-          e.comm = comm = a.u32();
-          e.peer = a.s32();
-          e.region = region = a.u32();
-          e.bytes = a.u64();
-          e.request = a.u64();
-          e.root = a.s32();
-          break;
-        case Layout::kCounters: {
-          const uint64_t n = a.u64();
-          if (n > kMaxCounters) {
-            a.fail();
-            break;
-          }
-          e.bytes = n;
-          for (unsigned c = 0; c < n; ++c) {
-            prev_counters[c] += uint64_t(unzigzag(a.u64()));
-            e.counters[c] = prev_counters[c];
-          }
-          break;
-        }
-        case Layout::kRegion:
-        case Layout::kEmpty:
-        case Layout::kNone: break;
-      }
-      // region and comm as written to `e` (not read back from it: two 4-byte stores read as
-      // one 8-byte load cannot be forwarded, and the load waits for them to reach the cache)
-    }
-    uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
-    if (v1) {
-      const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
-      last = uint32_t(delta);
-      prev_time += delta;
-    } else {
-      q += uncode_steps(last, t.u64());
-      uint64_t phase = 0;
-      if (step > 1) {
-        phase = ph.u64();
-        phase_over |= phase >= step;
-      }
-      prev_time = first_time + q * step + phase;
-    }
-    if (we) we->time = prev_time;
-    sink.put(i, prev_time, region, flags, kind, we != nullptr);
-  }
-  // A failed read is looked at once, here: it left its column at the end and made every
-  // later read of it return 0 (still within the stream and the sink's event_count events).
-  if (!a.ok || !t.ok || !ph.ok || phase_over) return false;
-  // Every column must be consumed exactly: leftovers mean a count or size mismatch.
-  return t.p == t.end && ph.p == ph.end && a.p == a.end;
-}
 
 }  // namespace
 
@@ -905,6 +564,13 @@ Status ChunkDecoder::decompress(const uint8_t* chunk, size_t size, ChunkHeader& 
   n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), scratch_.data(), h.encoded_size, payload,
                           h.payload_size);
   if (ZSTD_isError(n) || n != h.encoded_size) return Status::kCorrupt;
+  return Status::kOk;
+}
+
+Status ChunkDecoder::stream(const uint8_t* chunk, size_t size, ChunkHeader& header, const uint8_t*& stream,
+                            size_t& n) {
+  CRITPATH_FORWARD_IF_ERROR(decompress(chunk, size, header, n));
+  stream = scratch_.data();
   return Status::kOk;
 }
 

@@ -4,6 +4,8 @@
 //
 //   Slot[] (raw chunk) --encode_slots--> varint bytes --zstd--> Chunk (header + frame)
 //   Chunk --decode_chunk--> Event[]
+//   Chunk --ChunkDecoder::stream--> varint bytes --visit_events--> one event at a time
+//                                                  (codec_stream.h)
 //
 // A chunk is self-contained: delta timestamps restart from the header's first_time, so any
 // chunk decodes on its own. That is what lets the reader walk a trace backward one chunk at
@@ -166,6 +168,9 @@ class ChunkDecoder {
   Status decode(const uint8_t* chunk, size_t size, ChunkHeader& header, std::vector<Event>& out);
   // The same into the compact form (replaces `out`, keeping its storage).
   Status decode(const uint8_t* chunk, size_t size, ChunkHeader& header, DecodedChunk& out);
+  // Checks the header and decompresses the chunk's varint stream, for visit_events
+  // (codec_stream.h): [stream, stream + n), valid until the next call.
+  Status stream(const uint8_t* chunk, size_t size, ChunkHeader& header, const uint8_t*& stream, size_t& n);
 
  private:
   // Checks the header and decompresses the stream into scratch_. Returns the stream size.

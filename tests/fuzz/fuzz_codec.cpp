@@ -3,8 +3,8 @@
 //
 // One input feeds three decoders, each of which must return a Status and never crash, hang or
 // read out of bounds: a whole chunk (header + zstd frame, what a kept trace file holds), the
-// varint stream alone (decode_events, both forms and both format versions, the forms
-// agreeing), and raw slots
+// varint stream alone (decode_events, both forms and both format versions, and visit_events,
+// the three agreeing), and raw slots
 // (slots_to_events). Whatever slots parse must round-trip: encoded and decoded again, the same
 // events.
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "libtrace/buffer/codec.h"
+#include "libtrace/buffer/codec_stream.h"
 
 using namespace critpath;
 using namespace critpath::trace;
@@ -39,8 +40,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Status sa = decode_events(data + 12, size - 12, first_time, count, a, version);
     const Status sb = decode_events(data + 12, size - 12, first_time, count, b, version);
     if (sa != sb) std::abort();
+    size_t visited = 0;
+    const Status sc = visit_events(
+        data + 12, size - 12, first_time, count,
+        [&](uint64_t time, uint32_t region, uint16_t, EventKind kind, const Event* wide) {
+          // Where the others decoded, the same events.
+          if (sa == Status::kOk &&
+              (visited >= a.size() || a[visited].time != time || a[visited].kind != kind ||
+               (!wide && a[visited].region != region) || (wide && !(*wide == a[visited]))))
+            std::abort();
+          ++visited;
+        },
+        version);
+    if (sc != sa) std::abort();
     if (sa == Status::kOk) {
-      if (a.size() != b.size()) std::abort();
+      if (a.size() != b.size() || visited != a.size()) std::abort();
       for (size_t i = 0; i < a.size(); ++i) {
         Event e;
         b.get(i, e);

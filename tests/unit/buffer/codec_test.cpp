@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "libtrace/buffer/codec.h"
+#include "libtrace/buffer/codec_stream.h"
 #include "libtrace/buffer/varint.h"
 #include "libtrace/event/event.h"
 #include "tests/unit/buffer/buffer_test_util.h"
@@ -50,6 +51,27 @@ long first_difference(const std::vector<Event>& a, const std::vector<Event>& b) 
 }
 
 const ExtraSlot* extra(const Slot* s) { return reinterpret_cast<const ExtraSlot*>(s + 1); }
+
+// The events visit_events hands on, as whole Events (a narrow one's other fields zero).
+Status visit_all(const uint8_t* data, size_t size, uint64_t first_time, uint32_t count,
+                 std::vector<Event>& out, uint16_t version = kChunkVersion) {
+  return visit_events(
+      data, size, first_time, count,
+      [&](uint64_t time, uint32_t region, uint16_t flags, EventKind kind, const Event* wide) {
+        if (wide) {
+          CHECK(wide->time == time);
+          CHECK(wide->kind == kind);
+          out.push_back(*wide);
+          return;
+        }
+        Event& e = out.emplace_back();
+        e.time = time;
+        e.region = region;
+        e.flags = flags;
+        e.kind = kind;
+      },
+      version);
+}
 
 }  // namespace
 
@@ -345,6 +367,9 @@ TEST_CASE("every kind round-trips through slots, stream and chunk", "[codec]") {
   std::vector<Event> decoded;
   REQUIRE(decode_events(enc.data(), enc.size(), h.first_time, h.event_count, decoded) == Status::kOk);
   CHECK(first_difference(decoded, ev) == -1);
+  std::vector<Event> visited;
+  REQUIRE(visit_all(enc.data(), enc.size(), h.first_time, h.event_count, visited) == Status::kOk);
+  CHECK(first_difference(visited, ev) == -1);
 
   // The same through compressor and decoder, in chunks of assorted sizes; the compressor
   // and decoder are reused across chunks like the runtime does.
@@ -364,6 +389,21 @@ TEST_CASE("every kind round-trips through slots, stream and chunk", "[codec]") {
     REQUIRE(comp.compress(slots.data() + at, slots.data() + end, 7, seq, chunk) == Status::kOk);
     ChunkHeader ch;
     REQUIRE(dec.decode(chunk.data(), chunk.size(), ch, out) == Status::kOk);
+    size_t seen = 0;
+    ChunkHeader vh;
+    uint32_t given = 0;
+    uint64_t last = 0;
+    REQUIRE(visit_chunk(
+                dec, chunk.data(), chunk.size(), vh,
+                [&](uint64_t time, uint32_t, uint16_t, EventKind kind, const Event*) {
+                  CHECK(time == out[seen].time);
+                  CHECK(kind == out[seen].kind);
+                  ++seen;
+                },
+                given, last) == Status::kOk);
+    CHECK(seen == n);
+    CHECK(given == n);
+    if (n > 0) CHECK(last == out.back().time);
     CHECK(ch.location == 7);
     CHECK(ch.sequence == seq);
     CHECK(ch.event_count == n);
@@ -505,9 +545,12 @@ TEST_CASE("decoder survives corrupt chunks and streams", "[codec]") {
     std::vector<uint8_t> exact(s.begin(), s.end());
     out.clear();
     const Status st = decode_events(exact.data(), exact.size(), sh.first_time, count, out);
+    std::vector<Event> visited;
+    CHECK(visit_all(exact.data(), exact.size(), sh.first_time, count, visited) == st);
     if (st == Status::kOk) {
       ++stream_ok;
       CHECK(out.size() == count);
+      CHECK(first_difference(visited, out) == -1);
     } else {
       CHECK(st == Status::kCorrupt);
       CHECK(out.empty());
@@ -527,6 +570,39 @@ TEST_CASE("decoder survives corrupt chunks and streams", "[codec]") {
     const Status st = decode_events(g.data(), g.size(), 0, uint32_t(rng() % 64), out);
     CHECK((st == Status::kCorrupt || st == Status::kOk));
   }
+}
+
+TEST_CASE("visit_events stops before the event a damage reaches", "[codec]") {
+  // A stream whose event 300 has an unknown kind: decode_events stores nothing, visit_events
+  // has handed on events 0..299, decoded as before the damage, and none after.
+  const std::vector<Event> ev = random_events(11, 1000);
+  const std::vector<Slot> slots = to_slots(ev);
+  std::vector<uint8_t> enc;
+  ChunkHeader h;
+  REQUIRE(encode_slots(slots.data(), slots.data() + slots.size(), enc, h) == Status::kOk);
+  std::vector<uint8_t> bad = enc;
+  bad[12 + 300] = 0x7f;  // K column: kind 127, no layout
+  std::vector<Event> out;
+  CHECK(decode_events(bad.data(), bad.size(), h.first_time, h.event_count, out) == Status::kCorrupt);
+  CHECK(out.empty());
+  std::vector<Event> visited;
+  CHECK(visit_all(bad.data(), bad.size(), h.first_time, h.event_count, visited) == Status::kCorrupt);
+  CHECK(first_difference(visited, std::vector<Event>(ev.begin(), ev.begin() + 300)) == -1);
+  uint32_t given = 0;
+  uint64_t last = 0;
+  CHECK(visit_events(
+            bad.data(), bad.size(), h.first_time, h.event_count,
+            [](uint64_t, uint32_t, uint16_t, EventKind, const Event*) {}, kChunkVersion, &given,
+            &last) == Status::kCorrupt);
+  CHECK(given == 300);
+  CHECK(last == ev[299].time);
+
+  // A stream cut short in its last column: the events whose fields are still there go on, the
+  // first one whose read fails does not.
+  visited.clear();
+  CHECK(visit_all(enc.data(), enc.size() - 40, h.first_time, h.event_count, visited) == Status::kCorrupt);
+  CHECK(visited.size() < ev.size());
+  CHECK(first_difference(visited, std::vector<Event>(ev.begin(), ev.begin() + long(visited.size()))) == -1);
 }
 
 TEST_CASE("header fields that disagree with the frame are corrupt", "[codec]") {

@@ -1,6 +1,8 @@
 // critpath — tests/unit/analyzer/engine/profile_test.cpp: the call-path profile of a hand-written
 // two-thread trace (build_profile) unified on a local engine::Comm (unify_profile: one rank, no
-// MPI): the call paths, their visits, times and bytes, and the rank's totals, all known.
+// MPI): the call paths, their visits, times and bytes, and the rank's totals, all known; and
+// what a chunk whose stream is damaged leaves in the profile (docs/reliability.md).
+#include <zstd.h>
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -27,7 +29,61 @@ trace::Event& at(test::TraceWriter& w, uint64_t time, EventKind k, uint32_t regi
   return w.add(k, region);
 }
 
+// The events of `w` as chunk `sequence` of location 0. `damage_at` >= 0: that event's kind
+// made unknown in the varint stream, which is then compressed into a valid zstd frame (a
+// faulty encoder; bit rot in a stored frame fails its checksum instead).
+std::vector<uint8_t> chunk_of(const test::TraceWriter& w, uint32_t sequence, long damage_at = -1) {
+  std::vector<trace::Slot> slots(w.events.size() * trace::kMaxEventSlots);
+  size_t pos = 0;
+  for (const trace::Event& e : w.events) pos += trace::event_to_slots(e, slots.data() + pos);
+  trace::ChunkHeader h;
+  std::vector<uint8_t> stream;
+  REQUIRE(trace::encode_slots(slots.data(), slots.data() + pos, stream, h) == Status::kOk);
+  if (damage_at >= 0) stream[12 + size_t(damage_at)] = 0x7f;  // the K column follows 12 bytes
+  h.sequence = sequence;
+  h.encoded_size = uint32_t(stream.size());
+  std::vector<uint8_t> chunk(trace::kChunkHeaderSize + ZSTD_compressBound(stream.size()));
+  const size_t n = ZSTD_compress(chunk.data() + trace::kChunkHeaderSize,
+                                 chunk.size() - trace::kChunkHeaderSize, stream.data(), stream.size(), 1);
+  REQUIRE(!ZSTD_isError(n));
+  h.payload_size = uint32_t(n);
+  trace::write_header(h, chunk.data());
+  chunk.resize(trace::kChunkHeaderSize + n);
+  return chunk;
+}
+
 }  // namespace
+
+TEST_CASE("profile: a damaged chunk books the events before the damage, none after", "[engine]") {
+  defs::Definitions d;
+  const uint32_t work = d.regions.define("work", defs::RegionKind::kFunction);
+  // Three chunks of `work` calls under the root, 100 ticks each; the second chunk's third
+  // event (an ENTER) is damaged.
+  test::TraceWriter first, second, third;
+  at(first, 1000, EventKind::kEnter, defs::kRootRegion);
+  at(first, 1100, EventKind::kEnter, work);
+  at(first, 1200, EventKind::kExit, work);
+  at(second, 1300, EventKind::kEnter, work);
+  at(second, 1400, EventKind::kExit, work);
+  at(second, 1500, EventKind::kEnter, work);  // damaged
+  at(second, 1600, EventKind::kExit, work);
+  at(third, 1700, EventKind::kEnter, work);
+  at(third, 1800, EventKind::kExit, work);
+  at(third, 1900, EventKind::kExit, defs::kRootRegion);
+  trace::ChunkStore store;
+  REQUIRE(store.append(chunk_of(first, 0)) == Status::kOk);
+  REQUIRE(store.append(chunk_of(second, 1, 2)) == Status::kOk);
+  REQUIRE(store.append(chunk_of(third, 2)) == Status::kOk);
+
+  const LocalProfile local = build_profile(store, d);
+  CHECK(local.status == Status::kCorrupt);
+  CHECK(local.events == 5);           // the first chunk and the second's two events before the damage
+  CHECK(local.unclosed_frames == 1);  // the root, closed at the last event booked
+  REQUIRE(local.nodes.size() == 2);
+  CHECK(local.nodes[0].inclusive_ticks == 400);
+  CHECK(local.nodes[1].visits == 2);
+  CHECK(local.nodes[1].inclusive_ticks == 200);
+}
 
 TEST_CASE("profile: a two-thread trace unified on one rank", "[engine]") {
   defs::Definitions d;
