@@ -199,17 +199,25 @@ class SyncIndex {
   }
 
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
-  uint32_t before(int32_t peer, uint32_t k) {
+  // Inline: asked twice per wait, mostly of the same peer, answered by the cursor's entry.
+  [[gnu::always_inline]] uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    if (peer != asked_peer_) {  // consecutive questions mostly name the same peer
-      const auto it = peer >= 0 ? p2p_.find(peer) : p2p_.end();
-      asked_ = it == p2p_.end() ? nullptr : &it->second;
-      asked_peer_ = peer;
-    }
+    if (peer != asked_peer_) ask(peer);  // consecutive questions mostly name the same peer
     if (asked_) {
       const size_t at = lower_bound_near(asked_->calls, k, asked_->cursor);
       if (at > 0) best = asked_->calls[at - 1];
     }
+    return colls_.empty() ? best : coll_before(peer, k, best);
+  }
+
+ private:
+  void ask(int32_t peer) {
+    const auto it = peer >= 0 ? p2p_.find(peer) : p2p_.end();
+    asked_ = it == p2p_.end() ? nullptr : &it->second;
+    asked_peer_ = peer;
+  }
+  // before() past the messages: a later synchronizing collective with `peer` than `best`.
+  uint32_t coll_before(int32_t peer, uint32_t k, uint32_t best) {
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
       --c;
@@ -222,7 +230,6 @@ class SyncIndex {
     return best;
   }
 
- private:
   // Window collectives share colls_, their window id marked (ids are below 2^31).
   static constexpr uint32_t kWindowBit = 0x80000000u;
   int32_t window_member(uint32_t win, int32_t r) {
@@ -285,36 +292,59 @@ class SyncIndex {
 };
 
 // The waiting time inside each call (the wait records' intervals, at most the call), to
-// exclude from time vectors; made at the first question (none when every interval between
-// synchronizations holds no MPI call, as a ping-pong's: no pass over the records, no array).
+// exclude from time vectors. The records are by call (WaitStates::records): a call's is
+// found from where the last question's search ended, as the questions mostly ascend; no
+// array per call (16 MB for a ping-pong's 2M calls, made for the one interval that starts
+// at the run's start). Records out of call order (not made so today) fall back to the array.
 class WaitOf {
  public:
   WaitOf(const engine::Timeline& t, const std::vector<WaitRecord>& records) : t_(t), records_(records) {}
   double operator[](uint32_t k) {
-    if (by_call_.empty()) make();
-    return by_call_[k];
+    if (!checked_) {
+      checked_ = true;
+      sorted_ = std::is_sorted(records_.begin(), records_.end(),
+                               [](const WaitRecord& x, const WaitRecord& y) { return x.call < y.call; });
+      if (!sorted_) make();
+    }
+    if (!sorted_) return by_call_[k];
+    // The last record of call k (the one the array would keep): past every record up to k.
+    size_t i = cursor_;
+    const auto up = [k](uint32_t call, const WaitRecord& r) { return call < r.call; };
+    if (i > 0 && records_[i - 1].call > k) {
+      i = size_t(std::upper_bound(records_.begin(), records_.begin() + long(i), k, up) - records_.begin());
+    } else {
+      for (int step = 0; i < records_.size() && records_[i].call <= k; ++i)
+        if (++step == 8) {  // far ahead: a search
+          i = size_t(std::upper_bound(records_.begin() + long(i), records_.end(), k, up) - records_.begin());
+          break;
+        }
+    }
+    cursor_ = i;
+    return i > 0 && records_[i - 1].call == k ? wait_in(records_[i - 1]) : 0.0;
   }
 
  private:
+  double wait_in(const WaitRecord& r) const {
+    const engine::CallRecord& c = t_.calls[r.call];
+    const double w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+    return std::min(w, c.exit - c.enter);
+  }
   void make() {
     by_call_.assign(t_.calls.size(), 0.0);
-    for (const WaitRecord& r : records_) {
-      const engine::CallRecord& c = t_.calls[r.call];
-      double& w = by_call_[r.call];
-      w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
-      w = std::min(w, c.exit - c.enter);
-    }
+    for (const WaitRecord& r : records_) by_call_[r.call] = wait_in(r);
   }
   const engine::Timeline& t_;
   const std::vector<WaitRecord>& records_;
-  std::vector<double> by_call_;  // per call (empty: not made yet)
+  bool checked_ = false, sorted_ = false;
+  size_t cursor_ = 0;            // past the records of the calls up to the last question's
+  std::vector<double> by_call_;  // per call, when the records are not by call
 };
 
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
 // call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
 // Into `out` (sorted by call path); `raw` is scratch. Both reused: no allocation per wait.
-void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g, uint32_t a,
-                     uint32_t b, Vec& raw, Vec& out) {
+void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g,
+                         uint32_t first, uint32_t b, Vec& raw, Vec& out) {
   raw.clear();
   out.clear();
   auto add = [&](int32_t node, double s) {
@@ -322,7 +352,6 @@ void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vect
     const int g = l2g[size_t(node)];
     if (g >= 0) raw.push_back({uint32_t(g), s});
   };
-  const uint32_t first = a == kNone ? 0 : a + 1;
   for (uint32_t k = first; k <= b && k < t.calls.size(); ++k) {
     if (t.calls[k].location != 0) break;  // location 0's calls come first
     if (k + 1 < t.gap_begin.size())
@@ -334,6 +363,27 @@ void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vect
     if (!out.empty() && out.back().first == g) out.back().second += s;
     else out.push_back({g, s});
   }
+}
+// The common interval (a ping-pong's on both sides: b follows the synchronization at once) is
+// b's gap alone, mostly one entry: that entry is the vector, inline, without the scratch.
+[[gnu::always_inline]] inline void interval_vector(const engine::Timeline& t, WaitOf& wait_of,
+                                                   const std::vector<int>& l2g, uint32_t a, uint32_t b,
+                                                   Vec& raw, Vec& out) {
+  const uint32_t first = a == kNone ? 0 : a + 1;
+  if (first == b && size_t(b) + 1 < t.gap_begin.size()) {
+    const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
+    if (e1 - e0 <= 1 && t.calls[b].location == 0) {
+      out.clear();
+      if (e1 == e0) return;
+      const int32_t node = t.gaps[e0].node;
+      const double s = t.gaps[e0].seconds;
+      if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
+      const int g = l2g[size_t(node)];
+      if (g >= 0) out.push_back({uint32_t(g), s});
+      return;
+    }
+  }
+  interval_vector_any(t, wait_of, l2g, first, b, raw, out);
 }
 
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
@@ -548,6 +598,14 @@ double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
                     const std::vector<std::pair<uint32_t, double>>& tw,
                     std::vector<std::pair<uint32_t, double>>& d) {
   double sum = 0;
+  if (tw.empty()) {  // W's entries below 1 us are not sent: mostly nothing to subtract
+    for (const auto& x : tc)
+      if (x.second > 0) {
+        d.push_back(x);
+        sum += x.second;
+      }
+    return sum;
+  }
   size_t k = 0;
   for (const auto& [g, c] : tc) {
     while (k < tw.size() && tw[k].first < g) ++k;
@@ -809,7 +867,8 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       tw[kept] = x;
       kept += !(x.second < 1e-6);
     }
-    tw.resize(kept);
+    // (erase: inline, where resize was a call per wait)
+    tw.erase(tw.begin() + long(kept), tw.end());
     if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
       std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
                        [](const auto& x, const auto& y) { return x.second > y.second; });
@@ -971,7 +1030,8 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
   v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
   amount = amount_f;
   Vec& tw = s.tw;
-  tw.resize(n);
+  tw.clear();  // mostly stays empty: W sends no entry below 1 us
+  if (n > 0) tw.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
     uint64_t g = 0;
     float sec = 0;
