@@ -976,8 +976,9 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
-  const auto u0 = inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
-  const auto u1 = inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
+  // None when e follows the synchronization at once (a ping-pong's: no search).
+  const auto u1 = lo >= e ? inst.begin() : inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
+  const auto u0 = lo >= e ? u1 : inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
@@ -1014,6 +1015,17 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   return scale * sum_w;
 }
 
+// get_varint with its common case inline: step 2's varints are mostly one byte (differences
+// to the previous record's).
+[[gnu::always_inline]] inline bool get_small_varint(const unsigned char*& p, const unsigned char* end,
+                                                    uint64_t& v) {
+  if (p < end && *p < 0x80) {
+    v = *p++;
+    return true;
+  }
+  return get_varint(p, end, v);
+}
+
 // One wait record of step 2 at `p` (advanced): its cause (kind, a, b), v_ref and amount, its
 // vector into s.tw; b and v_ref after the previous record's from the same W (0 before the
 // first). False when malformed.
@@ -1022,8 +1034,8 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
   uint8_t n = 0;
   uint64_t a64 = 0, db = 0, dv = 0;
   float amount_f = 0;
-  if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
-      !get_varint(p, end, dv) || !get(p, end, amount_f))
+  if (!get(p, end, kind) || !get(p, end, n) || !get_small_varint(p, end, a64) ||
+      !get_small_varint(p, end, db) || !get_small_varint(p, end, dv) || !get(p, end, amount_f))
     return false;
   a = uint32_t(a64);
   b = uint32_t(int64_t(b) + unzigzag(db));
