@@ -598,14 +598,6 @@ double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
                     const std::vector<std::pair<uint32_t, double>>& tw,
                     std::vector<std::pair<uint32_t, double>>& d) {
   double sum = 0;
-  if (tw.empty()) {  // W's entries below 1 us are not sent: mostly nothing to subtract
-    for (const auto& x : tc)
-      if (x.second > 0) {
-        d.push_back(x);
-        sum += x.second;
-      }
-    return sum;
-  }
   size_t k = 0;
   for (const auto& [g, c] : tc) {
     while (k < tw.size() && tw[k].first < g) ++k;
@@ -973,7 +965,17 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const uint32_t from = s.sync.before(w, e);
   interval_vector(t, s.wait_of, s.l2g, from, e, s.raw, s.tc);
   const uint32_t d_begin = uint32_t(s.dflat.size());
-  const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
+  // d = max(0, tc - tw): tc itself when W sent no entry (mostly), without the call.
+  double sum_d = 0;
+  if (s.tw.empty()) {
+    for (const auto& x : s.tc)
+      if (x.second > 0) {
+        s.dflat.push_back(x);
+        sum_d += x.second;
+      }
+  } else {
+    sum_d = delay_vector(s.tc, s.tw, s.dflat);
+  }
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
   // None when e follows the synchronization at once (a ping-pong's: no search).
@@ -985,9 +987,10 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
   // little of them); below, amount / D < 1.
   const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
-    store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
-    store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
+  for (size_t x = d_begin, x_end = s.dflat.size(); x < x_end; ++x) {
+    const auto [g, d] = s.dflat[x];
+    store.add(slot.short_term[family], g, scale * d);
+    store.add(slot.short_total, g, scale * d);
   }
   out.remainder_s += amount - scale * D;
   if (u0 != u1 || !s.edge_begin.empty()) {
@@ -1015,17 +1018,6 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   return scale * sum_w;
 }
 
-// get_varint with its common case inline: step 2's varints are mostly one byte (differences
-// to the previous record's).
-[[gnu::always_inline]] inline bool get_small_varint(const unsigned char*& p, const unsigned char* end,
-                                                    uint64_t& v) {
-  if (p < end && *p < 0x80) {
-    v = *p++;
-    return true;
-  }
-  return get_varint(p, end, v);
-}
-
 // One wait record of step 2 at `p` (advanced): its cause (kind, a, b), v_ref and amount, its
 // vector into s.tw; b and v_ref after the previous record's from the same W (0 before the
 // first). False when malformed.
@@ -1034,9 +1026,18 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
   uint8_t n = 0;
   uint64_t a64 = 0, db = 0, dv = 0;
   float amount_f = 0;
-  if (!get(p, end, kind) || !get(p, end, n) || !get_small_varint(p, end, a64) ||
-      !get_small_varint(p, end, db) || !get_small_varint(p, end, dv) || !get(p, end, amount_f))
+  if (end - p >= 9 && (p[2] | p[3] | p[4]) < 0x80) {  // the usual record: its varints one byte each
+    kind = p[0];
+    n = p[1];
+    a64 = p[2];
+    db = p[3];
+    dv = p[4];
+    std::memcpy(&amount_f, p + 5, sizeof amount_f);
+    p += 9;
+  } else if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
+             !get_varint(p, end, dv) || !get(p, end, amount_f)) {
     return false;
+  }
   a = uint32_t(a64);
   b = uint32_t(int64_t(b) + unzigzag(db));
   v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
