@@ -837,16 +837,31 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   }
   runs.clear();
-  // Written through a pointer into room made in large steps (flat.size() is the room, `used`
+  // Written through a pointer into room made in large steps (`room` bytes at `base`, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
+  // The loop keeps what it reads in locals (the run's causer, bytes and end among them): the
+  // stores through a byte pointer would make the compiler read every vector's bounds again.
   size_t used = 0;
   flat.resize(inst.size() * 16);  // a wait with a one-entry vector, mostly
+  unsigned char* base = flat.data();
+  size_t room = flat.size();
   s.sent_to.clear();
+  const uint32_t n = uint32_t(inst.size());
+  const Inst* const iv = inst.data();
+  const int32_t P = s.P;
   int64_t prev_b = 0, prev_v = 0;  // the previous record's b and v_ref to the same C
-  for (uint32_t k = 0; k < inst.size(); ++k) {
+  int32_t run_causer = -1;         // the causer of the last run (runs.back()), -1: none yet
+  size_t run_bytes = 0;
+  uint32_t run_end = 0;
+  auto close_run = [&] {
+    if (run_causer < 0) return;
+    runs.back().second = run_bytes;
+    s.sent_to.back().end = run_end;
+  };
+  for (uint32_t k = 0; k < n; ++k) {
     const uint32_t j = s.sent_at(k);
-    const Inst& v = inst[j];
-    if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
+    const Inst& v = iv[j];
+    if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
       continue;
     }
@@ -867,17 +882,25 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    if (runs.empty() || runs.back().first != v.causer) {
+    if (v.causer != run_causer) {
+      close_run();
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
+      run_causer = v.causer;
+      run_bytes = 0;
       prev_b = prev_v = 0;
     }
-    const size_t most = 31 + tw.size() * 9;  // the longest varints
-    if (flat.size() - used < most) flat.resize(std::max(2 * flat.size(), used + most));
-    unsigned char* const at = flat.data() + used;
+    const size_t entries = tw.size();
+    const size_t most = 31 + entries * 9;  // the longest varints
+    if (room - used < most) {
+      flat.resize(std::max(2 * room, used + most));
+      base = flat.data();
+      room = flat.size();
+    }
+    unsigned char* const at = base + used;
     Writer w{at};
     w.put<uint8_t>(v.cause_kind);
-    w.put<uint8_t>(uint8_t(tw.size()));
+    w.put<uint8_t>(uint8_t(entries));
     w.p = put_varint(w.p, v.cause_a);
     w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
     w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
@@ -889,9 +912,10 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     prev_b = v.cause_b;
     prev_v = j;
     used += size_t(w.p - at);
-    runs.back().second += size_t(w.p - at);
-    s.sent_to.back().end = k + 1;
+    run_bytes += size_t(w.p - at);
+    run_end = k + 1;
   }
+  close_run();
   flat.resize(used);
   out.bytes_sent += flat.size();
 }
