@@ -199,17 +199,25 @@ class SyncIndex {
   }
 
   // The latest synchronization call with `peer` strictly before call `k`; kNone when none.
-  uint32_t before(int32_t peer, uint32_t k) {
+  // Inline: asked twice per wait, mostly of the same peer, answered by the cursor's entry.
+  [[gnu::always_inline]] uint32_t before(int32_t peer, uint32_t k) {
     uint32_t best = kNone;
-    if (peer != asked_peer_) {  // consecutive questions mostly name the same peer
-      const auto it = peer >= 0 ? p2p_.find(peer) : p2p_.end();
-      asked_ = it == p2p_.end() ? nullptr : &it->second;
-      asked_peer_ = peer;
-    }
+    if (peer != asked_peer_) ask(peer);  // consecutive questions mostly name the same peer
     if (asked_) {
       const size_t at = lower_bound_near(asked_->calls, k, asked_->cursor);
       if (at > 0) best = asked_->calls[at - 1];
     }
+    return colls_.empty() ? best : coll_before(peer, k, best);
+  }
+
+ private:
+  void ask(int32_t peer) {
+    const auto it = peer >= 0 ? p2p_.find(peer) : p2p_.end();
+    asked_ = it == p2p_.end() ? nullptr : &it->second;
+    asked_peer_ = peer;
+  }
+  // before() past the messages: a later synchronizing collective with `peer` than `best`.
+  uint32_t coll_before(int32_t peer, uint32_t k, uint32_t best) {
     auto c = std::lower_bound(colls_.begin(), colls_.end(), std::make_pair(k, uint32_t(0)));
     for (int scanned = 0; c != colls_.begin() && scanned < 256; ++scanned) {
       --c;
@@ -222,7 +230,6 @@ class SyncIndex {
     return best;
   }
 
- private:
   // Window collectives share colls_, their window id marked (ids are below 2^31).
   static constexpr uint32_t kWindowBit = 0x80000000u;
   int32_t window_member(uint32_t win, int32_t r) {
@@ -285,36 +292,59 @@ class SyncIndex {
 };
 
 // The waiting time inside each call (the wait records' intervals, at most the call), to
-// exclude from time vectors; made at the first question (none when every interval between
-// synchronizations holds no MPI call, as a ping-pong's: no pass over the records, no array).
+// exclude from time vectors. The records are by call (WaitStates::records): a call's is
+// found from where the last question's search ended, as the questions mostly ascend; no
+// array per call (16 MB for a ping-pong's 2M calls, made for the one interval that starts
+// at the run's start). Records out of call order (not made so today) fall back to the array.
 class WaitOf {
  public:
   WaitOf(const engine::Timeline& t, const std::vector<WaitRecord>& records) : t_(t), records_(records) {}
   double operator[](uint32_t k) {
-    if (by_call_.empty()) make();
-    return by_call_[k];
+    if (!checked_) {
+      checked_ = true;
+      sorted_ = std::is_sorted(records_.begin(), records_.end(),
+                               [](const WaitRecord& x, const WaitRecord& y) { return x.call < y.call; });
+      if (!sorted_) make();
+    }
+    if (!sorted_) return by_call_[k];
+    // The last record of call k (the one the array would keep): past every record up to k.
+    size_t i = cursor_;
+    const auto up = [k](uint32_t call, const WaitRecord& r) { return call < r.call; };
+    if (i > 0 && records_[i - 1].call > k) {
+      i = size_t(std::upper_bound(records_.begin(), records_.begin() + long(i), k, up) - records_.begin());
+    } else {
+      for (int step = 0; i < records_.size() && records_[i].call <= k; ++i)
+        if (++step == 8) {  // far ahead: a search
+          i = size_t(std::upper_bound(records_.begin() + long(i), records_.end(), k, up) - records_.begin());
+          break;
+        }
+    }
+    cursor_ = i;
+    return i > 0 && records_[i - 1].call == k ? wait_in(records_[i - 1]) : 0.0;
   }
 
  private:
+  double wait_in(const WaitRecord& r) const {
+    const engine::CallRecord& c = t_.calls[r.call];
+    const double w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
+    return std::min(w, c.exit - c.enter);
+  }
   void make() {
     by_call_.assign(t_.calls.size(), 0.0);
-    for (const WaitRecord& r : records_) {
-      const engine::CallRecord& c = t_.calls[r.call];
-      double& w = by_call_[r.call];
-      w = std::max(0.0, r.wait_end - c.enter) + std::max(0.0, c.exit - r.completion_begin);
-      w = std::min(w, c.exit - c.enter);
-    }
+    for (const WaitRecord& r : records_) by_call_[r.call] = wait_in(r);
   }
   const engine::Timeline& t_;
   const std::vector<WaitRecord>& records_;
-  std::vector<double> by_call_;  // per call (empty: not made yet)
+  bool checked_ = false, sorted_ = false;
+  size_t cursor_ = 0;            // past the records of the calls up to the last question's
+  std::vector<double> by_call_;  // per call, when the records are not by call
 };
 
 // Time per global call path between the exit of call `a` (kNone: the start) and the enter of
 // call `b`, waiting time excluded: the gaps before calls a+1..b and the MPI calls a+1..b-1.
 // Into `out` (sorted by call path); `raw` is scratch. Both reused: no allocation per wait.
-void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g, uint32_t a,
-                     uint32_t b, Vec& raw, Vec& out) {
+void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::vector<int>& l2g,
+                         uint32_t first, uint32_t b, Vec& raw, Vec& out) {
   raw.clear();
   out.clear();
   auto add = [&](int32_t node, double s) {
@@ -322,7 +352,6 @@ void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vect
     const int g = l2g[size_t(node)];
     if (g >= 0) raw.push_back({uint32_t(g), s});
   };
-  const uint32_t first = a == kNone ? 0 : a + 1;
   for (uint32_t k = first; k <= b && k < t.calls.size(); ++k) {
     if (t.calls[k].location != 0) break;  // location 0's calls come first
     if (k + 1 < t.gap_begin.size())
@@ -334,6 +363,27 @@ void interval_vector(const engine::Timeline& t, WaitOf& wait_of, const std::vect
     if (!out.empty() && out.back().first == g) out.back().second += s;
     else out.push_back({g, s});
   }
+}
+// The common interval (a ping-pong's on both sides: b follows the synchronization at once) is
+// b's gap alone, mostly one entry: that entry is the vector, inline, without the scratch.
+[[gnu::always_inline]] inline void interval_vector(const engine::Timeline& t, WaitOf& wait_of,
+                                                   const std::vector<int>& l2g, uint32_t a, uint32_t b,
+                                                   Vec& raw, Vec& out) {
+  const uint32_t first = a == kNone ? 0 : a + 1;
+  if (first == b && size_t(b) + 1 < t.gap_begin.size()) {
+    const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
+    if (e1 - e0 <= 1 && t.calls[b].location == 0) {
+      out.clear();
+      if (e1 == e0) return;
+      const int32_t node = t.gaps[e0].node;
+      const double s = t.gaps[e0].seconds;
+      if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
+      const int g = l2g[size_t(node)];
+      if (g >= 0) out.push_back({uint32_t(g), s});
+      return;
+    }
+  }
+  interval_vector_any(t, wait_of, l2g, first, b, raw, out);
 }
 
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
@@ -787,16 +837,31 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   }
   runs.clear();
-  // Written through a pointer into room made in large steps (flat.size() is the room, `used`
+  // Written through a pointer into room made in large steps (`room` bytes at `base`, `used`
   // the bytes written; one resize per doubling, not one per wait), cut to `used` at the end.
+  // The loop keeps what it reads in locals (the run's causer, bytes and end among them): the
+  // stores through a byte pointer would make the compiler read every vector's bounds again.
   size_t used = 0;
   flat.resize(inst.size() * 16);  // a wait with a one-entry vector, mostly
+  unsigned char* base = flat.data();
+  size_t room = flat.size();
   s.sent_to.clear();
+  const uint32_t n = uint32_t(inst.size());
+  const Inst* const iv = inst.data();
+  const int32_t P = s.P;
   int64_t prev_b = 0, prev_v = 0;  // the previous record's b and v_ref to the same C
-  for (uint32_t k = 0; k < inst.size(); ++k) {
+  int32_t run_causer = -1;         // the causer of the last run (runs.back()), -1: none yet
+  size_t run_bytes = 0;
+  uint32_t run_end = 0;
+  auto close_run = [&] {
+    if (run_causer < 0) return;
+    runs.back().second = run_bytes;
+    s.sent_to.back().end = run_end;
+  };
+  for (uint32_t k = 0; k < n; ++k) {
     const uint32_t j = s.sent_at(k);
-    const Inst& v = inst[j];
-    if (v.causer >= s.P) {  // outside the analysis ranks (inconsistent trace)
+    const Inst& v = iv[j];
+    if (v.causer >= P) {  // outside the analysis ranks (inconsistent trace)
       out.remainder_s += v.amount;
       continue;
     }
@@ -809,24 +874,33 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       tw[kept] = x;
       kept += !(x.second < 1e-6);
     }
-    tw.resize(kept);
+    // (erase: inline, where resize was a call per wait)
+    tw.erase(tw.begin() + long(kept), tw.end());
     if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
       std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
                        [](const auto& x, const auto& y) { return x.second > y.second; });
       tw.resize(255);
       std::sort(tw.begin(), tw.end());
     }
-    if (runs.empty() || runs.back().first != v.causer) {
+    if (v.causer != run_causer) {
+      close_run();
       runs.push_back({v.causer, 0});
       s.sent_to.push_back({v.causer, k, k});
+      run_causer = v.causer;
+      run_bytes = 0;
       prev_b = prev_v = 0;
     }
-    const size_t most = 31 + tw.size() * 9;  // the longest varints
-    if (flat.size() - used < most) flat.resize(std::max(2 * flat.size(), used + most));
-    unsigned char* const at = flat.data() + used;
+    const size_t entries = tw.size();
+    const size_t most = 31 + entries * 9;  // the longest varints
+    if (room - used < most) {
+      flat.resize(std::max(2 * room, used + most));
+      base = flat.data();
+      room = flat.size();
+    }
+    unsigned char* const at = base + used;
     Writer w{at};
     w.put<uint8_t>(v.cause_kind);
-    w.put<uint8_t>(uint8_t(tw.size()));
+    w.put<uint8_t>(uint8_t(entries));
     w.p = put_varint(w.p, v.cause_a);
     w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
     w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
@@ -838,9 +912,10 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     prev_b = v.cause_b;
     prev_v = j;
     used += size_t(w.p - at);
-    runs.back().second += size_t(w.p - at);
-    s.sent_to.back().end = k + 1;
+    run_bytes += size_t(w.p - at);
+    run_end = k + 1;
   }
+  close_run();
   flat.resize(used);
   out.bytes_sent += flat.size();
 }
@@ -914,20 +989,32 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const uint32_t from = s.sync.before(w, e);
   interval_vector(t, s.wait_of, s.l2g, from, e, s.raw, s.tc);
   const uint32_t d_begin = uint32_t(s.dflat.size());
-  const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
+  // d = max(0, tc - tw): tc itself when W sent no entry (mostly), without the call.
+  double sum_d = 0;
+  if (s.tw.empty()) {
+    for (const auto& x : s.tc)
+      if (x.second > 0) {
+        s.dflat.push_back(x);
+        sum_d += x.second;
+      }
+  } else {
+    sum_d = delay_vector(s.tc, s.tw, s.dflat);
+  }
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
-  const auto u0 = inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
-  const auto u1 = inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
+  // None when e follows the synchronization at once (a ping-pong's: no search).
+  const auto u1 = lo >= e ? inst.begin() : inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
+  const auto u0 = lo >= e ? u1 : inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
   double sum_w = 0;
   for (auto u = u0; u != u1; ++u) sum_w += u->amount;
   const double D = sum_d + sum_w;
   // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
   // little of them); below, amount / D < 1.
   const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  for (uint32_t x = d_begin; x < s.dflat.size(); ++x) {
-    store.add(slot.short_term[family], s.dflat[x].first, scale * s.dflat[x].second);
-    store.add(slot.short_total, s.dflat[x].first, scale * s.dflat[x].second);
+  for (size_t x = d_begin, x_end = s.dflat.size(); x < x_end; ++x) {
+    const auto [g, d] = s.dflat[x];
+    store.add(slot.short_term[family], g, scale * d);
+    store.add(slot.short_total, g, scale * d);
   }
   out.remainder_s += amount - scale * D;
   if (u0 != u1 || !s.edge_begin.empty()) {
@@ -963,15 +1050,25 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
   uint8_t n = 0;
   uint64_t a64 = 0, db = 0, dv = 0;
   float amount_f = 0;
-  if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
-      !get_varint(p, end, dv) || !get(p, end, amount_f))
+  if (end - p >= 9 && (p[2] | p[3] | p[4]) < 0x80) {  // the usual record: its varints one byte each
+    kind = p[0];
+    n = p[1];
+    a64 = p[2];
+    db = p[3];
+    dv = p[4];
+    std::memcpy(&amount_f, p + 5, sizeof amount_f);
+    p += 9;
+  } else if (!get(p, end, kind) || !get(p, end, n) || !get_varint(p, end, a64) || !get_varint(p, end, db) ||
+             !get_varint(p, end, dv) || !get(p, end, amount_f)) {
     return false;
+  }
   a = uint32_t(a64);
   b = uint32_t(int64_t(b) + unzigzag(db));
   v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
   amount = amount_f;
   Vec& tw = s.tw;
-  tw.resize(n);
+  tw.clear();  // mostly stays empty: W sends no entry below 1 us
+  if (n > 0) tw.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
     uint64_t g = 0;
     float sec = 0;
