@@ -71,7 +71,7 @@ Status encode_slots(const Slot* begin, const Slot* end, std::vector<uint8_t>& ou
 Status decode_events(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
                      std::vector<Event>& out, uint16_t version = kChunkVersion);
 
-// A decoded chunk in the compact form the replay passes walk (TraceReader::next_chunk): 16
+// A decoded chunk in compact form (TraceReader::next and prev, ChunkDecoder::decode): 16
 // bytes per event, so a whole chunk stays in cache. Events that carry only a region (ENTER,
 // EXIT, CALLSITE, MEASUREMENT_OFF/ON) or nothing (COLL_BEGIN) are "narrow": every Event field
 // but time, region, flags and kind is zero. The others are kept whole in `wide`.

@@ -63,23 +63,6 @@ bool TraceReader::next(Event& e) {
   return false;
 }
 
-bool TraceReader::next_chunk(const DecodedChunk*& chunk, size_t& first) {
-  if (status_ != Status::kOk) return false;
-  while (chunk_pos_ < chunks_.size()) {
-    const size_t count = store_.ref(chunks_[chunk_pos_]).header.event_count;
-    if (index_ < count) {
-      if (!load(chunk_pos_)) return false;
-      chunk = &events_;
-      first = index_;
-      index_ = count;
-      return true;
-    }
-    ++chunk_pos_;
-    index_ = 0;
-  }
-  return false;
-}
-
 bool TraceReader::prev(Event& e) {
   if (status_ != Status::kOk) return false;
   for (;;) {

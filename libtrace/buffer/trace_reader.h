@@ -23,11 +23,6 @@ class TraceReader {
   // (status() tells which).
   bool next(Event& e);
   bool prev(Event& e);
-  // The forward walk of the replay passes, a chunk at a time: the events after the cursor up
-  // to the end of its chunk, compact ([first, chunk->size()) of *chunk), moving the cursor past
-  // them. Returns false at the end or on a decode error (status() tells which). The chunk
-  // stays valid until the next call on the reader.
-  bool next_chunk(const DecodedChunk*& chunk, size_t& first);
   Status status() const { return status_; }
   uint64_t event_count() const { return total_events_; }
 
