@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -209,7 +208,10 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     double idle;
     uint32_t call;
   };
-  std::deque<LsInstance> recent;  // the last 100 late-sender instances
+  // The last 100 late-sender instances: recent[head ..), a vector whose front is dropped by
+  // moving `head` (compacted now and then): a deque's push and pop cost a call each per wait.
+  std::vector<LsInstance> recent;
+  size_t head = 0;
   // An upper bound of their send_enter: receives whose message was sent after it (the usual
   // case, messages in send order) skip the scan for wrong-order instances.
   double recent_max = -std::numeric_limits<double>::infinity();
@@ -221,7 +223,10 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     ls_calls[group.call / 64] |= uint64_t(1) << (group.call % 64);
     recent.push_back(group);
     recent_max = std::max(recent_max, group.send_enter);
-    if (recent.size() > 100) recent.pop_front();
+    if (recent.size() - head > 100 && ++head >= 4096) {
+      recent.erase(recent.begin(), recent.begin() + long(head));
+      head = 0;
+    }
     group = {0, -1, 0, kNoCall};
   };
   for (uint32_t i = 0; i < t.recvs.size(); ++i) {
@@ -235,7 +240,7 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
     // after this one's (MPI orders no receives of different threads).
     if (recent_max > ts) {
       recent_max = -std::numeric_limits<double>::infinity();
-      for (auto it = recent.begin(); it != recent.end();) {
+      for (auto it = recent.begin() + long(head); it != recent.end();) {
         if (it->send_enter > ts && t.calls[it->call].location == c.location) {
           ctx.book(kLateSenderWrongOrder, it->call, it->idle);
           ctx.book(

@@ -180,6 +180,27 @@ TEST_CASE("late sender, wrong order: a later receive got a message sent earlier"
   CHECK(at(w, a, passes::kLateSenderWrongOrderDifferentSource) == 0.0);
 }
 
+TEST_CASE("late sender, wrong order: only the last 100 late senders are compared", "[passes]") {
+  define_regions();
+  // 5,000 late senders (more than the window's compaction interval), then a receive of a
+  // message sent before the last 101 of them: the last 100 are wrong-order instances, the
+  // one before them is out of the window.
+  Synth s;
+  constexpr uint32_t kN = 5000;
+  for (uint32_t i = 0; i < kN; ++i) {
+    const double t0 = 10.0 * i;
+    s.recv(s.call(kRecv, t0, t0 + 2), 0, t0 + 1);  // waits 1 s
+  }
+  const uint32_t last = s.call(kRecv, 10.0 * kN, 10.0 * kN + 1);
+  s.recv(last, 0, 10.0 * (kN - 101) + 1.5);
+  const WaitStates w = s.run_pass();
+  CHECK(w.stats[passes::kLateSender].count == kN);
+  CHECK(w.stats[passes::kLateSenderWrongOrder].count == 100);
+  CHECK(at(w, kN - 101, passes::kLateSenderWrongOrder) == 0.0);
+  CHECK(at(w, kN - 100, passes::kLateSenderWrongOrder) == Approx(1.0));
+  CHECK(at(w, kN - 1, passes::kLateSenderWrongOrder) == Approx(1.0));
+}
+
 TEST_CASE("late receiver: a synchronous send waits for the receive to be posted", "[passes]") {
   define_regions();
   Synth s;
