@@ -242,6 +242,61 @@ struct SlotMemo {
   }
 };
 
+// A wide event's fields from the A column by its layout (`e`'s kind and flags are set); the
+// region and communicator also as the predictor's context. Inline in the decode loop.
+[[gnu::always_inline]] inline uint64_t request_delta(ColumnReader& a, uint64_t& prev_request) {
+  prev_request += uint64_t(unzigzag(a.u64()));
+  return prev_request;
+}
+[[gnu::always_inline]] inline void read_wide_fields(ColumnReader& a, Layout l, Event& e, uint32_t& region,
+                                                    uint32_t& comm, uint64_t& prev_request,
+                                                    uint64_t* prev_counters) {
+  switch (l) {
+    case Layout::kP2p:
+    case Layout::kP2pReq:
+      e.comm = comm = a.u32();
+      e.peer = a.s32();
+      e.tag = a.s32();
+      e.bytes = a.u64();
+      if (l == Layout::kP2pReq) e.request = request_delta(a, prev_request);
+      break;
+    case Layout::kRequest: e.request = request_delta(a, prev_request); break;
+    case Layout::kColl:
+    case Layout::kCollReq:
+      e.region = region = a.u32();
+      e.comm = comm = a.u32();
+      e.root = a.s32();
+      e.bytes = a.u64();
+      e.bytes_received = a.u64();
+      e.request = l == Layout::kCollReq ? request_delta(a, prev_request) : a.u64();
+      break;
+    case Layout::kRma:
+      e.comm = comm = a.u32();
+      e.peer = a.s32();
+      e.region = region = a.u32();
+      e.bytes = a.u64();
+      e.request = a.u64();
+      e.root = a.s32();
+      break;
+    case Layout::kCounters: {
+      const uint64_t n = a.u64();
+      if (n > kMaxCounters) {
+        a.fail();
+        break;
+      }
+      e.bytes = n;
+      for (unsigned c = 0; c < n; ++c) {
+        prev_counters[c] += uint64_t(unzigzag(a.u64()));
+        e.counters[c] = prev_counters[c];
+      }
+      break;
+    }
+    case Layout::kRegion:
+    case Layout::kEmpty:
+    case Layout::kNone: break;
+  }
+}
+
 // The stream decoder behind both decode_events and visit_events. `prepare(count)` sizes the
 // sink's storage once the counts are checked; returns false if the stream is corrupt. A sink
 // that stores the events (kEager false) then holds garbage the caller discards; one that
@@ -284,10 +339,6 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
     if constexpr (kEager) sink.stopped(given, prev_time);
     return false;
   };
-  auto request_delta = [&]() {
-    prev_request += uint64_t(unzigzag(a.u64()));
-    return prev_request;
-  };
 
   for (uint32_t i = 0; i < event_count; ++i) {
     const uint8_t kb = kp[i];
@@ -306,55 +357,12 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
       region = a.u32();
     } else if (l != Layout::kEmpty) {
       we = &sink.wide(i);
-      Event& e = *we;
-      e.kind = EventKind(kind);
-      e.flags = flags;
-      switch (l) {
-        case Layout::kP2p:
-        case Layout::kP2pReq:
-          e.comm = comm = a.u32();
-          e.peer = a.s32();
-          e.tag = a.s32();
-          e.bytes = a.u64();
-          if (l == Layout::kP2pReq) e.request = request_delta();
-          break;
-        case Layout::kRequest: e.request = request_delta(); break;
-        case Layout::kColl:
-        case Layout::kCollReq:
-          e.region = region = a.u32();
-          e.comm = comm = a.u32();
-          e.root = a.s32();
-          e.bytes = a.u64();
-          e.bytes_received = a.u64();
-          e.request = l == Layout::kCollReq ? request_delta() : a.u64();
-          break;
-        case Layout::kRma:
-          e.comm = comm = a.u32();
-          e.peer = a.s32();
-          e.region = region = a.u32();
-          e.bytes = a.u64();
-          e.request = a.u64();
-          e.root = a.s32();
-          break;
-        case Layout::kCounters: {
-          const uint64_t n = a.u64();
-          if (n > kMaxCounters) {
-            a.fail();
-            break;
-          }
-          e.bytes = n;
-          for (unsigned c = 0; c < n; ++c) {
-            prev_counters[c] += uint64_t(unzigzag(a.u64()));
-            e.counters[c] = prev_counters[c];
-          }
-          break;
-        }
-        case Layout::kRegion:
-        case Layout::kEmpty:
-        case Layout::kNone: break;
-      }
-      // region and comm as written to `e` (not read back from it: two 4-byte stores read as
-      // one 8-byte load cannot be forwarded, and the load waits for them to reach the cache)
+      we->kind = EventKind(kind);
+      we->flags = flags;
+      // region and comm come back as written to the event, not read back from it: two 4-byte
+      // stores read as one 8-byte load cannot be forwarded, and the load waits for them to
+      // reach the cache.
+      read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
     }
     uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
     uint64_t time;
