@@ -17,12 +17,14 @@
 // records become RMA_* events by the role of the MPI call they are in.
 #include "analyzer/otf2/otf2_import.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -997,12 +999,45 @@ std::string iso_utc(uint64_t realtime_ns) {
   return buf;
 }
 
+// libotf2 trusts the counts an anchor file holds: a damaged one can make OTF2_Reader_Open
+// allocate tens of GB (AddressSanitizer stops at 31.7 GB for one bit flipped) or corrupt the
+// heap. So the anchor is opened first in a child process, which only opens and closes it; if
+// that child dies, the archive is refused here instead of taking the analysis down. False
+// where fork fails or the child is still at it after 30 s (it is killed): the archive is
+// then opened as it is.
+bool anchor_kills_reader(const std::string& anchor) {
+  const pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    OTF2_Reader* r = OTF2_Reader_Open(anchor.c_str());
+    if (r != nullptr) OTF2_Reader_Close(r);
+    _exit(0);
+  }
+  int status = 0;
+  for (int waited_ms = 0;; ++waited_ms) {
+    const pid_t got = waitpid(pid, &status, WNOHANG);
+    if (got == pid) break;
+    if ((got < 0 && errno != EINTR) || waited_ms >= 30000) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return false;
+    }
+    usleep(1000);
+  }
+  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 // ArchiveReader::open's steps. The anchor file and the global definitions.
 Status read_global_definitions(State& s, std::string& error) {
   const std::string& anchor = s.anchor;
   if (access(anchor.c_str(), R_OK) != 0) {
     error = anchor + ": cannot read it: " + std::strerror(errno);
     return Status::kIoError;
+  }
+  if (anchor_kills_reader(anchor)) {
+    error = anchor +
+            ": the OTF2 library fails on this anchor file (a process opening it died): it is damaged";
+    return Status::kCorrupt;
   }
   s.reader = OTF2_Reader_Open(anchor.c_str());
   if (s.reader == nullptr) {
