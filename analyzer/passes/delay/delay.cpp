@@ -594,22 +594,6 @@ static_assert(sizeof(Caused) == 24, "a caused record is 24 bytes");
 
 }  // namespace
 
-double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
-                    const std::vector<std::pair<uint32_t, double>>& tw,
-                    std::vector<std::pair<uint32_t, double>>& d) {
-  double sum = 0;
-  size_t k = 0;
-  for (const auto& [g, c] : tc) {
-    while (k < tw.size() && tw[k].first < g) ++k;
-    const double w = k < tw.size() && tw[k].first == g ? tw[k].second : 0.0;
-    if (c - w > 0) {
-      d.push_back({g, c - w});
-      sum += c - w;
-    }
-  }
-  return sum;
-}
-
 size_t lower_bound_from(const std::vector<uint32_t>& v, uint32_t k, size_t& hint) {
   size_t lo = 0, hi = v.size();
   if (hint > v.size()) hint = v.size();
@@ -989,17 +973,7 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   const uint32_t from = s.sync.before(w, e);
   interval_vector(t, s.wait_of, s.l2g, from, e, s.raw, s.tc);
   const uint32_t d_begin = uint32_t(s.dflat.size());
-  // d = max(0, tc - tw): tc itself when W sent no entry (mostly), without the call.
-  double sum_d = 0;
-  if (s.tw.empty()) {
-    for (const auto& x : s.tc)
-      if (x.second > 0) {
-        s.dflat.push_back(x);
-        sum_d += x.second;
-      }
-  } else {
-    sum_d = delay_vector(s.tc, s.tw, s.dflat);
-  }
+  const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
   // C's own waits strictly inside (from, e).
   const uint32_t lo = from == kNone ? 0 : from + 1;
   // None when e follows the synchronization at once (a ping-pong's: no search).

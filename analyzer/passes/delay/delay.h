@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/engine/exchange.h"
@@ -105,9 +106,30 @@ struct DelayResult {
 
 // The cost model's pieces, exposed for unit tests:
 // d = max(0, tc - tw) per call path (both sorted by call path) appended to `d`; returns sum(d).
-double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
-                    const std::vector<std::pair<uint32_t, double>>& tw,
-                    std::vector<std::pair<uint32_t, double>>& d);
+// Inline: once per wait, mostly with tw empty (then d is tc's positive entries).
+inline double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
+                           const std::vector<std::pair<uint32_t, double>>& tw,
+                           std::vector<std::pair<uint32_t, double>>& d) {
+  double sum = 0;
+  if (tw.empty()) {  // no search in tw: d is tc's positive entries
+    for (const auto& x : tc)
+      if (x.second > 0) {
+        d.push_back(x);
+        sum += x.second;
+      }
+    return sum;
+  }
+  size_t k = 0;
+  for (const auto& [g, c] : tc) {
+    while (k < tw.size() && tw[k].first < g) ++k;
+    const double w = k < tw.size() && tw[k].first == g ? tw[k].second : 0.0;
+    if (c - w > 0) {
+      d.push_back({g, c - w});
+      sum += c - w;
+    }
+  }
+  return sum;
+}
 // std::lower_bound(v, k) (v ascending), searched by galloping from `hint` (the previous
 // answer, updated): the calls the delay analysis asks about mostly ascend, so a search touches
 // a few neighbouring entries where a binary search over millions would miss the cache at

@@ -22,6 +22,13 @@ TEST_CASE("delay vector: causer minus waiter per call path, negatives clipped", 
   CHECK(d[1].first == 3);
   CHECK(d[1].second == Approx(0.005));
   CHECK(sum == Approx(0.105));
+  // Without W's entries (a wait whose interval on W holds nothing): d is tc's positive entries,
+  // appended after what `d` holds.
+  const std::vector<std::pair<uint32_t, double>> tc2 = {{1, 0.150}, {2, 0.0}, {3, 0.005}};
+  CHECK(delay_vector(tc2, {}, d) == Approx(0.155));
+  REQUIRE(d.size() == 4);
+  CHECK(d[2] == std::pair<uint32_t, double>{1, 0.150});
+  CHECK(d[3] == std::pair<uint32_t, double>{3, 0.005});
 }
 
 TEST_CASE("cost propagation: Böhme et al. 2010 Fig. 2 and a fan-in", "[passes]") {
