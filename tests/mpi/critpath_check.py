@@ -419,6 +419,43 @@ def close(a, b, scale, abs_s=ABS_S):
     return abs(a - b) <= max(REL * max(abs(a), abs(b)), abs_s, 1e-6 * scale)
 
 
+def roundtrip_abs_s(insitu, skew=""):
+    """The absolute tolerance of a re-analysis of the in-situ run's OTF2 archive (report
+    `insitu`; `skew` = its CRITPATH_DEBUG_CLOCK_SKEW, "<offset>,<ppm>" or empty). The archive
+    holds clock-corrected timestamps, the in-situ profile local durations, which differ by:
+    - an injected drift: up to ppm x 1e-6 x the wall time (a real clock drifts by a few ppm;
+      tests inject 100);
+    - the linear correction's own drift estimate, from offsets measured within its error
+      bound at MPI_Init and MPI_Finalize: up to 2 x the bound over a rank's durations, summed
+      over the ranks in a total (seen: 64 us on one rank, bound 38 us; 33 us, bound 81 us)."""
+    abs_s = ABS_S
+    parts = skew.split(",")
+    try:
+        ppm = abs(float(parts[1])) if len(parts) > 1 else 0.0
+    except ValueError:
+        ppm = 0.0
+    if ppm > 0:
+        abs_s += ppm * 1e-6 * insitu.get("run", {}).get("wall_time_s", 0.0)
+    err = insitu.get("scalars", {}).get("clock_max_error_s", 0.0) or 0.0
+    if err > 0:
+        abs_s += 2 * err * max(1, len(insitu.get("ranks", [])))
+    return abs_s
+
+
+def run_config(out):
+    """The in-situ run's configuration (critpath.cfg in its output directory) as a dict."""
+    cfg = {}
+    try:
+        with open(os.path.join(out, "critpath.cfg")) as f:
+            for line in f:
+                k, sep, v = line.rstrip("\n").partition("=")
+                if sep:
+                    cfg[k] = v
+    except OSError:
+        pass
+    return cfg
+
+
 def compare_reports(a, b, where, ignore=(), abs_s=ABS_S):
     """report.json metrics, call paths and wait-state instance counts of the in-situ (a) and a
     re-analysis (b, named `where`): the differences, as lines. Metrics named in `ignore` are

@@ -450,7 +450,7 @@ ANALYSIS_SETTINGS = ("CRITPATH_CLOCK_CORRECTION", "CRITPATH_PARTITIONS", "CRITPA
 
 def otf2_roundtrip(args, out_dir, budget_s):
     """Step 6: a failure message, or None."""
-    from critpath_check import ABS_S, CheckError, compare_reports, load_report, mpiexec_command
+    from critpath_check import CheckError, compare_reports, load_report, mpiexec_command, roundtrip_abs_s
     if not os.path.exists(os.path.join(out_dir, "report.json")):
         log("OTF2 round trip: not applicable (the run wrote no report.json)")
         return None
@@ -481,24 +481,7 @@ def otf2_roundtrip(args, out_dir, budget_s):
     # when the in-situ one gave up, only the re-analysis has the what-if metrics.
     if any("what-if: not simulated" in n and "budget" in n for n in insitu.get("notes", [])):
         ignore += ["slack", "logical_zeroing"]
-    # An injected clock drift (CRITPATH_DEBUG_CLOCK_SKEW=<offset>,<ppm>): the archive holds
-    # drift-corrected timestamps, the in-situ profile local durations, which differ by up to
-    # ppm x 1e-6 x the wall time (a real clock drifts by a few ppm; tests inject 100).
-    abs_s = ABS_S
-    skew = dict(args.env_pairs).get("CRITPATH_DEBUG_CLOCK_SKEW", "")
-    parts = skew.split(",")
-    try:
-        ppm = abs(float(parts[1])) if len(parts) > 1 else 0.0
-    except ValueError:
-        ppm = 0.0
-    if ppm > 0:
-        abs_s += ppm * 1e-6 * insitu.get("run", {}).get("wall_time_s", 0.0)
-    # Likewise the linear correction's own drift estimate, from offsets measured within its
-    # error bound at MPI_Init and MPI_Finalize: up to 2 x the bound over a rank's durations,
-    # summed over the ranks in a total (seen: 64 us on one rank, bound 38 us).
-    err = insitu.get("scalars", {}).get("clock_max_error_s", 0.0) or 0.0
-    if err > 0:
-        abs_s += 2 * err * max(1, len(insitu.get("ranks", [])))
+    abs_s = roundtrip_abs_s(insitu, dict(args.env_pairs).get("CRITPATH_DEBUG_CLOCK_SKEW", ""))
     d = compare_reports(insitu, again, "the OTF2 round trip", ignore=ignore, abs_s=abs_s)
     if d:
         return (f"OTF2 round trip: the archive analysed again ({dest}) differs from the in-situ "

@@ -28,7 +28,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, compare_reports, fail, load_report, mpiexec_command, read_events  # noqa: E402
+from critpath_check import (check, compare_reports, fail, load_report, mpiexec_command, read_events,  # noqa: E402
+                            roundtrip_abs_s, run_config)
 
 # MPI one-sided calls by their role (pmpi_wrappers/spec/mpi.toml `rma`), as far as the export
 # writes them differently.
@@ -208,6 +209,7 @@ def check_python_reader(out, got):
 
 def roundtrip(out, nps, analyze, mpi, mpiexec, shim):
     insitu = load_report(out)
+    abs_s = roundtrip_abs_s(insitu, run_config(out).get("CRITPATH_DEBUG_CLOCK_SKEW", ""))
     for np_ in nps:
         dest = os.path.join(out, f"otf2-{np_}")
         cmd = mpiexec_command(mpi, mpiexec, shim, np_) + [analyze, "--otf2", os.path.join(out, "traces.otf2"),
@@ -217,7 +219,7 @@ def roundtrip(out, nps, analyze, mpi, mpiexec, shim):
                            stdin=subprocess.DEVNULL)
         print(r.stdout)
         check(r.returncode == 0, f"critpath-analyze --otf2 on {np_} processes exited with {r.returncode}")
-        d = compare_reports(insitu, load_report(dest), f"OTF2 on {np_}")
+        d = compare_reports(insitu, load_report(dest), f"OTF2 on {np_}", abs_s=abs_s)
         check(not d, f"in-situ ({out}) and OTF2 re-analysis on {np_} processes ({dest}) differ in "
               f"{len(d)} place(s):\n  " + "\n  ".join(d[:30]))
         print(f"check_otf2: the OTF2 archive analysed on {np_} processes gives the in-situ metrics "
