@@ -284,6 +284,27 @@ def read_stderr(out_dir):
         return f.read()
 
 
+def lateness(out, who="check_waits", combine=max):
+    """{scenario: the late wake-ups of its ranks, seconds: the largest rank's sum (or another
+    `combine` of the ranks' sums)}, from the program's "waits-lateness RANK SCENARIO NS" lines
+    (tests/mpi/waits/waits_util.h): a rank that woke late entered its call late, shifting the
+    waits it takes part in by as much, whatever the tracer does. `who` prefixes the line that
+    names the scenarios whose tolerance this widens (by more than 1 ms)."""
+    try:
+        text = read_stdout(out)
+    except OSError:
+        return {}
+    per = {}
+    for m in re.finditer(r"^waits-lateness (\d+) (\S+) (\d+)$", text, re.M):
+        per.setdefault(m.group(2), []).append(int(m.group(3)) * 1e-9)
+    late = {k: combine(v) for k, v in per.items()}
+    widened = {k: v for k, v in late.items() if v > 0.001}
+    if widened:
+        print(f"{who}: late wake-ups widen the tolerance: " +
+              ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in sorted(widened.items())))
+    return late
+
+
 SKIP_CODE = 77  # ctest SKIP_RETURN_CODE of the MPI tests (run_mpi_test.py)
 # A check whose only failures are the program's own timing (the run did not produce the waits it
 # was written to make: a descheduled rank), not the analysis: run_mpi_test.py runs it once more.

@@ -9,7 +9,13 @@ short-term cost is B's wait, its long-term cost the part of C's wait that B's wa
 min(wB, wC). Checked (seconds, per rank, ±5 % or ±2 ms; values expected 0: ±5 ms,
 delay_check.ZERO_ABS):
 
-  timing (existing metrics)  late_sender at main/MPI_Recv = [0, D, D]
+  timing (existing metrics)  late_sender at main/MPI_Recv = [0, D, D]; a run that misses it exits
+                             78 (TIMING) without the delay checks: run_mpi_test.py runs it once
+                             more.
+  disturbance                every tolerance below (and the timing's) widened by how far the
+                             run's own timing strayed: late wake-ups, how far apart the ranks
+                             left the alignment, time forwarding (fig2.c's output lines, the
+                             call tree's MPI_Recv beyond the waits and MPI_Send)
   causing side               delay_cost_short_term and delay_late_sender_short_term = D, and
                              delay_cost_long_term and delay_late_sender_long_term = D, all on
                              rank 0 at main/foo; 0 on ranks 1 and 2 at main/foo, and 0 on every
@@ -22,41 +28,90 @@ delay_check.ZERO_ABS):
                              within 1 %, family sums, wait-side sums, no negative values)
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from delay_check import D, Checks, total_of, value  # noqa: E402
-from critpath_check import first_finding_names  # noqa: E402
+from delay_check import D, ZERO_ABS, Checks, total_of, value  # noqa: E402
+from critpath_check import first_finding_names, lateness, read_stdout  # noqa: E402
 
-FOO, RECV = "main/foo", "main/MPI_Recv"
-OWN_PATHS = (FOO, RECV, "main/MPI_Send", "main/tail")
+FOO, RECV, SEND = "main/foo", "main/MPI_Recv", "main/MPI_Send"
+OWN_PATHS = (FOO, RECV, SEND, "main/tail")
+
+
+def align_spread(out):
+    """How far apart the ranks left align() (fig2.c's "fig2-align-slack RANK NS" lines: the
+    time from there to the common start), seconds. A rank that leaves it late has that much
+    less time in main before foo: the delay analysis rightly books the others' extra time
+    there as a delay."""
+    try:
+        text = read_stdout(out)
+    except OSError:
+        return 0.0
+    slack = [int(m.group(1)) for m in re.finditer(r"^fig2-align-slack \d+ (-?\d+)$", text, re.M)]
+    return (max(slack) - min(slack)) * 1e-9 if slack else 0.0
+
+
+def forwarding(rep):
+    """The ranks' time in MPI_Recv beyond their Late Sender waits, and in MPI_Send, seconds
+    (the call tree's exclusive times summed over ranks: report.json keeps no per-rank profile
+    values). B's share is C's direct part; all of it is microseconds in an undisturbed run."""
+    paths = {c["path"]: c for c in rep.get("callpaths", [])}
+
+    def spent(path):
+        return paths.get(path, {}).get("exclusive_s", {}).get("sum", 0.0)
+    waits = sum(value(rep, "late_sender", RECV, r) for r in range(3))
+    return spent(RECV) - waits + spent(SEND)
+
+
+def disturbance(rep, out):
+    """How far this run's own timing strayed from fig2.c's plan, seconds: late wake-ups (the
+    largest rank's sum), the spread of the ranks' exits from align(), and the time spent
+    forwarding. Each moves a wait or a delay by at most as much, whatever the tracer does
+    (a loaded machine: 2-4 ms seen), so it widens every delay answer's tolerance."""
+    late = lateness(out, "check_fig2").get("fig2", 0.0)
+    spread, fwd = align_spread(out), forwarding(rep)
+    d = late + spread + max(fwd, 0.0)
+    if d > 0.001:
+        print(f"check_fig2: the run's own timing widens the tolerance by {d * 1e3:.1f} ms (late wake-ups "
+              f"{late * 1e3:.1f}, alignment spread {spread * 1e3:.1f}, forwarding {fwd * 1e3:.1f})")
+    return d
 
 
 def main():
     out = sys.argv[1]
     checks = Checks("check_fig2")
     rep = checks.report(out)
-    checks.expect_rank(rep, "late_sender", RECV, [0.0, D, D], timing=True)
+    d = disturbance(rep, out)
+    checks.expect_rank(rep, "late_sender", RECV, [0.0, D, D], timing=True, abs_=0.002 + d)
+    if checks.timing_failures:
+        checks.finish()  # the delay answers would only repeat it
     checks.require_delay_metrics(rep)
+
+    def expect_rank(metric_id, path, expected):
+        for r, exp in enumerate(expected):
+            checks.expect(lambda r=r: value(rep, metric_id, path, r), exp, f"{metric_id} at {path} on rank {r}",
+                          abs_=(0.002 if exp else ZERO_ABS) + d)
 
     wB, wC = value(rep, "late_sender", RECV, 1), value(rep, "late_sender", RECV, 2)
     explained = min(wB, wC)  # the part of C's wait that B's own wait explains
 
     # Causing side: only A's extra time in foo.
     for m in ("delay_cost_short_term", "delay_late_sender_short_term"):
-        checks.expect_rank(rep, m, FOO, [wB, 0.0, 0.0])
+        expect_rank(m, FOO, [wB, 0.0, 0.0])
     for m in ("delay_cost_long_term", "delay_late_sender_long_term"):
-        checks.expect_rank(rep, m, FOO, [explained, 0.0, 0.0])
+        expect_rank(m, FOO, [explained, 0.0, 0.0])
     for m in ("delay_cost_short_term", "delay_cost_long_term"):
         for path in OWN_PATHS[1:]:
-            checks.expect_rank(rep, m, path, [0.0, 0.0, 0.0])
-    checks.expect(lambda: total_of(rep, "delay_cost_long_term"), explained, "total delay_cost_long_term")
+            expect_rank(m, path, [0.0, 0.0, 0.0])
+    checks.expect(lambda: total_of(rep, "delay_cost_long_term"), explained, "total delay_cost_long_term",
+                  abs_=0.002 + d)
 
     # Waiting side: B's wait is direct and propagates; C's is indirect and terminal.
-    checks.expect_rank(rep, "wait_direct", RECV, [0.0, wB, wC - explained])
-    checks.expect_rank(rep, "wait_indirect", RECV, [0.0, 0.0, explained])
-    checks.expect_rank(rep, "wait_propagating", RECV, [0.0, explained, 0.0])
-    checks.expect_rank(rep, "wait_terminal", RECV, [0.0, wB - explained, wC])
+    expect_rank("wait_direct", RECV, [0.0, wB, wC - explained])
+    expect_rank("wait_indirect", RECV, [0.0, 0.0, explained])
+    expect_rank("wait_propagating", RECV, [0.0, explained, 0.0])
+    expect_rank("wait_terminal", RECV, [0.0, wB - explained, wC])
 
     # The reader's view: the first finding names the receive and rank 0 (A) as the cause.
     checks.call(first_finding_names, out, RECV, 0)

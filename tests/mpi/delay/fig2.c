@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   CRITPATH_REGION_BEGIN("setup");
   MPI_Barrier(MPI_COMM_WORLD);
   CRITPATH_REGION_END("setup");
+  /* The program's own timing, for check_fig2.py: late wake-ups (waits-lateness, as
+   * waits_util.h's print_lateness) and how long before the start this rank left align(). */
+  printf("waits-lateness %d fig2 %lld\n", rank, waits_late_ns);
+  printf("fig2-align-slack %d %lld\n", rank, waits_align_slack_ns);
   if (rank == 0) printf("fig2: done on %d ranks\n", size);
   MPI_Finalize();
   return 0;

@@ -4,8 +4,9 @@ thread_match.c.
 usage: check_p2p_match.py OUTDIR SCENARIO NP [--skewed]
 Every message matched ("unmatched_messages" 0), no clock-condition violation between
 point-to-point partners on one host ("clock_violations_p2p" 0), and each rank's Late Sender
-total (by_rank, ±5 % or ±12 ms: a sender that wakes late on a loaded machine lengthens its
-partner's wait; a round missed is 40 ms) as the program's comment gives it (`truncate`: the two
+total (by_rank, ±5 % or ±12 ms: a round missed is 40 ms; widened by the ranks' late wake-ups,
+which the program prints as "waits-lateness" lines: a sender that wakes late on a loaded machine
+lengthens its partner's wait) as the program's comment gives it (`truncate`: the two
 truncated receives matched too). `threads_shared` is thread_match.c's shared-tag run. For
 `threads` and `threads_shared`: exits 77 (ctest SKIP_RETURN_CODE) when the MPI
 library lacks MPI_THREAD_MULTIPLE. --skewed: the run injected a clock offset larger than the
@@ -17,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from critpath_check import (CheckError, approx, at_least, at_most, by_rank, check, finished_or_skip,  # noqa: E402
-                            load_report, scalar)
+                            lateness, load_report, scalar)
 
 S = 0.040
 LATE_SENDER = {
@@ -47,13 +48,16 @@ def main():
         return
     check(p2p == 0, f"{p2p} p2p clock-condition violations on one host")
     ls = by_rank(rep, "late_sender")
+    # Every rank's late wake-ups, summed: a rank's Late Sender is shifted by its own and its
+    # partners' (the clean-clone rehearsal saw 0.194 s for 0.160 on rank 1 of `idup`).
+    late = lateness(out, "check_p2p_match", sum).get(scenario, 0.0)
     failures = []
     for r, want in enumerate(LATE_SENDER[scenario](P)):
         try:
             if want is None:
                 at_most(ls[r], 1.0, f"late_sender on rank {r}")
             else:
-                approx(ls[r], want, f"late_sender on rank {r}", abs_=0.012)
+                approx(ls[r], want, f"late_sender on rank {r}", abs_=0.012 + late)
         except CheckError as ex:
             failures.append(str(ex))
     if scenario.startswith("threads"):

@@ -222,6 +222,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(s, "derived")) scenario_derived();
   else if (!strcmp(s, "idup")) scenario_idup();
   else if (!strcmp(s, "truncate")) scenario_truncate();
+  printf("waits-lateness %d %s %lld\n", rank, s, waits_late_ns);
   MPI_Barrier(MPI_COMM_WORLD);
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

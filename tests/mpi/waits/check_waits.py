@@ -7,11 +7,10 @@ verdict: used with an injected clock skew and CRITPATH_CLOCK_CORRECTION=none, it
 checks can fail (and so that the correction is what makes them pass).
 """
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, load_report, per_rank_failures, read_stdout  # noqa: E402
+from critpath_check import check, lateness, load_report, per_rank_failures  # noqa: E402
 
 D, L = 0.100, 0.200
 
@@ -40,24 +39,6 @@ def expectations(P):
         halves[r] = D * (Q - 1 - r // 2)
     e.append(("split", "wait_barrier", "MPI_Barrier", halves))
     return e
-
-
-def lateness(out):
-    """{scenario: the largest late wake-up sum of any rank in it, seconds}, from the program's
-    "waits-lateness RANK SCENARIO NS" lines (waits_util.h): a rank that woke late entered its
-    call late, shifting the waits it takes part in by as much, whatever the tracer does."""
-    try:
-        text = read_stdout(out)
-    except OSError:
-        return {}
-    late = {}
-    for m in re.finditer(r"^waits-lateness (\d+) (\S+) (\d+)$", text, re.M):
-        late[m.group(2)] = max(late.get(m.group(2), 0.0), int(m.group(3)) * 1e-9)
-    widened = {k: v for k, v in late.items() if v > 0.001}
-    if widened:
-        print("check_waits: late wake-ups widen the tolerance: " +
-              ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in sorted(widened.items())))
-    return late
 
 
 def main():
