@@ -668,7 +668,7 @@ json render_findings(const std::vector<Finding>& findings) {
   return out;
 }
 
-nlohmann::json render_json(const ReportInput& in, const std::vector<Finding>& findings) {
+nlohmann::json render_json(ReportInput& in, const std::vector<Finding>& findings) {
   json j;
   j["schema"] = "critpath-report/2";
   j["run"] = render_run(in);
@@ -683,11 +683,11 @@ nlohmann::json render_json(const ReportInput& in, const std::vector<Finding>& fi
   j["ranks"] = render_ranks(in);
   j["notes"] = in.notes;
   j["findings"] = render_findings(findings);
-  // Analyses' JSON: new top-level keys are added; objects that exist ("run") are extended key
-  // by key.
-  for (const auto& [key, value] : in.extra_json->items()) {
+  // Analyses' JSON, moved in: new top-level keys are added; objects that exist ("run") are
+  // extended key by key.
+  for (auto& [key, value] : in.extra_json->items()) {
     if (j.contains(key) && j[key].is_object() && value.is_object()) j[key].update(value);
-    else j[key] = value;
+    else j[key] = std::move(value);
   }
   return j;
 }
@@ -696,7 +696,7 @@ Status write_text(const std::string& path, const std::string& text) { return wri
 
 }  // namespace
 
-Status write_reports(const ReportInput& in) {
+Status write_reports(ReportInput& in) {
   const std::string& dir = in.run->output_dir;
   // One list of findings leads summary.txt and report.json (and so the page).
   const std::vector<Finding> findings = build_findings(in);

@@ -14,8 +14,10 @@
 
 namespace critpath::analyzer {
 
-// Writes summary.txt, report.json and critpath.cfg into run->output_dir.
-Status write_reports(const ReportInput& in);
+// Writes summary.txt, report.json and critpath.cfg into run->output_dir. Consumes
+// in.extra_json: its values are moved into report.json's object (the critical path's segment
+// list alone is about 1 MB of JSON; a copy cost more than building it).
+Status write_reports(ReportInput& in);
 // critpath.cfg alone (CRITPATH_ANALYSIS=0: the run's settings are still on record).
 Status write_config_only(const std::string& dir, const std::string& config_text);
 
