@@ -416,7 +416,7 @@ struct BuilderFeed {
   engine::TimelineBuilder& b;
   [[gnu::always_inline]] void operator()(uint64_t time, uint32_t region, uint16_t, trace::EventKind kind,
                                          const trace::Event* wide, int32_t node) {
-    if (wide) b.on_event(*wide, node);
+    if (wide) b.on_wide(*wide, node);
     else b.on_narrow(time, region, kind, node);
   }
 };
