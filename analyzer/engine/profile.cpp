@@ -196,7 +196,7 @@ class TreeBuilder {
 
   // Called before every event: a frame popped at the previous EXIT waits for the COUNTERS
   // event that may follow it; any other event means it has none.
-  void before_event(trace::EventKind kind) {
+  [[gnu::always_inline]] void before_event(trace::EventKind kind) {
     if (kind == trace::EventKind::kCounters) return;
     enter_pending_ = false;
     if (exit_pending_) {

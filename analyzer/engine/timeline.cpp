@@ -284,7 +284,8 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   // The default records append_counted made ahead go.
   t_.calls.resize(ncalls_);
   t_.recvs.resize(nrecvs_);
-  ncalls_ = nrecvs_ = 0;
+  t_.gap_begin.resize(ngap_begin_);
+  ncalls_ = nrecvs_ = ngap_begin_ = 0;
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   for (CallRecord& c : t_.calls) {
     const uint64_t enter = held_ticks(c.enter), exit = held_ticks(c.exit);

@@ -311,10 +311,10 @@ class TimelineBuilder {
   [[gnu::noinline]] static void grow(std::vector<T>& v) {
     v.reserve(2 * v.capacity() + 16);
   }
-  // append() for the calls and the receives, whose vectors run ahead of their records while
-  // the timeline is built: [0, n) are records, [n, size()) default ones made a block at a time
-  // (finish() cuts them off). emplace_back stayed a call in the decode loop (engine/profile.cpp:
-  // GCC's inlining budget is spent there), one per record.
+  // append() for the calls, the receives and the gaps' bounds, whose vectors run ahead of
+  // their records while the timeline is built: [0, n) are records, [n, size()) default ones
+  // made a block at a time (finish() cuts them off). emplace_back stayed a call in the decode
+  // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
   template <class T>
   [[gnu::always_inline]] static T& append_counted(std::vector<T>& v, size_t& n) {
     if (n == v.size()) [[unlikely]]
@@ -328,8 +328,9 @@ class TimelineBuilder {
     const size_t room = v.capacity() - v.size();
     v.resize(v.size() + (room > 0 ? std::min(room, kBlock) : v.size() + kBlock));
   }
-  size_t ncalls_ = 0;  // records in t_.calls (append_counted)
-  size_t nrecvs_ = 0;  // records in t_.recvs
+  size_t ncalls_ = 0;      // records in t_.calls (append_counted)
+  size_t nrecvs_ = 0;      // records in t_.recvs
+  size_t ngap_begin_ = 0;  // entries in t_.gap_begin
   // While the timeline is built its calls hold their raw tick times in the bits of enter and
   // exit; finish() converts them to global seconds in one loop (no conversion per event).
   static double hold_ticks(uint64_t ticks) {
@@ -400,7 +401,7 @@ class TimelineBuilder {
   // The gap before a call closes at its ENTER: its entries are the nodes touched since the
   // previous call's EXIT.
   [[gnu::always_inline]] void close_gap() {
-    append(t_.gap_begin) = uint32_t(t_.gaps.size());
+    append_counted(t_.gap_begin, ngap_begin_) = uint32_t(t_.gaps.size());
     if (location_ != 0) return;
     for (size_t i = 0; i < gap_ntouched_; ++i) {
       const int32_t n = gap_touched_[i];
