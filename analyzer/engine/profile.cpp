@@ -195,15 +195,19 @@ class TreeBuilder {
   bool is_main_function(uint32_t region) { return facts(region).is_main; }
 
   // Called before every event: a frame popped at the previous EXIT waits for the COUNTERS
-  // event that may follow it; any other event means it has none.
+  // event that may follow it; any other event means it has none. Without counters no frame
+  // waits (pop) and nothing reads enter_pending_ (counters()): the test per event is one.
   [[gnu::always_inline]] void before_event(trace::EventKind kind) {
     if (kind == trace::EventKind::kCounters) return;
-    enter_pending_ = false;
-    if (exit_pending_) {
-      exit_pending_ = false;
-      close_counters(pending_frame_, pending_counters_, nullptr);
+    if (ncounters_ != 0) [[unlikely]] {
+      enter_pending_ = false;
+      if (exit_pending_) {
+        exit_pending_ = false;
+        close_counters(pending_frame_, pending_counters_, nullptr);
+      }
     }
-    if (kind != trace::EventKind::kEnter && kind != trace::EventKind::kCallsite) pending_callsite_ = 0;
+    // Only an ENTER takes a pending call site (a CALLSITE sets the next one after this).
+    if (kind != trace::EventKind::kEnter) pending_callsite_ = 0;
   }
 
   void counters(const trace::Event& e) {
