@@ -382,7 +382,7 @@ class TimelineBuilder {
   [[gnu::always_inline]] void gap_tick(uint64_t time) {
     // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
     // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
-    if (have_last_ && open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
+    if (open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
       const size_t n = size_t(prev_node_);
       if (n >= gap_ticks_.size()) grow_gap_ticks(n);
       if (gap_ticks_[n] == 0) {
@@ -392,7 +392,6 @@ class TimelineBuilder {
       gap_ticks_[n] += time - last_ticks_;
     }
     last_ticks_ = time;
-    have_last_ = true;
   }
   [[gnu::noinline]] void grow_gap_ticks(size_t n) {
     gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
@@ -414,8 +413,7 @@ class TimelineBuilder {
   }
   bool gaps_on_ = false;
   double gap_seconds_per_tick_ = 0;
-  bool have_last_ = false;
-  uint64_t last_ticks_ = 0;
+  uint64_t last_ticks_ = UINT64_MAX;  // none yet: no time is later
   int32_t prev_node_ = -1;
   std::vector<uint64_t> gap_ticks_;
   // The nodes touched in this gap: gap_touched_[0, gap_ntouched_), storage that only grows (a
