@@ -195,15 +195,19 @@ class TreeBuilder {
   bool is_main_function(uint32_t region) { return facts(region).is_main; }
 
   // Called before every event: a frame popped at the previous EXIT waits for the COUNTERS
-  // event that may follow it; any other event means it has none.
-  void before_event(trace::EventKind kind) {
+  // event that may follow it; any other event means it has none. Without counters no frame
+  // waits (pop) and nothing reads enter_pending_ (counters()): the test per event is one.
+  [[gnu::always_inline]] void before_event(trace::EventKind kind) {
     if (kind == trace::EventKind::kCounters) return;
-    enter_pending_ = false;
-    if (exit_pending_) {
-      exit_pending_ = false;
-      close_counters(pending_frame_, pending_counters_, nullptr);
+    if (ncounters_ != 0) [[unlikely]] {
+      enter_pending_ = false;
+      if (exit_pending_) {
+        exit_pending_ = false;
+        close_counters(pending_frame_, pending_counters_, nullptr);
+      }
     }
-    if (kind != trace::EventKind::kEnter && kind != trace::EventKind::kCallsite) pending_callsite_ = 0;
+    // Only an ENTER takes a pending call site (a CALLSITE sets the next one after this).
+    if (kind != trace::EventKind::kEnter) pending_callsite_ = 0;
   }
 
   void counters(const trace::Event& e) {
@@ -416,8 +420,13 @@ struct BuilderFeed {
   engine::TimelineBuilder& b;
   [[gnu::always_inline]] void operator()(uint64_t time, uint32_t region, uint16_t, trace::EventKind kind,
                                          const trace::Event* wide, int32_t node) {
-    if (wide) b.on_event(*wide, node);
+    if (wide) b.on_wide(*wide, node);
     else b.on_narrow(time, region, kind, node);
+  }
+  // An ENTER or EXIT (narrow kinds), `kind` known where it is inlined.
+  [[gnu::always_inline]] void enter_exit(uint64_t time, uint32_t region, uint16_t, trace::EventKind kind,
+                                         int32_t node) {
+    b.on_narrow(time, region, kind, node);
   }
 };
 struct ObserverFeed {
@@ -436,6 +445,9 @@ struct ObserverFeed {
     }
     obs->on_event(wide ? *wide : narrow, node);
   }
+  void enter_exit(uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind, int32_t node) {
+    (*this)(time, region, flags, kind, nullptr, node);
+  }
 };
 
 // The forward pass over one location: each chunk decoded straight into the call tree and
@@ -449,15 +461,23 @@ uint64_t profile_location(const trace::ChunkStore& store, uint16_t location, Tre
   trace::ChunkDecoder decoder;
   std::vector<uint8_t> raw;
   uint64_t last = 0;
-  // The kinds that book bytes are wide (their layouts carry peers or communicators).
+  // The kinds that book bytes are wide (their layouts carry peers or communicators). ENTER
+  // and EXIT, narrow, go to `feed` from their own case: there their kind is a constant (no
+  // second dispatch on it in the replay index).
   auto visit = [&](uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind,
                    const trace::Event* wide) __attribute__((always_inline)) {
     tb.before_event(kind);
     switch (kind) {
+      case trace::EventKind::kEnter:
+        tb.enter(region, time);
+        feed.enter_exit(time, region, flags, trace::EventKind::kEnter, tb.current_node());
+        return;
+      case trace::EventKind::kExit:
+        tb.exit(region, time);
+        feed.enter_exit(time, region, flags, trace::EventKind::kExit, tb.current_node());
+        return;
       case trace::EventKind::kCounters: tb.counters(*wide); break;
       case trace::EventKind::kCallsite: tb.callsite(region); break;
-      case trace::EventKind::kEnter: tb.enter(region, time); break;
-      case trace::EventKind::kExit: tb.exit(region, time); break;
       case trace::EventKind::kSend:
       case trace::EventKind::kIsend: tb.bytes(wide->bytes, 0); break;
       case trace::EventKind::kRecv:

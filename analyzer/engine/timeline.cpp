@@ -109,20 +109,7 @@ void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
       }
       break;
     }
-    case K::kRecv: {
-      RecvRecord r;
-      r.peer = world_rank(e.comm, e.peer);
-      r.comm = e.comm;
-      r.tag = e.tag;
-      // After a blocking probe the message had arrived when the probe returned: the probe
-      // is where the receiver waited for it, so it posts and completes the receive.
-      r.post_call = r.complete_call = probe_for_open_ != kNoCall ? probe_for_open_ : cur;
-      r.post_seq = post_seq_++;
-      if (r.peer >= 0 && probe_for_open_ != kNoCall) probed_.push_back({uint32_t(t_.recvs.size()), cur});
-      probe_for_open_ = kNoCall;
-      if (r.peer >= 0) append(t_.recvs) = r;
-      break;
-    }
+    case K::kRecv: add_recv(e, cur); break;
     case K::kIrecvRequest:
       irecv_post_[e.request] = {cur, post_seq_++};
       probe_for_open_ = kNoCall;
@@ -183,16 +170,9 @@ void TimelineBuilder::close_call_rare(uint32_t idx) {
 
 void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
   using K = trace::EventKind;
-  SendRecord s;
-  s.peer = world_rank(e.comm, e.peer);
-  s.comm = e.comm;
-  s.tag = e.tag;
-  s.call = cur;
-  s.complete_call = e.kind == K::kSend ? cur : kNoCall;
-  if (s.peer >= 0) {
-    append(t_.sends) = s;
-    if (e.kind == K::kIsend) isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
-  }
+  const bool isend = e.kind == K::kIsend;
+  if (append_send(e, cur, isend ? kNoCall : cur) && isend)
+    isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
 }
 
 void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
@@ -210,7 +190,7 @@ void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
     r.post_call = cur;
     r.post_seq = post_seq_++;
   }
-  if (r.peer >= 0) append(t_.recvs) = r;
+  if (r.peer >= 0) append_counted(t_.recvs, nrecvs_) = r;
 }
 
 void TimelineBuilder::add_coll(const trace::Event& e, uint32_t cur) {
@@ -301,6 +281,11 @@ Timeline TimelineBuilder::take_window() {
 }
 
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
+  // The default records append_counted made ahead go.
+  t_.calls.resize(ncalls_);
+  t_.recvs.resize(nrecvs_);
+  t_.gap_begin.resize(ngap_begin_);
+  ncalls_ = nrecvs_ = ngap_begin_ = 0;
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   for (CallRecord& c : t_.calls) {
     const uint64_t enter = held_ticks(c.enter), exit = held_ticks(c.exit);

@@ -184,6 +184,19 @@ class TimelineBuilder {
     else if (kind == trace::EventKind::kExit) on_exit(time, region);
     prev_node_ = node;  // active after this event: the next gap_tick books to it
   }
+  // on_event for a wide event, the blocking send and receive inline (a message loop's every
+  // wide event: on_event was a call per message, and a second dispatch on the kind).
+  [[gnu::always_inline]] void on_wide(const trace::Event& e, int32_t node) {
+    const trace::EventKind kind = e.kind;
+    if (kind != trace::EventKind::kSend && kind != trace::EventKind::kRecv) [[unlikely]] {
+      on_event(e, node);
+      return;
+    }
+    if (gaps_on_ && location_ == 0) gap_tick(e.time);
+    if (kind == trace::EventKind::kSend) append_send(e, open_top_, open_top_);
+    else add_recv(e, open_top_);
+    prev_node_ = node;
+  }
   // node_remap: LocalProfile::node_remap (the call-path nodes of threads other than the main
   // one change in the profile's merge); empty: nodes are final.
   Timeline finish(const std::vector<int32_t>& node_remap = {});
@@ -254,10 +267,10 @@ class TimelineBuilder {
       first_mpi_call();
     if (open_top_ != kNoCall) [[unlikely]]
       open_outer_.push_back(open_top_);
-    open_top_ = uint32_t(t_.calls.size());
+    open_top_ = uint32_t(ncalls_);
     open_region_ = region;
     open_class_ = cls;
-    CallRecord& c = append(t_.calls);
+    CallRecord& c = append_counted(t_.calls, ncalls_);
     c.enter = c.exit = hold_ticks(time);
     c.node = node;
     c.region = uint16_t(region);  // an MPI region: below 2^16 (region_class)
@@ -298,6 +311,26 @@ class TimelineBuilder {
   [[gnu::noinline]] static void grow(std::vector<T>& v) {
     v.reserve(2 * v.capacity() + 16);
   }
+  // append() for the calls, the receives and the gaps' bounds, whose vectors run ahead of
+  // their records while the timeline is built: [0, n) are records, [n, size()) default ones
+  // made a block at a time (finish() cuts them off). emplace_back stayed a call in the decode
+  // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
+  template <class T>
+  [[gnu::always_inline]] static T& append_counted(std::vector<T>& v, size_t& n) {
+    if (n == v.size()) [[unlikely]]
+      extend(v);
+    return v[n++];
+  }
+  // Within the reservation a block (its pages touched as records arrive), beyond it doubling.
+  template <class T>
+  [[gnu::noinline]] static void extend(std::vector<T>& v) {
+    constexpr size_t kBlock = 4096;
+    const size_t room = v.capacity() - v.size();
+    v.resize(v.size() + (room > 0 ? std::min(room, kBlock) : v.size() + kBlock));
+  }
+  size_t ncalls_ = 0;      // records in t_.calls (append_counted)
+  size_t nrecvs_ = 0;      // records in t_.recvs
+  size_t ngap_begin_ = 0;  // entries in t_.gap_begin
   // While the timeline is built its calls hold their raw tick times in the bits of enter and
   // exit; finish() converts them to global seconds in one loop (no conversion per event).
   static double hold_ticks(uint64_t ticks) {
@@ -306,6 +339,35 @@ class TimelineBuilder {
     return d;
   }
   void add_send(const trace::Event& e, uint32_t cur);
+  // A send's record (its call `cur`, completed in `complete`), unless its peer is unknown;
+  // returns whether it was recorded.
+  [[gnu::always_inline]] bool append_send(const trace::Event& e, uint32_t cur, uint32_t complete) {
+    const int32_t peer = world_rank(e.comm, e.peer);
+    if (peer < 0) return false;
+    SendRecord& s = append(t_.sends);
+    s.peer = peer;
+    s.comm = e.comm;
+    s.tag = e.tag;
+    s.call = cur;
+    s.complete_call = complete;
+    return true;
+  }
+  // A blocking receive (RECV): posted and completed by `cur`, or by the blocking probe right
+  // before it.
+  [[gnu::always_inline]] void add_recv(const trace::Event& e, uint32_t cur) {
+    RecvRecord r;
+    r.peer = world_rank(e.comm, e.peer);
+    r.comm = e.comm;
+    r.tag = e.tag;
+    // After a blocking probe the message had arrived when the probe returned: the probe
+    // is where the receiver waited for it, so it posts and completes the receive.
+    r.post_call = r.complete_call = probe_for_open_ != kNoCall ? probe_for_open_ : cur;
+    r.post_seq = post_seq_++;
+    if (r.peer >= 0 && probe_for_open_ != kNoCall) [[unlikely]]
+      probed_.push_back({uint32_t(nrecvs_), cur});
+    probe_for_open_ = kNoCall;
+    if (r.peer >= 0) append_counted(t_.recvs, nrecvs_) = r;
+  }
   void add_irecv(const trace::Event& e, uint32_t cur);
   void add_coll(const trace::Event& e, uint32_t cur);  // a collective or its nonblocking post
   void on_rma(const trace::Event& e, uint32_t cur);
@@ -320,38 +382,44 @@ class TimelineBuilder {
   [[gnu::always_inline]] void gap_tick(uint64_t time) {
     // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
     // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
-    if (have_last_ && open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
+    if (open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
       const size_t n = size_t(prev_node_);
       if (n >= gap_ticks_.size()) grow_gap_ticks(n);
-      if (gap_ticks_[n] == 0) gap_touched_.push_back(prev_node_);
+      if (gap_ticks_[n] == 0) {
+        if (gap_ntouched_ == gap_touched_.size()) grow_gap_touched();
+        gap_touched_[gap_ntouched_++] = prev_node_;
+      }
       gap_ticks_[n] += time - last_ticks_;
     }
     last_ticks_ = time;
-    have_last_ = true;
   }
   [[gnu::noinline]] void grow_gap_ticks(size_t n) {
     gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
   }
+  [[gnu::noinline]] void grow_gap_touched() { gap_touched_.resize(2 * gap_touched_.size() + 16); }
   // The gap before a call closes at its ENTER: its entries are the nodes touched since the
   // previous call's EXIT.
   [[gnu::always_inline]] void close_gap() {
-    append(t_.gap_begin) = uint32_t(t_.gaps.size());
+    append_counted(t_.gap_begin, ngap_begin_) = uint32_t(t_.gaps.size());
     if (location_ != 0) return;
-    for (int32_t n : gap_touched_) {
+    for (size_t i = 0; i < gap_ntouched_; ++i) {
+      const int32_t n = gap_touched_[i];
       GapEntry& g = append(t_.gaps);
       g.node = n;
       g.seconds = double(gap_ticks_[size_t(n)]) * gap_seconds_per_tick_;
       gap_ticks_[size_t(n)] = 0;
     }
-    gap_touched_.clear();
+    gap_ntouched_ = 0;
   }
   bool gaps_on_ = false;
   double gap_seconds_per_tick_ = 0;
-  bool have_last_ = false;
-  uint64_t last_ticks_ = 0;
+  uint64_t last_ticks_ = UINT64_MAX;  // none yet: no time is later
   int32_t prev_node_ = -1;
   std::vector<uint64_t> gap_ticks_;
+  // The nodes touched in this gap: gap_touched_[0, gap_ntouched_), storage that only grows (a
+  // push_back per gap stayed a call in the decode loop, GCC's inlining budget spent there).
   std::vector<int32_t> gap_touched_;
+  size_t gap_ntouched_ = 0;
 };
 
 }  // namespace critpath::analyzer::engine

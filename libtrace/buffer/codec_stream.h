@@ -44,7 +44,7 @@ struct ColumnReader {
   bool& ok;
 
   // Most values are one or two bytes: those skip the general loop.
-  uint64_t u64() {
+  [[gnu::always_inline]] uint64_t u64() {
     if (p < end) {
       const uint8_t b0 = p[0];
       if (b0 < 0x80) {
@@ -59,7 +59,7 @@ struct ColumnReader {
     }
     return u64_slow();
   }
-  uint64_t u64_slow() {
+  [[gnu::noinline]] uint64_t u64_slow() {
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
       if (p >= end) return fail();
@@ -71,12 +71,12 @@ struct ColumnReader {
     }
     return fail();
   }
-  uint32_t u32() {
+  [[gnu::always_inline]] uint32_t u32() {
     const uint64_t v = u64();
     if (v > UINT32_MAX) return uint32_t(fail());
     return uint32_t(v);
   }
-  int32_t s32() {
+  [[gnu::always_inline]] int32_t s32() {
     const uint64_t v = u64();
     if (v > UINT32_MAX) return int32_t(fail());
     return int32_t(unzigzag(v));
@@ -340,60 +340,69 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
     return false;
   };
 
-  for (uint32_t i = 0; i < event_count; ++i) {
-    const uint8_t kb = kp[i];
-    const uint8_t kind = kb & uint8_t(~kFlagsBit);
-    const Layout l = kLayouts.of[kind];
-    if (l == Layout::kNone) return stop(i);
-    uint16_t flags = 0;
-    if (kb & kFlagsBit) {
-      const uint64_t fl = a.u64();
-      if (fl > UINT16_MAX) a.fail();
-      flags = uint16_t(fl);
-    }
-    uint32_t region = 0, comm = 0;
-    Event* we = nullptr;  // the full event of a wide kind
-    if (l == Layout::kRegion) {
-      region = a.u32();
-    } else if (l != Layout::kEmpty) {
-      we = &sink.wide(i);
-      we->kind = EventKind(kind);
-      we->flags = flags;
-      // region and comm come back as written to the event, not read back from it: two 4-byte
-      // stores read as one 8-byte load cannot be forwarded, and the load waits for them to
-      // reach the cache.
-      read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
-    }
-    uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
-    uint64_t time;
-    if (v1) {
-      const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
-      last = uint32_t(delta);
-      time = prev_time + delta;
-    } else {
-      q += uncode_steps(last, t.u64());
-      uint64_t phase = 0;
-      if (step > 1) {
-        phase = ph.u64();
-        phase_over |= phase >= step;
+  // The loop once per time model (v1's deltas, v2 with a step of 1, v2 with a phase column),
+  // so that no event asks which.
+  auto run = [&](auto v1_model, auto phase_model) __attribute__((always_inline)) {
+    constexpr bool kV1 = decltype(v1_model)::value;
+    constexpr bool kPhase = decltype(phase_model)::value;
+    for (uint32_t i = 0; i < event_count; ++i) {
+      const uint8_t kb = kp[i];
+      const uint8_t kind = kb & uint8_t(~kFlagsBit);
+      const Layout l = kLayouts.of[kind];
+      if (l == Layout::kNone) return stop(i);
+      uint16_t flags = 0;
+      if (kb & kFlagsBit) {
+        const uint64_t fl = a.u64();
+        if (fl > UINT16_MAX) a.fail();
+        flags = uint16_t(fl);
       }
-      time = first_time + q * step + phase;
+      uint32_t region = 0, comm = 0;
+      Event* we = nullptr;  // the full event of a wide kind
+      if (l == Layout::kRegion) {
+        region = a.u32();
+      } else if (l != Layout::kEmpty) {
+        we = &sink.wide(i);
+        we->kind = EventKind(kind);
+        we->flags = flags;
+        // region and comm come back as written to the event, not read back from it: two 4-byte
+        // stores read as one 8-byte load cannot be forwarded, and the load waits for them to
+        // reach the cache.
+        read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
+      }
+      uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
+      uint64_t time;
+      if constexpr (kV1) {
+        const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
+        last = uint32_t(delta);
+        time = prev_time + delta;
+      } else {
+        q += uncode_steps(last, t.u64());
+        if constexpr (kPhase) {
+          const uint64_t phase = ph.u64();
+          phase_over |= phase >= step;
+          time = first_time + q * step + phase;
+        } else {
+          time = first_time + q;  // a step of 1: no phase
+        }
+      }
+      if (we) we->time = time;
+      if constexpr (kEager) {
+        // The event goes to its consumer now, before the end of the chunk: a read that failed
+        // (or a phase out of range) stops the decode before the event it damaged.
+        if (!read_ok || phase_over) return stop(i);
+      }
+      prev_time = time;
+      sink.put(i, time, region, flags, kind, we != nullptr);
     }
-    if (we) we->time = time;
-    if constexpr (kEager) {
-      // The event goes to its consumer now, before the end of the chunk: a read that failed
-      // (or a phase out of range) stops the decode before the event it damaged.
-      if (!read_ok || phase_over) return stop(i);
-    }
-    prev_time = time;
-    sink.put(i, time, region, flags, kind, we != nullptr);
-  }
-  if constexpr (kEager) sink.stopped(event_count, prev_time);
-  // A failed read is looked at once, here: it left its column at the end and made every
-  // later read of it return 0 (still within the stream and the sink's event_count events).
-  if (!read_ok || phase_over) return false;
-  // Every column must be consumed exactly: leftovers mean a count or size mismatch.
-  return t.p == t.end && ph.p == ph.end && a.p == a.end;
+    if constexpr (kEager) sink.stopped(event_count, prev_time);
+    // A failed read is looked at once, here: it left its column at the end and made every
+    // later read of it return 0 (still within the stream and the sink's event_count events).
+    if (!read_ok || phase_over) return false;
+    // Every column must be consumed exactly: leftovers mean a count or size mismatch.
+    return t.p == t.end && ph.p == ph.end && a.p == a.end;
+  };
+  if (v1) return run(std::true_type{}, std::false_type{});
+  return step > 1 ? run(std::false_type{}, std::true_type{}) : run(std::false_type{}, std::false_type{});
 }
 
 // visit_events' sink: each event to `visit` as soon as it is decoded.
