@@ -615,14 +615,21 @@ class Executor {
     x.at = nullptr;
     ++needs_;
     const double own = x.own, after = x.after;
-    for (size_t l = 0; l < lanes<N>(); ++l) {
-      const double en = enter_[l], ready = std::max(kNone, v[l]);
-      if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
-      if (ideal<N>(l)) cur_[l] = std::max(en, ready);
-      else if (x.waited) cur_[l] = std::max(en, ready) + own;
-      else cur_[l] = std::max(en + own, ready + after);
+    if constexpr (N == 2) {  // unrolled: GCC keeps the loop, testing for the ideal lane per lane
+      receive_lane<N>(0, v[0], own, after, x.waited);
+      receive_lane<N>(1, v[1], own, after, x.waited);
+    } else {
+      for (size_t l = 0; l < lanes<N>(); ++l) receive_lane<N>(l, v[l], own, after, x.waited);
     }
     last_[1] = x.key;
+  }
+  template <size_t N>
+  [[gnu::always_inline]] void receive_lane(size_t l, double told, double own, double after, bool waited) {
+    const double en = enter_[l], ready = std::max(kNone, told);
+    if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
+    if (ideal<N>(l)) cur_[l] = std::max(en, ready);
+    else if (waited) cur_[l] = std::max(en, ready) + own;
+    else cur_[l] = std::max(en + own, ready + after);
   }
   Status take_saved() {
     uint64_t slot = 0;
@@ -831,11 +838,18 @@ class GroupReplay final : public ReplayIo {
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
       while (!runnable.empty()) {
-        const int m = runnable.back();
+        int m = runnable.back();
         runnable.pop_back();
-        bool blocked = false;
-        CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
-        if (late) return Status::kOk;
+        for (;;) {
+          bool blocked = false;
+          CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
+          if (late) return Status::kOk;
+          // One member woken and no other to run (a ping-pong's every message): it runs next,
+          // as it would from the stack, without the stack.
+          if (woken_.size() != 1 || !runnable.empty()) break;
+          m = woken_.back();
+          woken_.clear();
+        }
         for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
         woken_.clear();
       }
