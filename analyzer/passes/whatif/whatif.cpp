@@ -576,11 +576,11 @@ class Executor {
     float own = 0, after = 0;
     MessageKey key;
     if (!one_message<N>(false, next, last_[0], own, after, key)) return Status::kCorrupt;
-    CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data()));
-    // exit_call without a dependency: ready' is none.
+    // exit_call without a dependency: ready' is none. Before the tell, which reads only enter'
+    // (and wakes another member, never this one): nothing is kept across it.
     for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal<N>(l) ? enter_[l] : enter_[l] + double(own);
     last_[0] = key;
-    return Status::kOk;
+    return io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data());
   }
   // `at`: the op byte (need()).
   template <size_t N, class Io>
