@@ -1452,27 +1452,31 @@ class Simulator {
   // Call k (after MPI_Init, before MPI_Finalize, its gap changed on no lane) as kOpSend or
   // kOpRecv* when it sends or receives one message and does nothing else the replay sees.
   bool one_message(size_t k, float gap) {
-    const auto [s0, s1] = sends_at_.of(k);
-    const auto [r0, r1] = recvs_at_.of(k);
-    if ((s1 - s0) + (r1 - r0) != 1 || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k)))) return false;
+    // A send or a receive, not both, and not two of its kind (the pair after the call's first is
+    // another call's, or the sentinel): the first pairs alone, not counted to their ends.
+    const bool sends = sends_at_.from(k) == k;
+    if (sends == (recvs_at_.from(k) == k)) return false;
+    const ByCall& mine = sends ? sends_at_ : recvs_at_;
+    if (mine.list[mine.at + 1].first == k || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
+      return false;
     if (k >= quiet_until_) {
       quiet_until_ = std::min({posts_at_.from(k), completes_at_.from(k), rma_need_at_.from(k)});
       if (quiet_until_ == k) return false;
     }
     uint32_t peer, a, b;
     double ready_m = kNone;
-    if (s1 > s0) {
-      const uint32_t s = sends_at_.list[s0].second;
+    if (sends) {
+      const uint32_t s = mine.list[mine.at].second;
       peer = uint32_t(t_.sends[s].peer), a = match_.group[s], b = match_.pos[s];
     } else {
-      const uint32_t r = recvs_at_.list[r0].second;
+      const uint32_t r = mine.list[mine.at].second;
       peer = uint32_t(t_.recvs[r].peer), a = match_.send_group[r], b = match_.send_pos[r];
       ready_m = std::max(ready_m, match_.send_enter[r]);
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, r1 > r0, own, after);
-    MessageKey& last = last_[s1 > s0 ? 0 : 1];
+    const uint8_t o = exit_op(k, ready_m, !sends, own, after);
+    MessageKey& last = last_[sends ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
     last = {peer, a, b};
