@@ -412,7 +412,8 @@ class Executor {
   template <size_t N, class Io>
   Status run_lanes(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
-    for (; !done_; ++ops_) {
+    if (done_) return Status::kOk;
+    for (;; ++ops_) {  // until kOpEnd (no test of done_ per operation)
       if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
         late = true;
         return Status::kOk;
@@ -472,12 +473,11 @@ class Executor {
           if (!byte(reg)) return Status::kCorrupt;
           fin_ = reg == kRegEnter ? enter_ : cur_;
           done_ = true;
-          break;
+          return Status::kOk;
         }
         default: return Status::kCorrupt;
       }
     }
-    return Status::kOk;
   }
 
   // The operations of run() with operands, each after its op byte.
