@@ -412,7 +412,8 @@ class Executor {
   template <size_t N, class Io>
   Status run_lanes(Io& io, uint64_t deadline_ns, bool& blocked, bool& late) {
     blocked = late = false;
-    for (; !done_; ++ops_) {
+    if (done_) return Status::kOk;
+    for (;; ++ops_) {  // until kOpEnd (no test of done_ per operation)
       if ((ops_ & 4095) == 4095 && clock::monotonic_ns() >= deadline_ns) {
         late = true;
         return Status::kOk;
@@ -472,12 +473,11 @@ class Executor {
           if (!byte(reg)) return Status::kCorrupt;
           fin_ = reg == kRegEnter ? enter_ : cur_;
           done_ = true;
-          break;
+          return Status::kOk;
         }
         default: return Status::kCorrupt;
       }
     }
-    return Status::kOk;
   }
 
   // The operations of run() with operands, each after its op byte.
@@ -576,11 +576,11 @@ class Executor {
     float own = 0, after = 0;
     MessageKey key;
     if (!one_message<N>(false, next, last_[0], own, after, key)) return Status::kCorrupt;
-    CRITPATH_FORWARD_IF_ERROR(io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data()));
-    // exit_call without a dependency: ready' is none.
+    // exit_call without a dependency: ready' is none. Before the tell, which reads only enter'
+    // (and wakes another member, never this one): nothing is kept across it.
     for (size_t l = 0; l < lanes<N>(); ++l) cur_[l] = ideal<N>(l) ? enter_[l] : enter_[l] + double(own);
     last_[0] = key;
-    return Status::kOk;
+    return io.tell(me_, int(key.peer), kP2p, key.a, key.b, enter_.data());
   }
   // `at`: the op byte (need()).
   template <size_t N, class Io>
@@ -615,14 +615,21 @@ class Executor {
     x.at = nullptr;
     ++needs_;
     const double own = x.own, after = x.after;
-    for (size_t l = 0; l < lanes<N>(); ++l) {
-      const double en = enter_[l], ready = std::max(kNone, v[l]);
-      if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
-      if (ideal<N>(l)) cur_[l] = std::max(en, ready);
-      else if (x.waited) cur_[l] = std::max(en, ready) + own;
-      else cur_[l] = std::max(en + own, ready + after);
+    if constexpr (N == 2) {  // unrolled: GCC keeps the loop, testing for the ideal lane per lane
+      receive_lane<N>(0, v[0], own, after, x.waited);
+      receive_lane<N>(1, v[1], own, after, x.waited);
+    } else {
+      for (size_t l = 0; l < lanes<N>(); ++l) receive_lane<N>(l, v[l], own, after, x.waited);
     }
     last_[1] = x.key;
+  }
+  template <size_t N>
+  [[gnu::always_inline]] void receive_lane(size_t l, double told, double own, double after, bool waited) {
+    const double en = enter_[l], ready = std::max(kNone, told);
+    if (ready > kNone) wait_[l] += std::max(0.0, ready - en);
+    if (ideal<N>(l)) cur_[l] = std::max(en, ready);
+    else if (waited) cur_[l] = std::max(en, ready) + own;
+    else cur_[l] = std::max(en + own, ready + after);
   }
   Status take_saved() {
     uint64_t slot = 0;
@@ -831,11 +838,18 @@ class GroupReplay final : public ReplayIo {
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
       while (!runnable.empty()) {
-        const int m = runnable.back();
+        int m = runnable.back();
         runnable.pop_back();
-        bool blocked = false;
-        CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
-        if (late) return Status::kOk;
+        for (;;) {
+          bool blocked = false;
+          CRITPATH_FORWARD_IF_ERROR(ex_[size_t(m)].run(*this, deadline, blocked, late));
+          if (late) return Status::kOk;
+          // One member woken and no other to run (a ping-pong's every message): it runs next,
+          // as it would from the stack, without the stack.
+          if (woken_.size() != 1 || !runnable.empty()) break;
+          m = woken_.back();
+          woken_.clear();
+        }
         for (auto it = woken_.rbegin(); it != woken_.rend(); ++it) runnable.push_back(*it);
         woken_.clear();
       }
@@ -1438,27 +1452,31 @@ class Simulator {
   // Call k (after MPI_Init, before MPI_Finalize, its gap changed on no lane) as kOpSend or
   // kOpRecv* when it sends or receives one message and does nothing else the replay sees.
   bool one_message(size_t k, float gap) {
-    const auto [s0, s1] = sends_at_.of(k);
-    const auto [r0, r1] = recvs_at_.of(k);
-    if ((s1 - s0) + (r1 - r0) != 1 || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k)))) return false;
+    // A send or a receive, not both, and not two of its kind (the pair after the call's first is
+    // another call's, or the sentinel): the first pairs alone, not counted to their ends.
+    const bool sends = sends_at_.from(k) == k;
+    if (sends == (recvs_at_.from(k) == k)) return false;
+    const ByCall& mine = sends ? sends_at_ : recvs_at_;
+    if (mine.list[mine.at + 1].first == k || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
+      return false;
     if (k >= quiet_until_) {
       quiet_until_ = std::min({posts_at_.from(k), completes_at_.from(k), rma_need_at_.from(k)});
       if (quiet_until_ == k) return false;
     }
     uint32_t peer, a, b;
     double ready_m = kNone;
-    if (s1 > s0) {
-      const uint32_t s = sends_at_.list[s0].second;
+    if (sends) {
+      const uint32_t s = mine.list[mine.at].second;
       peer = uint32_t(t_.sends[s].peer), a = match_.group[s], b = match_.pos[s];
     } else {
-      const uint32_t r = recvs_at_.list[r0].second;
+      const uint32_t r = mine.list[mine.at].second;
       peer = uint32_t(t_.recvs[r].peer), a = match_.send_group[r], b = match_.send_pos[r];
       ready_m = std::max(ready_m, match_.send_enter[r]);
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, r1 > r0, own, after);
-    MessageKey& last = last_[s1 > s0 ? 0 : 1];
+    const uint8_t o = exit_op(k, ready_m, !sends, own, after);
+    MessageKey& last = last_[sends ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
     last = {peer, a, b};
