@@ -776,7 +776,7 @@ void AnalysisEngine::decode() {
   const RunInfo& run = location_.run;
   // One forward pass: the call-path profile and the replay index of the MPI activity; window
   // by window, each window's index is exchanged and analysed at its cut and then dropped.
-  TimelineBuilder tb(s.to_global, run.rank, *location_.definitions);
+  TimelineBuilder tb(*s.gtime, run.rank, *location_.definitions);
   // Time between MPI calls per call path: the delay analysis's time vectors and the
   // critical path's clip (instead of a second pass over the trace).
   tb.profile_gaps(run.conv.ticks_to_seconds(1000000000ull) * 1e-9);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "analyzer/engine/big_memory.h"
+#include "analyzer/engine/global_time.h"
 #include "libtrace/defs/definitions.h"
 
 namespace critpath::analyzer::engine {
@@ -48,6 +49,11 @@ void TimelineBuilder::reserve(uint64_t events) {
 TimelineBuilder::TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                                  const defs::Definitions& definitions)
     : to_global_(std::move(to_global)), defs_(definitions), me_(my_world_rank) {}
+
+TimelineBuilder::TimelineBuilder(const GlobalTime& time, int32_t my_world_rank,
+                                 const defs::Definitions& definitions)
+    : to_global_([t = &time](uint64_t ticks) { return t->seconds(ticks); }), time_(&time), defs_(definitions),
+      me_(my_world_rank) {}
 
 uint8_t TimelineBuilder::region_class_slow(uint32_t region) {
   // Region ids are dense (libtrace/defs), so a flat table answers (region_class), with a map
@@ -287,13 +293,17 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   t_.gap_begin.resize(ngap_begin_);
   ncalls_ = nrecvs_ = ngap_begin_ = 0;
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
-  for (CallRecord& c : t_.calls) {
-    const uint64_t enter = held_ticks(c.enter), exit = held_ticks(c.exit);
-    c.enter = to_global_(enter);
-    c.exit = exit == enter ? c.enter : to_global_(exit);
-    if (c.location != 0 && c.node >= 0 && size_t(c.node) < node_remap.size())
-      c.node = node_remap[size_t(c.node)];
-  }
+  auto convert = [&](auto&& to_global) {
+    for (CallRecord& c : t_.calls) {
+      const uint64_t enter = held_ticks(c.enter), exit = held_ticks(c.exit);
+      c.enter = to_global(enter);
+      c.exit = exit == enter ? c.enter : to_global(exit);
+      if (c.location != 0 && c.node >= 0 && size_t(c.node) < node_remap.size())
+        c.node = node_remap[size_t(c.node)];
+    }
+  };
+  if (time_) convert([t = time_](uint64_t ticks) { return t->seconds(ticks); });
+  else convert(to_global_);
   // A send request never completed (e.g. MPI_Request_free) completes "at its post".
   for (auto& s : t_.sends)
     if (s.complete_call == kNoCall) s.complete_call = s.call;

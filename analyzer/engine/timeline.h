@@ -25,6 +25,10 @@
 #include "libtrace/defs/definitions.h"
 #include "libtrace/event/event.h"
 
+namespace critpath::analyzer {
+class GlobalTime;  // engine/global_time.h
+}  // namespace critpath::analyzer
+
 namespace critpath::analyzer::engine {
 
 constexpr uint32_t kNoCall = UINT32_MAX;
@@ -160,6 +164,9 @@ class TimelineBuilder {
   // definitions: the traced rank's (regions, communicators); must outlive the builder.
   TimelineBuilder(std::function<double(uint64_t)> to_global, int32_t my_world_rank,
                   const defs::Definitions& definitions);
+  // The same with the analysis's own time base (must outlive the builder): finish() converts
+  // every call's two times through it inline, not through a std::function call each.
+  TimelineBuilder(const GlobalTime& time, int32_t my_world_rank, const defs::Definitions& definitions);
   // Room for the records of a trace of `events` events: the calls (at most one per ENTER/EXIT
   // pair) and the gap profile's bounds (one per call); the sends, the receives and the gap
   // entries as blocking point-to-point calls make them (a third of the events each; more
@@ -228,6 +235,7 @@ class TimelineBuilder {
   bool is_blocking_probe(uint32_t region) { return region_class(region) == kBlockingProbe; }
 
   std::function<double(uint64_t)> to_global_;
+  const GlobalTime* time_ = nullptr;  // set: used instead of to_global_
   const defs::Definitions& defs_;
   Timeline t_;
   // The stack of open MPI calls (normally depth <= 1): its top in open_top_ (kNoCall: none)
