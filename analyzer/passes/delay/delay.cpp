@@ -1627,6 +1627,19 @@ void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricS
 }
 
 void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store) {
+  if (s.indirect.empty() && s.prop.empty()) {  // every share 0 (a ping-pong's): no lookups
+    for (const Inst& v : s.inst) {
+      const long g = s.gid_of_call(v.call);
+      const double a = v.amount, none = std::min(0.0, a);  // below, as min(share, a)
+      if (none != 0) {
+        store.add(slot.indirect, g, none);
+        store.add(slot.propagating, g, none);
+      }
+      store.add(slot.direct, g, a - none);
+      store.add(slot.terminal, g, a - none);
+    }
+    return;
+  }
   for (size_t j = 0; j < s.inst.size(); ++j) {
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
