@@ -133,12 +133,7 @@ class SyncIndex {
       : defs_(defs), me_(me) {
     // With one location calling MPI every call is location 0's: no call is looked at.
     const bool one = t.mpi_locations <= 1 && (t.calls.empty() || t.calls.back().location == 0);
-    for (const auto& s : t.sends)
-      if (s.complete_call != kNoCall && (one || t.calls[s.complete_call].location == 0))
-        add_sync(s.peer, s.complete_call);
-    for (const auto& r : t.recvs)
-      if (r.complete_call != kNoCall && (one || t.calls[r.complete_call].location == 0))
-        add_sync(r.peer, r.complete_call, 1);
+    add_messages(t, one);
     for (size_t i = 0; i < t.colls.size(); ++i) {
       const engine::CollRecord& c = t.colls[i];
       if (c.complete_call != kNoCall && t.calls[c.complete_call].location == 0 &&
@@ -147,18 +142,45 @@ class SyncIndex {
     }
     add_rma(t);
     for (auto& [peer, ps] : p2p_) {
-      for (auto& v : ps.lists)
-        if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-      if (ps.lists[1].empty()) {
-        ps.calls.swap(ps.lists[0]);
-      } else {
-        ps.calls.resize(ps.lists[0].size() + ps.lists[1].size());
-        std::merge(ps.lists[0].begin(), ps.lists[0].end(), ps.lists[1].begin(), ps.lists[1].end(),
-                   ps.calls.begin());
-      }
-      ps.lists[0] = ps.lists[1] = std::vector<uint32_t>();
+      if (ps.unsorted) std::sort(ps.calls.begin(), ps.calls.end());
+      if (ps.epochs.empty()) continue;
+      // One-sided epochs too (each list mostly ascending as recorded, so sorted cheaply).
+      if (!std::is_sorted(ps.epochs.begin(), ps.epochs.end())) std::sort(ps.epochs.begin(), ps.epochs.end());
+      std::vector<uint32_t> all(ps.epochs.size() + ps.calls.size());
+      std::merge(ps.epochs.begin(), ps.epochs.end(), ps.calls.begin(), ps.calls.end(), all.begin());
+      ps.calls.swap(all);
+      ps.epochs = std::vector<uint32_t>();
     }
     std::sort(colls_.begin(), colls_.end());
+  }
+  // The messages' completing calls per peer, sends and receives merged by call as they are
+  // read (each list mostly ascends as recorded): straight into PeerSyncs::calls, without the
+  // two lists, their sortedness checks and a merge (a ping-pong's every message).
+  void add_messages(const engine::Timeline& t, bool one) {
+    const auto keep = [&](uint32_t call) { return call != kNoCall && (one || t.calls[call].location == 0); };
+    const engine::SendRecord* s = t.sends.data();
+    const engine::SendRecord* const s_end = s + t.sends.size();
+    const engine::RecvRecord* r = t.recvs.data();
+    const engine::RecvRecord* const r_end = r + t.recvs.size();
+    while (s != s_end || r != r_end) {
+      if (r == r_end || (s != s_end && s->complete_call <= r->complete_call)) {
+        if (keep(s->complete_call)) add_message(s->peer, s->complete_call);
+        ++s;
+      } else {
+        if (keep(r->complete_call)) add_message(r->peer, r->complete_call);
+        ++r;
+      }
+    }
+  }
+  void add_message(int32_t peer, uint32_t call) {
+    if (peer < 0) return;
+    if (peer != last_peer_) {
+      last_ = &p2p_[peer];
+      last_peer_ = peer;
+    }
+    std::vector<uint32_t>& v = last_->calls;
+    if (!v.empty() && call < v.back()) last_->unsorted = true;
+    v.push_back(call);
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
   // wait), lock epochs with their target, window collectives with the window's members.
@@ -263,23 +285,24 @@ class SyncIndex {
   }
   const defs::Definitions& defs_;
   int32_t me_;
-  // Per peer (world rank), the calls that synchronized with it, made in two lists (each mostly
-  // ascending as recorded, so sorted cheaply: 0 the sends and one-sided epochs, 1 the
-  // receives) and merged into one, ascending: one search per question.
-  void add_sync(int32_t peer, uint32_t call, int list = 0) {
+  // Per peer (world rank), the calls that synchronized with it, ascending: one search per
+  // question. The one-sided epochs' in a list of their own, merged with the messages' at the
+  // end.
+  void add_sync(int32_t peer, uint32_t call) {
     if (peer < 0) return;
     if (peer != last_peer_) {
       last_ = &p2p_[peer];
       last_peer_ = peer;
     }
-    last_->lists[list].push_back(call);
+    last_->epochs.push_back(call);
   }
   // Only the peers this rank synchronized with (nothing here is sized by the ranks), with
   // where its last search ended.
   struct PeerSyncs {
-    std::vector<uint32_t> lists[2];  // while the index is made
-    std::vector<uint32_t> calls;     // both, merged
+    std::vector<uint32_t> epochs;  // while the index is made: the one-sided epochs' calls
+    std::vector<uint32_t> calls;   // the messages' (add_messages), then all, ascending
     size_t cursor = 0;
+    bool unsorted = false;  // a message's call below the one before it
   };
   std::unordered_map<int32_t, PeerSyncs> p2p_;
   PeerSyncs* last_ = nullptr;  // p2p_[last_peer_] (the nodes never move)
@@ -530,7 +553,9 @@ class InstanceCollector {
       elsewhere_ += v.amount;  // not costed: a remainder
       return;
     }
-    out_.push_back(v);
+    // emplace_back: GCC inlines it here, where it kept push_back out of line (a call per
+    // instance, ~29 instructions).
+    out_.emplace_back(v);
   }
   // The amount, cause and family of the wait in collective `c` (synchronizing, at least two
   // ranks) into `v`; false when this rank did not wait for anyone there.
@@ -1604,6 +1629,19 @@ void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricS
 }
 
 void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store) {
+  if (s.indirect.empty() && s.prop.empty()) {  // every share 0 (a ping-pong's): no lookups
+    for (const Inst& v : s.inst) {
+      const long g = s.gid_of_call(v.call);
+      const double a = v.amount, none = std::min(0.0, a);  // below, as min(share, a)
+      if (none != 0) {
+        store.add(slot.indirect, g, none);
+        store.add(slot.propagating, g, none);
+      }
+      store.add(slot.direct, g, a - none);
+      store.add(slot.terminal, g, a - none);
+    }
+    return;
+  }
   for (size_t j = 0; j < s.inst.size(); ++j) {
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
