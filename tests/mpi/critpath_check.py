@@ -465,16 +465,11 @@ def roundtrip_abs_s(insitu, skew=""):
 
 def run_config(out):
     """The in-situ run's configuration (critpath.cfg in its output directory) as a dict."""
-    cfg = {}
     try:
-        with open(os.path.join(out, "critpath.cfg")) as f:
-            for line in f:
-                k, sep, v = line.rstrip("\n").partition("=")
-                if sep:
-                    cfg[k] = v
-    except OSError:
-        pass
-    return cfg
+        text = read_text(out, "critpath.cfg")
+    except (CheckError, OSError):
+        return {}
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
 def compare_reports(a, b, where, ignore=(), abs_s=ABS_S):
