@@ -729,7 +729,8 @@ struct DelayState {
   // Step 1.
   std::vector<Inst> inst;
   WaitOf wait_of;                   // per call: the waiting time inside it
-  std::vector<uint32_t> inst_call;  // per instance: its call (ascending)
+  std::vector<uint32_t> inst_call;  // per instance: its call (ascending); make_inst_call
+  uint32_t inst_searches = 0;       // searches of the instances by call (make_inst_call)
   size_t own_lo = 0, own_hi = 0;    // where the last searches of inst_call ended (own_waits)
   std::vector<uint32_t> gsync;      // the global synchronizations (phase boundaries), ascending
   // Steps 2 and 3: time vectors (scratch, reused), and what W sent each causer.
@@ -751,9 +752,20 @@ struct DelayState {
   // base, the shares scale_v * a_u of the waits v whose causing interval here holds it, and
   // prop, the largest of them; indirect, its causer's reply.
   std::vector<double> base, prop, indirect;
+  // The caused records, made as step 3 goes when keep_caused, else (the gathered propagation
+  // at first) only counted: n_caused. Only step 4 and the long-term costs read them, and in
+  // the gathered propagation nothing does unless some rank's wait receives cost (known only
+  // after step 3's allreduce; a ping-pong's never does: 40 bytes a wait of fresh pages
+  // for nothing). A rank's first edge proves they are needed, the allreduce that another
+  // rank's are: then made again from step 2's records, kept meanwhile (step2; make_caused).
+  bool keep_caused = true;
+  uint32_t n_caused = 0;
+  size_t caused_room = 0;  // at most this many (step 2's records)
+  const std::vector<engine::Comm::Parcel>* step2 = nullptr;
   std::vector<Caused> caused;
   std::vector<uint8_t> caused_family;              // per caused record: its DelayFamily
   std::vector<std::pair<uint32_t, double>> dflat;  // delay vectors
+  Vec d_one;  // while the records are only counted: the last one's delay vector
   std::vector<std::pair<uint32_t, double>> edges;  // (u, a_u / D) per caused
   // Per caused record, into edges (edge_range); empty while no record has an edge (a
   // ping-pong's: no causer waited inside a causing interval).
@@ -799,13 +811,8 @@ void find_instances(DelayState& s, DelayResult& out) {
   out.instances = inst.size();
   out.remainder_s += elsewhere;
   out.analysed_s += elsewhere;
-  // inst is sorted by call. One pass over the instances (tens of MB in a message-bound run).
-  s.inst_call.resize(inst.size());
   double analysed = out.analysed_s;
-  for (size_t j = 0; j < inst.size(); ++j) {
-    analysed += inst[j].amount;
-    s.inst_call[j] = inst[j].call;
-  }
+  for (const Inst& v : inst) analysed += v.amount;
   out.analysed_s = analysed;
   // The global synchronizations (barrier / N x N over all ranks that moves data): phase
   // boundaries.
@@ -954,8 +961,8 @@ struct PeerMessages {
 // Step 3: the causing call here of a wait of rank w (`wm`: the messages exchanged with it)
 // that names its cause (kind, a, b), and the family (what kind of wait it caused); kNoCall /
 // kDelayFamilies when not found.
-void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind, uint32_t a, uint32_t b,
-                uint32_t& e, int& family) {
+[[gnu::always_inline]] inline void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind,
+                                              uint32_t a, uint32_t b, uint32_t& e, int& family) {
   const engine::Timeline& t = s.t;
   e = kNoCall;
   family = kDelayFamilies;
@@ -988,64 +995,12 @@ void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind, uint3
   }
 }
 
-// Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
-// vector since their previous synchronization, d, D, scale; the short-term cost; the local
-// part of the propagated costs. Returns the indirect share to reply.
-double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
-                        uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
-  const engine::Timeline& t = s.t;
-  const std::vector<Inst>& inst = s.inst;
-  const uint32_t from = s.sync.before(w, e);
-  interval_vector(t, s.wait_of, s.l2g, from, e, s.raw, s.tc);
-  const uint32_t d_begin = uint32_t(s.dflat.size());
-  const double sum_d = delay_vector(s.tc, s.tw, s.dflat);
-  // C's own waits strictly inside (from, e).
-  const uint32_t lo = from == kNone ? 0 : from + 1;
-  // None when e follows the synchronization at once (a ping-pong's: no search).
-  const auto u1 = lo >= e ? inst.begin() : inst.begin() + long(lower_bound_near(s.inst_call, e, s.own_hi));
-  const auto u0 = lo >= e ? u1 : inst.begin() + long(lower_bound_near(s.inst_call, lo, s.own_lo));
-  double sum_w = 0;
-  for (auto u = u0; u != u1; ++u) sum_w += u->amount;
-  const double D = sum_d + sum_w;
-  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
-  // little of them); below, amount / D < 1.
-  const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  for (size_t x = d_begin, x_end = s.dflat.size(); x < x_end; ++x) {
-    const auto [g, d] = s.dflat[x];
-    store.add(slot.short_term[family], g, scale * d);
-    store.add(slot.short_total, g, scale * d);
-  }
-  out.remainder_s += amount - scale * D;
-  if (u0 != u1 || !s.edge_begin.empty()) {
-    if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
-      s.edge_begin.reserve(s.caused.capacity() + 1);
-      s.edge_begin.assign(s.caused.size(), 0);
-    }
-    s.edge_begin.push_back(uint32_t(s.edges.size()));
-  }
-  for (auto u = u0; u != u1; ++u) {
-    const uint32_t ui = uint32_t(u - inst.begin());
-    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
-      s.base.assign(inst.size(), 0.0);
-      s.prop.assign(inst.size(), 0.0);
-    }
-    s.base[ui] += scale * u->amount;
-    s.prop[ui] = std::max(s.prop[ui], scale * u->amount);
-    s.edges.push_back({ui, u->amount / D});
-  }
-  // The batch of the propagation: this rank's phase at the causing call e (the same as
-  // the wait's unless the message crossed a global synchronization; then its cost
-  // goes to the remainder).
-  s.caused.push_back({D, int32_t(w), v_ref, e, d_begin});
-  s.caused_family.push_back(uint8_t(family));
-  return scale * sum_w;
-}
-
 // One wait record of step 2 at `p` (advanced): its cause (kind, a, b), v_ref and amount, its
-// vector into s.tw; b and v_ref after the previous record's from the same W (0 before the
+// vector into `tw`; b and v_ref after the previous record's from the same W (0 before the
 // first). False when malformed.
-bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned char* end, uint8_t& kind,
-                      uint32_t& a, uint32_t& b, uint32_t& v_ref, double& amount) {
+[[gnu::always_inline]] inline bool read_wait_record(const unsigned char*& p, const unsigned char* end,
+                                                    uint8_t& kind, uint32_t& a, uint32_t& b, uint32_t& v_ref,
+                                                    double& amount, Vec& tw) {
   uint8_t n = 0;
   uint64_t a64 = 0, db = 0, dv = 0;
   float amount_f = 0;
@@ -1065,7 +1020,6 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
   b = uint32_t(int64_t(b) + unzigzag(db));
   v_ref = uint32_t(int64_t(v_ref) + unzigzag(dv));
   amount = amount_f;
-  Vec& tw = s.tw;
   tw.clear();  // mostly stays empty: W sends no entry below 1 us
   if (n > 0) tw.resize(n);
   for (uint32_t k = 0; k < n; ++k) {
@@ -1075,6 +1029,151 @@ bool read_wait_record(DelayState& s, const unsigned char*& p, const unsigned cha
     tw[k] = {uint32_t(g), double(sec)};
   }
   return true;
+}
+
+// The instances' calls in an array of their own, searched in step 3 for C's own waits in a
+// causing interval: made only once kInstSearches intervals held a call (a ping-pong's end at
+// the call after the synchronization but the first: no pages are filled for a search or two),
+// searched in the instances themselves before.
+constexpr uint32_t kInstSearches = 64;
+uint32_t own_wait_at(const std::vector<Inst>& inst, uint32_t call) {
+  return uint32_t(
+      std::lower_bound(inst.begin(), inst.end(), call, [](const Inst& v, uint32_t k) { return v.call < k; }) -
+      inst.begin());
+}
+void make_inst_call(DelayState& s) {
+  s.inst_call.resize(s.inst.size());
+  for (size_t j = 0; j < s.inst.size(); ++j) s.inst_call[j] = s.inst[j].call;
+}
+
+// C's side of a wait of rank `w` (its vector `tw`) that call `e` here caused: C's vector
+// since their previous synchronization (into `tc`; `raw` scratch), its delay vector d
+// appended to `d`, and C's own waits strictly inside the interval, [u0, u1) of s.inst.
+// Inline: step 3's work per wait (make_caused's copy runs only when the records are needed).
+struct CauseShape {
+  double sum_d, sum_w, D;
+  uint32_t u0, u1;
+};
+[[gnu::always_inline]] inline CauseShape cause_shape(DelayState& s, int w, uint32_t e, const Vec& tw,
+                                                     Vec& raw, Vec& tc, Vec& d) {
+  const uint32_t from = s.sync.before(w, e);
+  interval_vector(s.t, s.wait_of, s.l2g, from, e, raw, tc);
+  CauseShape c{delay_vector(tc, tw, d), 0, 0, 0, 0};
+  const uint32_t lo = from == kNone ? 0 : from + 1;
+  // None when e follows the synchronization at once (a ping-pong's: no search).
+  if (lo < e) {
+    if (s.inst_call.empty() && ++s.inst_searches > kInstSearches) make_inst_call(s);
+    if (s.inst_call.empty()) {
+      c.u1 = own_wait_at(s.inst, e);
+      c.u0 = own_wait_at(s.inst, lo);
+    } else {
+      c.u1 = uint32_t(lower_bound_near(s.inst_call, e, s.own_hi));
+      c.u0 = uint32_t(lower_bound_near(s.inst_call, lo, s.own_lo));
+    }
+  }
+  for (uint32_t u = c.u0; u < c.u1; ++u) c.sum_w += s.inst[u].amount;
+  c.D = c.sum_d + c.sum_w;
+  return c;
+}
+
+// Whether a wait record's causing call `e` (of `family`, find_cause) is on this rank's main
+// thread: it makes a caused record.
+bool caused_here(const DelayState& s, uint32_t e, int family) {
+  return e < s.t.calls.size() && s.t.calls[e].location == 0 && family < kDelayFamilies;
+}
+
+// The caused records up to n (s.caused short of them: step 3 only counted them) made again
+// from step 2's records, as cost_caused_waits made them: the same D and delay vectors.
+[[gnu::cold]] void make_caused(DelayState& s, uint32_t n) {
+  if (s.caused.size() >= n) return;
+  if (s.caused.capacity() < n) {  // room as pages are touched (at most one entry a record, mostly)
+    s.caused.reserve(n);
+    s.caused_family.reserve(n);
+    s.dflat.reserve(n);
+  }
+  Vec tw, raw, tc;
+  for (const engine::Comm::Parcel& parcel : *s.step2) {
+    if (s.caused.size() >= n) return;
+    const int w = parcel.peer;
+    const PeerMessages wm(*s.in.match, w);
+    const unsigned char* p = parcel.bytes.data();
+    const unsigned char* end = p + parcel.bytes.size();
+    uint32_t b = 0, v_ref = 0;
+    while (p < end && s.caused.size() < n) {
+      uint8_t kind = 0;
+      uint32_t a = 0, e = kNoCall;
+      double amount = 0;
+      int family = kDelayFamilies;
+      if (!read_wait_record(p, end, kind, a, b, v_ref, amount, tw)) return;  // read before: whole
+      find_cause(s, wm, kind, a, b, e, family);
+      if (!caused_here(s, e, family)) continue;
+      const uint32_t d_begin = uint32_t(s.dflat.size());
+      s.caused.push_back({cause_shape(s, w, e, tw, raw, tc, s.dflat).D, int32_t(w), v_ref, e, d_begin});
+      s.caused_family.push_back(uint8_t(family));
+    }
+  }
+}
+
+// From here on step 3 keeps the caused records, the earlier ones made again first; the
+// current one's delay vector (in s.d_one) follows theirs. Returns where it begins.
+[[gnu::cold]] uint32_t keep_caused_from_here(DelayState& s) {
+  s.caused.reserve(s.caused_room);
+  s.caused_family.reserve(s.caused_room);
+  s.dflat.reserve(s.caused_room);
+  make_caused(s, s.n_caused);
+  s.keep_caused = true;
+  const uint32_t at = uint32_t(s.dflat.size());
+  s.dflat.insert(s.dflat.end(), s.d_one.begin(), s.d_one.end());
+  return at;
+}
+
+// Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
+// vector since their previous synchronization, d, D, scale; the short-term cost; the local
+// part of the propagated costs. Returns the indirect share to reply.
+double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
+                        uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
+  const std::vector<Inst>& inst = s.inst;
+  // Its delay vector into the flat list, or while the records are only counted the scratch.
+  Vec& dv = s.keep_caused ? s.dflat : s.d_one;
+  if (!s.keep_caused) dv.clear();
+  uint32_t d_begin = uint32_t(dv.size());
+  const CauseShape c = cause_shape(s, w, e, s.tw, s.raw, s.tc, dv);
+  const double D = c.D;
+  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
+  // little of them); below, amount / D < 1.
+  const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
+  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) {
+    const auto [g, d] = dv[x];
+    store.add(slot.short_term[family], g, scale * d);
+    store.add(slot.short_total, g, scale * d);
+  }
+  out.remainder_s += amount - scale * D;
+  if (c.u0 != c.u1 || !s.edge_begin.empty()) {
+    if (!s.keep_caused) d_begin = keep_caused_from_here(s);  // an edge: this rank's cost flows on
+    if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
+      s.edge_begin.reserve(s.caused.capacity() + 1);
+      s.edge_begin.assign(s.n_caused, 0);
+    }
+    s.edge_begin.push_back(uint32_t(s.edges.size()));
+  }
+  for (uint32_t ui = c.u0; ui < c.u1; ++ui) {
+    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
+      s.base.assign(inst.size(), 0.0);
+      s.prop.assign(inst.size(), 0.0);
+    }
+    const double a_u = inst[ui].amount;
+    s.base[ui] += scale * a_u;
+    s.prop[ui] = std::max(s.prop[ui], scale * a_u);
+    s.edges.push_back({ui, a_u / D});
+  }
+  ++s.n_caused;
+  if (!s.keep_caused) return scale * c.sum_w;  // only counted
+  // The batch of the propagation: this rank's phase at the causing call e (the same as
+  // the wait's unless the message crossed a global synchronization; then its cost
+  // goes to the remainder).
+  s.caused.push_back({D, int32_t(w), v_ref, e, d_begin});
+  s.caused_family.push_back(uint8_t(family));
+  return scale * c.sum_w;
 }
 
 // The replies of step 3 to one W: a float per wait record, in order, or nothing when every
@@ -1121,9 +1220,13 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
   const size_t records = recv_bytes / 9;  // at most: 9 bytes each without a vector
   // Room as pages are touched: vectors grown by doubling would fill twice their size.
   back.reserve(records * 4);
-  s.caused.reserve(records);
-  s.caused_family.reserve(records);
-  s.dflat.reserve(records);
+  s.step2 = &recv;
+  s.caused_room = records;
+  if (s.keep_caused) {
+    s.caused.reserve(records);
+    s.caused_family.reserve(records);
+    s.dflat.reserve(records);
+  }
   s.edges.reserve(s.inst.size());
   s.recv_peer.clear();
   s.recv_begin.clear();
@@ -1142,17 +1245,17 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       uint8_t kind = 0;
       uint32_t a = 0;
       double amount = 0;
-      if (!read_wait_record(s, p, end, kind, a, b, v_ref, amount)) return Status::kCorrupt;
+      if (!read_wait_record(p, end, kind, a, b, v_ref, amount, s.tw)) return Status::kCorrupt;
       uint32_t e = kNoCall;
       int family = kDelayFamilies;
       find_cause(s, wm, kind, a, b, e, family);
       double indirect = 0;
-      const bool here = e < t.calls.size() && t.calls[e].location == 0 && family < kDelayFamilies;
+      const bool here = caused_here(s, e, family);
       if (!here && s.caused_of_recv.empty()) {  // the first record that makes none: the map made
         s.caused_of_recv.reserve(records);
         for (uint32_t i = 0; i < s.recv_total; ++i) s.caused_of_recv.push_back(i);
       }
-      if (!s.caused_of_recv.empty()) s.caused_of_recv.push_back(here ? uint32_t(s.caused.size()) : kNone);
+      if (!s.caused_of_recv.empty()) s.caused_of_recv.push_back(here ? s.n_caused : kNone);
       ++s.recv_total;
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
       else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
@@ -1362,6 +1465,7 @@ Status count_buckets(DelayState& s, const engine::Group& group, DelayBuckets& bk
     else
       for (const Inst& v : s.inst) ++bk.size[bucket(s.phase_of(v.call))];
   } else {
+    make_caused(s, s.n_caused);  // some rank's wait receives cost: the records are read
     bk.of_inst.resize(s.inst.size());
     bk.of_caused.resize(s.caused.size());
     for (size_t j = 0; j < s.inst.size(); ++j) bk.of_inst[j] = bucket(s.phase_of(s.inst[j].call));
@@ -1670,21 +1774,27 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, flat.data(), runs, recv));
   flat = Bytes();
 
+  out.distributed = in.replay == DelayReplay::kDistributed ||
+                    (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
+  s.keep_caused = out.distributed;  // the gathered propagation may need none (DelayState)
   std::vector<unsigned char> back;
   CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, back, runs, out));
   out.bytes_sent += back.size();
-  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back.data(), runs, recv));
+  std::vector<engine::Comm::Parcel> replies;  // recv kept: make_caused may read it again
+  CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back.data(), runs, replies));
   back = std::vector<unsigned char>();
-  CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, recv));
+  CRITPATH_FORWARD_IF_ERROR(read_indirect_shares(s, replies));
+  replies = std::vector<engine::Comm::Parcel>();
 
-  out.distributed = in.replay == DelayReplay::kDistributed ||
-                    (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
   DelayBuckets bk;
   if (!out.distributed) {
     CRITPATH_FORWARD_IF_ERROR(count_buckets(s, group, bk, out));
     out.distributed = in.replay == DelayReplay::kAuto && !bk.size.empty() &&
                       *std::max_element(bk.size.begin(), bk.size.end()) > kDelayGatherMax;
   }
+  if (out.distributed) make_caused(s, s.n_caused);  // (those count_buckets did not need)
+  s.step2 = nullptr;
+  recv = std::vector<engine::Comm::Parcel>();
   if (out.distributed) {
     s.r_caused.assign(s.caused.size(), 0.0);
     DistributedPropagation dp(s);

@@ -107,9 +107,9 @@ struct DelayResult {
 // The cost model's pieces, exposed for unit tests:
 // d = max(0, tc - tw) per call path (both sorted by call path) appended to `d`; returns sum(d).
 // Inline: once per wait, mostly with tw empty (then d is tc's positive entries).
-inline double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
-                           const std::vector<std::pair<uint32_t, double>>& tw,
-                           std::vector<std::pair<uint32_t, double>>& d) {
+[[gnu::always_inline]] inline double delay_vector(const std::vector<std::pair<uint32_t, double>>& tc,
+                                                  const std::vector<std::pair<uint32_t, double>>& tw,
+                                                  std::vector<std::pair<uint32_t, double>>& d) {
   double sum = 0;
   if (tw.empty()) {  // no search in tw: d is tc's positive entries
     for (const auto& x : tc)
