@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyzer/engine/big_memory.h"
 #include "analyzer/passes/pass_list.h"
 #include "libtrace/defs/definitions.h"
 
@@ -91,8 +92,10 @@ struct Ctx {
 // others once, in the room reserved at the start: no index per call, no copy of the records.
 class RecordBook {
  public:
-  // Room for a record per call (address space: pages are touched as records arrive).
-  explicit RecordBook(const engine::Timeline& t) : t_(t) { recs_.reserve(t.calls.size()); }
+  // Room for a record per call (address space: pages are touched as records arrive), on huge
+  // pages where the host gives them: a message-bound run books a record at every other call,
+  // which on 4 KiB pages cost a fault per 128 records (12 % of a ping-pong's faults).
+  explicit RecordBook(const engine::Timeline& t) : t_(t) { engine::reserve_big(recs_, t.calls.size()); }
   // The call waited from its enter until `end` for `cause_time` on `cause_rank`.
   void pre(uint32_t call, double end, int32_t cause_rank, double cause_time) {
     if (call == kNoCall || !(end > t_.calls[call].enter)) return;
