@@ -122,9 +122,14 @@ class RecordBook {
       r.cause_time = cause_time;
     }
   }
-  WaitRecord& get(uint32_t call) {
+  // The record of `call`: appended, or the last one, inline (a late sender's every booking);
+  // an earlier call's out of line.
+  [[gnu::always_inline]] WaitRecord& get(uint32_t call) {
     if (recs_.empty() || recs_.back().call < call) return add(recs_, call);
     if (recs_.back().call == call) return recs_.back();
+    return get_earlier(call);
+  }
+  [[gnu::noinline]] WaitRecord& get_earlier(uint32_t call) {
     const size_t at = find(call);
     if (at < recs_.size() && recs_[at].call == call) return recs_[at];
     return add(aside_, call);  // (the same call may come aside twice: fold_aside merges them)
@@ -219,7 +224,8 @@ void book_late_senders(Ctx& ctx, RecordBook& rb, const engine::P2pMatch& m,
   // case, messages in send order) skip the scan for wrong-order instances.
   double recent_max = -std::numeric_limits<double>::infinity();
   LsInstance group{0, -1, 0, kNoCall};  // the largest wait of the current call
-  auto close_group = [&] {
+  // Forced inline: GCC kept it out of line, a call per late sender.
+  auto close_group = [&]() __attribute__((always_inline)) {
     if (group.call == kNoCall) return;
     ctx.book(kLateSender, group.call, group.idle);
     rb.pre(group.call, t.calls[group.call].enter + group.idle, group.source, group.send_enter);
