@@ -28,7 +28,7 @@ const PatternDef& pattern_def(int p) {
   return kDefs[size_t(p)];
 }
 
-void PatternStats::add(double v, int32_t node, int32_t rank) {
+void PatternStats::add_slow(double v, int32_t node, int32_t rank) {
   if (count == 0) {
     min = max = v;
   } else {
@@ -45,12 +45,12 @@ void PatternStats::add(double v, int32_t node, int32_t rank) {
     worst.insert(it, in);
     if (worst.size() > kWorstInstances) worst.pop_back();
   }
-  // Reservoir sample (deterministic LCG so reports are reproducible).
+  // Reservoir sample.
   ++seen;
   if (sample.size() < kSampleSize) {
     sample.push_back(v);
   } else {
-    const uint64_t j = (seen * 6364136223846793005ull + 1442695040888963407ull) % seen;
+    const uint64_t j = sample_slot(seen);
     if (j < kSampleSize) sample[j] = v;
   }
 }
