@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 
@@ -93,9 +94,9 @@ class Slots {
 // its (destination, comm, tag) slot (out.pos) and keeps its call's entry in
 // out.recv_post_enter (until the replies come: read_replies), the second, with the slots
 // ordered, writes out.group, out.sends_to and the bytes for every destination into one
-// buffer `fwd`, cut by destination (`pieces`): per group in (comm, tag) order
-// [comm u32][tag i32][n u32] and n x [send enter f64].
-void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
+// buffer `fwd` (not zeroed first: every byte is written), cut by destination (`pieces`): per
+// group in (comm, tag) order [comm u32][tag i32][n u32] and n x [send enter f64].
+void pack_sends(const Timeline& t, int P, P2pMatch& out, std::unique_ptr<char[]>& fwd,
                 std::vector<Comm::Piece>& pieces) {
   const size_t n = t.sends.size();
   Slots slots;
@@ -117,8 +118,8 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
   std::vector<size_t> at(order.size());
   size_t bytes = 0;
   for (const uint32_t slot : order) bytes += 12 + 8 * size_t(slots.count[slot]);
-  fwd.resize(bytes);
-  char* w = fwd.data();
+  fwd = std::make_unique_for_overwrite<char[]>(bytes);
+  char* w = fwd.get();
   for (size_t j = 0; j < order.size(); ++j) {
     const uint32_t slot = order[j];
     const Slots::Key& k = slots.keys[slot];
@@ -133,7 +134,7 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
     w = put_at<uint32_t>(w, k.comm);
     w = put_at<int32_t>(w, k.tag);
     w = put_at<uint32_t>(w, slots.count[slot]);
-    at[slot] = size_t(w - fwd.data());
+    at[slot] = size_t(w - fwd.get());
     w += 8 * size_t(slots.count[slot]);
     pieces.back().bytes = size_t(reinterpret_cast<const unsigned char*>(w) - pieces.back().data);
   }
@@ -144,7 +145,7 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::vector<char>& fwd,
     if (slot == kNone) continue;
     const uint32_t k = out.pos[i];
     (*list[slot])[k] = i;
-    std::memcpy(fwd.data() + at[slot] + 8 * size_t(k), &out.recv_post_enter[i], 8);
+    std::memcpy(fwd.get() + at[slot] + 8 * size_t(k), &out.recv_post_enter[i], 8);
     out.group[i] = ordinal[slot];
   }
 }
@@ -325,7 +326,7 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   out = P2pMatch{};
   // Forward: the sends' entries; the reply to each byte parcel comes back 4 B per message, so
   // its size is known to both sides (Comm::exchange's `expect`: no round to agree on it).
-  std::vector<char> fwd;
+  std::unique_ptr<char[]> fwd;
   std::vector<Comm::Piece> pieces, expect;
   pack_sends(t, P, out, fwd, pieces);
   for (const Comm::Piece& piece : pieces) {
@@ -336,7 +337,7 @@ Status exchange_p2p(const Timeline& t, const Comm& world, P2pMatch& out) {
   }
   std::vector<Comm::Parcel> in;
   CRITPATH_FORWARD_IF_ERROR(world.exchange(pieces, in));
-  std::vector<char>().swap(fwd);  // its memory serves what follows
+  fwd.reset();  // its memory serves what follows
   pieces.clear();
   RecvSlots rs;
   group_recvs(t, P, out, rs);

@@ -8,6 +8,7 @@
 // collectives waited for in their completion call).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -77,7 +78,24 @@ struct PatternStats {
   std::vector<Instance> worst;  // largest first, at most kWorstInstances
   std::vector<double> sample;   // uniform sample of instance values (all when count <= size)
   uint64_t seen = 0;            // for reservoir sampling
-  void add(double v, int32_t node, int32_t rank);
+  // Inline the usual instance of a long run (the worst and the sample full, and no worse than
+  // the least of the worst); the others through add_slow. The same statistics either way.
+  void add(double v, int32_t node, int32_t rank) {
+    if (count == 0 || worst.size() < kWorstInstances || sample.size() < kSampleSize || v > worst.back().value)
+      return add_slow(v, node, rank);
+    min = std::min(min, v);
+    max = std::max(max, v);
+    ++count;
+    sum += v;
+    const uint64_t j = sample_slot(++seen);
+    if (j < kSampleSize) sample[j] = v;
+  }
+  void add_slow(double v, int32_t node, int32_t rank);
+  // The reservoir's slot for the `seen`-th value once it is full (kept if below kSampleSize):
+  // a deterministic LCG, so that reports are reproducible.
+  static uint64_t sample_slot(uint64_t seen) {
+    return (seen * 6364136223846793005ull + 1442695040888963407ull) % seen;
+  }
 };
 
 // Run-wide facts the patterns of MPI_Init and MPI_Finalize need (reduced over the world).
