@@ -8,7 +8,9 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <new>
 
+#include "analyzer/engine/big_memory.h"
 #include "analyzer/engine/gather.h"
 
 namespace critpath::analyzer::engine {
@@ -291,27 +293,42 @@ const T* as(const std::vector<unsigned char>& v) {
 // A send buffer used round after round: fresh memory costs a page fault per 4 KiB page at
 // its first touch (about 3 us each on a virtual machine), so the rounds write into one buffer
 // instead of a vector each, and it is not zeroed. Grows, and keeps its bytes, only in reserve().
+// A big one (step 1's, 16 B a record) is whole 2 MiB blocks on their boundary, all of them
+// huge pages where the host has them (engine/big_memory.h): the queries and replies of a
+// ping-pong's 500k records faulted ~2,000 pages of 4 KiB in, one each.
 class SendBuffer {
  public:
+  SendBuffer() = default;
+  SendBuffer(const SendBuffer&) = delete;
+  SendBuffer& operator=(const SendBuffer&) = delete;
+  ~SendBuffer() { release(); }
   void reserve(size_t bytes) {
     if (bytes <= cap_) return;
-    p_.reset(new unsigned char[bytes]);
+    release();
+    constexpr size_t kHuge = size_t(2) << 20;
+    const bool big = bytes >= 2 * kHuge;
+    if (big) bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+    align_ = big ? kHuge : alignof(std::max_align_t);
+    p_ = static_cast<unsigned char*>(::operator new[](bytes, std::align_val_t(align_)));
+    if (big) prefer_huge_pages(p_, bytes);
     cap_ = bytes;
   }
   // Room for n elements of T (the contents undefined).
   template <typename T>
   T* get(size_t n) {
     reserve(n * sizeof(T));
-    return reinterpret_cast<T*>(p_.get());
+    return reinterpret_cast<T*>(p_);
   }
   void release() {
-    p_.reset();
+    if (p_ != nullptr) ::operator delete[](p_, std::align_val_t(align_));
+    p_ = nullptr;
     cap_ = 0;
   }
 
  private:
-  std::unique_ptr<unsigned char[]> p_;
+  unsigned char* p_ = nullptr;
   size_t cap_ = 0;
+  size_t align_ = 0;
 };
 
 // The pointer-jumping walk's state on one rank: per item (records 0..n-1, the start n) the
@@ -517,7 +534,7 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
   to_merge_.assign(n_ + 1, 0);
   // The first round's queries (8 B) and replies (16 or 24 B) in buffers sized for them once.
   send_.reserve((n_ + 1) * sizeof(Reply<Id>));
-  recv_.reserve((n_ + 1) * sizeof(Reply<Id>));
+  reserve_big(recv_, (n_ + 1) * sizeof(Reply<Id>));
   merges = active = 0;
   uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
