@@ -8,7 +8,9 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <new>
 
+#include "analyzer/engine/big_memory.h"
 #include "analyzer/engine/gather.h"
 
 namespace critpath::analyzer::engine {
@@ -291,27 +293,42 @@ const T* as(const std::vector<unsigned char>& v) {
 // A send buffer used round after round: fresh memory costs a page fault per 4 KiB page at
 // its first touch (about 3 us each on a virtual machine), so the rounds write into one buffer
 // instead of a vector each, and it is not zeroed. Grows, and keeps its bytes, only in reserve().
+// A big one (step 1's, 16 B a record) is whole 2 MiB blocks on their boundary, all of them
+// huge pages where the host has them (engine/big_memory.h): the queries and replies of a
+// ping-pong's 500k records faulted ~2,000 pages of 4 KiB in, one each.
 class SendBuffer {
  public:
+  SendBuffer() = default;
+  SendBuffer(const SendBuffer&) = delete;
+  SendBuffer& operator=(const SendBuffer&) = delete;
+  ~SendBuffer() { release(); }
   void reserve(size_t bytes) {
     if (bytes <= cap_) return;
-    p_.reset(new unsigned char[bytes]);
+    release();
+    constexpr size_t kHuge = size_t(2) << 20;
+    const bool big = bytes >= 2 * kHuge;
+    if (big) bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+    align_ = big ? kHuge : alignof(std::max_align_t);
+    p_ = static_cast<unsigned char*>(::operator new[](bytes, std::align_val_t(align_)));
+    if (big) prefer_huge_pages(p_, bytes);
     cap_ = bytes;
   }
   // Room for n elements of T (the contents undefined).
   template <typename T>
   T* get(size_t n) {
     reserve(n * sizeof(T));
-    return reinterpret_cast<T*>(p_.get());
+    return reinterpret_cast<T*>(p_);
   }
   void release() {
-    p_.reset();
+    if (p_ != nullptr) ::operator delete[](p_, std::align_val_t(align_));
+    p_ = nullptr;
     cap_ = 0;
   }
 
  private:
-  std::unique_ptr<unsigned char[]> p_;
+  unsigned char* p_ = nullptr;
   size_t cap_ = 0;
+  size_t align_ = 0;
 };
 
 // The pointer-jumping walk's state on one rank: per item (records 0..n-1, the start n) the
@@ -326,8 +343,10 @@ class JumpWalk {
   JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1), broken_(n_ + 1, 0),
-        ended_(n_ + 1, 0), J_(1, std::vector<Id>(n_, kEnd)), marked_(n_, 0), indeg_(n_, 0), arrival_(n_) {}
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1),
+        J_(1, std::vector<Id>(n_, kEnd)) {
+    place_items();
+  }
 
   Status find_successors(uint64_t& N, uint64_t& merges, uint64_t& active);
   Status rank_list(uint64_t N, uint64_t merges, bool& done);
@@ -340,7 +359,7 @@ class JumpWalk {
   bool merges_flagged() const { return flagged_; }
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
-    for (std::vector<uint32_t>* v : {&hop2_, &lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
+    for (std::vector<uint32_t>* v : {&lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
     for (std::vector<uint64_t>* v : {&ldist_, &rdep_}) std::vector<uint64_t>().swap(*v);
     std::vector<Id>().swap(rid_);
     std::vector<uint8_t>().swap(res_);
@@ -400,6 +419,7 @@ class JumpWalk {
     }
     return have_start_ ? Pending{uint32_t(n_), int32_t(me_), start_.time} : Pending{uint32_t(n_), -1, 0};
   }
+  void place_items();
   void mark_invalid();
   // Puts local record y on the path (marked_list_) unless it is none of this rank's records or
   // on it already.
@@ -449,11 +469,15 @@ class JumpWalk {
   std::vector<uint32_t> passes_;
   std::vector<int32_t> moved_rank_;
   std::vector<double> moved_end_;
-  std::vector<uint8_t> broken_;
-  std::vector<uint8_t> ended_;  // its successor is the path's beginning (J_0 = end)
+  // The per-item arrays below (arrival_, hop2_ and the flags, 17 B an item) in one block of
+  // whole 2 MiB blocks (SendBuffer): as vectors of their own, a ping-pong's 500k records
+  // faulted ~1,400 pages of 4 KiB in, one each.
+  SendBuffer items_;
+  uint8_t* broken_ = nullptr;
+  uint8_t* ended_ = nullptr;  // its successor is the path's beginning (J_0 = end)
   std::vector<std::vector<Id>> J_;
   std::vector<std::vector<Id>> C_;  // C_k = J_{k-1} ∘ J_k (k >= 1, where the doubling made J_{k+1})
-  std::vector<uint8_t> marked_;
+  uint8_t* marked_ = nullptr;
   std::vector<uint32_t> marked_list_;
   std::vector<unsigned char> recv_;
   SendBuffer send_;  // what a round sends, where it is built in place
@@ -470,11 +494,11 @@ class JumpWalk {
   };
   std::vector<Push> pairs_, push_;  // the pairs held here; a round's messages (reused level after level)
   uint64_t last_active_ = 0;        // jump_once's count of records with a successor at the new level
-  std::vector<uint8_t> indeg_;      // items whose successor a record is (up to 2)
-  std::vector<uint8_t> to_merge_;   // per item: its successor is a merge (flagged in step 1's reply)
+  uint8_t* indeg_ = nullptr;        // items whose successor a record is (up to 2)
+  uint8_t* to_merge_ = nullptr;     // per item: its successor is a merge (flagged in step 1's reply)
   bool flagged_ = false;            // step 1 took one round: every reply told its merges
   bool first_round_ = false;        // step 1's first round: its replies flag merges
-  std::vector<double> arrival_;     // per record: when the (last) item whose successor it is arrived
+  double* arrival_ = nullptr;       // per record: when the (last) item whose successor it is arrived
   uint64_t merges_ = 0;             // records that became a second item's successor (this round)
   Id start_j0_ = kEnd;              // the start's successor
   uint64_t start_found_ = 0;        // its global id + 1 in the round it was found, else 0
@@ -482,7 +506,7 @@ class JumpWalk {
   // Per item whose successor lies on another rank and continues on this one: the record it
   // continues at (the list path's return after two hops), kRootHop where the successor's
   // chain ends, kNoItem otherwise (a token finds out).
-  std::vector<uint32_t> hop2_;
+  uint32_t* hop2_ = nullptr;
   // The list path, per item: its first return to this rank (lnext_, kNoItem: none) and the
   // hops to it; the run's first item (lroot_) and the hops to it; per run's first item, where
   // its chain ends (rid_ a record, kEnd none; resolved) or the next record to ask (not), hops.
@@ -494,6 +518,24 @@ class JumpWalk {
   std::vector<Token> tok_out_, tok_send_;
   std::vector<int32_t> tok_dest_;
 };
+
+// The per-item arrays in items_: arrival_ (n_ doubles) first, then hop2_ (n_ + 1, kNoItem),
+// then the flags (n_ + 1 bytes each), zeroed.
+template <typename Id>
+void JumpWalk<Id>::place_items() {
+  const size_t items = n_ + 1;
+  unsigned char* p = items_.get<unsigned char>(n_ * sizeof(double) + items * (sizeof(uint32_t) + 5));
+  arrival_ = reinterpret_cast<double*>(p);
+  std::fill(arrival_, arrival_ + n_, 0.0);
+  hop2_ = reinterpret_cast<uint32_t*>(p + n_ * sizeof(double));
+  std::fill(hop2_, hop2_ + items, kNoItem);
+  uint8_t* flags = reinterpret_cast<uint8_t*>(hop2_ + items);
+  std::fill(flags, flags + 5 * items, uint8_t(0));
+  for (uint8_t** f : {&broken_, &ended_, &marked_, &indeg_, &to_merge_}) {
+    *f = flags;
+    flags += items;
+  }
+}
 
 // --- 1. Successors: every record (and the start) arrives on its cause's rank.
 // Records with an invalid cause end their chains, broken (hop_records() never makes one).
@@ -513,11 +555,9 @@ Status JumpWalk<Id>::find_successors(uint64_t& N, uint64_t& merges, uint64_t& ac
   // them); later rounds for the arrivals passed on (`pending`).
   std::vector<Pending> pending, still;
   std::vector<uint32_t> order;  // items (then positions in pending), destination by destination
-  hop2_.assign(n_ + 1, kNoItem);
-  to_merge_.assign(n_ + 1, 0);
   // The first round's queries (8 B) and replies (16 or 24 B) in buffers sized for them once.
   send_.reserve((n_ + 1) * sizeof(Reply<Id>));
-  recv_.reserve((n_ + 1) * sizeof(Reply<Id>));
+  reserve_big(recv_, (n_ + 1) * sizeof(Reply<Id>));
   merges = active = 0;
   uint64_t first = 0;  // the path's first record's global id + 1 (found on the start's rank)
   for (int round = 0;; ++round) {
@@ -907,7 +947,7 @@ Status JumpWalk<Id>::mark_by_depth() {
 // not asked for: a ping-pong's flood asks once per run, not once per record.
 template <typename Id>
 Status JumpWalk<Id>::mark_by_flood() {
-  std::fill(marked_.begin(), marked_.end(), 0);
+  std::fill(marked_, marked_ + n_, uint8_t(0));
   std::vector<uint32_t> work, req;
   std::vector<int32_t> dest;
   auto covered = [&](uint32_t p, uint32_t x) {  // J_0(x) is lnext(J_0(p))
@@ -1158,7 +1198,7 @@ template <typename Id>
 void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
   std::vector<PathSegment>& out = out_.segments;
   out.clear();
-  out.reserve(size_t(std::count(marked_.begin(), marked_.end(), uint8_t(1))) + nin);
+  out.reserve(size_t(std::count(marked_, marked_ + n_, uint8_t(1))) + nin);
   for (size_t y = 0; y < n_; ++y) {
     if (!marked_[y] || indeg_[y] >= 2) continue;  // a merge's segment is received
     const double begin = mine_[y].wait_end;
