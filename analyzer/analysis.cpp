@@ -131,9 +131,12 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
   // Ranks reach MPI_Finalize at different times: the analysis proper starts when the last
   // one arrived. The time before is the application's imbalance, not analysis cost.
   const bool analyse = cfg.analysis && !location.run.output_dir.empty();
-  if (analyse && group.barrier() != Status::kOk)
+  const engine::EngineSettings settings = engine_settings(cfg);
+  engine::RanksMet met;
+  if (analyse && engine::meet_ranks(group, location.run, settings, met) != Status::kOk)
     return warn(location, "the ranks could not meet for the analysis; no report");
-  const engine::AnalysisClock clock{wall0, clock::monotonic_ns(), engine::AnalysisEngine::resident_bytes()};
+  const engine::AnalysisClock clock{wall0, clock::monotonic_ns(), engine::AnalysisEngine::resident_bytes(),
+                                    met};
   keep_outputs(location, group.comm(), cfg);
   if (!analyse) {
     // No analysis, but the settings in force are still written, and the user told where.
@@ -144,7 +147,7 @@ void run_analysis(LocationTrace& location, const engine::Comm& ranks, uint64_t w
                  run.output_dir.c_str());
     return;
   }
-  engine::AnalysisEngine engine(location, group, engine_settings(cfg), passes::make_passes(cfg), clock,
+  engine::AnalysisEngine engine(location, group, settings, passes::make_passes(cfg), clock,
                                 [&location](const std::string& w) { warn_line(location, w); });
   engine.choose_windows();
   engine.decode();

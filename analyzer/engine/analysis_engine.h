@@ -54,12 +54,23 @@ struct EngineSettings {
   std::string stall_stage;
 };
 
-// When the analysis began: the last rank's arrival (after the barrier), the process's
-// resident memory then, and the rank's own entry into MPI_Finalize.
+// What the ranks' meeting before the analysis carried (meet_ranks): in situ with the
+// shared-memory segment allowed, the maximum over the ranks of this rank's host name hash, its
+// complement and rank 0's offer of the segment (host_shm.h), which WindowChoice reads instead
+// of taking that maximum in an MPI round of its own once the analysis clock runs.
+constexpr size_t kMeetWords = 10;  // 2 + host_shm::kOfferWords
+struct RanksMet {
+  bool carried = false;  // words holds the maximum (else the meeting was a barrier)
+  uint64_t words[kMeetWords] = {};
+};
+
+// When the analysis began: the last rank's arrival (after the meeting), the process's
+// resident memory then, and the rank's own entry into MPI_Finalize; what the meeting carried.
 struct AnalysisClock {
   uint64_t wall0 = 0;      // CLOCK_MONOTONIC ns at the entry of MPI_Finalize
   uint64_t analysis0 = 0;  // ... when every rank had arrived
   size_t rss0 = 0;         // resident bytes then
+  RanksMet met;
 };
 
 // One round of counting the ranks that share a host (AnalysisEngine's memory budget) from the
@@ -67,6 +78,12 @@ struct AnalysisClock {
 // their hashes' low bits q and of q^2. Returns bucket `mine`'s count; `exact` says that all
 // its ranks have the same q (count * sum(q^2) == sum(q)^2), `mixed` that some bucket does not.
 uint64_t host_bucket_count(const std::vector<uint64_t>& sums, size_t mine, bool& exact, bool& mixed);
+
+// Collective over `group`: the ranks meet before the analysis, which starts once the last one
+// arrived (run_analysis). In situ the meeting is the maximum that tells whether every rank runs
+// on one host and hands out rank 0's offer of the shared-memory segment (RanksMet); elsewhere a
+// barrier. On failure no segment is left behind.
+Status meet_ranks(const Group& group, const RunInfo& run, const EngineSettings& settings, RanksMet& out);
 
 class AnalysisEngine {
  public:

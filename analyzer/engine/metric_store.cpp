@@ -129,7 +129,8 @@ const std::vector<ScalarDecl>& engine_scalar_decls() {
        "compression thread)."},
       {"analysis_s", "s",
        "The analysis alone: rank 0's time from the moment the last rank entered `MPI_Finalize` (a "
-       "barrier on the analysis communicator) to the report being rendered."},
+       "meeting on the analysis communicator: a barrier, or in situ the maximum that starts the "
+       "shared-memory segment) to the report being rendered."},
       {"finalize_wait_s", "s",
        "Rank 0's time from its own `MPI_Finalize` entry to that moment: the application's "
        "imbalance at its end, not analysis cost (also in the `@ Analysis` header line)."},
