@@ -66,6 +66,9 @@ def command(args, traced):
         for k, v in settings:
             cmd += ["-x", f"{k}={v}"]
     else:
+        # Each process's own wait status on mpiexec's stdout ("Exit codes:"), logged below: the
+        # job's status alone cannot tell which process a surprising one came from (see OWN_STATUS).
+        cmd += ["-print-all-exitcodes"]
         if args.who == "all":
             cmd += ["-disable-auto-cleanup"]
         for k, v in settings:
@@ -137,6 +140,9 @@ def main(argv):
             "killed the rest; again")
     sys.stdout.write(err_t)
     log(f"exit status untraced {rc_u}, traced {rc_t}")
+    for what, out in (("untraced", out_u), ("traced", out_t)):
+        for line in re.findall(r"Exit codes: .*", out):
+            log(f"{what}: each process's wait status: {line}")
     if rc_u is None or rc_t is None:
         log("FAIL: a run did not end")
         return 1
@@ -145,6 +151,16 @@ def main(argv):
     # its peer is gone) or 255, at random, traced or not (untraced: bus_one gave 15, exit_one 9,
     # int_one 11, segv_all 255). Under MPICH each run's status must be one of those; under Open
     # MPI the two must be equal.
+    # Hydra's job status is the bitwise OR of the processes' wait statuses as its proxy recorded
+    # them, and the proxy records 1 (a placeholder, not a wait status) for a process whose PMI
+    # connection closes before the proxy has signalled anyone, overwriting the status it may
+    # already have reaped; a process reaped after the proxy's SIGUSR1 is recorded as 0. So
+    # exit_all's traced run ends with 1 ("Hangup (signal 1)", 0x300 | 1) in about 1 run in 30-50:
+    # every rank calls exit_group(3) (seen with perf trace in such a run), but the proxy reaps one
+    # before it handles that one's PMI socket. The peers' request (fault.h, "Peers") is what opens
+    # the race: 7 in 200 runs as is, 2 in 200 with the SIGURGs sent but not waited for, 0 in 200
+    # with no peer told. Not seen untraced (0 in 560 runs, also with the exits aligned to a common
+    # instant and with the cores busy), so 1 is not allowed: the user sees a changed exit status.
     if args.mpi == "mpich":
         allowed = {OWN_STATUS[args.kind], 9, 11, 15, 255}
         if args.kind == "hang":
