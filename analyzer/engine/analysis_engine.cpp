@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -385,27 +386,24 @@ double launcher_local_ranks() {
 
 uint64_t host_hash(const std::string& host) { return std::hash<std::string>{}(host); }
 
-// Rank 0's offer of the segment, as the ranks' meeting handed it to every rank.
-host_shm::Offer offer_of(const RanksMet& met) {
-  host_shm::Offer o{};
-  std::copy(met.words + 2, met.words + kMeetWords, o.words);
-  return o;
+// In situ: one analysis rank per process, on the host and cores that ran it.
+bool in_situ(const Group& group, const RunInfo& run) {
+  return !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
 }
 
 // First one small maximum of the host name's hash and its complement: when every rank's is the
 // same, every rank runs on one host (the common case in situ on one node), and the buckets'
-// sums (768 words: more MPI steps than a short message) are not needed. `extra` (n words, zero
-// but on one rank) rides along that maximum, which hands it to every rank. With `met` the
-// ranks' meeting took that maximum already (meet_ranks): its words, no round here.
-Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing, uint64_t* extra,
-                          size_t n, const RanksMet& met) {
+// sums (768 words: more MPI steps than a short message) are not needed. Where the ranks'
+// meeting took that maximum already (meet_ranks), its verdict, no round here.
+Status ranks_sharing_host(const Group& group, const std::string& host, double& sharing, const RanksMet& met) {
   const uint64_t full = host_hash(host);
-  std::vector<uint64_t> one = {full, ~full};
-  one.insert(one.end(), extra, extra + n);
-  if (met.carried && 2 + n <= kMeetWords) std::copy(met.words, met.words + 2 + n, one.begin());
-  else CRITPATH_FORWARD_IF_ERROR(group.allreduce(one.data(), one.size(), ReduceOp::kMax));
-  std::copy(one.begin() + 2, one.end(), extra);
-  if (one[0] == full && ~one[1] == full) {
+  bool one_host = met.one_host;
+  if (!met.carried) {
+    uint64_t one[2] = {full, ~full};
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(one, 2, ReduceOp::kMax));
+    one_host = one[0] == full && ~one[1] == full;
+  }
+  if (one_host) {
     sharing = double(group.size());
     return Status::kOk;
   }
@@ -453,28 +451,11 @@ class WindowChoice {
       return Status::kOk;
     }
     double sharing = 1;
-    // In situ (one analysis rank per process, on the host and cores that ran it) the small
-    // collectives may go through shared memory (host_shm.h): rank 0's offer of the segment
-    // rides along the maximum of the host names' hashes, the only MPI collective before it on
-    // one host: the ranks' meeting (meet_ranks, which attached the segment), else taken here.
-    const bool in_situ = !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
-    const double cores = in_situ ? host_cores(run) : 1;
-    host_shm::Offer offer{};
-    const size_t offer_words = in_situ && settings.host_shm && !met.carried ? host_shm::kOfferWords : 0;
-    if (offer_words) offer = host_shm::offer(group.comm());
-    if (Status s = ranks_sharing_host(group, run.host, sharing, offer.words, offer_words, met);
-        s != Status::kOk) {
-      if (offer_words) host_shm::attach(group.comm(), offer, false, false);  // rank 0's segment unlinked
-      return s;
-    }
+    // (The shared-memory segment, where the small collectives may go in situ, is the ranks'
+    // meeting's: meet_ranks attached it or left it out.)
+    CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing, met));
     // In situ the ranks per core set how long a waiting rank sleeps between polls (fiber::nap).
-    if (in_situ) {
-      fiber::set_ranks_per_core(sharing / cores);
-      // Every rank on this host: sharing is the same on every rank then, so either all use the
-      // segment or none.
-      if (offer_words)
-        host_shm::attach(group.comm(), offer, sharing >= double(group.size()), sharing / cores > 1);
-    }
+    if (in_situ(group, run)) fiber::set_ranks_per_core(sharing / host_cores(run));
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;
     events_ = double(run.store.events);
@@ -709,37 +690,35 @@ __attribute__((format(printf, 1, 2))) std::string strf(const char* fmt, ...) {
 
 // ---- The ranks' meeting -----------------------------------------------------------------------
 
-static_assert(kMeetWords == 2 + host_shm::kOfferWords, "the meeting carries the hashes and the offer");
-
 Status meet_ranks(const Group& group, const RunInfo& run, const EngineSettings& settings, RanksMet& out) {
   out = RanksMet{};
-  const bool in_situ = !run.offline && group.comm().native_handle() != MPI_COMM_NULL;
+  const bool situ = in_situ(group, run);
   // The launcher's count of this host's ranks, where it says (a local hint, no collective),
   // sets how the meeting waits: guessed uncrowded, each of 256 ranks on 2 cores spun and napped
   // through MPICH's progress (2.7 ms of polling CPU per rank in one collective).
-  const double cores = in_situ ? host_cores(run) : 1;
-  if (in_situ) fiber::set_ranks_per_core(launcher_local_ranks() / cores);
+  const double cores = situ ? host_cores(run) : 1;
+  if (situ) fiber::set_ranks_per_core(launcher_local_ranks() / cores);
   // (A window forced by CRITPATH_DEBUG_ANALYSIS_WINDOW runs without the segment, as always.)
-  if (!in_situ || !settings.host_shm || settings.debug_window > 0) return group.barrier();
-  // The meeting is the maximum WindowChoice::decide needs first (every rank waits for the last
-  // one either way): one MPI round fewer in the analysis, 1.6 ms of polling CPU per rank at 256
-  // ranks on 2 cores (bench_wavefront in situ).
-  const host_shm::Offer offer = host_shm::offer(group.comm());
+  if (!situ || !settings.host_shm || settings.debug_window > 0) return group.barrier();
+  // The meeting is the maximum of the host names' hashes (and their complements) that
+  // WindowChoice::decide needs first, with rank 0's offer of the shared-memory segment (its
+  // name and cookie, zeros on the other ranks) riding along: every rank waits for the last one
+  // either way, and so the analysis opens with no MPI round of its own (1.6 ms of polling CPU
+  // per rank at 256 ranks on 2 cores, bench_wavefront in situ).
+  host_shm::Offer offer = host_shm::offer(group.comm());
   const uint64_t mine = host_hash(run.host);
-  out.words[0] = mine;
-  out.words[1] = ~mine;
-  std::copy(offer.words, offer.words + host_shm::kOfferWords, out.words + 2);
-  if (Status s = group.allreduce(out.words, kMeetWords, ReduceOp::kMax); s != Status::kOk) {
+  uint64_t words[2 + host_shm::kOfferWords] = {mine, ~mine};
+  std::copy(offer.words, offer.words + host_shm::kOfferWords, words + 2);
+  if (Status s = group.allreduce(words, std::size(words), ReduceOp::kMax); s != Status::kOk) {
     host_shm::attach(group.comm(), offer, false, false);  // rank 0's segment unlinked
-    out = RanksMet{};
     return s;
   }
   out.carried = true;
-  // Attached at once, as right after this maximum before: rank 0 unlinks the name once every
-  // rank has mapped it, before anything else of the analysis can fail. Every rank on this host
-  // (the same verdict on every rank): the segment; else none.
-  const bool one_host = out.words[0] == mine && ~out.words[1] == mine;
-  host_shm::attach(group.comm(), offer_of(out), one_host, one_host && double(group.size()) / cores > 1);
+  out.one_host = words[0] == mine && ~words[1] == mine;  // the same verdict on every rank
+  // Attached at once: rank 0 unlinks the name once every rank has mapped it, before anything
+  // else of the analysis can fail. Every rank on this host: the segment; else none.
+  std::copy(words + 2, std::end(words), offer.words);
+  host_shm::attach(group.comm(), offer, out.one_host, out.one_host && double(group.size()) / cores > 1);
   return Status::kOk;
 }
 

@@ -54,14 +54,13 @@ struct EngineSettings {
   std::string stall_stage;
 };
 
-// What the ranks' meeting before the analysis carried (meet_ranks): in situ with the
-// shared-memory segment allowed, the maximum over the ranks of this rank's host name hash, its
-// complement and rank 0's offer of the segment (host_shm.h), which WindowChoice reads instead
-// of taking that maximum in an MPI round of its own once the analysis clock runs.
-constexpr size_t kMeetWords = 10;  // 2 + host_shm::kOfferWords
+// What the ranks' meeting before the analysis told (meet_ranks): in situ with the
+// shared-memory segment allowed, whether every rank runs on this host (the maximum of the host
+// names' hashes), which WindowChoice reads instead of taking that maximum in an MPI round of its
+// own once the analysis clock runs.
 struct RanksMet {
-  bool carried = false;  // words holds the maximum (else the meeting was a barrier)
-  uint64_t words[kMeetWords] = {};
+  bool carried = false;   // the meeting took that maximum (else it was a barrier)
+  bool one_host = false;  // ... and every rank's hash was this rank's
 };
 
 // When the analysis began: the last rank's arrival (after the meeting), the process's
