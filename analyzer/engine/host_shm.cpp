@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <map>
 #include <new>
 #include <vector>
 
@@ -59,6 +61,28 @@ struct Bell {
   std::atomic<uint32_t> on_bell{0};
 };
 
+// A rank's inbox (P <= kMatrixRanks): a ring of records that the other ranks append to and only
+// it takes from, in the order they were reserved. `tail` is the senders' (reserved up to, a
+// compare-and-swap), `head` the receiver's (taken up to); each counts bytes from the start, so
+// the ring holds tail - head of them. A record is an 8-byte head (its word, 0 until the sender
+// has written it, then its bytes and flags; the sender's rank), its bytes, padding to 8. A
+// sender that finds the ring full sets its bit in `blocked` (and `any_blocked`): the receiver,
+// having made room, rings those.
+struct InboxHead {
+  alignas(64) std::atomic<uint64_t> tail{0};
+  alignas(64) std::atomic<uint64_t> head{0};
+  std::atomic<uint32_t> any_blocked{0};
+  std::atomic<uint64_t> blocked[kMatrixRanks / 64] = {};
+};
+struct Record {
+  std::atomic<uint32_t> word;
+  int32_t src;
+};
+static_assert(sizeof(Record) == 8, "records are 8-byte aligned");
+// A record's word: kWritten once its bytes are in; kMore: a fragment of a message that goes on
+// in the sender's next record; kSkip: nothing here up to the ring's end. Its bytes from bit 3.
+constexpr uint32_t kWritten = 1, kMore = 2, kSkip = 4;
+
 constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 constexpr size_t slots_at() { return round_up(sizeof(Header)); }
@@ -75,10 +99,20 @@ size_t offsets_at(int P) { return exchange_at(P) + 2 * pool_bytes(P); }
 // A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
 size_t row_words(int P) { return (size_t(P) + 63) / 64; }
 size_t row_bytes(int P) { return round_up(row_words(P) * 8); }
-size_t segment_bytes(int P) {
+size_t inboxes_at(int P) {
   return exchange_at(P) +
          (P <= kMatrixRanks ? 2 * (pool_bytes(P) + round_up(size_t(P) * 8) + size_t(P) * row_bytes(P)) : 0);
 }
+// A rank's ring: 8 MiB over the ranks, between 16 and 256 KiB (a few pages each at 256 ranks,
+// where the replays send each rank a few KiB in all; whole batches at a time between 2 ranks).
+size_t ring_bytes(int P) {
+  const size_t share = (size_t(8) << 20) / size_t(std::max(P, 1)) / 4096 * 4096;
+  return std::clamp(share, size_t(16) << 10, size_t(256) << 10);
+}
+// The most one record carries (a longer message goes in several).
+size_t fragment_bytes(int P) { return ring_bytes(P) / 4 - sizeof(Record); }
+size_t inbox_bytes(int P) { return round_up(sizeof(InboxHead)) + ring_bytes(P); }
+size_t segment_bytes(int P) { return inboxes_at(P) + (P <= kMatrixRanks ? size_t(P) * inbox_bytes(P) : 0); }
 
 // join()'s verdicts.
 constexpr uint32_t kOpen = 0, kJoined = 1, kGaveUp = 2;
@@ -124,6 +158,12 @@ struct State {
                                                     (size_t(parity & 1) * size_t(size) + size_t(r)) *
                                                         row_bytes(size));
   }
+  InboxHead& inbox(int r) const {
+    return *reinterpret_cast<InboxHead*>(base + inboxes_at(size) + size_t(r) * inbox_bytes(size));
+  }
+  unsigned char* ring_of(int r) const {
+    return reinterpret_cast<unsigned char*>(&inbox(r)) + round_up(sizeof(InboxHead));
+  }
   int32_t* matrix(uint32_t parity) const {
     return reinterpret_cast<int32_t*>(base + matrix_at(size)) +
            size_t(parity & 1) * size_t(size) * size_t(size);
@@ -150,6 +190,79 @@ void ring(int dest) {
   std::atomic<uint32_t>& b = g_state.bell(dest);
   b.fetch_add(1, std::memory_order_seq_cst);
   futex(&b, FUTEX_WAKE, 1, nullptr);
+}
+
+// The point-to-point messages through the inboxes (send, push, take). A message is queued until
+// all of it is in its receiver's ring, in order per receiver; a receiver puts a sender's
+// fragments together until the last.
+struct Outgoing {
+  int dest;
+  std::vector<unsigned char> bytes;
+  size_t done;   // bytes already in the ring
+  bool started;  // a record written (an empty message is one record)
+};
+std::deque<Outgoing> g_out;
+std::map<int, std::vector<unsigned char>> g_partial;  // by sender: fragments taken so far
+
+bool has_inboxes() { return g_state.base && g_state.size <= kMatrixRanks; }
+
+// Appends one record of `n` bytes to dest's ring, or returns false when it does not fit now
+// (this rank then marked blocked there, to be rung once the receiver has made room).
+bool put_record(int dest, const unsigned char* bytes, size_t n, bool more) {
+  InboxHead& box = g_state.inbox(dest);
+  unsigned char* ring = g_state.ring_of(dest);
+  const size_t R = ring_bytes(g_state.size);
+  const size_t need = sizeof(Record) + (n + 7) / 8 * 8;
+  uint64_t t = box.tail.load(std::memory_order_acquire);
+  size_t skip = 0;
+  for (bool marked = false;;) {
+    const size_t at = size_t(t % R);
+    skip = at + need > R ? R - at : 0;
+    if (t + skip + need - box.head.load(std::memory_order_seq_cst) > R) {
+      if (marked) return false;
+      // Marked before a second look at `head`: either that look sees the room the receiver
+      // made, or the receiver sees the mark after making it (both sequentially consistent).
+      box.blocked[g_state.rank / 64].fetch_or(uint64_t(1) << (g_state.rank % 64), std::memory_order_seq_cst);
+      box.any_blocked.store(1, std::memory_order_seq_cst);
+      marked = true;
+      t = box.tail.load(std::memory_order_acquire);
+      continue;
+    }
+    if (box.tail.compare_exchange_weak(t, t + skip + need, std::memory_order_acq_rel,
+                                       std::memory_order_acquire))
+      break;
+  }
+  if (skip) reinterpret_cast<Record*>(ring + t % R)->word.store(kWritten | kSkip, std::memory_order_release);
+  Record* r = reinterpret_cast<Record*>(ring + (t + skip) % R);
+  r->src = g_state.rank;
+  if (n) std::memcpy(static_cast<void*>(r + 1), bytes, n);
+  r->word.store(uint32_t(n) << 3 | kWritten | (more ? kMore : 0), std::memory_order_release);
+  return true;
+}
+
+// The queued messages into their receivers' rings as far as they fit, in order per receiver;
+// each receiver written to rung. Whether any remain.
+bool push_out() {
+  const size_t frag = fragment_bytes(g_state.size);
+  std::vector<int> blocked, wrote;
+  for (auto it = g_out.begin(); it != g_out.end();) {
+    Outgoing& o = *it;
+    bool stuck = std::find(blocked.begin(), blocked.end(), o.dest) != blocked.end();
+    while (!stuck && (!o.started || o.done < o.bytes.size())) {
+      const size_t n = std::min(frag, o.bytes.size() - o.done);
+      if (!put_record(o.dest, o.bytes.data() + o.done, n, o.done + n < o.bytes.size())) {
+        stuck = true;
+        blocked.push_back(o.dest);
+        break;
+      }
+      o.done += n;
+      o.started = true;
+      if (std::find(wrote.begin(), wrote.end(), o.dest) == wrote.end()) wrote.push_back(o.dest);
+    }
+    it = stuck ? it + 1 : g_out.erase(it);
+  }
+  for (const int d : wrote) ring(d);
+  return !g_out.empty();
 }
 
 // After the generation moved (or the segment was poisoned): the ranks that wait for it asleep
@@ -196,17 +309,19 @@ Status wait_for(Header& h, uint32_t g) {
   for (;;) {
     if (h.gen.load(std::memory_order_acquire) != g) return Status::kOk;
     if (h.poisoned.load(std::memory_order_relaxed)) return Status::kMpiError;
-    if (g_posts.load(std::memory_order_relaxed) > 0) {
+    if (g_posts.load(std::memory_order_relaxed) > 0 || !g_out.empty()) {
       // Messages this rank posted and MPI has not delivered: a large one may need this rank's
       // progress (a rendezvous protocol) before the rank it goes to can arrive here. Test them
       // (watch_posts), else probe (either drives MPI's progress); once all are delivered, sleep
       // on the generation. Crowded, between tests the rank sleeps on its bell, which the
       // receiver of a post rings while it receives and once it has (comm.cpp): a rank spinning
       // here would take the cores from the ranks it waits for, for as long as they take.
+      // Messages queued for a full inbox alike: its receiver rings this rank once it made room.
       const uint32_t seen = g_state.bell(g_state.rank).load(std::memory_order_seq_cst);
+      const bool queued = !g_out.empty() && push_out();
       if (g_watch) g_watch();
-      if (g_posts.load(std::memory_order_relaxed) <= 0) continue;
-      if (g_watch && g_state.crowded) {
+      if (g_posts.load(std::memory_order_relaxed) <= 0 && !queued) continue;
+      if (g_state.crowded && (g_watch || g_posts.load(std::memory_order_relaxed) <= 0)) {
         sleep_on_bell(h, g, seen);
         if (watchdog_abandoned()) return poison(h);
         continue;
@@ -266,6 +381,8 @@ void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes,
 }
 
 void unmap() {
+  g_out.clear();
+  g_partial.clear();
   if (g_state.base && g_state.bytes) munmap(g_state.base, g_state.bytes);
   if (g_state.group != MPI_GROUP_NULL) PMPI_Group_free(&g_state.group);
   g_state = State();
@@ -613,6 +730,70 @@ bool ring(MPI_Comm comm, int dest) {
   if (!serves(comm) || dest < 0 || dest >= g_state.size) return false;
   ring(dest);
   return true;
+}
+
+bool carries(MPI_Comm comm) { return has_inboxes() && serves(comm); }
+
+void send(int dest, std::vector<unsigned char>&& bytes) {
+  g_out.push_back({dest, std::move(bytes), 0, false});
+  push_out();
+}
+
+bool push() { return !g_out.empty() && push_out(); }
+
+namespace {
+
+// The senders that found this inbox full, rung now that it has room.
+void ring_blocked(InboxHead& box) {
+  box.any_blocked.store(0, std::memory_order_seq_cst);
+  for (int w = 0; w * 64 < g_state.size; ++w)
+    for (uint64_t bits = box.blocked[w].exchange(0, std::memory_order_seq_cst); bits; bits &= bits - 1)
+      ring(w * 64 + __builtin_ctzll(bits));
+}
+
+}  // namespace
+
+bool take(int& src, std::vector<unsigned char>& bytes) {
+  if (!has_inboxes()) return false;
+  InboxHead& box = g_state.inbox(g_state.rank);
+  unsigned char* ring = g_state.ring_of(g_state.rank);
+  const size_t R = ring_bytes(g_state.size);
+  uint64_t h = box.head.load(std::memory_order_relaxed);
+  bool freed = false, got = false;
+  while (!got && h != box.tail.load(std::memory_order_acquire)) {
+    Record* r = reinterpret_cast<Record*>(ring + h % R);
+    const uint32_t w = r->word.load(std::memory_order_acquire);
+    if (!(w & kWritten)) break;  // reserved, being written: its sender rings once it is
+    size_t span = R - size_t(h % R);
+    if (!(w & kSkip)) {
+      const size_t n = w >> 3;
+      span = sizeof(Record) + (n + 7) / 8 * 8;
+      const int from = r->src;
+      const unsigned char* p = reinterpret_cast<const unsigned char*>(r + 1);
+      const auto part = g_partial.find(from);
+      if (w & kMore) {
+        std::vector<unsigned char>& acc = part == g_partial.end() ? g_partial[from] : part->second;
+        acc.insert(acc.end(), p, p + n);
+      } else if (part == g_partial.end()) {
+        bytes.assign(p, p + n);
+      } else {
+        part->second.insert(part->second.end(), p, p + n);
+        bytes = std::move(part->second);
+        g_partial.erase(part);
+      }
+      if (!(w & kMore)) {
+        src = from;
+        got = true;
+      }
+    }
+    // Zeros for the records to come: a word not yet written reads 0 wherever it falls.
+    std::memset(static_cast<void*>(r), 0, span);
+    h += span;
+    box.head.store(h, std::memory_order_seq_cst);
+    freed = true;
+  }
+  if (freed && box.any_blocked.load(std::memory_order_seq_cst)) ring_blocked(box);
+  return got;
 }
 
 bool crowded() { return g_state.base && g_state.crowded; }

@@ -18,7 +18,8 @@
 //             not P) and for P <= kMatrixRanks two P x P count
 //             matrices (the all-to-all of counts, used alternately) and two sets of exchange
 //             areas (a rank's pieces of a sparse exchange, kSlotBytes each, with a P-bit row per
-//             rank marking who sent it one, used alternately as the matrices)
+//             rank marking who sent it one, used alternately as the matrices), and an inbox per
+//             rank (a ring of the point-to-point messages sent to it: send, take below)
 //   arrive    each rank adds itself to the count; the last one combines the slots, resets the
 //             count, bumps the generation and wakes the others (FUTEX_WAKE)
 //   wait      the others spin briefly (only when ranks do not outnumber cores), then wait on the
@@ -114,6 +115,19 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
 bool ring(MPI_Comm comm, int dest);
 uint32_t rings();
 bool sleep_until_rung(MPI_Comm comm, uint32_t seen);
+// The messages themselves, between the ranks of a communicator the segment serves, when it has
+// inboxes (P <= kMatrixRanks; the same answer on every rank): carries(). Then every message of
+// comm.cpp's post goes this way, not to MPI, so that the order per sender holds. Each rank has
+// an inbox, a ring the others append records to (a longer message in several) and only it takes
+// from. send() queues a message for `dest` and puts into its ring what fits now (ringing it);
+// push() puts the queued rest as far as it fits (false: nothing left queued; the waits here push
+// too, and a receiver that makes room in a full ring rings the senders it turned away); take()
+// hands over the next whole message in this rank's inbox (false: none yet). One communicator at
+// a time: the engine takes every message of a replay before the next replay posts its first.
+bool carries(MPI_Comm comm);
+void send(int dest, std::vector<unsigned char>&& bytes);
+bool push();
+bool take(int& src, std::vector<unsigned char>& bytes);
 // Whether the segment is attached with more ranks than cores: a rank whose posts are under way
 // then sleeps until rung between its tests of them (the receiver of a post rings its sender
 // while it receives and once it has), instead of polling.
