@@ -80,8 +80,11 @@ struct Record {
 };
 static_assert(sizeof(Record) == 8, "records are 8-byte aligned");
 // A record's word: kWritten once its bytes are in; kMore: a fragment of a message that goes on
-// in the sender's next record; kSkip: nothing here up to the ring's end. Its bytes from bit 3.
-constexpr uint32_t kWritten = 1, kMore = 2, kSkip = 4;
+// in the sender's next record; kSkip: nothing here up to the ring's end; kSize: the length of the
+// message whose records follow (8 bytes), so that the receiver puts them together in one
+// allocation. Its bytes from bit 4.
+constexpr uint32_t kWritten = 1, kMore = 2, kSkip = 4, kSize = 8;
+constexpr int kLengthShift = 4;
 
 constexpr size_t kAlign = 64;
 constexpr size_t round_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
@@ -199,7 +202,7 @@ struct Outgoing {
   int dest;
   std::vector<unsigned char> bytes;
   size_t done;   // bytes already in the ring
-  bool started;  // a record written (an empty message is one record)
+  bool started;  // a record written (its length, or an empty message's only one)
 };
 std::deque<Outgoing> g_out;
 std::map<int, std::vector<unsigned char>> g_partial;  // by sender: fragments taken so far
@@ -208,7 +211,7 @@ bool has_inboxes() { return g_state.base && g_state.size <= kMatrixRanks; }
 
 // Appends one record of `n` bytes to dest's ring, or returns false when it does not fit now
 // (this rank then marked blocked there, to be rung once the receiver has made room).
-bool put_record(int dest, const unsigned char* bytes, size_t n, bool more) {
+bool put_record(int dest, const unsigned char* bytes, size_t n, uint32_t flags) {
   InboxHead& box = g_state.inbox(dest);
   unsigned char* ring = g_state.ring_of(dest);
   const size_t R = ring_bytes(g_state.size);
@@ -236,7 +239,7 @@ bool put_record(int dest, const unsigned char* bytes, size_t n, bool more) {
   Record* r = reinterpret_cast<Record*>(ring + (t + skip) % R);
   r->src = g_state.rank;
   if (n) std::memcpy(static_cast<void*>(r + 1), bytes, n);
-  r->word.store(uint32_t(n) << 3 | kWritten | (more ? kMore : 0), std::memory_order_release);
+  r->word.store(uint32_t(n) << kLengthShift | kWritten | flags, std::memory_order_release);
   return true;
 }
 
@@ -249,13 +252,17 @@ bool push_out() {
     Outgoing& o = *it;
     bool stuck = std::find(blocked.begin(), blocked.end(), o.dest) != blocked.end();
     while (!stuck && (!o.started || o.done < o.bytes.size())) {
-      const size_t n = std::min(frag, o.bytes.size() - o.done);
-      if (!put_record(o.dest, o.bytes.data() + o.done, n, o.done + n < o.bytes.size())) {
+      const uint64_t total = o.bytes.size();
+      const bool sized = !o.started && total > frag;  // several records: their length first
+      const size_t n = sized ? sizeof total : std::min(frag, o.bytes.size() - o.done);
+      const unsigned char* from = sized ? reinterpret_cast<const unsigned char*>(&total)
+                                        : o.bytes.data() + o.done;
+      if (!put_record(o.dest, from, n, sized ? kSize : o.done + n < total ? kMore : 0)) {
         stuck = true;
         blocked.push_back(o.dest);
         break;
       }
-      o.done += n;
+      if (!sized) o.done += n;
       o.started = true;
       if (std::find(wrote.begin(), wrote.end(), o.dest) == wrote.end()) wrote.push_back(o.dest);
     }
@@ -766,12 +773,16 @@ bool take(int& src, std::vector<unsigned char>& bytes) {
     if (!(w & kWritten)) break;  // reserved, being written: its sender rings once it is
     size_t span = R - size_t(h % R);
     if (!(w & kSkip)) {
-      const size_t n = w >> 3;
+      const size_t n = w >> kLengthShift;
       span = sizeof(Record) + (n + 7) / 8 * 8;
       const int from = r->src;
       const unsigned char* p = reinterpret_cast<const unsigned char*>(r + 1);
       const auto part = g_partial.find(from);
-      if (w & kMore) {
+      if (w & kSize) {
+        uint64_t total = 0;
+        std::memcpy(&total, p, std::min(n, sizeof total));
+        g_partial[from].reserve(size_t(total));
+      } else if (w & kMore) {
         std::vector<unsigned char>& acc = part == g_partial.end() ? g_partial[from] : part->second;
         acc.insert(acc.end(), p, p + n);
       } else if (part == g_partial.end()) {
@@ -781,7 +792,7 @@ bool take(int& src, std::vector<unsigned char>& bytes) {
         bytes = std::move(part->second);
         g_partial.erase(part);
       }
-      if (!(w & kMore)) {
+      if (!(w & (kMore | kSize))) {
         src = from;
         got = true;
       }
