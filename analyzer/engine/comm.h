@@ -174,7 +174,8 @@ class Comm {
   // exchange() over a native communicator: `pieces` ascending by peer, one per peer.
   Status exchange_native(const std::vector<Piece>& pieces, std::vector<Parcel>& in,
                          const std::vector<Piece>* expect) const;
-  Status allreduce_hosted(void* inout, int n, MPI_Datatype type, MPI_Op op) const;
+  // Hosted: every member's `in` combined, into its `out` (a null `out`: that member needs none).
+  Status allreduce_hosted(const void* in, void* out, int n, MPI_Datatype type, MPI_Op op) const;
   Status dup_made(Comm& out) const;
   Status split_made(int color, Comm& out) const;
   Status create_group_made(const std::vector<int>& members, int tag, Comm& out) const;

@@ -61,9 +61,9 @@ Status Group::allreduce_maxloc(std::pair<double, int>* v, size_t n) const {
 Status Group::reduce_to_root(const double* v, size_t n, ReduceOp op, std::vector<double>& out) const {
   out.assign(is_root() ? n : 0, 0.0);
   if (n == 0) return Status::kOk;
-  std::vector<double> sink;
-  if (!is_root()) sink.resize(n);
-  return comm_.reduce(v, is_root() ? out.data() : sink.data(), int(n), MPI_DOUBLE, mpi_op(op), 0);
+  // Elsewhere than on the root the result buffer is not used (MPI_Reduce's, the segment's and
+  // the hosted reduction's alike).
+  return comm_.reduce(v, is_root() ? out.data() : nullptr, int(n), MPI_DOUBLE, mpi_op(op), 0);
 }
 
 Status Group::gather_rows(const double* v, size_t n, std::vector<double>& out) const {
