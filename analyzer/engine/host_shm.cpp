@@ -176,6 +176,20 @@ State g_state;
 std::atomic<long> g_posts{0};   // count_posts()
 std::function<void()> g_watch;  // watch_posts()
 int g_keyval = MPI_KEYVAL_INVALID;
+// serves()'s answers for this attachment by handle, so that an operation asks MPI for the mark
+// only once per communicator (MPICH's attribute lookup was 8 % of the analysis's samples at
+// 256 ranks); the mark's delete callback drops a freed communicator's (its handle may return).
+struct Served {
+  MPI_Comm comm;
+  bool congruent;
+};
+std::vector<Served> g_served;
+int forget_served(MPI_Comm comm, int, void*, void*) {
+  g_served.erase(
+      std::remove_if(g_served.begin(), g_served.end(), [&](const Served& s) { return s.comm == comm; }),
+      g_served.end());
+  return MPI_SUCCESS;
+}
 intptr_t g_epochs = 0;
 unsigned char* g_offered = nullptr;  // rank 0's segment between offer() and attach()
 
@@ -388,6 +402,7 @@ void fold(unsigned char* acc, int n, MPI_Datatype type, MPI_Op op, size_t bytes,
 }
 
 void unmap() {
+  g_served.clear();
   g_out.clear();
   g_partial.clear();
   if (g_state.base && g_state.bytes) munmap(g_state.base, g_state.bytes);
@@ -498,8 +513,7 @@ void attach(const Comm& comm, const Offer& offer, bool use, bool crowded) {
   // Whether futexes work here (FUTEX_WAKE of nobody: 0 woken) and the congruence marks can be
   // kept (serves()): a rank without either stays away, and so every rank gives up.
   if (base && g_keyval == MPI_KEYVAL_INVALID &&
-      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &g_keyval, nullptr) !=
-          MPI_SUCCESS)
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_served, &g_keyval, nullptr) != MPI_SUCCESS)
     g_keyval = MPI_KEYVAL_INVALID;
   if (base && (g_keyval == MPI_KEYVAL_INVALID ||
                futex(&reinterpret_cast<Header*>(base)->gen, FUTEX_WAKE, 1, nullptr) < 0)) {
@@ -530,11 +544,16 @@ void watch_posts(std::function<void()> sweep) { g_watch = std::move(sweep); }
 bool serves(MPI_Comm comm) {
   if (!g_state.base || comm == MPI_COMM_NULL || fiber::current()) return false;
   if (g_state.test_reduce) return true;
+  for (const Served& s : g_served)
+    if (s.comm == comm) return s.congruent;
   void* value = nullptr;
   int flag = 0;
   PMPI_Comm_get_attr(comm, g_keyval, &value, &flag);
   const intptr_t mark = reinterpret_cast<intptr_t>(value);
-  if (flag && mark / 2 == g_state.epoch) return mark % 2 == 1;
+  if (flag && mark / 2 == g_state.epoch) {
+    g_served.push_back({comm, mark % 2 == 1});
+    return mark % 2 == 1;
+  }
   MPI_Group g = MPI_GROUP_NULL;
   int same = MPI_UNEQUAL;
   if (PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
@@ -543,6 +562,7 @@ bool serves(MPI_Comm comm) {
   }
   const bool congruent = same == MPI_IDENT;
   PMPI_Comm_set_attr(comm, g_keyval, reinterpret_cast<void*>(g_state.epoch * 2 + (congruent ? 1 : 0)));
+  g_served.push_back({comm, congruent});  // after the set: replacing a stale mark calls forget_served
   return congruent;
 }
 
