@@ -40,6 +40,7 @@ struct Prepared {
   std::string tail_path;   // trace/rank-<r>.tail
   std::string json_tmp;    // trace/rank-<r>.json.tmp, renamed to json_path when complete
   std::string json_path;
+  std::string marker_path;  // trace/rank-<r>.dumping, created when this rank's dump starts
   std::string json_prefix;  // archive_prefix(run)
   std::string line_head;    // "critpath: rank <r>: "
   std::string line_tail;    // " in <dir>/trace; critpath-analyze <dir> reports ...\n"
@@ -48,9 +49,13 @@ struct Prepared {
   // The other ranks on this host whose kPeerSignal handler is installed (fault_set_peers), and
   // where their dumps appear: a rank that faults asks them to dump too and waits for them.
   std::vector<FaultPeer> peers;
-  std::vector<std::string> peer_json;  // trace/rank-<peer>.json
+  std::vector<std::string> peer_json;    // trace/rank-<peer>.json
+  std::vector<std::string> peer_marker;  // trace/rank-<peer>.dumping
 };
 Prepared* g_prep = nullptr;
+// How long a rank that leaves by exit() lets its peers begin their own dumps before it asks
+// them to (tell_peers), in steps of 10 ms.
+constexpr int kExitGraceSteps = 10;
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
 struct sigaction g_old[NSIG];
@@ -190,6 +195,9 @@ void write_partial(const char* reason, int sig) {
     line.put("; what was recorded is lost\n");
     return;
   }
+  // From now on the peers' tell_peers wait for this rank without signalling it (see there).
+  const int marker_fd = open_out(g_prep->marker_path);
+  if (marker_fd >= 0) ::close(marker_fd);
   const int chunk_fd = open_out(g_prep->chunk_path);
   const int tail_fd = open_out(g_prep->tail_path);
   const int json_fd = open_out(g_prep->json_tmp);
@@ -214,30 +222,51 @@ void write_partial(const char* reason, int sig) {
   line.put(g_prep->line_tail.data(), g_prep->line_tail.size());
 }
 
-// The peers on this host dump too (fault.h): each gets kPeerSignal with this rank in its value,
-// then this rank waits until their rank-<r>.json files exist, up to 3 s in all, so that they
-// are written before MPICH's launcher SIGKILLs them (it does once this process dies).
-void tell_peers() {
+// How many of the given files exist (the peers' markers or their finished dumps).
+size_t count_existing(const std::vector<std::string>& paths) {
+  size_t n = 0;
+  struct stat st;
+  for (const std::string& path : paths) n += ::stat(path.c_str(), &st) == 0;
+  return n;
+}
+
+// The peers on this host dump too (fault.h): each that has not begun a dump of its own (no
+// rank-<r>.dumping yet) gets kPeerSignal with this rank in its value; then this rank waits until
+// every peer's rank-<r>.json exists, up to 3 s in all, so that they are written before MPICH's
+// launcher SIGKILLs them (it does once this process dies). `from_exit`: this rank is leaving by
+// exit(), so it first gives the peers up to kExitGraceSteps to begin dumping by themselves.
+// When every rank returns from main without MPI_Finalize, they reach their exit handlers within
+// milliseconds of each other, and asking them anyway (the signal woke the ranks already waiting
+// here, which then left together) made MPICH's mpiexec return 1 instead of the ranks' own status
+// in about 1 run in 30: hydra's proxy records a placeholder 1 for a process whose PMI socket it
+// sees close after it has already collected its status (tests/mpi/faults/run_fault_test.py,
+// OWN_STATUS). A peer that does not begin in time (it waits in an MPI call) is asked as before.
+void tell_peers(bool from_exit) {
   if (!g_prep || g_prep->peers.empty()) return;
+  const timespec step = {0, 10000000};
+  for (int i = 0; from_exit && i < kExitGraceSteps; ++i) {
+    if (count_existing(g_prep->peer_marker) == g_prep->peers.size()) break;
+    nanosleep(&step, nullptr);
+  }
   sigval v;
   v.sival_int = g_prep->rank;
   size_t told = 0;
-  for (const FaultPeer& p : g_prep->peers) told += sigqueue(p.pid, kPeerSignal, v) == 0;
-  if (told == 0) return;
-  for (int i = 0; i < 300; ++i) {
-    size_t done = 0;
+  for (size_t i = 0; i < g_prep->peers.size(); ++i) {
     struct stat st;
-    for (const std::string& path : g_prep->peer_json) done += ::stat(path.c_str(), &st) == 0;
-    if (done == g_prep->peer_json.size()) return;
-    const timespec ms = {0, 10000000};
-    nanosleep(&ms, nullptr);
+    // A peer dumping already is waited for, not signalled.
+    const bool dumping = ::stat(g_prep->peer_marker[i].c_str(), &st) == 0;
+    told += dumping || sigqueue(g_prep->peers[i].pid, kPeerSignal, v) == 0;
   }
+  if (told == 0) return;
+  for (int i = 0; i < 300 && count_existing(g_prep->peer_json) < g_prep->peer_json.size(); ++i)
+    nanosleep(&step, nullptr);
 }
 
 // Writes the partial trace once per process; a second caller (another thread's fault) waits
 // for the first to finish, up to 30 s. `tell`: this rank's own fault, so the peers on this host
-// are asked to dump theirs (not when the dump is itself a peer's request).
-void dump_once(const char* reason, int sig, bool tell = true) {
+// are asked to dump theirs (not when the dump is itself a peer's request); `from_exit`: the
+// fault is exit() without MPI_Finalize (tell_peers).
+void dump_once(const char* reason, int sig, bool tell = true, bool from_exit = false) {
   if (!g_armed.load() || !g_prep || getpid() != g_pid) return;
   const runtime::Phase phase = runtime::current_phase();
   if (phase != runtime::Phase::kRecording && phase != runtime::Phase::kPaused &&
@@ -248,7 +277,7 @@ void dump_once(const char* reason, int sig, bool tell = true) {
     g_dumper.store(this_thread());
     write_partial(reason, sig);
     g_dump_state.store(2);
-    if (tell) tell_peers();
+    if (tell) tell_peers(from_exit);
     return;
   }
   if (g_dumper.load() == this_thread()) return;  // a fault inside the dump itself
@@ -305,7 +334,7 @@ void on_exit_handler(int status, void*) {
   if (status < 0) reason[n++] = '-';
   n += runtime::sigsafe::format_u64(reason + n, uint64_t(status < 0 ? -int64_t(status) : status));
   std::memcpy(reason + n, ") without MPI_Finalize", 23);
-  dump_once(reason, 0);
+  dump_once(reason, 0, /*tell=*/true, /*from_exit=*/true);
 }
 
 // An alternate stack for the MPI_Init thread, so that a stack overflow there can still be
@@ -334,6 +363,7 @@ void fault_arm(const RunInfo& run) {
     p->tail_path = base + ".tail";
     p->json_path = base + ".json";
     p->json_tmp = base + ".json.tmp";
+    p->marker_path = base + ".dumping";
     p->json_prefix = archive_prefix(run);
     p->timer = run.timer;
     p->line_head = "critpath: rank " + std::to_string(run.rank) + ": ";
@@ -348,6 +378,7 @@ void fault_arm(const RunInfo& run) {
   } catch (...) {
     return;
   }
+  ::unlink(g_prep->marker_path.c_str());  // a marker left by an earlier run in this directory
   g_pid = getpid();
   ensure_alt_stack();
   for (const int sig : kSignals) {
@@ -387,14 +418,18 @@ bool fault_peer_signal_free() {
 void fault_set_peers(const std::vector<FaultPeer>& peers) {
   if (!g_prep) return;
   try {
-    std::vector<std::string> json;
-    for (const FaultPeer& p : peers)
+    std::vector<std::string> json, marker;
+    for (const FaultPeer& p : peers) {
       json.push_back(g_prep->trace_dir + "/rank-" + std::to_string(p.rank) + ".json");
+      marker.push_back(g_prep->trace_dir + "/rank-" + std::to_string(p.rank) + ".dumping");
+    }
     g_prep->peer_json = std::move(json);
+    g_prep->peer_marker = std::move(marker);
     g_prep->peers = peers;
   } catch (...) {
     g_prep->peers.clear();  // no peers told: as before
     g_prep->peer_json.clear();
+    g_prep->peer_marker.clear();
   }
 }
 

@@ -21,7 +21,10 @@
 // Peers: MPICH's launcher SIGKILLs every other rank as soon as one dies, before they could
 // write. So a rank that faults first sends kPeerSignal (sigqueue, its rank as the value) to the
 // other ranks on its host, which dump their partial traces ("stopped at rank <r>'s fault") and go on
-// untraced, and waits up to 3 s for their rank-<r>.json files before the fault proceeds.
+// untraced, and waits up to 3 s for their rank-<r>.json files before the fault proceeds. A peer
+// that has begun a dump of its own (its trace/rank-<r>.dumping marker, made as a dump starts) is
+// waited for but not signalled, and a rank that leaves by exit() first gives its peers 100 ms to
+// begin theirs: every rank may be leaving main at once (fault.cpp, tell_peers).
 // Ranks are on the same host when hostname, boot id and PID namespace agree (fault_host_key);
 // ranks on other hosts are not told. kPeerSignal is SIGURG, whose default action is to ignore
 // it; the handler is installed only over that default (or SIG_IGN) and acts only on a
