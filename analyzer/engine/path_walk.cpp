@@ -22,8 +22,9 @@ size_t latest_before(const HopRec* h, size_t n, double t) {
 
 namespace {
 
-// arrive()'s answer once the latest record before t, i (or kNoRecord), is known.
-Arrival arrival_at(const HopRec* h, size_t i, double t) {
+// arrive()'s answer once the latest record before t, i (or kNoRecord), is known. Inline: GCC
+// kept it out of line, a call per query and per second hop.
+[[gnu::always_inline]] inline Arrival arrival_at(const HopRec* h, size_t i, double t) {
   Arrival a;
   if (i == kNoRecord) return a;  // kBegan
   const HopRec& r = h[i];
@@ -434,7 +435,10 @@ class JumpWalk {
   void answer_queries(Reply<Id>* rep);
   template <typename Src>
   void take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still);
-  void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t);
+  // Inline in take_replies' loop (GCC kept it out of line: a call per reply, its search's hint
+  // and time in memory).
+  [[gnu::always_inline]] inline void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint,
+                                                     double& prev_t);
   void break_cycle(std::vector<Pending>& pending);
   Status push_first_pairs();
   Status jump_once();
@@ -954,7 +958,8 @@ Status JumpWalk<Id>::mark_by_flood() {
     const Id a = J_[0][p], b = J_[0][x];
     return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
   };
-  auto close = [&](uint32_t x) {  // x and its returns, while new
+  // x and its returns, while new; inline (GCC kept it out of line: a call per record marked).
+  auto close = [&](uint32_t x) __attribute__((always_inline)) {
     for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
       marked_[x] = 1;
       if (p == kNoItem || !covered(p, x)) work.push_back(x);
