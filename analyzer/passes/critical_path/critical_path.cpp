@@ -188,9 +188,10 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
     seg.add(j, n, piece);
   };
   // Books [a, b) of node `n` (share `w` of the piece's time) to the segments it overlaps. Most
-  // pieces lie before the next segment or wholly inside it: those take no loop.
+  // pieces lie before the next segment or wholly inside it: those take no loop. A negative
+  // node is no node (its size_t lies above any count of nodes: one test for both).
   auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
-    if (!(b > a) || n < 0 || size_t(n) >= nodes) return;
+    if (!(b > a) || size_t(n) >= nodes) return;
     while (next < segments.size() && segments[next].end <= a) ++next;
     if (next == segments.size() || !(segments[next].begin < b)) return;
     if (a >= segments[next].begin && b <= segments[next].end) {  // min, max give b, a
@@ -212,12 +213,12 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
       for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
       return gap_s;
     };
-    double gs = 0;
+    // The gap begins at the latest exit so far (`covered` holds the previous call's), the
+    // first call's its length before the call (earlier time is init_node's).
+    double gs = covered;
     if (k == 0) {
       gs = c.enter - gap_seconds();
       book(-std::numeric_limits<double>::infinity(), gs, init_node, 1.0);
-    } else {
-      gs = std::max(covered, t.calls[k - 1].exit);
     }
     // The gap: its nodes' times spread evenly over it (the gap profile has no finer timing;
     // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
@@ -229,7 +230,7 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
         for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
           const int32_t n = t.gaps[e].node;
           const double piece = (c.enter - gs) * (t.gaps[e].seconds / gap_s);
-          if (n >= 0 && size_t(n) < nodes && piece > 0) add(next, n, piece);
+          if (size_t(n) < nodes && piece > 0) add(next, n, piece);
         }
       } else if (gap_s > 0) {
         // Entries in the order booked; a segment boundary inside a gap splits every node alike.
