@@ -396,7 +396,8 @@ class JumpWalk {
   }
   Id gid(int rank, size_t i) const { return Id(Id(rank) << shift_) | Id(i); }
   uint32_t passes(size_t it) const { return passes_.empty() ? 0 : passes_[it]; }
-  bool valid_cause(const HopRec& r) const { return r.cause_rank >= 0 && r.cause_rank < P_; }
+  // One test: a negative rank, as an unsigned one, lies above any communicator's size.
+  bool valid_cause(const HopRec& r) const { return uint32_t(r.cause_rank) < uint32_t(P_); }
   int32_t seg_rank(size_t it) const {
     if (passes(it) > 0) return moved_rank_[it];
     return it == n_ ? me_ : valid_cause(mine_[it]) ? mine_[it].cause_rank : me_;
@@ -1414,7 +1415,7 @@ Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const 
   // A cause on this rank itself or outside comm is no hop: the path stays, through the wait.
   std::vector<HopRec> kept;
   const bool drop = std::any_of(mine.begin(), mine.end(), [&](const HopRec& h) {
-    return h.cause_rank < 0 || h.cause_rank >= P || h.cause_rank == me;
+    return uint32_t(h.cause_rank) >= uint32_t(P) || h.cause_rank == me;  // negative: above P
   });
   if (drop)
     std::copy_if(mine.begin(), mine.end(), std::back_inserter(kept), [&](const HopRec& h) {
