@@ -180,6 +180,14 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   std::vector<double> by_node(nodes, 0.0);
   if (segments.empty() || t.gap_begin.size() != t.calls.size() + 1) return by_node;
   OpenSegment seg(segments, nodes);
+  // The arrays through local pointers and counts: the loop's calls out of line (a segment's
+  // opening, a node beyond the few) made GCC load each vector's bounds again per piece.
+  const CpSegment* const segs = segments.data();
+  const size_t nsegs = segments.size();
+  const engine::CallRecord* const calls = t.calls.data();
+  const size_t ncalls = t.calls.size();
+  const engine::GapEntry* const gaps = t.gaps.data();
+  const uint32_t* const gap_begin = t.gap_begin.data();
   size_t next = 0;
   // add and book inline (GCC keeps both out of line otherwise): a call out per piece cost
   // about a tenth of the clip on a ping-pong (two pieces a call).
@@ -192,25 +200,25 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   // node is no node (its size_t lies above any count of nodes: one test for both).
   auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
     if (!(b > a) || size_t(n) >= nodes) return;
-    while (next < segments.size() && segments[next].end <= a) ++next;
-    if (next == segments.size() || !(segments[next].begin < b)) return;
-    if (a >= segments[next].begin && b <= segments[next].end) {  // min, max give b, a
+    while (next < nsegs && segs[next].end <= a) ++next;
+    if (next == nsegs || !(segs[next].begin < b)) return;
+    if (a >= segs[next].begin && b <= segs[next].end) {  // min, max give b, a
       const double piece = (b - a) * w;
       if (piece > 0) add(next, n, piece);
       return;
     }
-    for (size_t j = next; j < segments.size() && segments[j].begin < b; ++j) {
-      const double piece = (std::min(b, segments[j].end) - std::max(a, segments[j].begin)) * w;
+    for (size_t j = next; j < nsegs && segs[j].begin < b; ++j) {
+      const double piece = (std::min(b, segs[j].end) - std::max(a, segs[j].begin)) * w;
       if (piece > 0) add(j, n, piece);
     }
   };
   double covered = -std::numeric_limits<double>::infinity();
-  for (uint32_t k = 0; k < t.calls.size() && t.calls[k].location == 0; ++k) {
-    const engine::CallRecord& c = t.calls[k];
-    const uint32_t g0 = t.gap_begin[k], g1 = t.gap_begin[k + 1];
+  for (uint32_t k = 0; k < ncalls && calls[k].location == 0; ++k) {
+    const engine::CallRecord& c = calls[k];
+    const uint32_t g0 = gap_begin[k], g1 = gap_begin[k + 1];
     auto gap_seconds = [&] {
       double gap_s = 0;
-      for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
+      for (uint32_t e = g0; e < g1; ++e) gap_s += gaps[e].seconds;
       return gap_s;
     };
     // The gap begins at the latest exit so far (`covered` holds the previous call's), the
@@ -224,17 +232,17 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
     // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
     // before the next segment (off the path: half a ping-pong's) is not summed.
     if (c.enter > gs) {
-      while (next < segments.size() && segments[next].end <= gs) ++next;
-      const double gap_s = next < segments.size() && segments[next].begin < c.enter ? gap_seconds() : 0;
-      if (gap_s > 0 && gs >= segments[next].begin && c.enter <= segments[next].end) {
+      while (next < nsegs && segs[next].end <= gs) ++next;
+      const double gap_s = next < nsegs && segs[next].begin < c.enter ? gap_seconds() : 0;
+      if (gap_s > 0 && gs >= segs[next].begin && c.enter <= segs[next].end) {
         for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
-          const int32_t n = t.gaps[e].node;
-          const double piece = (c.enter - gs) * (t.gaps[e].seconds / gap_s);
+          const int32_t n = gaps[e].node;
+          const double piece = (c.enter - gs) * (gaps[e].seconds / gap_s);
           if (size_t(n) < nodes && piece > 0) add(next, n, piece);
         }
       } else if (gap_s > 0) {
         // Entries in the order booked; a segment boundary inside a gap splits every node alike.
-        for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, t.gaps[e].node, t.gaps[e].seconds / gap_s);
+        for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, gaps[e].node, gaps[e].seconds / gap_s);
       }
     }
     // The call itself (a call nested in an earlier one stays the outer call's).
