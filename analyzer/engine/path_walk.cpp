@@ -1189,11 +1189,13 @@ Status JumpWalk<Id>::send_segments(bool local) {
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
-  if (red[1] == 0 && red[2] == 0) CRITPATH_FORWARD_IF_ERROR(close_cycle());
+  const bool cycle = red[1] == 0 && red[2] == 0;
+  if (cycle) CRITPATH_FORWARD_IF_ERROR(close_cycle());
   out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
                                      [](const PathSegment& s) { return !(s.end > s.begin); }),
                       out_.segments.end());
-  if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
+  // Ascending already (take_segments and local_segments sort), but for close_cycle's segment.
+  if (cycle && !std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
 }
