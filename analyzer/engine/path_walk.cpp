@@ -22,8 +22,9 @@ size_t latest_before(const HopRec* h, size_t n, double t) {
 
 namespace {
 
-// arrive()'s answer once the latest record before t, i (or kNoRecord), is known.
-Arrival arrival_at(const HopRec* h, size_t i, double t) {
+// arrive()'s answer once the latest record before t, i (or kNoRecord), is known. Inline: GCC
+// kept it out of line, a call per query and per second hop.
+[[gnu::always_inline]] inline Arrival arrival_at(const HopRec* h, size_t i, double t) {
   Arrival a;
   if (i == kNoRecord) return a;  // kBegan
   const HopRec& r = h[i];
@@ -395,7 +396,8 @@ class JumpWalk {
   }
   Id gid(int rank, size_t i) const { return Id(Id(rank) << shift_) | Id(i); }
   uint32_t passes(size_t it) const { return passes_.empty() ? 0 : passes_[it]; }
-  bool valid_cause(const HopRec& r) const { return r.cause_rank >= 0 && r.cause_rank < P_; }
+  // One test: a negative rank, as an unsigned one, lies above any communicator's size.
+  bool valid_cause(const HopRec& r) const { return uint32_t(r.cause_rank) < uint32_t(P_); }
   int32_t seg_rank(size_t it) const {
     if (passes(it) > 0) return moved_rank_[it];
     return it == n_ ? me_ : valid_cause(mine_[it]) ? mine_[it].cause_rank : me_;
@@ -434,7 +436,10 @@ class JumpWalk {
   void answer_queries(Reply<Id>* rep);
   template <typename Src>
   void take_replies(Src at, const std::vector<uint32_t>& order, std::vector<Pending>& still);
-  void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint, double& prev_t);
+  // Inline in take_replies' loop (GCC kept it out of line: a call per reply, its search's hint
+  // and time in memory).
+  [[gnu::always_inline]] inline void take_second_hop(size_t it, const Reply<Id>& r, size_t& hint,
+                                                     double& prev_t);
   void break_cycle(std::vector<Pending>& pending);
   Status push_first_pairs();
   Status jump_once();
@@ -954,7 +959,8 @@ Status JumpWalk<Id>::mark_by_flood() {
     const Id a = J_[0][p], b = J_[0][x];
     return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
   };
-  auto close = [&](uint32_t x) {  // x and its returns, while new
+  // x and its returns, while new; inline (GCC kept it out of line: a call per record marked).
+  auto close = [&](uint32_t x) __attribute__((always_inline)) {
     for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
       marked_[x] = 1;
       if (p == kNoItem || !covered(p, x)) work.push_back(x);
@@ -1183,11 +1189,13 @@ Status JumpWalk<Id>::send_segments(bool local) {
   CRITPATH_FORWARD_IF_ERROR(asum(red, 3));
   out_.hops = red[0];
   out_.partial = red[2] > 0 || red[1] == 0;
-  if (red[1] == 0 && red[2] == 0) CRITPATH_FORWARD_IF_ERROR(close_cycle());
+  const bool cycle = red[1] == 0 && red[2] == 0;
+  if (cycle) CRITPATH_FORWARD_IF_ERROR(close_cycle());
   out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
                                      [](const PathSegment& s) { return !(s.end > s.begin); }),
                       out_.segments.end());
-  if (!std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))  // close_cycle's
+  // Ascending already (take_segments and local_segments sort), but for close_cycle's segment.
+  if (cycle && !std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
   return Status::kOk;
 }
@@ -1409,7 +1417,7 @@ Status walk_path(const std::vector<HopRec>& mine, const PathStart& start, const 
   // A cause on this rank itself or outside comm is no hop: the path stays, through the wait.
   std::vector<HopRec> kept;
   const bool drop = std::any_of(mine.begin(), mine.end(), [&](const HopRec& h) {
-    return h.cause_rank < 0 || h.cause_rank >= P || h.cause_rank == me;
+    return uint32_t(h.cause_rank) >= uint32_t(P) || h.cause_rank == me;  // negative: above P
   });
   if (drop)
     std::copy_if(mine.begin(), mine.end(), std::back_inserter(kept), [&](const HopRec& h) {

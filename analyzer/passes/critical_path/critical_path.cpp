@@ -180,6 +180,14 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   std::vector<double> by_node(nodes, 0.0);
   if (segments.empty() || t.gap_begin.size() != t.calls.size() + 1) return by_node;
   OpenSegment seg(segments, nodes);
+  // The arrays through local pointers and counts: the loop's calls out of line (a segment's
+  // opening, a node beyond the few) made GCC load each vector's bounds again per piece.
+  const CpSegment* const segs = segments.data();
+  const size_t nsegs = segments.size();
+  const engine::CallRecord* const calls = t.calls.data();
+  const size_t ncalls = t.calls.size();
+  const engine::GapEntry* const gaps = t.gaps.data();
+  const uint32_t* const gap_begin = t.gap_begin.data();
   size_t next = 0;
   // add and book inline (GCC keeps both out of line otherwise): a call out per piece cost
   // about a tenth of the clip on a ping-pong (two pieces a call).
@@ -188,52 +196,53 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
     seg.add(j, n, piece);
   };
   // Books [a, b) of node `n` (share `w` of the piece's time) to the segments it overlaps. Most
-  // pieces lie before the next segment or wholly inside it: those take no loop.
+  // pieces lie before the next segment or wholly inside it: those take no loop. A negative
+  // node is no node (its size_t lies above any count of nodes: one test for both).
   auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
-    if (!(b > a) || n < 0 || size_t(n) >= nodes) return;
-    while (next < segments.size() && segments[next].end <= a) ++next;
-    if (next == segments.size() || !(segments[next].begin < b)) return;
-    if (a >= segments[next].begin && b <= segments[next].end) {  // min, max give b, a
+    if (!(b > a) || size_t(n) >= nodes) return;
+    while (next < nsegs && segs[next].end <= a) ++next;
+    if (next == nsegs || !(segs[next].begin < b)) return;
+    if (a >= segs[next].begin && b <= segs[next].end) {  // min, max give b, a
       const double piece = (b - a) * w;
       if (piece > 0) add(next, n, piece);
       return;
     }
-    for (size_t j = next; j < segments.size() && segments[j].begin < b; ++j) {
-      const double piece = (std::min(b, segments[j].end) - std::max(a, segments[j].begin)) * w;
+    for (size_t j = next; j < nsegs && segs[j].begin < b; ++j) {
+      const double piece = (std::min(b, segs[j].end) - std::max(a, segs[j].begin)) * w;
       if (piece > 0) add(j, n, piece);
     }
   };
   double covered = -std::numeric_limits<double>::infinity();
-  for (uint32_t k = 0; k < t.calls.size() && t.calls[k].location == 0; ++k) {
-    const engine::CallRecord& c = t.calls[k];
-    const uint32_t g0 = t.gap_begin[k], g1 = t.gap_begin[k + 1];
+  for (uint32_t k = 0; k < ncalls && calls[k].location == 0; ++k) {
+    const engine::CallRecord& c = calls[k];
+    const uint32_t g0 = gap_begin[k], g1 = gap_begin[k + 1];
     auto gap_seconds = [&] {
       double gap_s = 0;
-      for (uint32_t e = g0; e < g1; ++e) gap_s += t.gaps[e].seconds;
+      for (uint32_t e = g0; e < g1; ++e) gap_s += gaps[e].seconds;
       return gap_s;
     };
-    double gs = 0;
+    // The gap begins at the latest exit so far (`covered` holds the previous call's), the
+    // first call's its length before the call (earlier time is init_node's).
+    double gs = covered;
     if (k == 0) {
       gs = c.enter - gap_seconds();
       book(-std::numeric_limits<double>::infinity(), gs, init_node, 1.0);
-    } else {
-      gs = std::max(covered, t.calls[k - 1].exit);
     }
     // The gap: its nodes' times spread evenly over it (the gap profile has no finer timing;
     // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
     // before the next segment (off the path: half a ping-pong's) is not summed.
     if (c.enter > gs) {
-      while (next < segments.size() && segments[next].end <= gs) ++next;
-      const double gap_s = next < segments.size() && segments[next].begin < c.enter ? gap_seconds() : 0;
-      if (gap_s > 0 && gs >= segments[next].begin && c.enter <= segments[next].end) {
+      while (next < nsegs && segs[next].end <= gs) ++next;
+      const double gap_s = next < nsegs && segs[next].begin < c.enter ? gap_seconds() : 0;
+      if (gap_s > 0 && gs >= segs[next].begin && c.enter <= segs[next].end) {
         for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
-          const int32_t n = t.gaps[e].node;
-          const double piece = (c.enter - gs) * (t.gaps[e].seconds / gap_s);
-          if (n >= 0 && size_t(n) < nodes && piece > 0) add(next, n, piece);
+          const int32_t n = gaps[e].node;
+          const double piece = (c.enter - gs) * (gaps[e].seconds / gap_s);
+          if (size_t(n) < nodes && piece > 0) add(next, n, piece);
         }
       } else if (gap_s > 0) {
         // Entries in the order booked; a segment boundary inside a gap splits every node alike.
-        for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, t.gaps[e].node, t.gaps[e].seconds / gap_s);
+        for (uint32_t e = g0; e < g1; ++e) book(gs, c.enter, gaps[e].node, gaps[e].seconds / gap_s);
       }
     }
     // The call itself (a call nested in an earlier one stays the outer call's).
@@ -248,44 +257,53 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
                                                       double init_enter, double finalize_enter,
                                                       std::vector<double>* wait_node) {
   // The waiting intervals in call order, merged as they come while their beginnings ascend
-  // (the main thread's calls one after another); else collected and sorted first.
+  // (the main thread's calls one after another); else collected and sorted first. Room for
+  // every interval at once, on huge pages where the host has them: growing the vector copied
+  // it and faulted in twice its final size.
   std::vector<std::pair<double, double>> busy;
+  engine::reserve_big(busy, 2 * records.size() + 1);
   double cur = init_enter;
-  auto take = [&](double a, double z) {
+  auto take = [&](double a, double z) __attribute__((always_inline)) {
     const double lo = std::max(a, init_enter), hi = std::min(z, finalize_enter);
     if (!(hi > lo)) return;
     if (lo > cur) busy.push_back({cur, lo});
     cur = std::max(cur, hi);
   };
-  auto each_wait = [&](auto&& f, std::vector<double>* by_node) {
-    records.for_each([&](const WaitRecord& r) {
-      const engine::CallRecord& c = t.calls[r.call];
-      if (by_node && c.node >= 0 && size_t(c.node) < by_node->size())
-        (*by_node)[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
-                                      std::max(c.exit - r.completion_begin, 0.0);
-      if (c.location != 0) return;  // the main thread's busy time
-      if (r.wait_end > c.enter) f(c.enter, r.wait_end);
-      if (c.exit > r.completion_begin) f(r.completion_begin, c.exit);
-    });
+  // No node's index reaches the size of an absent wait_node (a negative node's neither).
+  double* by_node = wait_node != nullptr ? wait_node->data() : nullptr;
+  const size_t nodes = wait_node != nullptr ? wait_node->size() : 0;
+  // The first pass merges while the intervals ascend (lexicographically, as the sort's order);
+  // the first one out of order leaves the rest to the sort below. Its work per record inline
+  // (a call per record before: nine tenths of the function).
+  bool sorted = true;
+  std::pair<double, double> last{-std::numeric_limits<double>::infinity(),
+                                 -std::numeric_limits<double>::infinity()};
+  auto merge = [&](double a, double z) __attribute__((always_inline)) {
+    if (std::pair<double, double>{a, z} < last) {
+      sorted = false;
+      return;
+    }
+    last = {a, z};
+    take(a, z);
   };
-  std::pair<double, double> last{0, 0};
-  bool sorted = true, any = false;
-  each_wait(
-      [&](double a, double z) {
-        if (!sorted) return;
-        if (any && std::pair<double, double>{a, z} < last) {
-          sorted = false;
-          return;
-        }
-        any = true;
-        last = {a, z};
-        take(a, z);
-      },
-      wait_node);
+  records.for_each([&](const WaitRecord& r) __attribute__((always_inline)) {
+    const engine::CallRecord& c = t.calls[r.call];
+    if (size_t(c.node) < nodes)
+      by_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
+                                 std::max(c.exit - r.completion_begin, 0.0);
+    if (c.location != 0 || !sorted) return;  // the main thread's busy time
+    if (r.wait_end > c.enter) merge(c.enter, r.wait_end);
+    if (sorted && c.exit > r.completion_begin) merge(r.completion_begin, c.exit);
+  });
   if (!sorted) {
     std::vector<std::pair<double, double>> waits;
     waits.reserve(2 * records.size());
-    each_wait([&](double a, double z) { waits.push_back({a, z}); }, nullptr);
+    records.for_each([&](const WaitRecord& r) {
+      const engine::CallRecord& c = t.calls[r.call];
+      if (c.location != 0) return;
+      if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
+      if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
+    });
     std::sort(waits.begin(), waits.end());
     busy.clear();
     cur = init_enter;
