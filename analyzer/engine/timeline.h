@@ -296,7 +296,10 @@ class TimelineBuilder {
       close_call_rare(idx);
       return;
     }
-    clear_open();
+    // No call below it (tested above): clear_open's open_outer_.clear() has nothing to do, and
+    // stayed a call per MPI call in the decode loop.
+    open_top_ = kNoCall;
+    open_region_ = kNoRegion;
   }
   void close_call_rare(uint32_t idx);  // a lifecycle call or a probe, or a nested call's outer one
   void first_mpi_call();
@@ -319,7 +322,7 @@ class TimelineBuilder {
   [[gnu::noinline]] static void grow(std::vector<T>& v) {
     v.reserve(2 * v.capacity() + 16);
   }
-  // append() for the calls, the receives and the gaps' bounds, whose vectors run ahead of
+  // append() for the calls, the sends, the receives and the gaps' bounds, whose vectors run ahead of
   // their records while the timeline is built: [0, n) are records, [n, size()) default ones
   // made a block at a time (finish() cuts them off). emplace_back stayed a call in the decode
   // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
@@ -337,6 +340,7 @@ class TimelineBuilder {
     v.resize(v.size() + (room > 0 ? std::min(room, kBlock) : v.size() + kBlock));
   }
   size_t ncalls_ = 0;      // records in t_.calls (append_counted)
+  size_t nsends_ = 0;      // records in t_.sends
   size_t nrecvs_ = 0;      // records in t_.recvs
   size_t ngap_begin_ = 0;  // entries in t_.gap_begin
   // While the timeline is built its calls hold their raw tick times in the bits of enter and
@@ -352,7 +356,7 @@ class TimelineBuilder {
   [[gnu::always_inline]] bool append_send(const trace::Event& e, uint32_t cur, uint32_t complete) {
     const int32_t peer = world_rank(e.comm, e.peer);
     if (peer < 0) return false;
-    SendRecord& s = append(t_.sends);
+    SendRecord& s = append_counted(t_.sends, nsends_);
     s.peer = peer;
     s.comm = e.comm;
     s.tag = e.tag;
