@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -328,7 +329,9 @@ class TimelineBuilder {
   // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
   template <class T>
   [[gnu::always_inline]] static T& append_counted(std::vector<T>& v, size_t& n) {
-    if (n == v.size()) [[unlikely]]
+    // Pointers compared, not counts: a vector's size divides by the record's size (a multiply
+    // for the 24-byte calls and receives).
+    if (v.data() + n == std::to_address(v.end())) [[unlikely]]
       extend(v);
     return v[n++];
   }
