@@ -177,8 +177,7 @@ void TimelineBuilder::close_call_rare(uint32_t idx) {
 void TimelineBuilder::add_send(const trace::Event& e, uint32_t cur) {
   using K = trace::EventKind;
   const bool isend = e.kind == K::kIsend;
-  if (append_send(e, cur, isend ? kNoCall : cur) && isend)
-    isend_by_req_[e.request] = uint32_t(t_.sends.size() - 1);
+  if (append_send(e, cur, isend ? kNoCall : cur) && isend) isend_by_req_[e.request] = uint32_t(nsends_ - 1);
 }
 
 void TimelineBuilder::add_irecv(const trace::Event& e, uint32_t cur) {
@@ -289,9 +288,10 @@ Timeline TimelineBuilder::take_window() {
 Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   // The default records append_counted made ahead go.
   t_.calls.resize(ncalls_);
+  t_.sends.resize(nsends_);
   t_.recvs.resize(nrecvs_);
   t_.gap_begin.resize(ngap_begin_);
-  ncalls_ = nrecvs_ = ngap_begin_ = 0;
+  ncalls_ = nsends_ = nrecvs_ = ngap_begin_ = 0;
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   auto convert = [&](auto&& to_global) {
     for (CallRecord& c : t_.calls) {

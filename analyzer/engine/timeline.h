@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -296,7 +297,10 @@ class TimelineBuilder {
       close_call_rare(idx);
       return;
     }
-    clear_open();
+    // No call below it (tested above): clear_open's open_outer_.clear() has nothing to do, and
+    // stayed a call per MPI call in the decode loop.
+    open_top_ = kNoCall;
+    open_region_ = kNoRegion;
   }
   void close_call_rare(uint32_t idx);  // a lifecycle call or a probe, or a nested call's outer one
   void first_mpi_call();
@@ -319,13 +323,15 @@ class TimelineBuilder {
   [[gnu::noinline]] static void grow(std::vector<T>& v) {
     v.reserve(2 * v.capacity() + 16);
   }
-  // append() for the calls, the receives and the gaps' bounds, whose vectors run ahead of
+  // append() for the calls, the sends, the receives and the gaps' bounds, whose vectors run ahead of
   // their records while the timeline is built: [0, n) are records, [n, size()) default ones
   // made a block at a time (finish() cuts them off). emplace_back stayed a call in the decode
   // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
   template <class T>
   [[gnu::always_inline]] static T& append_counted(std::vector<T>& v, size_t& n) {
-    if (n == v.size()) [[unlikely]]
+    // Pointers compared, not counts: a vector's size divides by the record's size (a multiply
+    // for the 24-byte calls and receives).
+    if (v.data() + n == std::to_address(v.end())) [[unlikely]]
       extend(v);
     return v[n++];
   }
@@ -337,6 +343,7 @@ class TimelineBuilder {
     v.resize(v.size() + (room > 0 ? std::min(room, kBlock) : v.size() + kBlock));
   }
   size_t ncalls_ = 0;      // records in t_.calls (append_counted)
+  size_t nsends_ = 0;      // records in t_.sends
   size_t nrecvs_ = 0;      // records in t_.recvs
   size_t ngap_begin_ = 0;  // entries in t_.gap_begin
   // While the timeline is built its calls hold their raw tick times in the bits of enter and
@@ -352,7 +359,7 @@ class TimelineBuilder {
   [[gnu::always_inline]] bool append_send(const trace::Event& e, uint32_t cur, uint32_t complete) {
     const int32_t peer = world_rank(e.comm, e.peer);
     if (peer < 0) return false;
-    SendRecord& s = append(t_.sends);
+    SendRecord& s = append_counted(t_.sends, nsends_);
     s.peer = peer;
     s.comm = e.comm;
     s.tag = e.tag;

@@ -153,11 +153,14 @@ constexpr uint32_t kPredictMask = (1u << kPredictBits) - 1;
 struct Predictor {
   uint32_t last[1u << kPredictBits];
   Predictor() { std::memset(last, 0, sizeof(last)); }
+  // An ENTER's (exit false) or EXIT's slot.
+  static unsigned region_slot(uint32_t region, bool exit) {
+    const uint32_t folded = region ^ ((region >> 10) * 0x2a5u) ^ (region >> 20);
+    return ((folded << 1) | (exit ? 1u : 0u)) & kPredictMask;
+  }
   static unsigned slot(uint8_t kind, uint32_t region, uint32_t comm) {
-    if (kind == uint8_t(EventKind::kEnter) || kind == uint8_t(EventKind::kExit)) {
-      const uint32_t folded = region ^ ((region >> 10) * 0x2a5u) ^ (region >> 20);
-      return ((folded << 1) | (kind == uint8_t(EventKind::kExit) ? 1u : 0u)) & kPredictMask;
-    }
+    if (kind == uint8_t(EventKind::kEnter) || kind == uint8_t(EventKind::kExit))
+      return region_slot(region, kind == uint8_t(EventKind::kExit));
     uint32_t h = (uint32_t(kind) * 0x01000193u) ^ region ^ (comm * 0x9e3779b1u);
     h ^= h >> 16;  // murmur3 finalizer
     h *= 0x85ebca6bu;
@@ -242,8 +245,17 @@ struct SlotMemo {
   }
 };
 
+// An event's flags (the varint before its A fields when its K byte has kFlagsBit).
+[[gnu::always_inline]] inline uint16_t read_flags(ColumnReader& a) {
+  const uint64_t fl = a.u64();
+  if (fl > UINT16_MAX) a.fail();
+  return uint16_t(fl);
+}
+
 // A wide event's fields from the A column by its layout (`e`'s kind and flags are set); the
-// region and communicator also as the predictor's context. Inline in the decode loop.
+// region and communicator also as the predictor's context. Inline in the decode loop. region
+// and comm come back as written to the event, not read back from it: two 4-byte stores read as
+// one 8-byte load cannot be forwarded, and the load waits for them to reach the cache.
 [[gnu::always_inline]] inline uint64_t request_delta(ColumnReader& a, uint64_t& prev_request) {
   prev_request += uint64_t(unzigzag(a.u64()));
   return prev_request;
@@ -305,8 +317,7 @@ struct SlotMemo {
 template <class Sink, class Prepare>
 bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32_t event_count,
                    uint16_t version, Prepare prepare) {
-  // Size checks come before any allocation, so a corrupt count cannot make us reserve
-  // more than the stream could possibly hold.
+  // Size checks come before any allocation: a corrupt count cannot reserve more than fits.
   if (version < kChunkVersionOldest || version > kChunkVersion) return false;
   const bool v1 = version == 1;
   const size_t prefix = stream_prefix(version);
@@ -326,7 +337,6 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   ColumnReader a{ph.end, data + size, read_ok};
   Sink sink = prepare(event_count);
   uint64_t q = 0;  // v2: steps since first_time
-
   Predictor pred;
   SlotMemo wide_slots;
   bool phase_over = false;  // a phase not below the step: corrupt
@@ -341,35 +351,37 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   };
 
   // The loop once per time model (v1's deltas, v2 with a step of 1, v2 with a phase column),
-  // so that no event asks which.
+  // so that no event asks which. An ENTER or EXIT without flags (most events of every trace)
+  // is read by its K byte alone: no layout looked up, no flags, and its predictor slot without
+  // the kind's test.
   auto run = [&](auto v1_model, auto phase_model) __attribute__((always_inline)) {
     constexpr bool kV1 = decltype(v1_model)::value;
     constexpr bool kPhase = decltype(phase_model)::value;
     for (uint32_t i = 0; i < event_count; ++i) {
       const uint8_t kb = kp[i];
       const uint8_t kind = kb & uint8_t(~kFlagsBit);
-      const Layout l = kLayouts.of[kind];
-      if (l == Layout::kNone) return stop(i);
       uint16_t flags = 0;
-      if (kb & kFlagsBit) {
-        const uint64_t fl = a.u64();
-        if (fl > UINT16_MAX) a.fail();
-        flags = uint16_t(fl);
-      }
       uint32_t region = 0, comm = 0;
       Event* we = nullptr;  // the full event of a wide kind
-      if (l == Layout::kRegion) {
+      unsigned slot;
+      if (kb == uint8_t(EventKind::kEnter) || kb == uint8_t(EventKind::kExit)) [[likely]] {
         region = a.u32();
-      } else if (l != Layout::kEmpty) {
-        we = &sink.wide(i);
-        we->kind = EventKind(kind);
-        we->flags = flags;
-        // region and comm come back as written to the event, not read back from it: two 4-byte
-        // stores read as one 8-byte load cannot be forwarded, and the load waits for them to
-        // reach the cache.
-        read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
+        slot = Predictor::region_slot(region, kb == uint8_t(EventKind::kExit));
+      } else {
+        const Layout l = kLayouts.of[kind];
+        if (l == Layout::kNone) return stop(i);
+        if (kb & kFlagsBit) flags = read_flags(a);
+        if (l == Layout::kRegion) {
+          region = a.u32();
+        } else if (l != Layout::kEmpty) {
+          we = &sink.wide(i);
+          we->kind = EventKind(kind);
+          we->flags = flags;
+          read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
+        }
+        slot = wide_slots.slot(kind, region, comm, we != nullptr);
       }
-      uint32_t& last = pred.last[wide_slots.slot(kind, region, comm, we != nullptr)];
+      uint32_t& last = pred.last[slot];
       uint64_t time;
       if constexpr (kV1) {
         const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
