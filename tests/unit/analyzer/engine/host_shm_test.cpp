@@ -5,7 +5,9 @@
 // arrivals shuffled by short sleeps; a rank that never arrives (the others give up after the
 // deadline's grace and poison the segment: the late rank's next operation fails); the
 // point-to-point rings; a crowded rank whose posts are under way asleep on its bell in a
-// collective, woken by a ring to test them and by the rank that completes the operation.
+// collective, woken by a ring to test them and by the rank that completes the operation; the
+// point-to-point messages through the inboxes (empty to larger than a ring: whole and in order
+// per sender, crowded and not).
 #include <catch2/catch.hpp>
 
 #include <signal.h>
