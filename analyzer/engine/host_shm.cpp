@@ -102,9 +102,11 @@ size_t offsets_at(int P) { return exchange_at(P) + 2 * pool_bytes(P); }
 // A rank's row of the exchange bitmap: a bit per rank that sent it a piece.
 size_t row_words(int P) { return (size_t(P) + 63) / 64; }
 size_t row_bytes(int P) { return round_up(row_words(P) * 8); }
+// Aligned for InboxHead (the exchange's offsets before it are 8-byte words, P of them).
 size_t inboxes_at(int P) {
-  return exchange_at(P) +
-         (P <= kMatrixRanks ? 2 * (pool_bytes(P) + round_up(size_t(P) * 8) + size_t(P) * row_bytes(P)) : 0);
+  return round_up(
+      exchange_at(P) +
+      (P <= kMatrixRanks ? 2 * (pool_bytes(P) + round_up(size_t(P) * 8) + size_t(P) * row_bytes(P)) : 0));
 }
 // A rank's ring: 8 MiB over the ranks, between 16 and 256 KiB (a few pages each at 256 ranks,
 // where the replays send each rank a few KiB in all; whole batches at a time between 2 ranks).
