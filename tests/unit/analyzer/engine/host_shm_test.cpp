@@ -394,38 +394,40 @@ std::vector<unsigned char> inbox_message(int from, int to, int k) {
 
 TEST_CASE("host_shm: messages through the inboxes arrive whole and in order per sender", "[engine]") {
   constexpr int kPerPeer = 15;
-  for (const bool crowded : {false, true}) {
-    INFO("crowded " << crowded);
-    const std::vector<std::string> got = run_ranks(4, crowded, 60.0, [crowded](int me) -> std::string {
-      const MPI_Comm c = MPI_COMM_WORLD;
-      const int P = 4;
-      if (!shm::carries(c)) return "not carried";
-      for (int k = 0; k < kPerPeer; ++k)
-        for (int d = 1; d < P; ++d) shm::send((me + d) % P, inbox_message(me, (me + d) % P, k));
-      std::vector<int> next(size_t(P), 0);
-      for (int taken = 0; taken < kPerPeer * (P - 1);) {
-        const uint32_t seen = shm::rings();
+  // 3 ranks: the segment's parts before the inboxes end off a 64-byte boundary (UBSan checks
+  // the inboxes' alignment in the sanitizer build).
+  for (const int P : {3, 4})
+    for (const bool crowded : {false, true}) {
+      INFO("ranks " << P << ", crowded " << crowded);
+      const std::vector<std::string> got = run_ranks(P, crowded, 60.0, [crowded, P](int me) -> std::string {
+        const MPI_Comm c = MPI_COMM_WORLD;
+        if (!shm::carries(c)) return "not carried";
+        for (int k = 0; k < kPerPeer; ++k)
+          for (int d = 1; d < P; ++d) shm::send((me + d) % P, inbox_message(me, (me + d) % P, k));
+        std::vector<int> next(size_t(P), 0);
+        for (int taken = 0; taken < kPerPeer * (P - 1);) {
+          const uint32_t seen = shm::rings();
+          int src = -1;
+          std::vector<unsigned char> bytes;
+          if (shm::take(src, bytes)) {
+            if (src < 0 || src >= P || src == me) return fail("source", taken, src, -1);
+            if (bytes != inbox_message(src, me, next[size_t(src)]))
+              return fail("message from rank", next[size_t(src)], src, long(bytes.size()));
+            ++next[size_t(src)];
+            ++taken;
+            continue;
+          }
+          shm::push();
+          if (crowded) shm::sleep_until_rung(c, seen);
+          else std::this_thread::yield();
+        }
+        while (shm::push()) std::this_thread::yield();  // the queued rest, received by the others
+        Status s = Status::kOk;
+        if (!shm::barrier(c, s) || s != Status::kOk) return "barrier";
         int src = -1;
         std::vector<unsigned char> bytes;
-        if (shm::take(src, bytes)) {
-          if (src < 0 || src >= P || src == me) return fail("source", taken, src, -1);
-          if (bytes != inbox_message(src, me, next[size_t(src)]))
-            return fail("message from rank", next[size_t(src)], src, long(bytes.size()));
-          ++next[size_t(src)];
-          ++taken;
-          continue;
-        }
-        shm::push();
-        if (crowded) shm::sleep_until_rung(c, seen);
-        else std::this_thread::yield();
-      }
-      while (shm::push()) std::this_thread::yield();  // the queued rest, received by the others
-      Status s = Status::kOk;
-      if (!shm::barrier(c, s) || s != Status::kOk) return "barrier";
-      int src = -1;
-      std::vector<unsigned char> bytes;
-      return shm::take(src, bytes) ? "a message too many" : "";
-    });
-    check_ranks(got);
-  }
+        return shm::take(src, bytes) ? "a message too many" : "";
+      });
+      check_ranks(got);
+    }
 }
