@@ -705,7 +705,7 @@ bool exchange(MPI_Comm comm, const std::vector<Comm::Piece>& pieces, std::vector
   for (size_t i = 0; i < n; ++i) {
     const Comm::Piece& p = pieces[i];
     const uint32_t dest = uint32_t(p.peer);
-    std::memcpy(payload + end, p.data, p.bytes);
+    if (p.bytes) std::memcpy(payload + end, p.data, p.bytes);  // an empty piece may have no data
     end += uint32_t(p.bytes);
     std::memcpy(own + kAreaHeader + 4 * i, &dest, 4);
     std::memcpy(own + kAreaHeader + 4 * (size_t(n) + i), &end, 4);
