@@ -1343,11 +1343,26 @@ Status Comm::reap(bool all, double timeout_s) const {
   }
 }
 
+// The segment's inboxes (host_shm::carries): `look` until it says done (kMpiError past
+// `deadline`), sleeping until rung between looks when crowded, else spinning and yielding.
+template <typename Look>
+Status Comm::wait_inbox(uint64_t deadline, Look look) const {
+  uint64_t polls = 0;
+  fiber::PollClock waiting;  // from the first look that finds nothing
+  for (;;) {
+    const uint32_t rung = host_shm::rings();  // before the look: a ring after it wakes the sleep
+    if (look()) return Status::kOk;
+    if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
+    waiting.begin();
+    if (!host_shm::crowded() || !host_shm::sleep_until_rung(mpi_, rung)) backoff(polls);
+  }
+}
+
 Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
   if (dest < 0 || dest >= size_ || dest == rank_) return Status::kInvalidArgument;
   note(bytes.size(), 0, false);
   if (watchdog_expired()) return Status::kMpiError;  // CRITPATH_ANALYSIS_TIMEOUT passed
-  if (mpi_ != MPI_COMM_NULL && host_shm::carries(mpi_)) {
+  if (host_shm::carries(mpi_)) {
     host_shm::send(dest, std::move(bytes));
     return Status::kOk;
   }
@@ -1371,7 +1386,18 @@ Status Comm::post(int dest, std::vector<unsigned char>&& bytes) const {
 
 Status Comm::receive(int& src, std::vector<unsigned char>& bytes, double timeout_s) const {
   const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
-  if (mpi_ != MPI_COMM_NULL && host_shm::carries(mpi_)) return receive_inbox(src, bytes, deadline);
+  if (host_shm::carries(mpi_)) {
+    // A rank waiting for a message pushes its own queued ones at every look (a receiver of
+    // them may be what it waits for).
+    return wait_inbox(deadline, [&] {
+      if (host_shm::take(src, bytes)) {
+        note(0, bytes.size(), false);
+        return true;
+      }
+      host_shm::push();
+      return false;
+    });
+  }
   MPI_Comm comm = mpi_;
   int tag = kP2pTag;
   HostedComm::Mailbox* box = nullptr;
@@ -1494,40 +1520,12 @@ Status Comm::receive_polled(int& src, std::vector<unsigned char>& bytes, uint64_
   }
 }
 
-// The segment's inboxes (host_shm::carries): a rank sleeps until rung when crowded, else spins
-// and yields, pushing its own queued messages at every look (a receiver of them may be what it
-// waits for).
-Status Comm::receive_inbox(int& src, std::vector<unsigned char>& bytes, uint64_t deadline) const {
-  uint64_t polls = 0;
-  fiber::PollClock waiting;  // from the first look that finds nothing
-  for (;;) {
-    const uint32_t rung = host_shm::rings();  // before the look: a ring after it wakes the sleep
-    if (host_shm::take(src, bytes)) {
-      note(0, bytes.size(), false);
-      return Status::kOk;
-    }
-    host_shm::push();
-    if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
-    waiting.begin();
-    if (!host_shm::crowded() || !host_shm::sleep_until_rung(mpi_, rung)) backoff(polls);
-  }
-}
-
 Status Comm::complete_posts(double timeout_s) const {
-  if (mpi_ != MPI_COMM_NULL && host_shm::carries(mpi_)) {
-    // Delivered once all of each is in its receiver's ring; a full one rings this rank when
-    // its receiver made room.
-    const uint64_t deadline = clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9);
-    uint64_t polls = 0;
-    fiber::PollClock waiting;
-    for (;;) {
-      const uint32_t rung = host_shm::rings();
-      if (!host_shm::push()) break;
-      if (clock::monotonic_ns() > deadline || watchdog_expired()) return Status::kMpiError;
-      waiting.begin();
-      if (!host_shm::crowded() || !host_shm::sleep_until_rung(mpi_, rung)) backoff(polls);
-    }
-  }
+  // Through the inboxes, delivered once all of each is in its receiver's ring (a full one rings
+  // this rank when its receiver made room).
+  if (host_shm::carries(mpi_))
+    CRITPATH_FORWARD_IF_ERROR(wait_inbox(clock::monotonic_ns() + uint64_t(std::max(0.0, timeout_s) * 1e9),
+                                         [] { return !host_shm::push(); }));
   return reap(true, timeout_s);
 }
 

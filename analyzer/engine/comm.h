@@ -205,7 +205,8 @@ class Comm {
   Status reap(bool all, double timeout_s) const;
   static Status sweep(Posts& p);  // reap's one pass: drops the delivered posts
   Status receive_polled(int& src, std::vector<unsigned char>& bytes, uint64_t deadline_ns) const;
-  Status receive_inbox(int& src, std::vector<unsigned char>& bytes, uint64_t deadline_ns) const;
+  template <typename Look>
+  Status wait_inbox(uint64_t deadline_ns, Look look) const;
 
   MPI_Comm mpi_ = MPI_COMM_NULL;        // native mode: owned unless borrowed
   bool borrowed_ = false;               // mpi_ is the caller's (borrow)

@@ -225,13 +225,16 @@ std::map<int, std::vector<unsigned char>> g_partial;  // by sender: fragments ta
 
 bool has_inboxes() { return g_state.base && g_state.size <= kMatrixRanks; }
 
+// A record's place in the ring: its head and its bytes, padded to 8 (sender and receiver alike).
+size_t record_span(size_t n) { return sizeof(Record) + (n + 7) / 8 * 8; }
+
 // Appends one record of `n` bytes to dest's ring, or returns false when it does not fit now
 // (this rank then marked blocked there, to be rung once the receiver has made room).
 bool put_record(int dest, const unsigned char* bytes, size_t n, uint32_t flags) {
   InboxHead& box = g_state.inbox(dest);
   unsigned char* ring = g_state.ring_of(dest);
   const size_t R = ring_bytes(g_state.size);
-  const size_t need = sizeof(Record) + (n + 7) / 8 * 8;
+  const size_t need = record_span(n);
   uint64_t t = box.tail.load(std::memory_order_acquire);
   size_t skip = 0;
   for (bool marked = false;;) {
@@ -270,7 +273,7 @@ bool push_out() {
     while (!stuck && (!o.started || o.done < o.bytes.size())) {
       const uint64_t total = o.bytes.size();
       const bool sized = !o.started && total > frag;  // several records: their length first
-      const size_t n = sized ? sizeof total : std::min(frag, o.bytes.size() - o.done);
+      const size_t n = sized ? sizeof total : std::min(frag, size_t(total) - o.done);
       const unsigned char* from = sized ? reinterpret_cast<const unsigned char*>(&total)
                                         : o.bytes.data() + o.done;
       if (!put_record(o.dest, from, n, sized ? kSize : o.done + n < total ? kMore : 0)) {
@@ -796,7 +799,7 @@ bool take(int& src, std::vector<unsigned char>& bytes) {
     size_t span = R - size_t(h % R);
     if (!(w & kSkip)) {
       const size_t n = w >> kLengthShift;
-      span = sizeof(Record) + (n + 7) / 8 * 8;
+      span = record_span(n);
       const int from = r->src;
       const unsigned char* p = reinterpret_cast<const unsigned char*>(r + 1);
       const auto part = g_partial.find(from);
@@ -807,14 +810,14 @@ bool take(int& src, std::vector<unsigned char>& bytes) {
       } else if (w & kMore) {
         std::vector<unsigned char>& acc = part == g_partial.end() ? g_partial[from] : part->second;
         acc.insert(acc.end(), p, p + n);
-      } else if (part == g_partial.end()) {
-        bytes.assign(p, p + n);
-      } else {
-        part->second.insert(part->second.end(), p, p + n);
-        bytes = std::move(part->second);
-        g_partial.erase(part);
-      }
-      if (!(w & (kMore | kSize))) {
+      } else {  // a message's last record
+        if (part == g_partial.end()) {
+          bytes.assign(p, p + n);
+        } else {
+          part->second.insert(part->second.end(), p, p + n);
+          bytes = std::move(part->second);
+          g_partial.erase(part);
+        }
         src = from;
         got = true;
       }
