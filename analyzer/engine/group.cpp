@@ -45,6 +45,25 @@ Status Group::allreduce(int* v, size_t n, ReduceOp op) const {
   return comm_.allreduce(v, int(n), MPI_INT, mpi_op(op));
 }
 
+Status Group::allreduce_cells(void* cells, size_t n, size_t bytes, size_t rounds,
+                              MPI_User_function* fn) const {
+  if (n == 0 || size() == 1) return Status::kOk;  // one rank (local(): no MPI) has the result
+  MPI_Datatype cell = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  Status st = Status::kMpiError;
+  if (PMPI_Type_contiguous(int(bytes), MPI_BYTE, &cell) == MPI_SUCCESS &&
+      PMPI_Type_commit(&cell) == MPI_SUCCESS && PMPI_Op_create(fn, 1, &op) == MPI_SUCCESS) {
+    const size_t piece = std::max(std::max<size_t>(kTopPieceBytes / bytes, 1), (n + rounds - 1) / rounds);
+    st = Status::kOk;
+    for (size_t at = 0; at < n && st == Status::kOk; at += piece)
+      st = comm_.allreduce(static_cast<unsigned char*>(cells) + at * bytes, int(std::min(piece, n - at)),
+                           cell, op);
+  }
+  if (op != MPI_OP_NULL) PMPI_Op_free(&op);
+  if (cell != MPI_DATATYPE_NULL) PMPI_Type_free(&cell);
+  return st;
+}
+
 Status Group::allreduce_maxloc(std::pair<double, int>* v, size_t n) const {
   if (n == 0) return Status::kOk;
   struct DoubleInt {

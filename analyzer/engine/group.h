@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -39,6 +40,7 @@ class Group {
   static Status over(MPI_Comm comm, Group& out);
   // A private duplicate of the analysis ranks `ranks` (native or hosted, engine/comm.h).
   static Status over(const Comm& ranks, Group& out);
+  static constexpr size_t kTopPieceBytes = 8192;
 
   Group() = default;
   Group(const Group&) = delete;
@@ -60,6 +62,17 @@ class Group {
   Status allreduce(int* v, size_t n, ReduceOp op) const;
   // (value, rank) pairs: the largest value and the lowest rank holding it, on every rank.
   Status allreduce_maxloc(std::pair<double, int>* v, size_t n) const;
+  // Top lists: each of the `n` cells holds K entries, first to last by Entry::before (a strict
+  // order, which must also order entries of different ranks), padded with Entry::none() (last
+  // in that order). On return every rank's cell holds the first K of all ranks' entries of
+  // that cell, merged: one round (up to K when more than kTopPieceBytes of cells, never fewer
+  // than kTopPieceBytes a round: what a host's shared segment takes in one operation), where
+  // K rounds of a maxloc would take K. Entry: trivially copyable, no pointers.
+  template <class Entry, size_t K>
+  Status allreduce_top(std::array<Entry, K>* cells, size_t n) const {
+    static_assert(std::is_trivially_copyable_v<Entry>, "top entries travel as bytes");
+    return allreduce_cells(cells, n, sizeof(std::array<Entry, K>), K, &merge_top<Entry, K>);
+  }
   // Elementwise reduction of `n` values to the root (`out` sized there, empty elsewhere).
   Status reduce_to_root(const double* v, size_t n, ReduceOp op, std::vector<double>& out) const;
   // Every rank's `n` values, rank after rank, on the root (fixed-size rows).
@@ -118,6 +131,25 @@ class Group {
   Status split(int color, Group& out) const;
 
  private:
+  // allreduce_top's reduction: `n` cells of `bytes` each, by the commutative `fn`, in pieces
+  // of at least kTopPieceBytes, at most `rounds` of them.
+  Status allreduce_cells(void* cells, size_t n, size_t bytes, size_t rounds, MPI_User_function* fn) const;
+  template <class Entry, size_t K>
+  static void merge_top(void* in, void* inout, int* len, MPI_Datatype*) {
+    const auto* a = static_cast<const std::array<Entry, K>*>(in);
+    auto* b = static_cast<std::array<Entry, K>*>(inout);
+    for (int c = 0; c < *len; ++c) {
+      std::array<Entry, K> out;
+      size_t i = 0, j = 0;
+      for (Entry& e : out) {
+        const bool first = Entry::before(a[c][i], b[c][j]);
+        e = first ? a[c][i] : b[c][j];
+        i += first ? 1 : 0;
+        j += first ? 0 : 1;
+      }
+      b[c] = out;
+    }
+  }
   Status broadcast_bytes(void* p, size_t bytes) const;
 
   Comm comm_;

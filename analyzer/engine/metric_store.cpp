@@ -3,6 +3,7 @@
 #include "analyzer/engine/metric_store.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -348,37 +349,38 @@ struct TopCells {
   std::vector<std::vector<RankValue>> top;  // per cell, largest first
 };
 
-// kTopRanks rounds of a vector maxloc over the cells whose maximum over ranks is positive:
-// each round every rank offers its value of every cell it has not yet won (kNone when not
-// positive) and the winners (largest value, lowest rank) are appended. A cell leaves when a
-// round finds nothing positive in it; pair cells after their first round. Every rank knows
-// the winners, so every rank drops the same cells.
+// An entry of the top-k reduction's cells: a rank's positive value; none() pads.
+struct TopEntry {
+  double value;
+  int rank;
+  int pad;
+  static TopEntry none() { return {kNone, std::numeric_limits<int>::max(), 0}; }
+  // Larger values first, equal ones by lower rank: the order of MPI_MAXLOC's winners.
+  static bool before(const TopEntry& a, const TopEntry& b) {
+    return a.value > b.value || (a.value == b.value && a.rank < b.rank);
+  }
+};
+
+// The top ranks of every cell, the kTopRanks largest positive values (Group::allreduce_top:
+// one round, each rank offering its value when positive): the winners of kTopRanks rounds of
+// a vector maxloc, each offering the values not yet won. A pair cell (row >= D) keeps its
+// first.
 Status top_rounds(const Group& group, size_t D, const std::function<double(size_t, size_t)>& own,
                   TopCells& tc) {
   const size_t n = tc.cells.size();
   tc.top.assign(n, {});
-  std::vector<size_t> active(n);
-  for (size_t c = 0; c < n; ++c) active[c] = c;
-  std::vector<char> won(n, 0);
-  std::vector<std::pair<double, int>> io;
-  for (size_t round = 0; round < kTopRanks && !active.empty(); ++round) {
-    io.resize(active.size());
-    for (size_t a = 0; a < active.size(); ++a) {
-      const size_t c = active[a];
-      const double v = own(tc.cells[c].first, tc.cells[c].second);
-      io[a] = {!won[c] && v > 0 ? v : kNone, group.rank()};
-    }
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce_maxloc(io.data(), io.size()));
-    std::vector<size_t> next;
-    for (size_t a = 0; a < active.size(); ++a) {
-      const size_t c = active[a];
-      if (!(io[a].first > 0)) continue;
-      tc.top[c].push_back({io[a].second, io[a].first});
-      if (io[a].second == group.rank()) won[c] = 1;
-      if (tc.cells[c].first < D) next.push_back(c);
-    }
-    active.swap(next);
+  std::vector<std::array<TopEntry, kTopRanks>> io(n);
+  for (size_t c = 0; c < n; ++c) {
+    io[c].fill(TopEntry::none());
+    const double v = own(tc.cells[c].first, tc.cells[c].second);
+    if (v > 0) io[c][0] = {v, group.rank(), 0};
   }
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce_top(io.data(), n));
+  for (size_t c = 0; c < n; ++c)
+    for (const TopEntry& e : io[c]) {
+      if (!(e.value > 0) || (tc.cells[c].first >= D && !tc.top[c].empty())) break;
+      tc.top[c].push_back({e.rank, e.value});
+    }
   return Status::kOk;
 }
 

@@ -221,7 +221,7 @@ class MetricStore {
   // are made by the same code on every rank). Appends one ReducedMetric per slot, in slot
   // order, to `out` on the root; with `mine`, appends this rank's values of every rank_detail
   // slot to it on every rank. A constant number of collectives whatever the number of
-  // metrics, call paths and ranks (at most 3 + kTopRanks); the root receives the per-rank
+  // metrics, call paths and ranks (at most 4); the root receives the per-rank
   // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
   Status reduce(const Group& group, std::vector<ReducedMetric>& out,
                 std::vector<RankDetail>* mine = nullptr) const;

@@ -2,6 +2,7 @@
 #include "analyzer/passes/wait_states/wait_states_report.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -151,45 +152,51 @@ Status reduce_moments(const WaitStates& ws, const std::vector<std::vector<uint64
   return Status::kOk;
 }
 
+// A place of a pattern's worst instances: the instance, the rank that offered it and its place
+// in that rank's own list; none() pads.
+struct WorstEntry {
+  double value;
+  int32_t offered_by, seq, node, rank;
+  static WorstEntry none() {
+    return {-std::numeric_limits<double>::infinity(), std::numeric_limits<int32_t>::max(), 0, -1, -1};
+  }
+  // Larger values first; equal ones by the lower offering rank, then in that rank's order.
+  static bool before(const WorstEntry& a, const WorstEntry& b) {
+    if (a.value != b.value) return a.value > b.value;
+    return a.offered_by != b.offered_by ? a.offered_by < b.offered_by : a.seq < b.seq;
+  }
+};
+
 // The kWorstInstances largest instances of every pattern over all ranks, largest first (equal
-// values: the lower rank first, then the rank's own order): one vector maxloc per place, each
-// rank offering its next instance, then one maximum for the winners' call paths and ranks,
-// with every pattern's min (negated) and max.
+// values: the lower rank first, then the rank's own order): one merge of every rank's own
+// worst instances (Group::allreduce_top), then one maximum of every pattern's min (negated)
+// and max.
 Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
                     std::vector<PatternSummary>& out) {
   constexpr double kNone = -std::numeric_limits<double>::max();
-  const size_t P = size_t(kPatternCount), K = kWorstInstances, M = 2 * P * K;
-  std::vector<size_t> next(P, 0);
-  // (call path, rank) of each place, then -min and max of each pattern (kNone: no instance).
-  std::vector<double> value(P * K, kNone), where(M + 2 * P, -1.0);
+  const size_t P = size_t(kPatternCount);
+  std::vector<std::array<WorstEntry, kWorstInstances>> top(P);
+  std::vector<double> extremes(2 * P);
   for (size_t p = 0; p < P; ++p) {
     const PatternStats& st = ws.stats[p];
-    where[M + 2 * p] = st.count > 0 ? -st.min : kNone;
-    where[M + 2 * p + 1] = st.count > 0 ? st.max : kNone;
-  }
-  std::vector<std::pair<double, int>> offer(P);
-  for (size_t k = 0; k < K; ++k) {
-    for (size_t p = 0; p < P; ++p) {
-      const std::vector<Instance>& w = ws.stats[p].worst;
-      offer[p] = {next[p] < w.size() ? w[next[p]].value : kNone, group.rank()};
-    }
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce_maxloc(offer.data(), offer.size()));
-    for (size_t p = 0; p < P; ++p) {
-      value[p * K + k] = offer[p].first;
-      if (offer[p].first == kNone || offer[p].second != group.rank()) continue;
-      const Instance& w = ws.stats[p].worst[next[p]++];
-      where[2 * (p * K + k)] = w.node >= 0 && size_t(w.node) < l2g.size() ? double(l2g[size_t(w.node)])
-                                                                          : -1.0;
-      where[2 * (p * K + k) + 1] = double(w.rank);
+    extremes[2 * p] = st.count > 0 ? -st.min : kNone;
+    extremes[2 * p + 1] = st.count > 0 ? st.max : kNone;
+    top[p].fill(WorstEntry::none());
+    for (size_t k = 0; k < st.worst.size() && k < kWorstInstances; ++k) {
+      const Instance& w = st.worst[k];
+      const int32_t node = w.node >= 0 && size_t(w.node) < l2g.size() ? int32_t(l2g[size_t(w.node)]) : -1;
+      top[p][k] = {w.value, int32_t(group.rank()), int32_t(k), node, w.rank};
     }
   }
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(where.data(), where.size(), engine::ReduceOp::kMax));
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce_top(top.data(), top.size()));
+  CRITPATH_FORWARD_IF_ERROR(group.allreduce(extremes.data(), extremes.size(), engine::ReduceOp::kMax));
   for (size_t p = 0; p < P; ++p) {
-    out[p].min = out[p].count > 0 ? -where[M + 2 * p] : 0;
-    out[p].max = out[p].count > 0 ? where[M + 2 * p + 1] : 0;
-    for (size_t k = 0; k < K && value[p * K + k] != kNone; ++k)
-      out[p].worst.push_back(
-          {value[p * K + k], int32_t(where[2 * (p * K + k)]), int32_t(where[2 * (p * K + k) + 1])});
+    out[p].min = out[p].count > 0 ? -extremes[2 * p] : 0;
+    out[p].max = out[p].count > 0 ? extremes[2 * p + 1] : 0;
+    for (const WorstEntry& e : top[p]) {
+      if (e.offered_by == std::numeric_limits<int32_t>::max()) break;
+      out[p].worst.push_back({e.value, e.node, e.rank});
+    }
   }
   return Status::kOk;
 }
@@ -230,7 +237,7 @@ Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, std::vector
 }
 
 // Every pattern's statistics over the ranks, on every rank: collectives of fixed size, nothing
-// gathered per rank (one sum, kWorstInstances maxlocs and one maximum, then the median's up to
+// gathered per rank (one sum, one merge of the worst instances and one maximum, then the median's up to
 // 15 sums and one more).
 Status reduce_pattern_stats(const WaitStates& ws, const std::vector<int>& l2g, const engine::Group& group,
                             std::vector<PatternSummary>& out) {
