@@ -461,18 +461,45 @@ void assemble(const std::vector<const MetricDecl*>& decls, size_t G, size_t P, c
   }
 }
 
+// The reduction's layout: the rank_detail slots and the delay pairs.
+Reduced layout(const std::vector<const MetricDecl*>& decls) {
+  Reduced r;
+  for (size_t m = 0; m < decls.size(); ++m)
+    if (decls[m]->rank_detail) r.detail.push_back(m);
+  r.pairs = delay_pairs(decls);
+  return r;
+}
+
 }  // namespace
+
+std::vector<const MetricDecl*> MetricStore::declarations(const std::vector<size_t>* detail,
+                                                         std::vector<RankDetail>* mine) const {
+  std::vector<const MetricDecl*> decls;
+  for (const Slot& sl : metrics_) decls.push_back(sl.decl);
+  if (detail && mine)
+    for (size_t m : *detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
+  return decls;
+}
+
+void MetricStore::reduce_zero(const Group& group, std::vector<ReducedMetric>& out,
+                              std::vector<RankDetail>* mine) const {
+  const size_t G = callpaths_, M = metrics_.size();
+  const std::vector<const MetricDecl*> decls = declarations();
+  Reduced r = layout(decls);
+  declarations(&r.detail, mine);
+  if (!group.is_root()) return;
+  r.mx.assign((M + r.detail.size() + r.pairs.size()) * G + M, 0.0);
+  r.sums.assign((M + r.detail.size()) * G, 0.0);
+  assemble(decls, G, size_t(group.size()), r, out);
+}
 
 Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
                            std::vector<RankDetail>* mine) const {
   const size_t G = callpaths_, M = metrics_.size();
-  std::vector<const MetricDecl*> decls;
-  for (const Slot& sl : metrics_) decls.push_back(sl.decl);
-  Reduced r;
-  std::vector<size_t>& detail = r.detail;
-  for (size_t m = 0; m < M; ++m)
-    if (decls[m]->rank_detail) detail.push_back(m);
-  r.pairs = delay_pairs(decls);
+  const std::vector<const MetricDecl*> decls = declarations();
+  Reduced r = layout(decls);
+  declarations(&r.detail, mine);
+  const std::vector<size_t>& detail = r.detail;
   const auto& pairs = r.pairs;
   const size_t D = detail.size(), J = pairs.size();
   auto v = [&](size_t m, size_t g) { return metrics_[m].values[g]; };
@@ -480,8 +507,6 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
   auto own = [&](size_t row, size_t g) {
     return row < D ? v(detail[row], g) : v(pairs[row - D].first, g) + v(pairs[row - D].second, g);
   };
-  if (mine)
-    for (size_t m : detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
   // 1. The maximum over ranks, on every rank: every slot's values, the detail slots' negated
   //    values (their minimum) and the pairs' sums.
   //    Last, per slot 1 when any of its values is non-zero on any rank.

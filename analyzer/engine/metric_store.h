@@ -225,8 +225,16 @@ class MetricStore {
   // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
   Status reduce(const Group& group, std::vector<ReducedMetric>& out,
                 std::vector<RankDetail>* mine = nullptr) const;
+  // What reduce() gives when every rank's every value is 0 and all ranks know it (an earlier
+  // collective told them): the same results, without a collective.
+  void reduce_zero(const Group& group, std::vector<ReducedMetric>& out,
+                   std::vector<RankDetail>* mine = nullptr) const;
 
  private:
+  // The slots' declarations in slot order; with `detail` (rank_detail slot indices) and
+  // `mine`, also appends this rank's values of those slots to `mine`.
+  std::vector<const MetricDecl*> declarations(const std::vector<size_t>* detail = nullptr,
+                                              std::vector<RankDetail>* mine = nullptr) const;
   struct Slot {
     const MetricDecl* decl = nullptr;
     std::vector<double> values;

@@ -622,6 +622,7 @@ Status compute_rma(const engine::Timeline& t, const std::vector<engine::CollSync
   // Whether anybody has RMA records at all: most runs have none, and skip both exchanges.
   int any = t.rma.empty() ? 0 : 1;
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(&any, 1, engine::ReduceOp::kMax));
+  out.any = any != 0;
   if (any) {
     std::vector<RmaNote> received, replies;
     CRITPATH_FORWARD_IF_ERROR(exchange(search.outgoing(), received));

@@ -176,6 +176,7 @@ class RmaSearch {
 };
 
 struct RmaResult {
+  bool any = false;         // whether some rank has one-sided records (all ranks agree)
   uint64_t bytes_sent = 0;  // analysis payload this rank sent
   uint64_t epochs = 0;
   std::vector<std::string> notes;

@@ -18,8 +18,12 @@ Status report_rma(const RmaResult& res, const std::vector<int>& l2g, int n_callp
       store.add(slot[k], l2g[n], res.bytes_by_node[n][size_t(k)]);
       sums[k] += res.bytes_by_node[n][size_t(k)];
     }
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 5, engine::ReduceOp::kSum));
+  if (res.any) {
+    CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 5, engine::ReduceOp::kSum));
+  } else {  // no rank has one-sided records: every figure is 0 everywhere, no collective
+    store.reduce_zero(group, in.extra_metrics, &in.rank_detail);
+  }
   if (!group.is_root()) return Status::kOk;
   in.scalars.set("rma_epochs", sums[3]);
   in.scalars.set("rma_analysis_bytes", sums[4]);
