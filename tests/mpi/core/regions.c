@@ -7,6 +7,11 @@
  *   then (more than one rank) MPI_Send/MPI_Recv ring, MPI_Isend/Irecv/Waitall, MPI_Barrier, MPI_Bcast, MPI_Allreduce
  * Expected per rank: outer inclusive 0.36 s, outer exclusive 0.24 s, inner inclusive 0.12 s,
  * visits outer 3, inner 3. With argv[1] = n, n more enter/exit pairs of "tick" (volume). Uses the C++-free C API and both macro and handle forms.
+ * A sleep ends when the rank runs again, which on a loaded machine can be milliseconds past its
+ * deadline (CI once saw every rank's inner region 6.3 ms long over three sleeps): each rank also
+ * times both regions itself (around the enter and exit calls) and writes the sums to
+ * $CRITPATH_OUTPUT_DIR.spans.<rank> as "inner <s> outer <s>", which check_regions.py holds
+ * the report to.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +28,24 @@
 #endif
 
 static struct timespec deadline;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The sums of the regions' own timings, for check_regions.py (see above). */
+static void write_spans(int rank, double inner, double outer) {
+  const char* dir = getenv("CRITPATH_OUTPUT_DIR");
+  if (dir == NULL) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s.spans.%d", dir, rank);
+  FILE* f = fopen(path, "w");
+  if (f == NULL) return;
+  fprintf(f, "inner %.9f outer %.9f\n", inner, outer);
+  fclose(f);
+}
 
 static void sleep_ms(long ms) {
   deadline.tv_nsec += ms * 1000000L;
@@ -41,15 +64,20 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const unsigned outer = critpath_region_define("outer");
   double buf[16] = {0}, in[16] = {0};
+  double inner_s = 0, outer_s = 0;
   for (int it = 0; it < 3; ++it) {
     MPI_Barrier(MPI_COMM_WORLD);
     clock_gettime(CLOCK_MONOTONIC, &deadline);
+    const double t0 = now_s();
     critpath_enter(outer);
+    const double t1 = now_s();
     CRITPATH_REGION_BEGIN("inner");
     sleep_ms(40);
     CRITPATH_REGION_END("inner");
+    inner_s += now_s() - t1;
     sleep_ms(80);
     critpath_exit(outer);
+    outer_s += now_s() - t0;
     const int right = (rank + 1) % size, left = (rank + size - 1) % size;
     if (size == 1) {
       /* A blocking send to oneself may legally wait for its receive: no ring. */
@@ -74,6 +102,7 @@ int main(int argc, char** argv) {
     CRITPATH_REGION_BEGIN("tick");
     CRITPATH_REGION_END("tick");
   }
+  write_spans(rank, inner_s, outer_s);
   if (rank == 0) printf("regions: done on %d ranks\n", size);
   MPI_Finalize();
   return 0;
