@@ -493,8 +493,8 @@ void MetricStore::reduce_zero(const Group& group, std::vector<ReducedMetric>& ou
   assemble(decls, G, size_t(group.size()), r, out);
 }
 
-Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
-                           std::vector<RankDetail>* mine) const {
+Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out, std::vector<RankDetail>* mine,
+                           std::vector<double>* root_sums) const {
   const size_t G = callpaths_, M = metrics_.size();
   const std::vector<const MetricDecl*> decls = declarations();
   Reduced r = layout(decls);
@@ -540,9 +540,12 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out,
     sq.push_back(me ? v(pairs[row - D].first, g) : 0.0);
     sq.push_back(me ? v(pairs[row - D].second, g) : 0.0);
   }
+  const size_t extra = root_sums ? root_sums->size() : 0;
+  if (extra) sq.insert(sq.end(), root_sums->begin(), root_sums->end());
   CRITPATH_FORWARD_IF_ERROR(group.reduce_to_root(sq.data(), sq.size(), ReduceOp::kSum, r.sums));
   if (group.is_root()) {
-    r.part_sums.assign(r.sums.begin() + long((M + D) * G), r.sums.end());
+    if (extra) root_sums->assign(r.sums.end() - long(extra), r.sums.end());
+    r.part_sums.assign(r.sums.begin() + long((M + D) * G), r.sums.end() - long(extra));
     r.sums.resize((M + D) * G);
   }
   // 4. The per-rank totals of the slots with a non-zero value somewhere (the others' are 0).

@@ -223,8 +223,10 @@ class MetricStore {
   // slot to it on every rank. A constant number of collectives whatever the number of
   // metrics, call paths and ranks (at most 4); the root receives the per-rank
   // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
-  Status reduce(const Group& group, std::vector<ReducedMetric>& out,
-                std::vector<RankDetail>* mine = nullptr) const;
+  // With `root_sums`: those values too, summed over the ranks into it on the root (riding in
+  // the reduction's sums: no round of their own).
+  Status reduce(const Group& group, std::vector<ReducedMetric>& out, std::vector<RankDetail>* mine = nullptr,
+                std::vector<double>* root_sums = nullptr) const;
   // What reduce() gives when every rank's every value is 0 and all ranks know it (an earlier
   // collective told them): the same results, without a collective.
   void reduce_zero(const Group& group, std::vector<ReducedMetric>& out,

@@ -150,9 +150,8 @@ std::string topology_maps(const defs::Definitions& definitions, const engine::Re
 
 Status report_delay(const DelayResult& res, const engine::MetricStore& store, const engine::Group& group,
                     const defs::Definitions& definitions, const GlobalProfile& global, ReportInput& in) {
-  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
-  double sums[4] = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 4, engine::ReduceOp::kSum));
+  std::vector<double> sums = {res.analysed_s, res.remainder_s, double(res.bytes_sent), double(res.instances)};
+  CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail, &sums));
   if (!group.is_root()) return Status::kOk;
   in.scalars.set("delay_analysed_s", sums[0]);
   in.scalars.set("delay_remainder_s", sums[1]);

@@ -12,15 +12,14 @@ Status report_rma(const RmaResult& res, const std::vector<int>& l2g, int n_callp
   engine::MetricStore store{size_t(n_callpaths)};
   const int slot[3] = {store.slot("rma_bytes_put"), store.slot("rma_bytes_get"),
                        store.slot("rma_bytes_accumulated")};
-  double sums[5] = {0, 0, 0, double(res.epochs), double(res.bytes_sent)};
+  std::vector<double> sums = {0, 0, 0, double(res.epochs), double(res.bytes_sent)};
   for (size_t n = 0; n < res.bytes_by_node.size() && n < l2g.size(); ++n)
     for (int k = 0; k < 3; ++k) {
       store.add(slot[k], l2g[n], res.bytes_by_node[n][size_t(k)]);
       sums[k] += res.bytes_by_node[n][size_t(k)];
     }
   if (res.any) {
-    CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail));
-    CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums, 5, engine::ReduceOp::kSum));
+    CRITPATH_FORWARD_IF_ERROR(store.reduce(group, in.extra_metrics, &in.rank_detail, &sums));
   } else {  // no rank has one-sided records: every figure is 0 everywhere, no collective
     store.reduce_zero(group, in.extra_metrics, &in.rank_detail);
   }
