@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 
@@ -127,12 +128,10 @@ struct ByCall {
 class ProgramWriter {
  public:
   // Room for n bytes, on huge pages when that many (engine/big_memory.h): a message-bound
-  // run's program is tens of MB.
+  // run's program is tens of MB, its room left unwritten (no zeroing: the bytes are written
+  // front to back, and the room past the end is never read).
   void reserve(size_t n) {
-    if (n <= b_.size()) return;
-    b_.reserve(n);
-    engine::prefer_huge_pages(b_.data(), b_.capacity());
-    b_.resize(n);
+    if (n > cap_) regrow(n);
   }
   // Inline, a few per call (a call each cost as much as the store).
   [[gnu::always_inline]] void byte(uint8_t v) {
@@ -156,7 +155,7 @@ class ProgramWriter {
   // size (a message's: kMaxMessageOp), instead of a check per operand: at(k), the puts, then
   // done() with where the pointer ended.
   [[gnu::always_inline]] unsigned char* at(size_t k) { return room(k); }
-  [[gnu::always_inline]] void done(const unsigned char* p) { n_ = size_t(p - b_.data()); }
+  [[gnu::always_inline]] void done(const unsigned char* p) { n_ = size_t(p - b_.get()); }
   template <typename T>
   [[gnu::always_inline]] static unsigned char* put_raw(unsigned char* p, T v) {
     std::memcpy(p, &v, sizeof v);
@@ -167,20 +166,27 @@ class ProgramWriter {
     *p++ = uint8_t(v);
     return p;
   }
-  std::vector<unsigned char> take() {
-    b_.resize(n_);
-    n_ = 0;
-    return std::move(b_);
+  unsigned char* data() { return b_.get(); }
+  void release() {
+    b_.reset();
+    cap_ = n_ = 0;
   }
 
  private:
   [[gnu::always_inline]] unsigned char* room(size_t k) {
-    if (b_.size() - n_ < k) grow(k);
-    return b_.data() + n_;
+    if (cap_ - n_ < k) grow(k);
+    return b_.get() + n_;
   }
-  [[gnu::noinline]] void grow(size_t k) { b_.resize(std::max(2 * b_.size(), n_ + k + 4096)); }
-  std::vector<unsigned char> b_;  // written up to n_
-  size_t n_ = 0;
+  [[gnu::noinline]] void grow(size_t k) { regrow(std::max(2 * cap_, n_ + k + 4096)); }
+  void regrow(size_t cap) {
+    std::unique_ptr<unsigned char[]> b(new unsigned char[cap]);  // default-initialized: not zeroed
+    engine::prefer_huge_pages(b.get(), cap);
+    if (n_ > 0) std::memcpy(b.get(), b_.get(), n_);
+    b_ = std::move(b);
+    cap_ = cap;
+  }
+  std::unique_ptr<unsigned char[]> b_;  // cap_ bytes, written up to n_
+  size_t cap_ = 0, n_ = 0;
 };
 
 // A signed difference as an unsigned LEB128 value: small either way (zigzag).
@@ -823,15 +829,20 @@ class GroupReplay final : public ReplayIo {
     return box_.flush_all();
   }
 
-  // The leader: every member's program (its own first), then the group's replay until every
+  // The leader: every member's program (its own first: `own`, n bytes as a program batch,
+  // which the caller keeps until the replay ended), then the group's replay until every
   // program ended. `late` when the deadline passed first.
-  Status run(std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal, uint64_t deadline,
+  Status run(const unsigned char* own, size_t n, const std::vector<uint8_t>& ideal, uint64_t deadline,
              bool& late) {
     late = false;
-    CRITPATH_FORWARD_IF_ERROR(take_program(me_, std::move(prog)));
+    if (n < kProgramHeader || own[0] != kBatchProgram) return Status::kCorrupt;
+    std::memcpy(&infos_[0], own + 1, sizeof(ProgramInfo));
+    bytes_ += n - 1;
+    ++programs_;
     while (programs_ < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
-    for (int m = 0; m < n_; ++m)
+    ex_.emplace_back(own + kProgramHeader, n - kProgramHeader, first_, ideal, delay_us_ > 0);
+    for (int m = 1; m < n_; ++m)
       ex_.emplace_back(progs_[size_t(m)].data() + kProgramHeader, progs_[size_t(m)].size() - kProgramHeader,
                        first_ + m, ideal, delay_us_ > 0);
     std::vector<int> runnable;
@@ -980,10 +991,10 @@ class GroupReplay final : public ReplayIo {
     return take(from, in);
   }
 
-  // The program batch of the member `src` (the leader's own too).
+  // The program batch of the member `src` (not the leader's own: run()).
   Status take_program(int src, std::vector<unsigned char>&& in) {
     const int m = src - first_;
-    if (!leader() || m < 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
+    if (!leader() || m <= 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
         !progs_[size_t(m)].empty())
       return Status::kCorrupt;
     std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
@@ -1710,14 +1721,15 @@ class Simulator {
   Status run_grouped(int ranks_per_group, uint64_t t0, uint64_t deadline, WhatIfResult& out) {
     GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
     bool late = false;
-    std::vector<unsigned char> prog = w_.take();
+    unsigned char* const prog = w_.data();
     prog[0] = kBatchProgram;
-    std::memcpy(prog.data() + 1, &info_, sizeof info_);
-    Status status = rp.leader() ? rp.run(std::move(prog), ideal_, deadline, late)
-                                : rp.send_program(std::move(prog));
-    prog = std::vector<unsigned char>();
+    std::memcpy(prog + 1, &info_, sizeof info_);
+    // The leader runs its own program where it was written; a member's travels as its batch.
+    Status status = rp.leader() ? rp.run(prog, w_.size(), ideal_, deadline, late)
+                                : rp.send_program(std::vector<unsigned char>(prog, prog + w_.size()));
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
+    w_.release();
     if (status == Status::kOk && !late) status = fs;
     // mx: per lane fin', measured fin, useful maximum, the replay's seconds, whether a rank
     // failed and whether one was late; sum: per lane the waiting time, measured waiting,
