@@ -95,15 +95,23 @@ struct KeyHash {
 // the order given (sized by the items, not by the calls: most calls have none of a kind). The
 // list ends in a sentinel after every call (kEnd), so that the lookups of every call of the
 // compile need no bounds check.
+// A (call, item) pair. Left unset when default-constructed: a list sized for its pairs before
+// they are stored (index_calls) is not zeroed first.
+struct CallItem {
+  uint32_t first, second;
+  CallItem() {}  // NOLINT(modernize-use-equals-default): = default would zero it in resize()
+  CallItem(uint32_t call, uint32_t item) : first(call), second(item) {}
+};
 struct ByCall {
   static constexpr uint32_t kEnd = UINT32_MAX;
-  std::vector<std::pair<uint32_t, uint32_t>> list{{kEnd, 0}};
+  std::vector<CallItem> list{{kEnd, 0}};
   size_t at = 0;  // the first pair of a call not before the last one asked for
-  void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
+  // `sorted`: the caller knows the pairs are in call order already.
+  void build(std::vector<CallItem>&& call_item, bool sorted = false) {
     list = std::move(call_item);
     list.reserve(list.size() + 1);  // the sentinel (a no-op where the caller left room for it)
     const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
-    if (!std::is_sorted(list.begin(), list.end(), by_call))
+    if (!sorted && !std::is_sorted(list.begin(), list.end(), by_call))
       std::stable_sort(list.begin(), list.end(), by_call);
     list.push_back({kEnd, 0});
     at = 0;
@@ -1236,26 +1244,39 @@ class Simulator {
     return Status::kOk;
   }
 
+  // The pairs (call_of(i), i) of the replayed calls' items i < n that `keep` keeps (the sends'
+  // or receives' matched messages), into `out`: stored by index into room for all of them
+  // (unset until stored), then cut, with no capacity check per pair. Whether they came in call
+  // order is told as they come (ByCall::build then need not look again).
+  template <class CallOf, class Keep>
+  bool collect(size_t n, CallOf call_of, Keep keep, std::vector<CallItem>& out) const {
+    out.reserve(n + 1);  // and ByCall's sentinel: no regrowth copy for it
+    out.resize(n);
+    size_t kept = 0;
+    bool sorted = true;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t call = call_of(i);
+      if (call >= n0_ || !keep(i)) continue;
+      sorted &= call >= last;
+      last = call;
+      out[kept++] = {call, i};
+    }
+    out.resize(kept);
+    return sorted;
+  }
+
   // What each call posts and completes; the collective instances replayed, their ordinals per
   // communicator / window (as sync_collectives numbers them) and members' world ranks.
   void index_calls() {
-    // The sends' and receives' pairs (one per message) stored by index into room for all of
-    // them, then cut: no capacity check per pair.
-    std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
-    s.reserve(t_.sends.size() + 1);  // and ByCall's sentinel: no regrowth copy for it
-    r.reserve(t_.recvs.size() + 1);
-    s.resize(t_.sends.size());
-    r.resize(t_.recvs.size());
-    size_t ns = 0, nr = 0;
-    const size_t matched_sends = std::min(t_.sends.size(), match_.group.size());
-    const size_t matched_recvs = std::min(t_.recvs.size(), match_.send_group.size());
-    for (uint32_t i = 0; i < matched_sends; ++i)
-      if (t_.sends[i].call < n0_ && match_.group[i] != UINT32_MAX) s[ns++] = {t_.sends[i].call, i};
-    for (uint32_t i = 0; i < matched_recvs; ++i)
-      if (t_.recvs[i].complete_call < n0_ && match_.send_group[i] != UINT32_MAX)
-        r[nr++] = {t_.recvs[i].complete_call, i};
-    s.resize(ns);
-    r.resize(nr);
+    std::vector<CallItem> s, r, p, c;
+    const bool s_sorted = collect(
+        std::min(t_.sends.size(), match_.group.size()), [&](uint32_t i) { return t_.sends[i].call; },
+        [&](uint32_t i) { return match_.group[i] != UINT32_MAX; }, s);
+    const bool r_sorted = collect(
+        std::min(t_.recvs.size(), match_.send_group.size()),
+        [&](uint32_t i) { return t_.recvs[i].complete_call; },
+        [&](uint32_t i) { return match_.send_group[i] != UINT32_MAX; }, r);
     std::vector<uint32_t> ref_of[2] = {std::vector<uint32_t>(t_.colls.size(), UINT32_MAX),
                                        std::vector<uint32_t>(t_.win_colls.size(), UINT32_MAX)};
     for (int w = 0; w < 2; ++w) {
@@ -1273,8 +1294,8 @@ class Simulator {
         colls_.push_back({i, w == 1});
       }
     }
-    sends_at_.build(std::move(s));
-    recvs_at_.build(std::move(r));
+    sends_at_.build(std::move(s), s_sorted);
+    recvs_at_.build(std::move(r), r_sorted);
     posts_at_.build(std::move(p));
     completes_at_.build(std::move(c));
     // Every record counts towards its key's ordinal, replayed or not.
@@ -1311,9 +1332,9 @@ class Simulator {
   // Collective unless no rank asks (set_factors): tells every causer which of its calls this
   // rank's one-sided waits depend on.
   Status ask_rma_causes() {
-    if (!any_rma_asks_) return Status::kOk;           // rma_need_at_ stays empty
-    std::map<int32_t, std::vector<RmaAsk>> asks;      // per causer asked (few: nothing sized by P)
-    std::vector<std::pair<uint32_t, uint32_t>> need;  // (waiting call, wait index)
+    if (!any_rma_asks_) return Status::kOk;       // rma_need_at_ stays empty
+    std::map<int32_t, std::vector<RmaAsk>> asks;  // per causer asked (few: nothing sized by P)
+    std::vector<CallItem> need;                   // (waiting call, wait index)
     for (uint32_t i = 0; i < rw_.size(); ++i) {
       const RmaWait& w = rw_[i];
       if (!rma_asked(w)) continue;
