@@ -582,7 +582,8 @@ class Executor {
     }
     double* en = enter_.data();
     const double* cu = cur_.data();
-    for (size_t l = 0; l < lanes<N>(); ++l) en[l] = cu[l] + std::max(0.0, double(gap));
+    const double g = std::max(0.0, double(gap));  // a value: std::max's reference kept it in memory
+    for (size_t l = 0; l < lanes<N>(); ++l) en[l] = cu[l] + g;
     return true;
   }
   template <size_t N, class Io>
