@@ -854,6 +854,7 @@ class GroupReplay final : public ReplayIo {
     for (int m = 1; m < n_; ++m)
       ex_.emplace_back(progs_[size_t(m)].data() + kProgramHeader, progs_[size_t(m)].size() - kProgramHeader,
                        first_ + m, ideal, delay_us_ > 0);
+    resume_here_ = delay_us_ == 0;
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
@@ -1056,8 +1057,8 @@ class GroupReplay final : public ReplayIo {
   // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
   // it waits in one (a ping-pong's every message: no second look at the operation).
   [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
-    // m is a member (below n_): every member has its executor once there are any.
-    if (delay_us_ == 0 && !ex_.empty() && ex_[m].in_receive()) {
+    // m is a member (below n_), and resume_here_ is set once every member has its executor.
+    if (resume_here_ && ex_[m].in_receive()) {
       ex_[m].resume(v);
       state_[m] = kRunning;
     } else {
@@ -1102,6 +1103,9 @@ class GroupReplay final : public ReplayIo {
   std::vector<double> handed_;      // [member][lane]
   std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
+  // Every member has its executor and no dependency sleeps: hand_over() completes a member's
+  // waiting receive itself (one flag where the hand-over tested both).
+  bool resume_here_ = false;
   uint64_t dependencies_ = 0, bytes_ = 0;
 };
 
@@ -1489,7 +1493,12 @@ class Simulator {
     // another call's, or the sentinel): the first pairs alone, not counted to their ends.
     const bool sends = sends_at_.from(k) == k;
     if (sends == (recvs_at_.from(k) == k)) return false;
-    const ByCall& mine = sends ? sends_at_ : recvs_at_;
+    // The rest once for each kind (its list, key and exit known there, not chosen per call).
+    return sends ? message<true>(k, gap) : message<false>(k, gap);
+  }
+  template <bool kSends>
+  [[gnu::always_inline]] bool message(size_t k, float gap) {
+    const ByCall& mine = kSends ? sends_at_ : recvs_at_;
     if (mine.list[mine.at + 1].first == k || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
       return false;
     if (k >= quiet_until_) {
@@ -1498,7 +1507,7 @@ class Simulator {
     }
     uint32_t peer, a, b;
     double ready_m = kNone;
-    if (sends) {
+    if constexpr (kSends) {
       const uint32_t s = mine.list[mine.at].second;
       peer = uint32_t(t_.sends[s].peer), a = match_.group[s], b = match_.pos[s];
     } else {
@@ -1508,8 +1517,8 @@ class Simulator {
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, !sends, own, after);
-    MessageKey& last = last_[sends ? 0 : 1];
+    const uint8_t o = exit_op(k, ready_m, !kSends, own, after);
+    MessageKey& last = last_[kSends ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
     last = {peer, a, b};
