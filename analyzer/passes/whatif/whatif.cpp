@@ -1498,7 +1498,7 @@ class Simulator {
   }
   template <bool kSends>
   [[gnu::always_inline]] bool message(size_t k, float gap) {
-    const ByCall& mine = kSends ? sends_at_ : recvs_at_;
+    ByCall& mine = kSends ? sends_at_ : recvs_at_;
     if (mine.list[mine.at + 1].first == k || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
       return false;
     if (k >= quiet_until_) {
@@ -1534,6 +1534,7 @@ class Simulator {
       p = ProgramWriter::put_var(p, db);
     }
     w_.done(p);
+    ++mine.at;  // past call k's one pair: the next call's look at the list starts at its own
     return true;
   }
   // The largest kOpSend* / kOpRecv*: the op, three floats, three varints.
