@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 
@@ -94,15 +95,23 @@ struct KeyHash {
 // the order given (sized by the items, not by the calls: most calls have none of a kind). The
 // list ends in a sentinel after every call (kEnd), so that the lookups of every call of the
 // compile need no bounds check.
+// A (call, item) pair. Left unset when default-constructed: a list sized for its pairs before
+// they are stored (index_calls) is not zeroed first.
+struct CallItem {
+  uint32_t first, second;
+  CallItem() {}  // NOLINT(modernize-use-equals-default): = default would zero it in resize()
+  CallItem(uint32_t call, uint32_t item) : first(call), second(item) {}
+};
 struct ByCall {
   static constexpr uint32_t kEnd = UINT32_MAX;
-  std::vector<std::pair<uint32_t, uint32_t>> list{{kEnd, 0}};
+  std::vector<CallItem> list{{kEnd, 0}};
   size_t at = 0;  // the first pair of a call not before the last one asked for
-  void build(std::vector<std::pair<uint32_t, uint32_t>>&& call_item) {
+  // `sorted`: the caller knows the pairs are in call order already.
+  void build(std::vector<CallItem>&& call_item, bool sorted = false) {
     list = std::move(call_item);
     list.reserve(list.size() + 1);  // the sentinel (a no-op where the caller left room for it)
     const auto by_call = [](const auto& x, const auto& y) { return x.first < y.first; };
-    if (!std::is_sorted(list.begin(), list.end(), by_call))
+    if (!sorted && !std::is_sorted(list.begin(), list.end(), by_call))
       std::stable_sort(list.begin(), list.end(), by_call);
     list.push_back({kEnd, 0});
     at = 0;
@@ -127,12 +136,10 @@ struct ByCall {
 class ProgramWriter {
  public:
   // Room for n bytes, on huge pages when that many (engine/big_memory.h): a message-bound
-  // run's program is tens of MB.
+  // run's program is tens of MB, its room left unwritten (no zeroing: the bytes are written
+  // front to back, and the room past the end is never read).
   void reserve(size_t n) {
-    if (n <= b_.size()) return;
-    b_.reserve(n);
-    engine::prefer_huge_pages(b_.data(), b_.capacity());
-    b_.resize(n);
+    if (n > cap_) regrow(n);
   }
   // Inline, a few per call (a call each cost as much as the store).
   [[gnu::always_inline]] void byte(uint8_t v) {
@@ -156,7 +163,7 @@ class ProgramWriter {
   // size (a message's: kMaxMessageOp), instead of a check per operand: at(k), the puts, then
   // done() with where the pointer ended.
   [[gnu::always_inline]] unsigned char* at(size_t k) { return room(k); }
-  [[gnu::always_inline]] void done(const unsigned char* p) { n_ = size_t(p - b_.data()); }
+  [[gnu::always_inline]] void done(const unsigned char* p) { n_ = size_t(p - b_.get()); }
   template <typename T>
   [[gnu::always_inline]] static unsigned char* put_raw(unsigned char* p, T v) {
     std::memcpy(p, &v, sizeof v);
@@ -167,20 +174,27 @@ class ProgramWriter {
     *p++ = uint8_t(v);
     return p;
   }
-  std::vector<unsigned char> take() {
-    b_.resize(n_);
-    n_ = 0;
-    return std::move(b_);
+  unsigned char* data() { return b_.get(); }
+  void release() {
+    b_.reset();
+    cap_ = n_ = 0;
   }
 
  private:
   [[gnu::always_inline]] unsigned char* room(size_t k) {
-    if (b_.size() - n_ < k) grow(k);
-    return b_.data() + n_;
+    if (cap_ - n_ < k) grow(k);
+    return b_.get() + n_;
   }
-  [[gnu::noinline]] void grow(size_t k) { b_.resize(std::max(2 * b_.size(), n_ + k + 4096)); }
-  std::vector<unsigned char> b_;  // written up to n_
-  size_t n_ = 0;
+  [[gnu::noinline]] void grow(size_t k) { regrow(std::max(2 * cap_, n_ + k + 4096)); }
+  void regrow(size_t cap) {
+    std::unique_ptr<unsigned char[]> b(new unsigned char[cap]);  // default-initialized: not zeroed
+    engine::prefer_huge_pages(b.get(), cap);
+    if (n_ > 0) std::memcpy(b.get(), b_.get(), n_);
+    b_ = std::move(b);
+    cap_ = cap;
+  }
+  std::unique_ptr<unsigned char[]> b_;  // cap_ bytes, written up to n_
+  size_t cap_ = 0, n_ = 0;
 };
 
 // A signed difference as an unsigned LEB128 value: small either way (zigzag).
@@ -568,7 +582,8 @@ class Executor {
     }
     double* en = enter_.data();
     const double* cu = cur_.data();
-    for (size_t l = 0; l < lanes<N>(); ++l) en[l] = cu[l] + std::max(0.0, double(gap));
+    const double g = std::max(0.0, double(gap));  // a value: std::max's reference kept it in memory
+    for (size_t l = 0; l < lanes<N>(); ++l) en[l] = cu[l] + g;
     return true;
   }
   template <size_t N, class Io>
@@ -823,17 +838,23 @@ class GroupReplay final : public ReplayIo {
     return box_.flush_all();
   }
 
-  // The leader: every member's program (its own first), then the group's replay until every
+  // The leader: every member's program (its own first: `own`, n bytes as a program batch,
+  // which the caller keeps until the replay ended), then the group's replay until every
   // program ended. `late` when the deadline passed first.
-  Status run(std::vector<unsigned char>&& prog, const std::vector<uint8_t>& ideal, uint64_t deadline,
+  Status run(const unsigned char* own, size_t n, const std::vector<uint8_t>& ideal, uint64_t deadline,
              bool& late) {
     late = false;
-    CRITPATH_FORWARD_IF_ERROR(take_program(me_, std::move(prog)));
+    if (n < kProgramHeader || own[0] != kBatchProgram) return Status::kCorrupt;
+    std::memcpy(&infos_[0], own + 1, sizeof(ProgramInfo));
+    bytes_ += n - 1;
+    ++programs_;
     while (programs_ < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
-    for (int m = 0; m < n_; ++m)
+    ex_.emplace_back(own + kProgramHeader, n - kProgramHeader, first_, ideal, delay_us_ > 0);
+    for (int m = 1; m < n_; ++m)
       ex_.emplace_back(progs_[size_t(m)].data() + kProgramHeader, progs_[size_t(m)].size() - kProgramHeader,
                        first_ + m, ideal, delay_us_ > 0);
+    resume_here_ = delay_us_ == 0;
     std::vector<int> runnable;
     for (int m = n_ - 1; m >= 0; --m) runnable.push_back(m);
     for (;;) {
@@ -980,10 +1001,10 @@ class GroupReplay final : public ReplayIo {
     return take(from, in);
   }
 
-  // The program batch of the member `src` (the leader's own too).
+  // The program batch of the member `src` (not the leader's own: run()).
   Status take_program(int src, std::vector<unsigned char>&& in) {
     const int m = src - first_;
-    if (!leader() || m < 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
+    if (!leader() || m <= 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
         !progs_[size_t(m)].empty())
       return Status::kCorrupt;
     std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
@@ -1036,8 +1057,8 @@ class GroupReplay final : public ReplayIo {
   // Member m, blocked on what `v` holds: woken with it, its receive completed right here when
   // it waits in one (a ping-pong's every message: no second look at the operation).
   [[gnu::always_inline]] void hand_over(size_t m, const double* v) {
-    // m is a member (below n_): every member has its executor once there are any.
-    if (delay_us_ == 0 && !ex_.empty() && ex_[m].in_receive()) {
+    // m is a member (below n_), and resume_here_ is set once every member has its executor.
+    if (resume_here_ && ex_[m].in_receive()) {
       ex_[m].resume(v);
       state_[m] = kRunning;
     } else {
@@ -1082,6 +1103,9 @@ class GroupReplay final : public ReplayIo {
   std::vector<double> handed_;      // [member][lane]
   std::vector<int> woken_, dirty_;  // members; leaders with a batch not posted
   uint32_t delay_us_;
+  // Every member has its executor and no dependency sleeps: hand_over() completes a member's
+  // waiting receive itself (one flag where the hand-over tested both).
+  bool resume_here_ = false;
   uint64_t dependencies_ = 0, bytes_ = 0;
 };
 
@@ -1225,26 +1249,39 @@ class Simulator {
     return Status::kOk;
   }
 
+  // The pairs (call_of(i), i) of the replayed calls' items i < n that `keep` keeps (the sends'
+  // or receives' matched messages), into `out`: stored by index into room for all of them
+  // (unset until stored), then cut, with no capacity check per pair. Whether they came in call
+  // order is told as they come (ByCall::build then need not look again).
+  template <class CallOf, class Keep>
+  bool collect(size_t n, CallOf call_of, Keep keep, std::vector<CallItem>& out) const {
+    out.reserve(n + 1);  // and ByCall's sentinel: no regrowth copy for it
+    out.resize(n);
+    size_t kept = 0;
+    bool sorted = true;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t call = call_of(i);
+      if (call >= n0_ || !keep(i)) continue;
+      sorted &= call >= last;
+      last = call;
+      out[kept++] = {call, i};
+    }
+    out.resize(kept);
+    return sorted;
+  }
+
   // What each call posts and completes; the collective instances replayed, their ordinals per
   // communicator / window (as sync_collectives numbers them) and members' world ranks.
   void index_calls() {
-    // The sends' and receives' pairs (one per message) stored by index into room for all of
-    // them, then cut: no capacity check per pair.
-    std::vector<std::pair<uint32_t, uint32_t>> s, r, p, c;
-    s.reserve(t_.sends.size() + 1);  // and ByCall's sentinel: no regrowth copy for it
-    r.reserve(t_.recvs.size() + 1);
-    s.resize(t_.sends.size());
-    r.resize(t_.recvs.size());
-    size_t ns = 0, nr = 0;
-    const size_t matched_sends = std::min(t_.sends.size(), match_.group.size());
-    const size_t matched_recvs = std::min(t_.recvs.size(), match_.send_group.size());
-    for (uint32_t i = 0; i < matched_sends; ++i)
-      if (t_.sends[i].call < n0_ && match_.group[i] != UINT32_MAX) s[ns++] = {t_.sends[i].call, i};
-    for (uint32_t i = 0; i < matched_recvs; ++i)
-      if (t_.recvs[i].complete_call < n0_ && match_.send_group[i] != UINT32_MAX)
-        r[nr++] = {t_.recvs[i].complete_call, i};
-    s.resize(ns);
-    r.resize(nr);
+    std::vector<CallItem> s, r, p, c;
+    const bool s_sorted = collect(
+        std::min(t_.sends.size(), match_.group.size()), [&](uint32_t i) { return t_.sends[i].call; },
+        [&](uint32_t i) { return match_.group[i] != UINT32_MAX; }, s);
+    const bool r_sorted = collect(
+        std::min(t_.recvs.size(), match_.send_group.size()),
+        [&](uint32_t i) { return t_.recvs[i].complete_call; },
+        [&](uint32_t i) { return match_.send_group[i] != UINT32_MAX; }, r);
     std::vector<uint32_t> ref_of[2] = {std::vector<uint32_t>(t_.colls.size(), UINT32_MAX),
                                        std::vector<uint32_t>(t_.win_colls.size(), UINT32_MAX)};
     for (int w = 0; w < 2; ++w) {
@@ -1262,8 +1299,8 @@ class Simulator {
         colls_.push_back({i, w == 1});
       }
     }
-    sends_at_.build(std::move(s));
-    recvs_at_.build(std::move(r));
+    sends_at_.build(std::move(s), s_sorted);
+    recvs_at_.build(std::move(r), r_sorted);
     posts_at_.build(std::move(p));
     completes_at_.build(std::move(c));
     // Every record counts towards its key's ordinal, replayed or not.
@@ -1300,9 +1337,9 @@ class Simulator {
   // Collective unless no rank asks (set_factors): tells every causer which of its calls this
   // rank's one-sided waits depend on.
   Status ask_rma_causes() {
-    if (!any_rma_asks_) return Status::kOk;           // rma_need_at_ stays empty
-    std::map<int32_t, std::vector<RmaAsk>> asks;      // per causer asked (few: nothing sized by P)
-    std::vector<std::pair<uint32_t, uint32_t>> need;  // (waiting call, wait index)
+    if (!any_rma_asks_) return Status::kOk;       // rma_need_at_ stays empty
+    std::map<int32_t, std::vector<RmaAsk>> asks;  // per causer asked (few: nothing sized by P)
+    std::vector<CallItem> need;                   // (waiting call, wait index)
     for (uint32_t i = 0; i < rw_.size(); ++i) {
       const RmaWait& w = rw_[i];
       if (!rma_asked(w)) continue;
@@ -1456,7 +1493,12 @@ class Simulator {
     // another call's, or the sentinel): the first pairs alone, not counted to their ends.
     const bool sends = sends_at_.from(k) == k;
     if (sends == (recvs_at_.from(k) == k)) return false;
-    const ByCall& mine = sends ? sends_at_ : recvs_at_;
+    // The rest once for each kind (its list, key and exit known there, not chosen per call).
+    return sends ? message<true>(k, gap) : message<false>(k, gap);
+  }
+  template <bool kSends>
+  [[gnu::always_inline]] bool message(size_t k, float gap) {
+    ByCall& mine = kSends ? sends_at_ : recvs_at_;
     if (mine.list[mine.at + 1].first == k || (!rma_tell_.empty() && rma_tell_.count(uint32_t(k))))
       return false;
     if (k >= quiet_until_) {
@@ -1465,7 +1507,7 @@ class Simulator {
     }
     uint32_t peer, a, b;
     double ready_m = kNone;
-    if (sends) {
+    if constexpr (kSends) {
       const uint32_t s = mine.list[mine.at].second;
       peer = uint32_t(t_.sends[s].peer), a = match_.group[s], b = match_.pos[s];
     } else {
@@ -1475,8 +1517,8 @@ class Simulator {
       if (!(ready_m > kNone)) return false;  // no dependency after all: kOpNeedP2p, kOpExit0
     }
     float own = 0, after = 0;
-    const uint8_t o = exit_op(k, ready_m, !sends, own, after);
-    MessageKey& last = last_[sends ? 0 : 1];
+    const uint8_t o = exit_op(k, ready_m, !kSends, own, after);
+    MessageKey& last = last_[kSends ? 0 : 1];
     const bool next = peer == last.peer && a == last.a && b == last.b + 1;
     const uint64_t db = zigzag(int64_t(b) - int64_t(last.b));
     last = {peer, a, b};
@@ -1492,6 +1534,7 @@ class Simulator {
       p = ProgramWriter::put_var(p, db);
     }
     w_.done(p);
+    ++mine.at;  // past call k's one pair: the next call's look at the list starts at its own
     return true;
   }
   // The largest kOpSend* / kOpRecv*: the op, three floats, three varints.
@@ -1710,14 +1753,15 @@ class Simulator {
   Status run_grouped(int ranks_per_group, uint64_t t0, uint64_t deadline, WhatIfResult& out) {
     GroupReplay rp(group_, V_, ranks_per_group, in_.timeout_s, in_.debug_delay_us);
     bool late = false;
-    std::vector<unsigned char> prog = w_.take();
+    unsigned char* const prog = w_.data();
     prog[0] = kBatchProgram;
-    std::memcpy(prog.data() + 1, &info_, sizeof info_);
-    Status status = rp.leader() ? rp.run(std::move(prog), ideal_, deadline, late)
-                                : rp.send_program(std::move(prog));
-    prog = std::vector<unsigned char>();
+    std::memcpy(prog + 1, &info_, sizeof info_);
+    // The leader runs its own program where it was written; a member's travels as its batch.
+    Status status = rp.leader() ? rp.run(prog, w_.size(), ideal_, deadline, late)
+                                : rp.send_program(std::vector<unsigned char>(prog, prog + w_.size()));
     // Every rank ends its replay the same way, also after a failure (its deadline passed).
     const Status fs = rp.finish();
+    w_.release();
     if (status == Status::kOk && !late) status = fs;
     // mx: per lane fin', measured fin, useful maximum, the replay's seconds, whether a rank
     // failed and whether one was late; sum: per lane the waiting time, measured waiting,
