@@ -388,25 +388,26 @@ void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::
   }
 }
 // The common interval (a ping-pong's on both sides: b follows the synchronization at once) is
-// b's gap alone, mostly one entry: that entry is the vector, inline, without the scratch.
-[[gnu::always_inline]] inline void interval_vector(const engine::Timeline& t, WaitOf& wait_of,
-                                                   const std::vector<int>& l2g, uint32_t a, uint32_t b,
-                                                   Vec& raw, Vec& out) {
+// b's gap alone, mostly one entry: true with its entries (`n`, 0 or 1) in `x`, without a
+// vector; false for any other interval (interval_vector_any).
+[[gnu::always_inline]] inline bool gap_only(const engine::Timeline& t, const std::vector<int>& l2g,
+                                            uint32_t a, uint32_t b, std::pair<uint32_t, double>& x,
+                                            uint32_t& n) {
+  n = 0;
   const uint32_t first = a == kNone ? 0 : a + 1;
-  if (first == b && size_t(b) + 1 < t.gap_begin.size()) {
-    const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
-    if (e1 - e0 <= 1 && t.calls[b].location == 0) {
-      out.clear();
-      if (e1 == e0) return;
-      const int32_t node = t.gaps[e0].node;
-      const double s = t.gaps[e0].seconds;
-      if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
-      const int g = l2g[size_t(node)];
-      if (g >= 0) out.push_back({uint32_t(g), s});
-      return;
-    }
+  if (first != b || size_t(b) + 1 >= t.gap_begin.size()) return false;
+  const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
+  if (e1 - e0 > 1 || t.calls[b].location != 0) return false;
+  if (e1 == e0) return true;
+  const int32_t node = t.gaps[e0].node;
+  const double s = t.gaps[e0].seconds;
+  if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return true;
+  const int g = l2g[size_t(node)];
+  if (g >= 0) {
+    x = {uint32_t(g), s};
+    n = 1;
   }
-  interval_vector_any(t, wait_of, l2g, first, b, raw, out);
+  return true;
 }
 
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
@@ -827,6 +828,38 @@ void find_instances(DelayState& s, DelayResult& out) {
   std::sort(s.gsync.begin(), s.gsync.end());
 }
 
+// W's vector of wait `v`, as sent: its entries from 1 us on (those below say nothing about a
+// delay; they would only make tiny spurious differences of at most that size), at most 255
+// (the largest). The common one of b's gap alone in `one`, without a vector, else in s.tw;
+// `at` where they are. Returns how many.
+[[gnu::always_inline]] inline size_t wait_vector(DelayState& s, const Inst& v,
+                                                 std::pair<uint32_t, double>& one,
+                                                 const std::pair<uint32_t, double>*& at) {
+  const uint32_t a = s.sync.before(v.causer, v.call);
+  uint32_t n = 0;
+  if (gap_only(s.t, s.l2g, a, v.call, one, n)) {
+    at = &one;
+    return n != 0 && !(one.second < 1e-6) ? 1 : 0;
+  }
+  Vec& tw = s.tw;
+  interval_vector_any(s.t, s.wait_of, s.l2g, a == kNone ? 0 : a + 1, v.call, s.raw, tw);
+  // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
+  size_t kept = 0;
+  for (const auto& x : tw) {
+    tw[kept] = x;
+    kept += !(x.second < 1e-6);
+  }
+  tw.erase(tw.begin() + long(kept), tw.end());
+  if (tw.size() > 255) {
+    std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    tw.resize(255);
+    std::sort(tw.begin(), tw.end());
+  }
+  at = tw.data();
+  return tw.size();
+}
+
 // --- 2. W -> C: [kind u8][n u8][a varint][b zigzag varint][v_ref zigzag varint][amount f32],
 //        then n x ([call path varint][seconds f32]); (a, b) = the message as P2pMatch names
 //        it, or (communicator, instance) of a collective; b and v_ref as differences to the
@@ -837,7 +870,7 @@ void find_instances(DelayState& s, DelayResult& out) {
 void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t, size_t>>& runs,
                        DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
-  Vec& tw = s.tw;
+  std::pair<uint32_t, double> one;  // the vector of a wait, when one entry (wait_vector)
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
   // each destination's bytes, ascending); causers outside the analysis ranks last.
   // A counting sort over the P + 1 slots.
@@ -881,23 +914,8 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       out.remainder_s += v.amount;
       continue;
     }
-    interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
-    // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
-    // spurious differences of at most that size).
-    // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
-    size_t kept = 0;
-    for (const auto& x : tw) {
-      tw[kept] = x;
-      kept += !(x.second < 1e-6);
-    }
-    // (erase: inline, where resize was a call per wait)
-    tw.erase(tw.begin() + long(kept), tw.end());
-    if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
-      std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
-                       [](const auto& x, const auto& y) { return x.second > y.second; });
-      tw.resize(255);
-      std::sort(tw.begin(), tw.end());
-    }
+    const std::pair<uint32_t, double>* ev = nullptr;
+    const size_t entries = wait_vector(s, v, one, ev);
     if (v.causer != run_causer) {
       close_run();
       runs.push_back({v.causer, 0});
@@ -906,7 +924,6 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       run_bytes = 0;
       prev_b = prev_v = 0;
     }
-    const size_t entries = tw.size();
     const size_t most = 31 + entries * 9;  // the longest varints
     if (room - used < most) {
       flat.resize(std::max(2 * room, used + most));
@@ -921,9 +938,9 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
     w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
     w.put<float>(float(v.amount));
-    for (const auto& [g, sec] : tw) {
-      w.p = put_varint(w.p, g);
-      w.put<float>(float(sec));
+    for (size_t x = 0; x < entries; ++x) {
+      w.p = put_varint(w.p, ev[x].first);
+      w.put<float>(float(ev[x].second));
     }
     prev_b = v.cause_b;
     prev_v = j;
@@ -1048,17 +1065,35 @@ void make_inst_call(DelayState& s) {
 
 // C's side of a wait of rank `w` (its vector `tw`) that call `e` here caused: C's vector
 // since their previous synchronization (into `tc`; `raw` scratch), its delay vector d
-// appended to `d`, and C's own waits strictly inside the interval, [u0, u1) of s.inst.
+// appended to `d` (or, when C's interval is e's gap alone, its entry if any in `one`, n_one 1,
+// without a vector), and C's own waits strictly inside the interval, [u0, u1) of s.inst.
 // Inline: step 3's work per wait (make_caused's copy runs only when the records are needed).
 struct CauseShape {
   double sum_d, sum_w, D;
   uint32_t u0, u1;
+  uint32_t n_one;
+  std::pair<uint32_t, double> one;
 };
 [[gnu::always_inline]] inline CauseShape cause_shape(DelayState& s, int w, uint32_t e, const Vec& tw,
                                                      Vec& raw, Vec& tc, Vec& d) {
   const uint32_t from = s.sync.before(w, e);
-  interval_vector(s.t, s.wait_of, s.l2g, from, e, raw, tc);
-  CauseShape c{delay_vector(tc, tw, d), 0, 0, 0, 0};
+  CauseShape c{0, 0, 0, 0, 0, 0, {}};
+  std::pair<uint32_t, double> x;
+  uint32_t n = 0;
+  if (gap_only(s.t, s.l2g, from, e, x, n)) {
+    // delay_vector of a one-entry tc
+    double tw_x = 0;
+    for (const auto& [g, sec] : tw)
+      if (g == x.first) tw_x = sec;
+    if (n != 0 && x.second - tw_x > 0) {
+      c.one = {x.first, x.second - tw_x};
+      c.n_one = 1;
+      c.sum_d = c.one.second;
+    }
+  } else {
+    interval_vector_any(s.t, s.wait_of, s.l2g, from == kNone ? 0 : from + 1, e, raw, tc);
+    c.sum_d = delay_vector(tc, tw, d);
+  }
   const uint32_t lo = from == kNone ? 0 : from + 1;
   // None when e follows the synchronization at once (a ping-pong's: no search).
   if (lo < e) {
@@ -1108,15 +1143,17 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
       find_cause(s, wm, kind, a, b, e, family);
       if (!caused_here(s, e, family)) continue;
       const uint32_t d_begin = uint32_t(s.dflat.size());
-      s.caused.push_back({cause_shape(s, w, e, tw, raw, tc, s.dflat).D, int32_t(w), v_ref, e, d_begin});
+      const CauseShape c = cause_shape(s, w, e, tw, raw, tc, s.dflat);
+      if (c.n_one != 0) s.dflat.push_back(c.one);
+      s.caused.push_back({c.D, int32_t(w), v_ref, e, d_begin});
       s.caused_family.push_back(uint8_t(family));
     }
   }
 }
 
 // From here on step 3 keeps the caused records, the earlier ones made again first; the
-// current one's delay vector (in s.d_one) follows theirs. Returns where it begins.
-[[gnu::cold]] uint32_t keep_caused_from_here(DelayState& s) {
+// current one's delay vector (in s.d_one, or c's entry) follows theirs. Returns where it begins.
+[[gnu::cold]] uint32_t keep_caused_from_here(DelayState& s, const CauseShape& c) {
   s.caused.reserve(s.caused_room);
   s.caused_family.reserve(s.caused_room);
   s.dflat.reserve(s.caused_room);
@@ -1124,6 +1161,7 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
   s.keep_caused = true;
   const uint32_t at = uint32_t(s.dflat.size());
   s.dflat.insert(s.dflat.end(), s.d_one.begin(), s.d_one.end());
+  if (c.n_one != 0) s.dflat.push_back(c.one);
   return at;
 }
 
@@ -1142,14 +1180,18 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
   // little of them); below, amount / D < 1.
   const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) {
-    const auto [g, d] = dv[x];
+  auto book = [&](uint32_t g, double d) {
     store.add(slot.short_term[family], g, scale * d);
     store.add(slot.short_total, g, scale * d);
+  };
+  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) book(dv[x].first, dv[x].second);
+  if (c.n_one != 0) {
+    book(c.one.first, c.one.second);
+    if (s.keep_caused) dv.push_back(c.one);
   }
   out.remainder_s += amount - scale * D;
   if (c.u0 != c.u1 || !s.edge_begin.empty()) {
-    if (!s.keep_caused) d_begin = keep_caused_from_here(s);  // an edge: this rank's cost flows on
+    if (!s.keep_caused) d_begin = keep_caused_from_here(s, c);  // an edge: this rank's cost flows on
     if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
       s.edge_begin.reserve(s.caused.capacity() + 1);
       s.edge_begin.assign(s.n_caused, 0);
