@@ -531,7 +531,7 @@ class InstanceCollector {
     for (size_t end : runs_) {
       const auto b = out_.begin() + long(begin), m = out_.begin() + long(end);
       if (!std::is_sorted(b, m, by_call)) std::stable_sort(b, m, by_call);
-      if (begin > 0) std::inplace_merge(out_.begin(), b, m, by_call);
+      if (begin > 0) merge_run(begin, end);
       begin = end;
     }
     return std::move(out_);
@@ -544,6 +544,27 @@ class InstanceCollector {
     if (test_region_[region] < 0)
       test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
     return test_region_[region] == 1;
+  }
+  // Merges out_'s sorted [0, mid) and [mid, end) as std::inplace_merge (stable). A short
+  // second run (a ping-pong's late receivers: ~100 after 500k late senders) goes in from its
+  // last entry: each to its place after the first run's of equal call, the first run's entries
+  // after it shifted in one block copy, not one move each.
+  void merge_run(size_t mid, size_t end) {
+    auto by_call = [](const Inst& a, const Inst& b) { return a.call < b.call; };
+    const auto first = out_.begin();
+    if ((end - mid) * 64 > mid) {
+      std::inplace_merge(first, first + long(mid), first + long(end), by_call);
+      return;
+    }
+    const std::vector<Inst> tail(first + long(mid), first + long(end));
+    size_t hi = mid, dst = end;  // out_[0, hi) not moved yet; out_[dst, end) in place
+    for (size_t i = tail.size(); i-- > 0;) {
+      const auto p = std::upper_bound(first, first + long(hi), tail[i], by_call);
+      dst -= size_t(first + long(hi) - p);
+      std::copy_backward(p, first + long(hi), first + long(dst) + (first + long(hi) - p));
+      out_[--dst] = tail[i];
+      hi = size_t(p - first);
+    }
   }
   // The instances kept so far end a run (take).
   void end_run() {
@@ -1074,6 +1095,19 @@ struct CauseShape {
   uint32_t n_one;
   std::pair<uint32_t, double> one;
 };
+// C's own waits in calls lo .. e - 1 into c (u0, u1, sum_w). Out of line: a ping-pong's
+// intervals hold none.
+[[gnu::noinline]] void own_waits(DelayState& s, uint32_t lo, uint32_t e, CauseShape& c) {
+  if (s.inst_call.empty() && ++s.inst_searches > kInstSearches) make_inst_call(s);
+  if (s.inst_call.empty()) {
+    c.u1 = own_wait_at(s.inst, e);
+    c.u0 = own_wait_at(s.inst, lo);
+  } else {
+    c.u1 = uint32_t(lower_bound_near(s.inst_call, e, s.own_hi));
+    c.u0 = uint32_t(lower_bound_near(s.inst_call, lo, s.own_lo));
+  }
+  for (uint32_t u = c.u0; u < c.u1; ++u) c.sum_w += s.inst[u].amount;
+}
 [[gnu::always_inline]] inline CauseShape cause_shape(DelayState& s, int w, uint32_t e, const Vec& tw,
                                                      Vec& raw, Vec& tc, Vec& d) {
   const uint32_t from = s.sync.before(w, e);
@@ -1091,22 +1125,11 @@ struct CauseShape {
       c.sum_d = c.one.second;
     }
   } else {
-    interval_vector_any(s.t, s.wait_of, s.l2g, from == kNone ? 0 : from + 1, e, raw, tc);
+    const uint32_t lo = from == kNone ? 0 : from + 1;
+    interval_vector_any(s.t, s.wait_of, s.l2g, lo, e, raw, tc);
     c.sum_d = delay_vector(tc, tw, d);
+    if (lo < e) own_waits(s, lo, e, c);  // (none when e follows the synchronization at once)
   }
-  const uint32_t lo = from == kNone ? 0 : from + 1;
-  // None when e follows the synchronization at once (a ping-pong's: no search).
-  if (lo < e) {
-    if (s.inst_call.empty() && ++s.inst_searches > kInstSearches) make_inst_call(s);
-    if (s.inst_call.empty()) {
-      c.u1 = own_wait_at(s.inst, e);
-      c.u0 = own_wait_at(s.inst, lo);
-    } else {
-      c.u1 = uint32_t(lower_bound_near(s.inst_call, e, s.own_hi));
-      c.u0 = uint32_t(lower_bound_near(s.inst_call, lo, s.own_lo));
-    }
-  }
-  for (uint32_t u = c.u0; u < c.u1; ++u) c.sum_w += s.inst[u].amount;
   c.D = c.sum_d + c.sum_w;
   return c;
 }
@@ -1165,12 +1188,36 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
   return at;
 }
 
+// A caused record with edges (C's own waits u0 .. u1 in its interval, or an earlier record
+// had some): the records kept from here on, its edges (u, a_u / D), each u's base and prop.
+// Returns where its delay vector begins. Out of line: a ping-pong's records have none.
+[[gnu::noinline]] uint32_t add_edges(DelayState& s, const CauseShape& c, double scale, uint32_t d_begin) {
+  const std::vector<Inst>& inst = s.inst;
+  const double D = c.D;
+  if (!s.keep_caused) d_begin = keep_caused_from_here(s, c);  // an edge: this rank's cost flows on
+  if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
+    s.edge_begin.reserve(s.caused.capacity() + 1);
+    s.edge_begin.assign(s.n_caused, 0);
+  }
+  s.edge_begin.push_back(uint32_t(s.edges.size()));
+  for (uint32_t ui = c.u0; ui < c.u1; ++ui) {
+    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
+      s.base.assign(inst.size(), 0.0);
+      s.prop.assign(inst.size(), 0.0);
+    }
+    const double a_u = inst[ui].amount;
+    s.base[ui] += scale * a_u;
+    s.prop[ui] = std::max(s.prop[ui], scale * a_u);
+    s.edges.push_back({ui, a_u / D});
+  }
+  return d_begin;
+}
+
 // Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
 // vector since their previous synchronization, d, D, scale; the short-term cost; the local
 // part of the propagated costs. Returns the indirect share to reply.
 double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
                         uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
-  const std::vector<Inst>& inst = s.inst;
   // Its delay vector into the flat list, or while the records are only counted the scratch.
   Vec& dv = s.keep_caused ? s.dflat : s.d_one;
   if (!s.keep_caused) dv.clear();
@@ -1190,24 +1237,7 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
     if (s.keep_caused) dv.push_back(c.one);
   }
   out.remainder_s += amount - scale * D;
-  if (c.u0 != c.u1 || !s.edge_begin.empty()) {
-    if (!s.keep_caused) d_begin = keep_caused_from_here(s, c);  // an edge: this rank's cost flows on
-    if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
-      s.edge_begin.reserve(s.caused.capacity() + 1);
-      s.edge_begin.assign(s.n_caused, 0);
-    }
-    s.edge_begin.push_back(uint32_t(s.edges.size()));
-  }
-  for (uint32_t ui = c.u0; ui < c.u1; ++ui) {
-    if (s.base.empty()) {  // the first wait of this rank inside a causing interval
-      s.base.assign(inst.size(), 0.0);
-      s.prop.assign(inst.size(), 0.0);
-    }
-    const double a_u = inst[ui].amount;
-    s.base[ui] += scale * a_u;
-    s.prop[ui] = std::max(s.prop[ui], scale * a_u);
-    s.edges.push_back({ui, a_u / D});
-  }
+  if (c.u0 != c.u1 || !s.edge_begin.empty()) d_begin = add_edges(s, c, scale, d_begin);
   ++s.n_caused;
   if (!s.keep_caused) return scale * c.sum_w;  // only counted
   // The batch of the propagation: this rank's phase at the causing call e (the same as
