@@ -156,31 +156,31 @@ class SyncIndex {
   // The messages' completing calls per peer, sends and receives merged by call as they are
   // read (each list mostly ascends as recorded): straight into PeerSyncs::calls, without the
   // two lists, their sortedness checks and a merge (a ping-pong's every message).
+  // The peer's entry and its last call kept in locals: one load of the list's end per message.
   void add_messages(const engine::Timeline& t, bool one) {
-    const auto keep = [&](uint32_t call) { return call != kNoCall && (one || t.calls[call].location == 0); };
     const engine::SendRecord* s = t.sends.data();
     const engine::SendRecord* const s_end = s + t.sends.size();
     const engine::RecvRecord* r = t.recvs.data();
     const engine::RecvRecord* const r_end = r + t.recvs.size();
+    int32_t peer = -1;
+    PeerSyncs* at = nullptr;
+    uint32_t last = 0;  // at's last call
     while (s != s_end || r != r_end) {
-      if (r == r_end || (s != s_end && s->complete_call <= r->complete_call)) {
-        if (keep(s->complete_call)) add_message(s->peer, s->complete_call);
-        ++s;
-      } else {
-        if (keep(r->complete_call)) add_message(r->peer, r->complete_call);
-        ++r;
+      const bool send = r == r_end || (s != s_end && s->complete_call <= r->complete_call);
+      const int32_t p = send ? s->peer : r->peer;
+      const uint32_t call = send ? s->complete_call : r->complete_call;
+      s += send ? 1 : 0;
+      r += send ? 0 : 1;
+      if (call == kNoCall || p < 0 || !(one || t.calls[call].location == 0)) continue;
+      if (p != peer) {
+        at = &p2p_[p];
+        peer = p;
+        last = at->calls.empty() ? 0 : at->calls.back();
       }
+      if (call < last) at->unsorted = true;
+      last = call;
+      at->calls.push_back(call);
     }
-  }
-  void add_message(int32_t peer, uint32_t call) {
-    if (peer < 0) return;
-    if (peer != last_peer_) {
-      last_ = &p2p_[peer];
-      last_peer_ = peer;
-    }
-    std::vector<uint32_t>& v = last_->calls;
-    if (!v.empty() && call < v.back()) last_->unsorted = true;
-    v.push_back(call);
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
   // wait), lock epochs with their target, window collectives with the window's members.
@@ -387,12 +387,33 @@ void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::
     else out.push_back({g, s});
   }
 }
+// The timeline's arrays the steps read per wait, as pointers and counts taken once: a
+// vector's size() is two loads, a subtraction and a division by the record's size at every
+// use (a fifth of step 3's instructions per wait, before).
+template <typename T>
+struct View {
+  const T* p = nullptr;
+  size_t n = 0;
+  explicit View(const std::vector<T>& v) : p(v.data()), n(v.size()) {}
+  const T& operator[](size_t i) const { return p[i]; }
+  size_t size() const { return n; }
+};
+struct TimelineView {
+  TimelineView(const engine::Timeline& t, const std::vector<int>& l2g)
+      : calls(t.calls), sends(t.sends), recvs(t.recvs), gap_begin(t.gap_begin), gaps(t.gaps), l2g(l2g) {}
+  View<engine::CallRecord> calls;
+  View<engine::SendRecord> sends;
+  View<engine::RecvRecord> recvs;
+  View<uint32_t> gap_begin;
+  View<engine::GapEntry> gaps;
+  View<int> l2g;  // local node -> global call path
+};
+
 // The common interval (a ping-pong's on both sides: b follows the synchronization at once) is
 // b's gap alone, mostly one entry: true with its entries (`n`, 0 or 1) in `x`, without a
 // vector; false for any other interval (interval_vector_any).
-[[gnu::always_inline]] inline bool gap_only(const engine::Timeline& t, const std::vector<int>& l2g,
-                                            uint32_t a, uint32_t b, std::pair<uint32_t, double>& x,
-                                            uint32_t& n) {
+[[gnu::always_inline]] inline bool gap_only(const TimelineView& t, uint32_t a, uint32_t b,
+                                            std::pair<uint32_t, double>& x, uint32_t& n) {
   n = 0;
   const uint32_t first = a == kNone ? 0 : a + 1;
   if (first != b || size_t(b) + 1 >= t.gap_begin.size()) return false;
@@ -401,8 +422,8 @@ void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::
   if (e1 == e0) return true;
   const int32_t node = t.gaps[e0].node;
   const double s = t.gaps[e0].seconds;
-  if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return true;
-  const int g = l2g[size_t(node)];
+  if (node < 0 || size_t(node) >= t.l2g.size() || !(s > 0)) return true;
+  const int g = t.l2g[size_t(node)];
   if (g >= 0) {
     x = {uint32_t(g), s};
     n = 1;
@@ -740,12 +761,13 @@ DelaySlots delay_slots(engine::MetricStore& store) {
 // What the steps of compute_delay share.
 struct DelayState {
   DelayState(const DelayInput& in, int P)
-      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P),
+      : in(in), t(*in.timeline), l2g(*in.local_to_global), tv(t, l2g), P(P),
         sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
   const std::vector<int>& l2g;
+  const TimelineView tv;
   const int P;
   SyncIndex sync;
   // Step 1.
@@ -858,7 +880,7 @@ void find_instances(DelayState& s, DelayResult& out) {
                                                  const std::pair<uint32_t, double>*& at) {
   const uint32_t a = s.sync.before(v.causer, v.call);
   uint32_t n = 0;
-  if (gap_only(s.t, s.l2g, a, v.call, one, n)) {
+  if (gap_only(s.tv, a, v.call, one, n)) {
     at = &one;
     return n != 0 && !(one.second < 1e-6) ? 1 : 0;
   }
@@ -979,21 +1001,25 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
 struct PeerMessages {
   PeerMessages(const engine::P2pMatch& m, int w) : to(of(m.sends_to, w)), from(of(m.recvs_from, w)) {}
   // P2pMatch::send_of(w, g, k) and recv_of(w, g, k).
-  uint32_t send_of(uint32_t g, uint32_t k) const { return item(to, g, k); }
-  uint32_t recv_of(uint32_t g, uint32_t k) const { return item(from, g, k); }
+  uint32_t send_of(uint32_t g, uint32_t k) const { return to.item(g, k); }
+  uint32_t recv_of(uint32_t g, uint32_t k) const { return from.item(g, k); }
 
  private:
   using Groups = engine::P2pMatch::PeerGroups;
-  static const Groups* of(const std::vector<Groups>& v, int w) {
+  struct Of {  // one peer's groups, their count taken once
+    const std::vector<uint32_t>* groups;
+    size_t n;
+    uint32_t item(uint32_t g, uint32_t k) const {
+      return g < n && k < groups[g].size() ? groups[g][k] : UINT32_MAX;
+    }
+  };
+  static Of of(const std::vector<Groups>& v, int w) {
     const auto it = std::lower_bound(v.begin(), v.end(), w,
                                      [](const Groups& x, int p) { return x.peer < p; });
-    return it != v.end() && it->peer == w ? &*it : nullptr;
+    if (it == v.end() || it->peer != w) return {nullptr, 0};
+    return {it->groups.data(), it->groups.size()};
   }
-  static uint32_t item(const Groups* x, uint32_t g, uint32_t k) {
-    if (!x || g >= x->groups.size()) return UINT32_MAX;
-    return k < x->groups[g].size() ? x->groups[g][k] : UINT32_MAX;
-  }
-  const Groups *to, *from;
+  Of to, from;
 };
 
 // Step 3: the causing call here of a wait of rank w (`wm`: the messages exchanged with it)
@@ -1001,7 +1027,7 @@ struct PeerMessages {
 // kDelayFamilies when not found.
 [[gnu::always_inline]] inline void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind,
                                               uint32_t a, uint32_t b, uint32_t& e, int& family) {
-  const engine::Timeline& t = s.t;
+  const TimelineView& t = s.tv;
   e = kNoCall;
   family = kDelayFamilies;
   if (kind == kCauseSend) {
@@ -1015,7 +1041,7 @@ struct PeerMessages {
   } else if (kind == kCauseColl) {
     auto it = s.coll_by_comm.find(a);
     if (it != s.coll_by_comm.end() && b < it->second.size()) {
-      const engine::CollRecord& c = t.colls[it->second[b]];
+      const engine::CollRecord& c = s.t.colls[it->second[b]];
       e = c.call;
       family = c.kind == CollKind::kBarrier  ? kDelayBarrier
                : c.kind == CollKind::kNxN    ? kDelayNxN
@@ -1114,7 +1140,7 @@ struct CauseShape {
   CauseShape c{0, 0, 0, 0, 0, 0, {}};
   std::pair<uint32_t, double> x;
   uint32_t n = 0;
-  if (gap_only(s.t, s.l2g, from, e, x, n)) {
+  if (gap_only(s.tv, from, e, x, n)) {
     // delay_vector of a one-entry tc
     double tw_x = 0;
     for (const auto& [g, sec] : tw)
@@ -1137,7 +1163,7 @@ struct CauseShape {
 // Whether a wait record's causing call `e` (of `family`, find_cause) is on this rank's main
 // thread: it makes a caused record.
 bool caused_here(const DelayState& s, uint32_t e, int family) {
-  return e < s.t.calls.size() && s.t.calls[e].location == 0 && family < kDelayFamilies;
+  return e < s.tv.calls.size() && s.tv.calls[e].location == 0 && family < kDelayFamilies;
 }
 
 // The caused records up to n (s.caused short of them: step 3 only counted them) made again
