@@ -449,13 +449,21 @@ class InstanceCollector {
       }
       group = Inst{};
     };
-    for (uint32_t i = 0; i < t_.recvs.size(); ++i) {
-      const engine::RecvRecord& r = t_.recvs[i];
-      const double ts = m_.send_enter[i];
-      if (std::isnan(ts) || r.complete_call == kNoCall || m_.send_group[i] == UINT32_MAX) continue;
+    // The arrays as pointers in locals: close() stores bytes, after which the compiler would
+    // read every vector's bounds again.
+    const engine::RecvRecord* const recvs = t_.recvs.data();
+    const engine::CallRecord* const calls = t_.calls.data();
+    const double* const send_enter = m_.send_enter.data();
+    const uint32_t* const send_group = m_.send_group.data();
+    const uint32_t* const send_pos = m_.send_pos.data();
+    const uint32_t n = uint32_t(t_.recvs.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      const engine::RecvRecord& r = recvs[i];
+      const double ts = send_enter[i];
+      if (std::isnan(ts) || r.complete_call == kNoCall || send_group[i] == UINT32_MAX) continue;
       if (r.complete_call != group.call) close();
       if (test_call(r.complete_call)) continue;
-      const engine::CallRecord& c = t_.calls[r.complete_call];
+      const engine::CallRecord& c = calls[r.complete_call];
       const double idle = std::min(ts, c.exit) - c.enter;
       if (idle > 0 && idle > group.amount) {
         group.call = r.complete_call;
@@ -464,8 +472,8 @@ class InstanceCollector {
         group.causer = r.peer;
         group.family = kDelayLateSender;
         group.cause_kind = kCauseSend;
-        group.cause_a = m_.send_group[i];  // the message, as the sender names it
-        group.cause_b = m_.send_pos[i];
+        group.cause_a = send_group[i];  // the message, as the sender names it
+        group.cause_b = send_pos[i];
       }
     }
     close();
@@ -476,11 +484,15 @@ class InstanceCollector {
   void add_late_receivers() {
     end_run();
     std::vector<Inst> lr;
-    for (uint32_t i = 0; i < t_.sends.size(); ++i) {
-      const engine::SendRecord& s = t_.sends[i];
-      const double tp = m_.recv_post_enter[i];
+    const engine::SendRecord* const sends = t_.sends.data();
+    const engine::CallRecord* const calls = t_.calls.data();
+    const double* const post_enter = m_.recv_post_enter.data();
+    const uint32_t n = uint32_t(t_.sends.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      const engine::SendRecord& s = sends[i];
+      const double tp = post_enter[i];
       if (std::isnan(tp) || s.complete_call == kNoCall || m_.group[i] == UINT32_MAX) continue;
-      const engine::CallRecord& c = t_.calls[s.complete_call];
+      const engine::CallRecord& c = calls[s.complete_call];
       const double idle = tp - c.enter;
       if (c.exit <= tp || !(idle > 0)) continue;
       Inst v;
