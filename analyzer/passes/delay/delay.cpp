@@ -770,6 +770,65 @@ DelaySlots delay_slots(engine::MetricStore& store) {
   return s;
 }
 
+// The values booked per wait (short-term costs by family and their total, the waiting side's
+// four), in dense rows of their own added to the store when it goes: an add is an index check
+// and a sum, not the store's slot and bounds lookups (~18 instructions, twice per wait on each
+// side). Only when the store holds none of them yet (the whole run's analysis, a run's first
+// window: +0 plus the same additions in the same order gives the same sums) and the rows are
+// few against the additions; else every add goes to the store.
+enum BookRow : int {
+  kRowShortTotal = kDelayFamilies,  // rows 0 .. kDelayFamilies - 1: short-term per family
+  kRowDirect,
+  kRowIndirect,
+  kRowPropagating,
+  kRowTerminal,
+  kBookRows
+};
+class DelayBook {
+ public:
+  DelayBook(engine::MetricStore& store, const DelaySlots& slot, size_t adds)
+      : store_(store), n_(store.callpaths()) {
+    for (int f = 0; f < kDelayFamilies; ++f) slot_[f] = slot.short_term[f];
+    slot_[kRowShortTotal] = slot.short_total;
+    slot_[kRowDirect] = slot.direct;
+    slot_[kRowIndirect] = slot.indirect;
+    slot_[kRowPropagating] = slot.propagating;
+    slot_[kRowTerminal] = slot.terminal;
+    bool fresh = n_ > 0 && n_ * kBookRows <= adds;
+    for (int r = 0; r < kBookRows && fresh; ++r) {
+      fresh = slot_[r] >= 0;
+      for (size_t g = 0; g < n_ && fresh; ++g) {
+        const double v = store.get(slot_[r], g);
+        fresh = v == 0 && !std::signbit(v);
+      }
+    }
+    if (fresh) {
+      rows_.assign(size_t(kBookRows) * n_, 0.0);
+      at_ = rows_.data();
+    }
+  }
+  DelayBook(const DelayBook&) = delete;
+  DelayBook& operator=(const DelayBook&) = delete;
+  ~DelayBook() {
+    if (at_ == nullptr) return;
+    for (int r = 0; r < kBookRows; ++r)
+      for (size_t g = 0; g < n_; ++g)
+        if (at_[size_t(r) * n_ + g] != 0) store_.add(slot_[r], long(g), at_[size_t(r) * n_ + g]);
+  }
+  // MetricStore::add(slot of row `r`, g, v).
+  void add(int r, long g, double v) {
+    if (at_ == nullptr) store_.add(slot_[r], g, v);
+    else if (size_t(g) < n_) at_[size_t(r) * n_ + size_t(g)] += v;
+  }
+
+ private:
+  engine::MetricStore& store_;
+  const size_t n_;
+  int slot_[kBookRows];
+  std::vector<double> rows_;  // row r's value at g: [r * n_ + g]; empty when not fresh
+  double* at_ = nullptr;      // rows_.data()
+};
+
 // What the steps of compute_delay share.
 struct DelayState {
   DelayState(const DelayInput& in, int P)
@@ -1254,8 +1313,8 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
 // Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
 // vector since their previous synchronization, d, D, scale; the short-term cost; the local
 // part of the propagated costs. Returns the indirect share to reply.
-double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
-                        uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
+double cost_caused_wait(DelayState& s, DelayBook& book, int w, uint32_t v_ref, double amount, uint32_t e,
+                        int family, DelayResult& out) {
   // Its delay vector into the flat list, or while the records are only counted the scratch.
   Vec& dv = s.keep_caused ? s.dflat : s.d_one;
   if (!s.keep_caused) dv.clear();
@@ -1265,13 +1324,13 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
   // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
   // little of them); below, amount / D < 1.
   const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  auto book = [&](uint32_t g, double d) {
-    store.add(slot.short_term[family], g, scale * d);
-    store.add(slot.short_total, g, scale * d);
+  auto short_term = [&](uint32_t g, double d) {
+    book.add(family, g, scale * d);
+    book.add(kRowShortTotal, g, scale * d);
   };
-  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) book(dv[x].first, dv[x].second);
+  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) short_term(dv[x].first, dv[x].second);
   if (c.n_one != 0) {
-    book(c.one.first, c.one.second);
+    short_term(c.one.first, c.one.second);
     if (s.keep_caused) dv.push_back(c.one);
   }
   out.remainder_s += amount - scale * D;
@@ -1315,9 +1374,9 @@ struct ReplyWriter {
 
 // --- 3. At C, per wait it caused (`recv`, `rcounts` from step 2): its cost, and the reply to W
 //        of the indirect share, into `back` (contiguous per W, as recv is per source).
-Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
-                         const std::vector<engine::Comm::Parcel>& recv, std::vector<unsigned char>& back,
-                         std::vector<std::pair<int32_t, size_t>>& back_runs, DelayResult& out) {
+Status cost_caused_waits(DelayState& s, DelayBook& book, const std::vector<engine::Comm::Parcel>& recv,
+                         std::vector<unsigned char>& back, std::vector<std::pair<int32_t, size_t>>& back_runs,
+                         DelayResult& out) {
   const engine::Timeline& t = s.t;
   for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
   for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
@@ -1368,7 +1427,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       if (!s.caused_of_recv.empty()) s.caused_of_recv.push_back(here ? s.n_caused : kNone);
       ++s.recv_total;
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
-      else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
+      else indirect = cost_caused_wait(s, book, w, v_ref, amount, e, family, out);
       reply.add(float(indirect));
     }
     reply.end(w);
@@ -1842,17 +1901,17 @@ void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricS
   }
 }
 
-void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store) {
+void classify_waits(const DelayState& s, DelayBook& book) {
   if (s.indirect.empty() && s.prop.empty()) {  // every share 0 (a ping-pong's): no lookups
     for (const Inst& v : s.inst) {
       const long g = s.gid_of_call(v.call);
       const double a = v.amount, none = std::min(0.0, a);  // below, as min(share, a)
       if (none != 0) {
-        store.add(slot.indirect, g, none);
-        store.add(slot.propagating, g, none);
+        book.add(kRowIndirect, g, none);
+        book.add(kRowPropagating, g, none);
       }
-      store.add(slot.direct, g, a - none);
-      store.add(slot.terminal, g, a - none);
+      book.add(kRowDirect, g, a - none);
+      book.add(kRowTerminal, g, a - none);
     }
     return;
   }
@@ -1860,10 +1919,10 @@ void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricS
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
     const double ind = std::min(s.indirect_of(j), a), pr = std::min(s.prop_of(j), a);
-    if (ind != 0) store.add(slot.indirect, g, ind);  // adding 0 leaves a value as it is
-    store.add(slot.direct, g, a - ind);
-    if (pr != 0) store.add(slot.propagating, g, pr);
-    store.add(slot.terminal, g, a - pr);
+    if (ind != 0) book.add(kRowIndirect, g, ind);  // adding 0 leaves a value as it is
+    book.add(kRowDirect, g, a - ind);
+    if (pr != 0) book.add(kRowPropagating, g, pr);
+    book.add(kRowTerminal, g, a - pr);
   }
 }
 
@@ -1888,7 +1947,10 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
                     (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
   s.keep_caused = out.distributed;  // the gathered propagation may need none (DelayState)
   std::vector<unsigned char> back;
-  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, back, runs, out));
+  size_t records = 0;  // the wait records received, at most
+  for (const engine::Comm::Parcel& parcel : recv) records += parcel.bytes.size() / 9;
+  DelayBook book(store, slot, 2 * (s.inst.size() + records));
+  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, book, recv, back, runs, out));
   out.bytes_sent += back.size();
   std::vector<engine::Comm::Parcel> replies;  // recv kept: make_caused may read it again
   CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back.data(), runs, replies));
@@ -1914,7 +1976,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   }
 
   book_long_term(s, slot, store, out);
-  classify_waits(s, slot, store);
+  classify_waits(s, book);
   return Status::kOk;
 }
 
