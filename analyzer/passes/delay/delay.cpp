@@ -487,11 +487,12 @@ class InstanceCollector {
     const engine::SendRecord* const sends = t_.sends.data();
     const engine::CallRecord* const calls = t_.calls.data();
     const double* const post_enter = m_.recv_post_enter.data();
+    const uint32_t* const group = m_.group.data();
     const uint32_t n = uint32_t(t_.sends.size());
     for (uint32_t i = 0; i < n; ++i) {
       const engine::SendRecord& s = sends[i];
       const double tp = post_enter[i];
-      if (std::isnan(tp) || s.complete_call == kNoCall || m_.group[i] == UINT32_MAX) continue;
+      if (std::isnan(tp) || s.complete_call == kNoCall || group[i] == UINT32_MAX) continue;
       const engine::CallRecord& c = calls[s.complete_call];
       const double idle = tp - c.enter;
       if (c.exit <= tp || !(idle > 0)) continue;
@@ -502,7 +503,7 @@ class InstanceCollector {
       v.causer = s.peer;
       v.family = kDelayLateReceiver;
       v.cause_kind = kCauseRecv;
-      v.cause_a = m_.group[i];  // this send's (group, position): the receiver resolves it
+      v.cause_a = group[i];  // this send's (group, position): the receiver resolves it
       v.cause_b = m_.pos[i];
       lr.push_back(v);
     }
@@ -1191,6 +1192,7 @@ struct CauseShape {
   uint32_t u0, u1;
   uint32_t n_one;
   std::pair<uint32_t, double> one;
+  bool gap;  // the interval was e's gap alone: nothing appended to d
 };
 // C's own waits in calls lo .. e - 1 into c (u0, u1, sum_w). Out of line: a ping-pong's
 // intervals hold none.
@@ -1208,10 +1210,11 @@ struct CauseShape {
 [[gnu::always_inline]] inline CauseShape cause_shape(DelayState& s, int w, uint32_t e, const Vec& tw,
                                                      Vec& raw, Vec& tc, Vec& d) {
   const uint32_t from = s.sync.before(w, e);
-  CauseShape c{0, 0, 0, 0, 0, 0, {}};
+  CauseShape c{0, 0, 0, 0, 0, 0, {}, false};
   std::pair<uint32_t, double> x;
   uint32_t n = 0;
   if (gap_only(s.tv, from, e, x, n)) {
+    c.gap = true;
     // delay_vector of a one-entry tc
     double tw_x = 0;
     for (const auto& [g, sec] : tw)
@@ -1328,7 +1331,8 @@ double cost_caused_wait(DelayState& s, DelayBook& book, int w, uint32_t v_ref, d
     book.add(family, g, scale * d);
     book.add(kRowShortTotal, g, scale * d);
   };
-  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) short_term(dv[x].first, dv[x].second);
+  if (!c.gap)
+    for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) short_term(dv[x].first, dv[x].second);
   if (c.n_one != 0) {
     short_term(c.one.first, c.one.second);
     if (s.keep_caused) dv.push_back(c.one);
