@@ -1215,10 +1215,13 @@ struct CauseShape {
   uint32_t n = 0;
   if (gap_only(s.tv, from, e, x, n)) {
     c.gap = true;
-    // delay_vector of a one-entry tc
+    // delay_vector of a one-entry tc (its search of tw, sorted by call path)
     double tw_x = 0;
     for (const auto& [g, sec] : tw)
-      if (g == x.first) tw_x = sec;
+      if (g >= x.first) {
+        tw_x = g == x.first ? sec : 0.0;
+        break;
+      }
     if (n != 0 && x.second - tw_x > 0) {
       c.one = {x.first, x.second - tw_x};
       c.n_one = 1;
