@@ -989,15 +989,17 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
   // each destination's bytes, ascending); causers outside the analysis ranks last.
   // A counting sort over the P + 1 slots.
+  // One slot for every instance (one causer, two ranks: the identity) is seen first, without
+  // the counts; by_causer is then left empty.
   auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) : size_t(s.P); };
-  std::vector<uint32_t> start(size_t(s.P) + 2, 0);
-  for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
-  for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t>& by_causer = s.by_causer;
   by_causer.clear();
-  if (std::adjacent_find(start.begin(), start.end(),
-                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) == start.end()) {
-    by_causer.resize(inst.size());  // (one causer, two ranks: the identity, left empty)
+  const size_t slot0 = inst.empty() ? 0 : slot_of(inst[0].causer);
+  if (std::any_of(inst.begin(), inst.end(), [&](const Inst& v) { return slot_of(v.causer) != slot0; })) {
+    std::vector<uint32_t> start(size_t(s.P) + 2, 0);
+    for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
+    for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    by_causer.resize(inst.size());
     for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   }
   runs.clear();
