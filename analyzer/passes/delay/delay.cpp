@@ -156,31 +156,31 @@ class SyncIndex {
   // The messages' completing calls per peer, sends and receives merged by call as they are
   // read (each list mostly ascends as recorded): straight into PeerSyncs::calls, without the
   // two lists, their sortedness checks and a merge (a ping-pong's every message).
+  // The peer's entry and its last call kept in locals: one load of the list's end per message.
   void add_messages(const engine::Timeline& t, bool one) {
-    const auto keep = [&](uint32_t call) { return call != kNoCall && (one || t.calls[call].location == 0); };
     const engine::SendRecord* s = t.sends.data();
     const engine::SendRecord* const s_end = s + t.sends.size();
     const engine::RecvRecord* r = t.recvs.data();
     const engine::RecvRecord* const r_end = r + t.recvs.size();
+    int32_t peer = -1;
+    PeerSyncs* at = nullptr;
+    uint32_t last = 0;  // at's last call
     while (s != s_end || r != r_end) {
-      if (r == r_end || (s != s_end && s->complete_call <= r->complete_call)) {
-        if (keep(s->complete_call)) add_message(s->peer, s->complete_call);
-        ++s;
-      } else {
-        if (keep(r->complete_call)) add_message(r->peer, r->complete_call);
-        ++r;
+      const bool send = r == r_end || (s != s_end && s->complete_call <= r->complete_call);
+      const int32_t p = send ? s->peer : r->peer;
+      const uint32_t call = send ? s->complete_call : r->complete_call;
+      s += send ? 1 : 0;
+      r += send ? 0 : 1;
+      if (call == kNoCall || p < 0 || !(one || t.calls[call].location == 0)) continue;
+      if (p != peer) {
+        at = &p2p_[p];
+        peer = p;
+        last = at->calls.empty() ? 0 : at->calls.back();
       }
+      if (call < last) at->unsorted = true;
+      last = call;
+      at->calls.push_back(call);
     }
-  }
-  void add_message(int32_t peer, uint32_t call) {
-    if (peer < 0) return;
-    if (peer != last_peer_) {
-      last_ = &p2p_[peer];
-      last_peer_ = peer;
-    }
-    std::vector<uint32_t>& v = last_->calls;
-    if (!v.empty() && call < v.back()) last_->unsorted = true;
-    v.push_back(call);
   }
   // One-sided synchronizations: PSCW epochs with their partners (start, complete / post,
   // wait), lock epochs with their target, window collectives with the window's members.
@@ -387,26 +387,48 @@ void interval_vector_any(const engine::Timeline& t, WaitOf& wait_of, const std::
     else out.push_back({g, s});
   }
 }
+// The timeline's arrays the steps read per wait, as pointers and counts taken once: a
+// vector's size() is two loads, a subtraction and a division by the record's size at every
+// use (a fifth of step 3's instructions per wait, before).
+template <typename T>
+struct View {
+  const T* p = nullptr;
+  size_t n = 0;
+  explicit View(const std::vector<T>& v) : p(v.data()), n(v.size()) {}
+  const T& operator[](size_t i) const { return p[i]; }
+  size_t size() const { return n; }
+};
+struct TimelineView {
+  TimelineView(const engine::Timeline& t, const std::vector<int>& l2g)
+      : calls(t.calls), sends(t.sends), recvs(t.recvs), gap_begin(t.gap_begin), gaps(t.gaps), l2g(l2g) {}
+  View<engine::CallRecord> calls;
+  View<engine::SendRecord> sends;
+  View<engine::RecvRecord> recvs;
+  View<uint32_t> gap_begin;
+  View<engine::GapEntry> gaps;
+  View<int> l2g;  // local node -> global call path
+};
+
 // The common interval (a ping-pong's on both sides: b follows the synchronization at once) is
-// b's gap alone, mostly one entry: that entry is the vector, inline, without the scratch.
-[[gnu::always_inline]] inline void interval_vector(const engine::Timeline& t, WaitOf& wait_of,
-                                                   const std::vector<int>& l2g, uint32_t a, uint32_t b,
-                                                   Vec& raw, Vec& out) {
+// b's gap alone, mostly one entry: true with its entries (`n`, 0 or 1) in `x`, without a
+// vector; false for any other interval (interval_vector_any).
+[[gnu::always_inline]] inline bool gap_only(const TimelineView& t, uint32_t a, uint32_t b,
+                                            std::pair<uint32_t, double>& x, uint32_t& n) {
+  n = 0;
   const uint32_t first = a == kNone ? 0 : a + 1;
-  if (first == b && size_t(b) + 1 < t.gap_begin.size()) {
-    const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
-    if (e1 - e0 <= 1 && t.calls[b].location == 0) {
-      out.clear();
-      if (e1 == e0) return;
-      const int32_t node = t.gaps[e0].node;
-      const double s = t.gaps[e0].seconds;
-      if (node < 0 || size_t(node) >= l2g.size() || !(s > 0)) return;
-      const int g = l2g[size_t(node)];
-      if (g >= 0) out.push_back({uint32_t(g), s});
-      return;
-    }
+  if (first != b || size_t(b) + 1 >= t.gap_begin.size()) return false;
+  const uint32_t e0 = t.gap_begin[b], e1 = t.gap_begin[b + 1];
+  if (e1 - e0 > 1 || t.calls[b].location != 0) return false;
+  if (e1 == e0) return true;
+  const int32_t node = t.gaps[e0].node;
+  const double s = t.gaps[e0].seconds;
+  if (node < 0 || size_t(node) >= t.l2g.size() || !(s > 0)) return true;
+  const int g = t.l2g[size_t(node)];
+  if (g >= 0) {
+    x = {uint32_t(g), s};
+    n = 1;
   }
-  interval_vector_any(t, wait_of, l2g, first, b, raw, out);
+  return true;
 }
 
 // Step 1: this rank's wait instances of the costed families, by call (the same amounts the
@@ -427,13 +449,21 @@ class InstanceCollector {
       }
       group = Inst{};
     };
-    for (uint32_t i = 0; i < t_.recvs.size(); ++i) {
-      const engine::RecvRecord& r = t_.recvs[i];
-      const double ts = m_.send_enter[i];
-      if (std::isnan(ts) || r.complete_call == kNoCall || m_.send_group[i] == UINT32_MAX) continue;
+    // The arrays as pointers in locals: close() stores bytes, after which the compiler would
+    // read every vector's bounds again.
+    const engine::RecvRecord* const recvs = t_.recvs.data();
+    const engine::CallRecord* const calls = t_.calls.data();
+    const double* const send_enter = m_.send_enter.data();
+    const uint32_t* const send_group = m_.send_group.data();
+    const uint32_t* const send_pos = m_.send_pos.data();
+    const uint32_t n = uint32_t(t_.recvs.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      const engine::RecvRecord& r = recvs[i];
+      const double ts = send_enter[i];
+      if (std::isnan(ts) || r.complete_call == kNoCall || send_group[i] == UINT32_MAX) continue;
       if (r.complete_call != group.call) close();
       if (test_call(r.complete_call)) continue;
-      const engine::CallRecord& c = t_.calls[r.complete_call];
+      const engine::CallRecord& c = calls[r.complete_call];
       const double idle = std::min(ts, c.exit) - c.enter;
       if (idle > 0 && idle > group.amount) {
         group.call = r.complete_call;
@@ -442,8 +472,8 @@ class InstanceCollector {
         group.causer = r.peer;
         group.family = kDelayLateSender;
         group.cause_kind = kCauseSend;
-        group.cause_a = m_.send_group[i];  // the message, as the sender names it
-        group.cause_b = m_.send_pos[i];
+        group.cause_a = send_group[i];  // the message, as the sender names it
+        group.cause_b = send_pos[i];
       }
     }
     close();
@@ -454,11 +484,16 @@ class InstanceCollector {
   void add_late_receivers() {
     end_run();
     std::vector<Inst> lr;
-    for (uint32_t i = 0; i < t_.sends.size(); ++i) {
-      const engine::SendRecord& s = t_.sends[i];
-      const double tp = m_.recv_post_enter[i];
-      if (std::isnan(tp) || s.complete_call == kNoCall || m_.group[i] == UINT32_MAX) continue;
-      const engine::CallRecord& c = t_.calls[s.complete_call];
+    const engine::SendRecord* const sends = t_.sends.data();
+    const engine::CallRecord* const calls = t_.calls.data();
+    const double* const post_enter = m_.recv_post_enter.data();
+    const uint32_t* const group = m_.group.data();
+    const uint32_t n = uint32_t(t_.sends.size());
+    for (uint32_t i = 0; i < n; ++i) {
+      const engine::SendRecord& s = sends[i];
+      const double tp = post_enter[i];
+      if (std::isnan(tp) || s.complete_call == kNoCall || group[i] == UINT32_MAX) continue;
+      const engine::CallRecord& c = calls[s.complete_call];
       const double idle = tp - c.enter;
       if (c.exit <= tp || !(idle > 0)) continue;
       Inst v;
@@ -468,7 +503,7 @@ class InstanceCollector {
       v.causer = s.peer;
       v.family = kDelayLateReceiver;
       v.cause_kind = kCauseRecv;
-      v.cause_a = m_.group[i];  // this send's (group, position): the receiver resolves it
+      v.cause_a = group[i];  // this send's (group, position): the receiver resolves it
       v.cause_b = m_.pos[i];
       lr.push_back(v);
     }
@@ -530,7 +565,7 @@ class InstanceCollector {
     for (size_t end : runs_) {
       const auto b = out_.begin() + long(begin), m = out_.begin() + long(end);
       if (!std::is_sorted(b, m, by_call)) std::stable_sort(b, m, by_call);
-      if (begin > 0) std::inplace_merge(out_.begin(), b, m, by_call);
+      if (begin > 0) merge_run(begin, end);
       begin = end;
     }
     return std::move(out_);
@@ -543,6 +578,27 @@ class InstanceCollector {
     if (test_region_[region] < 0)
       test_region_[region] = is_test_call(in_.definitions->regions, region) ? 1 : 0;
     return test_region_[region] == 1;
+  }
+  // Merges out_'s sorted [0, mid) and [mid, end) as std::inplace_merge (stable). A short
+  // second run (a ping-pong's late receivers: ~100 after 500k late senders) goes in from its
+  // last entry: each to its place after the first run's of equal call, the first run's entries
+  // after it shifted in one block copy, not one move each.
+  void merge_run(size_t mid, size_t end) {
+    auto by_call = [](const Inst& a, const Inst& b) { return a.call < b.call; };
+    const auto first = out_.begin();
+    if ((end - mid) * 64 > mid) {
+      std::inplace_merge(first, first + long(mid), first + long(end), by_call);
+      return;
+    }
+    const std::vector<Inst> tail(first + long(mid), first + long(end));
+    size_t hi = mid, dst = end;  // out_[0, hi) not moved yet; out_[dst, end) in place
+    for (size_t i = tail.size(); i-- > 0;) {
+      const auto p = std::upper_bound(first, first + long(hi), tail[i], by_call);
+      dst -= size_t(first + long(hi) - p);
+      std::copy_backward(p, first + long(hi), first + long(dst) + (first + long(hi) - p));
+      out_[--dst] = tail[i];
+      hi = size_t(p - first);
+    }
   }
   // The instances kept so far end a run (take).
   void end_run() {
@@ -715,15 +771,75 @@ DelaySlots delay_slots(engine::MetricStore& store) {
   return s;
 }
 
+// The values booked per wait (short-term costs by family and their total, the waiting side's
+// four), in dense rows of their own added to the store when it goes: an add is an index check
+// and a sum, not the store's slot and bounds lookups (~18 instructions, twice per wait on each
+// side). Only when the store holds none of them yet (the whole run's analysis, a run's first
+// window: +0 plus the same additions in the same order gives the same sums) and the rows are
+// few against the additions; else every add goes to the store.
+enum BookRow : int {
+  kRowShortTotal = kDelayFamilies,  // rows 0 .. kDelayFamilies - 1: short-term per family
+  kRowDirect,
+  kRowIndirect,
+  kRowPropagating,
+  kRowTerminal,
+  kBookRows
+};
+class DelayBook {
+ public:
+  DelayBook(engine::MetricStore& store, const DelaySlots& slot, size_t adds)
+      : store_(store), n_(store.callpaths()) {
+    for (int f = 0; f < kDelayFamilies; ++f) slot_[f] = slot.short_term[f];
+    slot_[kRowShortTotal] = slot.short_total;
+    slot_[kRowDirect] = slot.direct;
+    slot_[kRowIndirect] = slot.indirect;
+    slot_[kRowPropagating] = slot.propagating;
+    slot_[kRowTerminal] = slot.terminal;
+    bool fresh = n_ > 0 && n_ * kBookRows <= adds;
+    for (int r = 0; r < kBookRows && fresh; ++r) {
+      fresh = slot_[r] >= 0;
+      for (size_t g = 0; g < n_ && fresh; ++g) {
+        const double v = store.get(slot_[r], g);
+        fresh = v == 0 && !std::signbit(v);
+      }
+    }
+    if (fresh) {
+      rows_.assign(size_t(kBookRows) * n_, 0.0);
+      at_ = rows_.data();
+    }
+  }
+  DelayBook(const DelayBook&) = delete;
+  DelayBook& operator=(const DelayBook&) = delete;
+  ~DelayBook() {
+    if (at_ == nullptr) return;
+    for (int r = 0; r < kBookRows; ++r)
+      for (size_t g = 0; g < n_; ++g)
+        if (at_[size_t(r) * n_ + g] != 0) store_.add(slot_[r], long(g), at_[size_t(r) * n_ + g]);
+  }
+  // MetricStore::add(slot of row `r`, g, v).
+  void add(int r, long g, double v) {
+    if (at_ == nullptr) store_.add(slot_[r], g, v);
+    else if (size_t(g) < n_) at_[size_t(r) * n_ + size_t(g)] += v;
+  }
+
+ private:
+  engine::MetricStore& store_;
+  const size_t n_;
+  int slot_[kBookRows];
+  std::vector<double> rows_;  // row r's value at g: [r * n_ + g]; empty when not fresh
+  double* at_ = nullptr;      // rows_.data()
+};
+
 // What the steps of compute_delay share.
 struct DelayState {
   DelayState(const DelayInput& in, int P)
-      : in(in), t(*in.timeline), l2g(*in.local_to_global), P(P),
+      : in(in), t(*in.timeline), l2g(*in.local_to_global), tv(t, l2g), P(P),
         sync(t, *in.csync, *in.definitions, in.my_rank), wait_of(t, in.waits->records) {}
 
   const DelayInput& in;
   const engine::Timeline& t;
   const std::vector<int>& l2g;
+  const TimelineView tv;
   const int P;
   SyncIndex sync;
   // Step 1.
@@ -827,6 +943,38 @@ void find_instances(DelayState& s, DelayResult& out) {
   std::sort(s.gsync.begin(), s.gsync.end());
 }
 
+// W's vector of wait `v`, as sent: its entries from 1 us on (those below say nothing about a
+// delay; they would only make tiny spurious differences of at most that size), at most 255
+// (the largest). The common one of b's gap alone in `one`, without a vector, else in s.tw;
+// `at` where they are. Returns how many.
+[[gnu::always_inline]] inline size_t wait_vector(DelayState& s, const Inst& v,
+                                                 std::pair<uint32_t, double>& one,
+                                                 const std::pair<uint32_t, double>*& at) {
+  const uint32_t a = s.sync.before(v.causer, v.call);
+  uint32_t n = 0;
+  if (gap_only(s.tv, a, v.call, one, n)) {
+    at = &one;
+    return n != 0 && !(one.second < 1e-6) ? 1 : 0;
+  }
+  Vec& tw = s.tw;
+  interval_vector_any(s.t, s.wait_of, s.l2g, a == kNone ? 0 : a + 1, v.call, s.raw, tw);
+  // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
+  size_t kept = 0;
+  for (const auto& x : tw) {
+    tw[kept] = x;
+    kept += !(x.second < 1e-6);
+  }
+  tw.erase(tw.begin() + long(kept), tw.end());
+  if (tw.size() > 255) {
+    std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    tw.resize(255);
+    std::sort(tw.begin(), tw.end());
+  }
+  at = tw.data();
+  return tw.size();
+}
+
 // --- 2. W -> C: [kind u8][n u8][a varint][b zigzag varint][v_ref zigzag varint][amount f32],
 //        then n x ([call path varint][seconds f32]); (a, b) = the message as P2pMatch names
 //        it, or (communicator, instance) of a collective; b and v_ref as differences to the
@@ -837,19 +985,21 @@ void find_instances(DelayState& s, DelayResult& out) {
 void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t, size_t>>& runs,
                        DelayResult& out) {
   const std::vector<Inst>& inst = s.inst;
-  Vec& tw = s.tw;
+  std::pair<uint32_t, double> one;  // the vector of a wait, when one entry (wait_vector)
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
   // each destination's bytes, ascending); causers outside the analysis ranks last.
   // A counting sort over the P + 1 slots.
+  // One slot for every instance (one causer, two ranks: the identity) is seen first, without
+  // the counts; by_causer is then left empty.
   auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) : size_t(s.P); };
-  std::vector<uint32_t> start(size_t(s.P) + 2, 0);
-  for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
-  for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
   std::vector<uint32_t>& by_causer = s.by_causer;
   by_causer.clear();
-  if (std::adjacent_find(start.begin(), start.end(),
-                         [&](uint32_t a, uint32_t b) { return b - a == inst.size(); }) == start.end()) {
-    by_causer.resize(inst.size());  // (one causer, two ranks: the identity, left empty)
+  const size_t slot0 = inst.empty() ? 0 : slot_of(inst[0].causer);
+  if (std::any_of(inst.begin(), inst.end(), [&](const Inst& v) { return slot_of(v.causer) != slot0; })) {
+    std::vector<uint32_t> start(size_t(s.P) + 2, 0);
+    for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
+    for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    by_causer.resize(inst.size());
     for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
   }
   runs.clear();
@@ -881,23 +1031,8 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       out.remainder_s += v.amount;
       continue;
     }
-    interval_vector(s.t, s.wait_of, s.l2g, s.sync.before(v.causer, v.call), v.call, s.raw, tw);
-    // Entries below 1 us say nothing about a delay: not sent (they would only make tiny
-    // spurious differences of at most that size).
-    // (Without a branch per entry: in a ping-pong that branch was the costliest line here.)
-    size_t kept = 0;
-    for (const auto& x : tw) {
-      tw[kept] = x;
-      kept += !(x.second < 1e-6);
-    }
-    // (erase: inline, where resize was a call per wait)
-    tw.erase(tw.begin() + long(kept), tw.end());
-    if (tw.size() > 255) {  // at most 255 call paths per vector: the largest ones
-      std::nth_element(tw.begin(), tw.begin() + 255, tw.end(),
-                       [](const auto& x, const auto& y) { return x.second > y.second; });
-      tw.resize(255);
-      std::sort(tw.begin(), tw.end());
-    }
+    const std::pair<uint32_t, double>* ev = nullptr;
+    const size_t entries = wait_vector(s, v, one, ev);
     if (v.causer != run_causer) {
       close_run();
       runs.push_back({v.causer, 0});
@@ -906,7 +1041,6 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
       run_bytes = 0;
       prev_b = prev_v = 0;
     }
-    const size_t entries = tw.size();
     const size_t most = 31 + entries * 9;  // the longest varints
     if (room - used < most) {
       flat.resize(std::max(2 * room, used + most));
@@ -921,9 +1055,9 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
     w.p = put_varint(w.p, zigzag(int64_t(v.cause_b) - prev_b));
     w.p = put_varint(w.p, zigzag(int64_t(j) - prev_v));
     w.put<float>(float(v.amount));
-    for (const auto& [g, sec] : tw) {
-      w.p = put_varint(w.p, g);
-      w.put<float>(float(sec));
+    for (size_t x = 0; x < entries; ++x) {
+      w.p = put_varint(w.p, ev[x].first);
+      w.put<float>(float(ev[x].second));
     }
     prev_b = v.cause_b;
     prev_v = j;
@@ -941,21 +1075,25 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
 struct PeerMessages {
   PeerMessages(const engine::P2pMatch& m, int w) : to(of(m.sends_to, w)), from(of(m.recvs_from, w)) {}
   // P2pMatch::send_of(w, g, k) and recv_of(w, g, k).
-  uint32_t send_of(uint32_t g, uint32_t k) const { return item(to, g, k); }
-  uint32_t recv_of(uint32_t g, uint32_t k) const { return item(from, g, k); }
+  uint32_t send_of(uint32_t g, uint32_t k) const { return to.item(g, k); }
+  uint32_t recv_of(uint32_t g, uint32_t k) const { return from.item(g, k); }
 
  private:
   using Groups = engine::P2pMatch::PeerGroups;
-  static const Groups* of(const std::vector<Groups>& v, int w) {
+  struct Of {  // one peer's groups, their count taken once
+    const std::vector<uint32_t>* groups;
+    size_t n;
+    uint32_t item(uint32_t g, uint32_t k) const {
+      return g < n && k < groups[g].size() ? groups[g][k] : UINT32_MAX;
+    }
+  };
+  static Of of(const std::vector<Groups>& v, int w) {
     const auto it = std::lower_bound(v.begin(), v.end(), w,
                                      [](const Groups& x, int p) { return x.peer < p; });
-    return it != v.end() && it->peer == w ? &*it : nullptr;
+    if (it == v.end() || it->peer != w) return {nullptr, 0};
+    return {it->groups.data(), it->groups.size()};
   }
-  static uint32_t item(const Groups* x, uint32_t g, uint32_t k) {
-    if (!x || g >= x->groups.size()) return UINT32_MAX;
-    return k < x->groups[g].size() ? x->groups[g][k] : UINT32_MAX;
-  }
-  const Groups *to, *from;
+  Of to, from;
 };
 
 // Step 3: the causing call here of a wait of rank w (`wm`: the messages exchanged with it)
@@ -963,7 +1101,7 @@ struct PeerMessages {
 // kDelayFamilies when not found.
 [[gnu::always_inline]] inline void find_cause(const DelayState& s, const PeerMessages& wm, uint8_t kind,
                                               uint32_t a, uint32_t b, uint32_t& e, int& family) {
-  const engine::Timeline& t = s.t;
+  const TimelineView& t = s.tv;
   e = kNoCall;
   family = kDelayFamilies;
   if (kind == kCauseSend) {
@@ -977,7 +1115,7 @@ struct PeerMessages {
   } else if (kind == kCauseColl) {
     auto it = s.coll_by_comm.find(a);
     if (it != s.coll_by_comm.end() && b < it->second.size()) {
-      const engine::CollRecord& c = t.colls[it->second[b]];
+      const engine::CollRecord& c = s.t.colls[it->second[b]];
       e = c.call;
       family = c.kind == CollKind::kBarrier  ? kDelayBarrier
                : c.kind == CollKind::kNxN    ? kDelayNxN
@@ -1048,30 +1186,55 @@ void make_inst_call(DelayState& s) {
 
 // C's side of a wait of rank `w` (its vector `tw`) that call `e` here caused: C's vector
 // since their previous synchronization (into `tc`; `raw` scratch), its delay vector d
-// appended to `d`, and C's own waits strictly inside the interval, [u0, u1) of s.inst.
+// appended to `d` (or, when C's interval is e's gap alone, its entry if any in `one`, n_one 1,
+// without a vector), and C's own waits strictly inside the interval, [u0, u1) of s.inst.
 // Inline: step 3's work per wait (make_caused's copy runs only when the records are needed).
 struct CauseShape {
   double sum_d, sum_w, D;
   uint32_t u0, u1;
+  uint32_t n_one;
+  std::pair<uint32_t, double> one;
+  bool gap;  // the interval was e's gap alone: nothing appended to d
 };
+// C's own waits in calls lo .. e - 1 into c (u0, u1, sum_w). Out of line: a ping-pong's
+// intervals hold none.
+[[gnu::noinline]] void own_waits(DelayState& s, uint32_t lo, uint32_t e, CauseShape& c) {
+  if (s.inst_call.empty() && ++s.inst_searches > kInstSearches) make_inst_call(s);
+  if (s.inst_call.empty()) {
+    c.u1 = own_wait_at(s.inst, e);
+    c.u0 = own_wait_at(s.inst, lo);
+  } else {
+    c.u1 = uint32_t(lower_bound_near(s.inst_call, e, s.own_hi));
+    c.u0 = uint32_t(lower_bound_near(s.inst_call, lo, s.own_lo));
+  }
+  for (uint32_t u = c.u0; u < c.u1; ++u) c.sum_w += s.inst[u].amount;
+}
 [[gnu::always_inline]] inline CauseShape cause_shape(DelayState& s, int w, uint32_t e, const Vec& tw,
                                                      Vec& raw, Vec& tc, Vec& d) {
   const uint32_t from = s.sync.before(w, e);
-  interval_vector(s.t, s.wait_of, s.l2g, from, e, raw, tc);
-  CauseShape c{delay_vector(tc, tw, d), 0, 0, 0, 0};
-  const uint32_t lo = from == kNone ? 0 : from + 1;
-  // None when e follows the synchronization at once (a ping-pong's: no search).
-  if (lo < e) {
-    if (s.inst_call.empty() && ++s.inst_searches > kInstSearches) make_inst_call(s);
-    if (s.inst_call.empty()) {
-      c.u1 = own_wait_at(s.inst, e);
-      c.u0 = own_wait_at(s.inst, lo);
-    } else {
-      c.u1 = uint32_t(lower_bound_near(s.inst_call, e, s.own_hi));
-      c.u0 = uint32_t(lower_bound_near(s.inst_call, lo, s.own_lo));
+  CauseShape c{0, 0, 0, 0, 0, 0, {}, false};
+  std::pair<uint32_t, double> x;
+  uint32_t n = 0;
+  if (gap_only(s.tv, from, e, x, n)) {
+    c.gap = true;
+    // delay_vector of a one-entry tc (its search of tw, sorted by call path)
+    double tw_x = 0;
+    for (const auto& [g, sec] : tw)
+      if (g >= x.first) {
+        tw_x = g == x.first ? sec : 0.0;
+        break;
+      }
+    if (n != 0 && x.second - tw_x > 0) {
+      c.one = {x.first, x.second - tw_x};
+      c.n_one = 1;
+      c.sum_d = c.one.second;
     }
+  } else {
+    const uint32_t lo = from == kNone ? 0 : from + 1;
+    interval_vector_any(s.t, s.wait_of, s.l2g, lo, e, raw, tc);
+    c.sum_d = delay_vector(tc, tw, d);
+    if (lo < e) own_waits(s, lo, e, c);  // (none when e follows the synchronization at once)
   }
-  for (uint32_t u = c.u0; u < c.u1; ++u) c.sum_w += s.inst[u].amount;
   c.D = c.sum_d + c.sum_w;
   return c;
 }
@@ -1079,7 +1242,7 @@ struct CauseShape {
 // Whether a wait record's causing call `e` (of `family`, find_cause) is on this rank's main
 // thread: it makes a caused record.
 bool caused_here(const DelayState& s, uint32_t e, int family) {
-  return e < s.t.calls.size() && s.t.calls[e].location == 0 && family < kDelayFamilies;
+  return e < s.tv.calls.size() && s.tv.calls[e].location == 0 && family < kDelayFamilies;
 }
 
 // The caused records up to n (s.caused short of them: step 3 only counted them) made again
@@ -1108,15 +1271,17 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
       find_cause(s, wm, kind, a, b, e, family);
       if (!caused_here(s, e, family)) continue;
       const uint32_t d_begin = uint32_t(s.dflat.size());
-      s.caused.push_back({cause_shape(s, w, e, tw, raw, tc, s.dflat).D, int32_t(w), v_ref, e, d_begin});
+      const CauseShape c = cause_shape(s, w, e, tw, raw, tc, s.dflat);
+      if (c.n_one != 0) s.dflat.push_back(c.one);
+      s.caused.push_back({c.D, int32_t(w), v_ref, e, d_begin});
       s.caused_family.push_back(uint8_t(family));
     }
   }
 }
 
 // From here on step 3 keeps the caused records, the earlier ones made again first; the
-// current one's delay vector (in s.d_one) follows theirs. Returns where it begins.
-[[gnu::cold]] uint32_t keep_caused_from_here(DelayState& s) {
+// current one's delay vector (in s.d_one, or c's entry) follows theirs. Returns where it begins.
+[[gnu::cold]] uint32_t keep_caused_from_here(DelayState& s, const CauseShape& c) {
   s.caused.reserve(s.caused_room);
   s.caused_family.reserve(s.caused_room);
   s.dflat.reserve(s.caused_room);
@@ -1124,38 +1289,22 @@ bool caused_here(const DelayState& s, uint32_t e, int family) {
   s.keep_caused = true;
   const uint32_t at = uint32_t(s.dflat.size());
   s.dflat.insert(s.dflat.end(), s.d_one.begin(), s.d_one.end());
+  if (c.n_one != 0) s.dflat.push_back(c.one);
   return at;
 }
 
-// Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
-// vector since their previous synchronization, d, D, scale; the short-term cost; the local
-// part of the propagated costs. Returns the indirect share to reply.
-double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricStore& store, int w,
-                        uint32_t v_ref, double amount, uint32_t e, int family, DelayResult& out) {
+// A caused record with edges (C's own waits u0 .. u1 in its interval, or an earlier record
+// had some): the records kept from here on, its edges (u, a_u / D), each u's base and prop.
+// Returns where its delay vector begins. Out of line: a ping-pong's records have none.
+[[gnu::noinline]] uint32_t add_edges(DelayState& s, const CauseShape& c, double scale, uint32_t d_begin) {
   const std::vector<Inst>& inst = s.inst;
-  // Its delay vector into the flat list, or while the records are only counted the scratch.
-  Vec& dv = s.keep_caused ? s.dflat : s.d_one;
-  if (!s.keep_caused) dv.clear();
-  uint32_t d_begin = uint32_t(dv.size());
-  const CauseShape c = cause_shape(s, w, e, s.tw, s.raw, s.tc, dv);
   const double D = c.D;
-  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
-  // little of them); below, amount / D < 1.
-  const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
-  for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) {
-    const auto [g, d] = dv[x];
-    store.add(slot.short_term[family], g, scale * d);
-    store.add(slot.short_total, g, scale * d);
+  if (!s.keep_caused) d_begin = keep_caused_from_here(s, c);  // an edge: this rank's cost flows on
+  if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
+    s.edge_begin.reserve(s.caused.capacity() + 1);
+    s.edge_begin.assign(s.n_caused, 0);
   }
-  out.remainder_s += amount - scale * D;
-  if (c.u0 != c.u1 || !s.edge_begin.empty()) {
-    if (!s.keep_caused) d_begin = keep_caused_from_here(s);  // an edge: this rank's cost flows on
-    if (s.edge_begin.empty()) {  // the first record with edges: every earlier one has none
-      s.edge_begin.reserve(s.caused.capacity() + 1);
-      s.edge_begin.assign(s.n_caused, 0);
-    }
-    s.edge_begin.push_back(uint32_t(s.edges.size()));
-  }
+  s.edge_begin.push_back(uint32_t(s.edges.size()));
   for (uint32_t ui = c.u0; ui < c.u1; ++ui) {
     if (s.base.empty()) {  // the first wait of this rank inside a causing interval
       s.base.assign(inst.size(), 0.0);
@@ -1166,6 +1315,35 @@ double cost_caused_wait(DelayState& s, const DelaySlots& slot, engine::MetricSto
     s.prop[ui] = std::max(s.prop[ui], scale * a_u);
     s.edges.push_back({ui, a_u / D});
   }
+  return d_begin;
+}
+
+// Step 3 for one wait v of rank `w` (its vector in s.tw) that call `e` here caused: C's
+// vector since their previous synchronization, d, D, scale; the short-term cost; the local
+// part of the propagated costs. Returns the indirect share to reply.
+double cost_caused_wait(DelayState& s, DelayBook& book, int w, uint32_t v_ref, double amount, uint32_t e,
+                        int family, DelayResult& out) {
+  // Its delay vector into the flat list, or while the records are only counted the scratch.
+  Vec& dv = s.keep_caused ? s.dflat : s.d_one;
+  if (!s.keep_caused) dv.clear();
+  uint32_t d_begin = uint32_t(dv.size());
+  const CauseShape c = cause_shape(s, w, e, s.tw, s.raw, s.tc, dv);
+  const double D = c.D;
+  // min(1, amount / D), without the division where it is 1 (most waits: the delay explains
+  // little of them); below, amount / D < 1.
+  const double scale = D > 0 ? (amount >= D ? 1.0 : amount / D) : 0.0;
+  auto short_term = [&](uint32_t g, double d) {
+    book.add(family, g, scale * d);
+    book.add(kRowShortTotal, g, scale * d);
+  };
+  if (!c.gap)
+    for (size_t x = d_begin, x_end = dv.size(); x < x_end; ++x) short_term(dv[x].first, dv[x].second);
+  if (c.n_one != 0) {
+    short_term(c.one.first, c.one.second);
+    if (s.keep_caused) dv.push_back(c.one);
+  }
+  out.remainder_s += amount - scale * D;
+  if (c.u0 != c.u1 || !s.edge_begin.empty()) d_begin = add_edges(s, c, scale, d_begin);
   ++s.n_caused;
   if (!s.keep_caused) return scale * c.sum_w;  // only counted
   // The batch of the propagation: this rank's phase at the causing call e (the same as
@@ -1205,9 +1383,9 @@ struct ReplyWriter {
 
 // --- 3. At C, per wait it caused (`recv`, `rcounts` from step 2): its cost, and the reply to W
 //        of the indirect share, into `back` (contiguous per W, as recv is per source).
-Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricStore& store,
-                         const std::vector<engine::Comm::Parcel>& recv, std::vector<unsigned char>& back,
-                         std::vector<std::pair<int32_t, size_t>>& back_runs, DelayResult& out) {
+Status cost_caused_waits(DelayState& s, DelayBook& book, const std::vector<engine::Comm::Parcel>& recv,
+                         std::vector<unsigned char>& back, std::vector<std::pair<int32_t, size_t>>& back_runs,
+                         DelayResult& out) {
   const engine::Timeline& t = s.t;
   for (uint32_t i = 0; i < t.colls.size(); ++i) s.coll_by_comm[t.colls[i].comm].push_back(i);
   for (const engine::CollRecord& c : t.win_colls) s.wcoll_by_win[c.comm].push_back(c.call);
@@ -1258,7 +1436,7 @@ Status cost_caused_waits(DelayState& s, const DelaySlots& slot, engine::MetricSt
       if (!s.caused_of_recv.empty()) s.caused_of_recv.push_back(here ? s.n_caused : kNone);
       ++s.recv_total;
       if (!here) out.remainder_s += amount;  // the cause is not on this rank's main thread
-      else indirect = cost_caused_wait(s, slot, store, w, v_ref, amount, e, family, out);
+      else indirect = cost_caused_wait(s, book, w, v_ref, amount, e, family, out);
       reply.add(float(indirect));
     }
     reply.end(w);
@@ -1732,17 +1910,17 @@ void book_long_term(const DelayState& s, const DelaySlots& slot, engine::MetricS
   }
 }
 
-void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricStore& store) {
+void classify_waits(const DelayState& s, DelayBook& book) {
   if (s.indirect.empty() && s.prop.empty()) {  // every share 0 (a ping-pong's): no lookups
     for (const Inst& v : s.inst) {
       const long g = s.gid_of_call(v.call);
       const double a = v.amount, none = std::min(0.0, a);  // below, as min(share, a)
       if (none != 0) {
-        store.add(slot.indirect, g, none);
-        store.add(slot.propagating, g, none);
+        book.add(kRowIndirect, g, none);
+        book.add(kRowPropagating, g, none);
       }
-      store.add(slot.direct, g, a - none);
-      store.add(slot.terminal, g, a - none);
+      book.add(kRowDirect, g, a - none);
+      book.add(kRowTerminal, g, a - none);
     }
     return;
   }
@@ -1750,10 +1928,10 @@ void classify_waits(const DelayState& s, const DelaySlots& slot, engine::MetricS
     const long g = s.gid_of_call(s.inst[j].call);
     const double a = s.inst[j].amount;
     const double ind = std::min(s.indirect_of(j), a), pr = std::min(s.prop_of(j), a);
-    if (ind != 0) store.add(slot.indirect, g, ind);  // adding 0 leaves a value as it is
-    store.add(slot.direct, g, a - ind);
-    if (pr != 0) store.add(slot.propagating, g, pr);
-    store.add(slot.terminal, g, a - pr);
+    if (ind != 0) book.add(kRowIndirect, g, ind);  // adding 0 leaves a value as it is
+    book.add(kRowDirect, g, a - ind);
+    if (pr != 0) book.add(kRowPropagating, g, pr);
+    book.add(kRowTerminal, g, a - pr);
   }
 }
 
@@ -1778,7 +1956,10 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
                     (in.replay == DelayReplay::kAuto && P > kDelayGatherRanks);
   s.keep_caused = out.distributed;  // the gathered propagation may need none (DelayState)
   std::vector<unsigned char> back;
-  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, slot, store, recv, back, runs, out));
+  size_t records = 0;  // the wait records received, at most
+  for (const engine::Comm::Parcel& parcel : recv) records += parcel.bytes.size() / 9;
+  DelayBook book(store, slot, 2 * (s.inst.size() + records));
+  CRITPATH_FORWARD_IF_ERROR(cost_caused_waits(s, book, recv, back, runs, out));
   out.bytes_sent += back.size();
   std::vector<engine::Comm::Parcel> replies;  // recv kept: make_caused may read it again
   CRITPATH_FORWARD_IF_ERROR(exchange_runs(group, back.data(), runs, replies));
@@ -1804,7 +1985,7 @@ Status compute_delay(const DelayInput& in, const engine::Group& group, engine::M
   }
 
   book_long_term(s, slot, store, out);
-  classify_waits(s, slot, store);
+  classify_waits(s, book);
   return Status::kOk;
 }
 
