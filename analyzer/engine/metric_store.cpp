@@ -494,7 +494,7 @@ void MetricStore::reduce_zero(const Group& group, std::vector<ReducedMetric>& ou
 }
 
 Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out, std::vector<RankDetail>* mine,
-                           std::vector<double>* root_sums) const {
+                           std::vector<double>* root_sums, std::vector<double>* all_max) const {
   const size_t G = callpaths_, M = metrics_.size();
   const std::vector<const MetricDecl*> decls = declarations();
   Reduced r = layout(decls);
@@ -519,7 +519,11 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out, 
     }
   for (size_t i = 0; i < D + J; ++i)
     for (size_t g = 0; g < G; ++g) mx[(M + i) * G + g] = i < D ? -v(detail[i], g) : own(i, g);
+  const size_t layout_size = mx.size();
+  if (all_max) mx.insert(mx.end(), all_max->begin(), all_max->end());
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(mx.data(), mx.size(), ReduceOp::kMax));
+  if (all_max) all_max->assign(mx.begin() + long(layout_size), mx.end());
+  mx.resize(layout_size);
   // 2. The top ranks of the cells where some rank's value is positive.
   TopCells& tc = r.tc;
   for (size_t i = 0; i < D + J; ++i)

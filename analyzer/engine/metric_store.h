@@ -223,10 +223,11 @@ class MetricStore {
   // slot to it on every rank. A constant number of collectives whatever the number of
   // metrics, call paths and ranks (at most 4); the root receives the per-rank
   // totals (8 bytes per rank and slot with a non-zero value) and blocks of slots x call paths.
-  // With `root_sums`: those values too, summed over the ranks into it on the root (riding in
-  // the reduction's sums: no round of their own).
+  // With `root_sums`: those values too, summed over the ranks into it on the root; with
+  // `all_max`, their maximum over the ranks into it on every rank (riding in the reduction's
+  // sums and maximum: no round of their own).
   Status reduce(const Group& group, std::vector<ReducedMetric>& out, std::vector<RankDetail>* mine = nullptr,
-                std::vector<double>* root_sums = nullptr) const;
+                std::vector<double>* root_sums = nullptr, std::vector<double>* all_max = nullptr) const;
   // What reduce() gives when every rank's every value is 0 and all ranks know it (an earlier
   // collective told them): the same results, without a collective.
   void reduce_zero(const Group& group, std::vector<ReducedMetric>& out,

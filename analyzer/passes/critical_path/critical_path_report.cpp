@@ -578,13 +578,17 @@ Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group
     if (rc != Status::kOk) status = rc;
     return rc == Status::kOk;
   };
-  // Summed over ranks in place: every rank's CP time per call path, and the path's length.
-  std::vector<double> gcp = cp;
+  // Summed over ranks in one reduction: every rank's CP time per call path, the path's length
+  // and the non-waiting work per call path.
+  std::vector<double> sums(cp);
+  sums.push_back(acc.seg_len);
+  sums.insert(sums.end(), work.begin(), work.end());
+  mpi_ok(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
+  const std::vector<double> gcp(sums.begin(), sums.begin() + long(G));
   double& cp_len = out.cp_len;
-  cp_len = acc.seg_len;
+  cp_len = sums[G];
+  out.work_sum.assign(sums.begin() + long(G) + 1, sums.end());
   std::vector<int> occurs(G, 0);
-  mpi_ok(group.allreduce(gcp.data(), G, engine::ReduceOp::kSum));
-  mpi_ok(group.allreduce(&cp_len, 1, engine::ReduceOp::kSum));
   if (parts.group) {
     occurs = visited;
     mpi_ok(parts.group->allreduce(occurs.data(), G, engine::ReduceOp::kMax));
@@ -599,11 +603,8 @@ Status reduce_costs(const LocalWork& lw, const CpLocal& acc, const engine::Group
   rc[kRcSegs] = double(acc.segments);
   rc[kRcBusySpan] = acc.busy_span;
   rc[kRcBusy] = acc.busy;
-  mpi_ok(store.reduce(group, out.metrics, rank_detail));
-  out.work_sum = work;
-  out.work_max = work;
-  mpi_ok(group.allreduce(out.work_sum.data(), G, engine::ReduceOp::kSum));
-  mpi_ok(group.allreduce(out.work_max.data(), G, engine::ReduceOp::kMax));
+  out.work_max = work;  // its maximum over the ranks rides in the store's
+  mpi_ok(store.reduce(group, out.metrics, rank_detail, nullptr, &out.work_max));
   rc[kRcImbalance] = imbalance_share(cp, gcp, out.work_sum, out.work_max, group.size());
   mpi_ok(group.gather_rows(rc.data(), kRcCols, out.rc_all));
   return status;
