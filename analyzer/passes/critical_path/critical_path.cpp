@@ -76,10 +76,13 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecor
 // touches few nodes (a ping-pong's: the receive, the gap's node, the send): the first kFew
 // are summed in a small array searched in order, a piece then costs a few instructions
 // inline; beyond them a node-indexed sum, valid while stamped with the segment's opening,
-// and the nodes in the order touched (allocated at the first segment that needs them).
+// and the nodes in the order touched. All of it sized once, up front (as by_node is): no call
+// is left in the clip's loop, where one (a vector growing) made GCC keep the loop's doubles
+// in memory across it, a load and a store each per use.
 class OpenSegment {
  public:
-  OpenSegment(std::vector<CpSegment>& segments, size_t nodes) : segments_(segments), nodes_(nodes) {}
+  OpenSegment(std::vector<CpSegment>& segments, size_t nodes)
+      : segments_(segments), time_(nodes, 0.0), stamp_(nodes, 0), touched_(nodes, 0) {}
   [[gnu::always_inline]] void add(size_t j, int32_t n, double piece) {
     if (j != open_) reopen(j);  // a segment opened again (a gap over two segments) starts afresh
     for (uint32_t i = 0; i < nfew_; ++i)
@@ -91,10 +94,17 @@ class OpenSegment {
       few_[nfew_++] = {n, piece};
       return;
     }
-    add_many(n, piece);
+    const size_t i = size_t(n);
+    if (stamp_[i] != stamp_now_) {
+      stamp_[i] = stamp_now_;
+      time_[i] = piece;
+      touched_[ntouched_++] = n;
+      return;
+    }
+    time_[i] += piece;
   }
   // Sets the open segment's dominant node (the most time; the lowest node of a tie).
-  void close() {
+  [[gnu::always_inline]] void close() {
     if (open_ >= segments_.size()) return;
     double best = -1;
     int32_t& node = segments_[open_].node;
@@ -105,8 +115,8 @@ class OpenSegment {
       }
     };
     for (uint32_t i = 0; i < nfew_; ++i) take(few_[i].node, few_[i].time);
-    for (const int32_t n : touched_) take(n, time_[size_t(n)]);
-    touched_.clear();
+    for (size_t i = 0; i < ntouched_; ++i) take(touched_[i], time_[size_t(touched_[i])]);
+    ntouched_ = 0;
     nfew_ = 0;
     open_ = SIZE_MAX;
   }
@@ -117,33 +127,19 @@ class OpenSegment {
     int32_t node;
     double time;
   };
-  void reopen(size_t j) {
+  [[gnu::always_inline]] void reopen(size_t j) {
     close();
     open_ = j;
     ++stamp_now_;
   }
-  [[gnu::noinline]] void add_many(int32_t n, double piece) {
-    if (time_.empty()) {
-      time_.assign(nodes_, 0.0);
-      stamp_.assign(nodes_, 0);
-    }
-    const size_t i = size_t(n);
-    if (stamp_[i] != stamp_now_) {
-      stamp_[i] = stamp_now_;
-      time_[i] = piece;
-      touched_.push_back(n);
-      return;
-    }
-    time_[i] += piece;
-  }
 
   std::vector<CpSegment>& segments_;
-  size_t nodes_;
   Sum few_[kFew];
   uint32_t nfew_ = 0;
   std::vector<double> time_;
   std::vector<uint64_t> stamp_;
-  std::vector<int32_t> touched_;
+  std::vector<int32_t> touched_;  // ntouched_ of them: each node at most once per segment
+  size_t ntouched_ = 0;
   uint64_t stamp_now_ = 0;
   size_t open_ = SIZE_MAX;
 };
