@@ -1147,18 +1147,23 @@ Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) 
 // (a ping-pong's few merges, receives that did not wait, cost a few segments, not all).
 template <typename Id>
 Status JumpWalk<Id>::send_segments(bool local) {
-  uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   // The marked items whose segments travel (local: few; the start, where it is here, last), in
-  // item order: on a consistent trace each destination then gets its segments ascending.
+  // item order: on a consistent trace each destination then gets its segments ascending. The
+  // flags and counts through locals (sent's growth, out of line, made GCC load each member
+  // again per item).
   std::vector<uint32_t> sent;
-  auto on_path = [&](size_t it) { return it < n_ ? marked_[it] != 0 : have_start_; };
+  const uint8_t *const marked = marked_, *const ended = ended_, *const broken = broken_,
+                       *const merge = to_merge_;
+  const uint32_t* const passed = passes_.empty() ? nullptr : passes_.data();
+  uint64_t hops = 0, began = 0, broke = 0;  // chains that ended (the path began), broken ends
   for (size_t it = 0; it <= n_; ++it) {
-    if (!on_path(it)) continue;
-    red[0] += passes(it) + (it < n_ ? 1 : 0);  // a record's own hop (the start is none), and
-                                               // the arrivals passed on after it
-    if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
-    if (!local || ended_[it] || to_merge_[it]) sent.push_back(uint32_t(it));
+    if (it < n_ ? !marked[it] : !have_start_) continue;
+    // A record's own hop (the start is none), and the arrivals passed on after it.
+    hops += (passed != nullptr ? passed[it] : 0) + (it < n_ ? 1 : 0);
+    if (ended[it]) ++(broken[it] ? broke : began);
+    if (!local || ended[it] || merge[it]) sent.push_back(uint32_t(it));
   }
+  uint64_t red[3] = {hops, began, broke};
   grp_.group(sent.size(), P_, [&](size_t k) { return seg_rank(sent[k]); });
   const size_t nout = grp_.order.size();
   SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
@@ -1191,9 +1196,10 @@ Status JumpWalk<Id>::send_segments(bool local) {
   out_.partial = red[2] > 0 || red[1] == 0;
   const bool cycle = red[1] == 0 && red[2] == 0;
   if (cycle) CRITPATH_FORWARD_IF_ERROR(close_cycle());
-  out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
-                                     [](const PathSegment& s) { return !(s.end > s.begin); }),
-                      out_.segments.end());
+  if (!local || cycle)  // local_segments left the empty ones out
+    out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
+                                       [](const PathSegment& s) { return !(s.end > s.begin); }),
+                        out_.segments.end());
   // Ascending already (take_segments and local_segments sort), but for close_cycle's segment.
   if (cycle && !std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
@@ -1201,25 +1207,43 @@ Status JumpWalk<Id>::send_segments(bool local) {
 }
 
 // The local segments: each marked record's, from the arrival it answered, in record order
-// (ascending on a consistent trace), and the `nin` received (the chains' ends), merged in.
+// (ascending on a consistent trace), and the `nin` received (the chains' ends: few), merged
+// in as the own ones are made, empty ones left out. Written by index into room for all (a
+// push_back per segment checked the capacity, and an inplace_merge moved every segment once
+// more for the few received). Own segments out of order (an inconsistent trace): all sorted.
 template <typename Id>
 void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
   std::vector<PathSegment>& out = out_.segments;
-  out.clear();
-  out.reserve(size_t(std::count(marked_, marked_ + n_, uint8_t(1))) + nin);
+  std::vector<PathSegment> got(in, in + nin);
+  if (!std::is_sorted(got.begin(), got.end(), segment_less)) std::sort(got.begin(), got.end(), segment_less);
+  out.resize(n_ + nin);
+  PathSegment* const o = out.data();
+  size_t m = 0, r = 0;
+  bool sorted = true;
+  PathSegment prev{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  const HopRec* const h = mine_.data();
+  const uint8_t *const marked = marked_, *const indeg = indeg_;
+  const double* const arrival = arrival_;
+  double next_begin = nin > 0 ? got[0].begin : std::numeric_limits<double>::infinity();
   for (size_t y = 0; y < n_; ++y) {
-    if (!marked_[y] || indeg_[y] >= 2) continue;  // a merge's segment is received
-    const double begin = mine_[y].wait_end;
-    out.push_back({begin, std::max(arrival_[y], begin)});
+    if (!marked[y] || indeg[y] >= 2) continue;  // a merge's segment is received
+    const double begin = h[y].wait_end;
+    const PathSegment g{begin, std::max(arrival[y], begin)};
+    if (segment_less(g, prev)) sorted = false;
+    prev = g;
+    if (!(g.end > g.begin)) continue;
+    // The next received one's begin (+inf: none) rules out most records in one comparison.
+    if (sorted && next_begin <= g.begin) {
+      for (; r < nin && segment_less(got[r], g); ++r)
+        if (got[r].end > got[r].begin) o[m++] = got[r];
+      next_begin = r < nin ? got[r].begin : std::numeric_limits<double>::infinity();
+    }
+    o[m++] = g;
   }
-  const size_t own = out.size();
-  out.insert(out.end(), in, in + nin);
-  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less))
-    return std::sort(out.begin(), out.end(), segment_less);
-  // Received from several ranks (a chain's end and merges): few, sorted apart.
-  if (!std::is_sorted(out.begin() + long(own), out.end(), segment_less))
-    std::sort(out.begin() + long(own), out.end(), segment_less);
-  std::inplace_merge(out.begin(), out.begin() + long(own), out.end(), segment_less);
+  for (; r < nin; ++r)
+    if (got[r].end > got[r].begin) o[m++] = got[r];
+  out.resize(m);
+  if (!sorted) std::sort(out.begin(), out.end(), segment_less);
 }
 
 // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest

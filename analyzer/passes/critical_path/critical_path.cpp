@@ -52,23 +52,31 @@ namespace {
 // group's `P` (this rank is `me`; the engine would copy the records once more to drop the
 // others). Ascending by enter. Fresh memory (32 B a record) on huge pages where they are
 // available: a 4 KiB page's first-touch fault per 128 records costs more than the copy.
+// Written by index into room for every record, cut to those kept after (a push_back per
+// record checked the capacity and, with its out-of-line growth, kept the loop's values in
+// memory).
 std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecords& records, int me, int P) {
   std::vector<engine::HopRec> out;
   engine::reserve_big(out, records.size());
-  records.for_each([&](const WaitRecord& r) {
-    const double enter = t.calls[r.call].enter;
+  out.resize(records.size());
+  engine::HopRec* const h = out.data();
+  const engine::CallRecord* const calls = t.calls.data();
+  size_t kept = 0;
+  records.for_each([&](const WaitRecord& r) __attribute__((always_inline)) {
+    const engine::CallRecord& c = calls[r.call];
     // Without a known cause elsewhere the path stays on the rank, through the wait. The path
     // follows each rank's main thread (location 0): other threads' waits are no hops.
-    if (r.cause_rank < 0 || r.cause_rank >= P || r.cause_rank == me || !(r.wait_end > enter) ||
-        t.calls[r.call].location != 0)
+    // (A negative cause, as an unsigned one, lies above any group's size.)
+    if (uint32_t(r.cause_rank) >= uint32_t(P) || r.cause_rank == me || !(r.wait_end > c.enter) ||
+        c.location != 0)
       return;
-    engine::HopRec h;
-    h.enter = enter;
-    h.wait_end = r.wait_end;
-    h.cause_time = r.cause_time;
-    h.cause_rank = r.cause_rank;
-    out.push_back(h);
+    engine::HopRec& x = h[kept++];
+    x.enter = c.enter;
+    x.wait_end = r.wait_end;
+    x.cause_time = r.cause_time;
+    x.cause_rank = r.cause_rank;
   });
+  out.resize(kept);
   return out;
 }
 
@@ -160,8 +168,15 @@ Status walk_critical_path(const engine::Timeline& t, const CpRecords& records, c
   engine::PathWalkResult res;
   const Status s = engine::walk_path(hop_records(t, records, group.rank(), group.size()), start, group.comm(),
                                      method, res);
-  out.segments.reserve(res.segments.size());
-  for (const engine::PathSegment& g : res.segments) out.segments.push_back({g.begin, g.end, -1});
+  // Sized first, then written by index (no capacity check per segment).
+  const size_t nseg = res.segments.size();
+  out.segments.resize(nseg);
+  CpSegment* const seg = out.segments.data();
+  const engine::PathSegment* const from = res.segments.data();
+  for (size_t i = 0; i < nseg; ++i) {
+    seg[i].begin = from[i].begin;
+    seg[i].end = from[i].end;
+  }
   out.hops = res.hops;
   out.partial = res.partial || s != Status::kOk;
   out.gathered = res.method == engine::PathWalkMethod::kGather;
