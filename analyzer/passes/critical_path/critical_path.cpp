@@ -264,6 +264,28 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   return by_node;
 }
 
+namespace {
+
+// A main-thread record's waiting intervals, [enter, wait end] and [completion begin, exit],
+// the non-empty ones, in that order, to f(a, z).
+template <typename F>
+[[gnu::always_inline]] inline void waits_of(const engine::CallRecord& c, const WaitRecord& r, F&& f) {
+  if (r.wait_end > c.enter) f(c.enter, r.wait_end);
+  if (c.exit > r.completion_begin) f(r.completion_begin, c.exit);
+}
+
+// busy_intervals' output, written by index: the vector is grown (within the room reserved,
+// value-initialised) ahead of what is written, a block at a time, out of the records' loop:
+// `need` intervals past `used`. Returns the elements.
+constexpr size_t kBusyBlock = 2048;  // records between two looks at the room
+[[gnu::noinline]] std::pair<double, double>* grow_busy(std::vector<std::pair<double, double>>& v, size_t used,
+                                                       size_t need) {
+  if (v.size() < used + need) v.resize(std::min(v.capacity(), std::max(used + need, v.size() + 2 * need)));
+  return v.data();
+}
+
+}  // namespace
+
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
                                                       double init_enter, double finalize_enter,
                                                       std::vector<double>* wait_node) {
@@ -273,54 +295,60 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
   // it and faulted in twice its final size.
   std::vector<std::pair<double, double>> busy;
   engine::reserve_big(busy, 2 * records.size() + 1);
+  std::pair<double, double>* out = busy.data();
+  size_t nb = 0;  // intervals written (busy.size() is the room made)
   double cur = init_enter;
   auto take = [&](double a, double z) __attribute__((always_inline)) {
     const double lo = std::max(a, init_enter), hi = std::min(z, finalize_enter);
     if (!(hi > lo)) return;
-    if (lo > cur) busy.push_back({cur, lo});
+    if (lo > cur) out[nb++] = {cur, lo};
     cur = std::max(cur, hi);
   };
   // No node's index reaches the size of an absent wait_node (a negative node's neither).
   double* by_node = wait_node != nullptr ? wait_node->data() : nullptr;
   const size_t nodes = wait_node != nullptr ? wait_node->size() : 0;
+  const engine::CallRecord* const calls = t.calls.data();
   // The first pass merges while the intervals ascend (lexicographically, as the sort's order);
   // the first one out of order leaves the rest to the sort below. Its work per record inline
   // (a call per record before: nine tenths of the function).
   bool sorted = true;
-  std::pair<double, double> last{-std::numeric_limits<double>::infinity(),
-                                 -std::numeric_limits<double>::infinity()};
+  double last_a = -std::numeric_limits<double>::infinity(), last_z = last_a;
   auto merge = [&](double a, double z) __attribute__((always_inline)) {
-    if (std::pair<double, double>{a, z} < last) {
+    if (!sorted) return;
+    if (a < last_a || (a == last_a && z < last_z)) {
       sorted = false;
       return;
     }
-    last = {a, z};
+    last_a = a;
+    last_z = z;
     take(a, z);
   };
-  records.for_each([&](const WaitRecord& r) __attribute__((always_inline)) {
-    const engine::CallRecord& c = t.calls[r.call];
+  // Each record gives at most two intervals (then one more, the last).
+  auto room = [&] { out = grow_busy(busy, nb, 2 * kBusyBlock + 1); };
+  records.for_each_block(kBusyBlock, room, [&](const WaitRecord& r) __attribute__((always_inline)) {
+    const engine::CallRecord& c = calls[r.call];
     if (size_t(c.node) < nodes)
       by_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
                                  std::max(c.exit - r.completion_begin, 0.0);
     if (c.location != 0 || !sorted) return;  // the main thread's busy time
-    if (r.wait_end > c.enter) merge(c.enter, r.wait_end);
-    if (sorted && c.exit > r.completion_begin) merge(r.completion_begin, c.exit);
+    waits_of(c, r, merge);
   });
   if (!sorted) {
     std::vector<std::pair<double, double>> waits;
     waits.reserve(2 * records.size());
     records.for_each([&](const WaitRecord& r) {
-      const engine::CallRecord& c = t.calls[r.call];
-      if (c.location != 0) return;
-      if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
-      if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
+      const engine::CallRecord& c = calls[r.call];
+      if (c.location == 0) waits_of(c, r, [&](double a, double z) { waits.push_back({a, z}); });
     });
     std::sort(waits.begin(), waits.end());
-    busy.clear();
+    nb = 0;
     cur = init_enter;
+    out = grow_busy(busy, 0, waits.size() + 1);
     for (const auto& [a, z] : waits) take(a, z);
   }
-  if (finalize_enter > cur) busy.push_back({cur, finalize_enter});
+  out = grow_busy(busy, nb, 1);
+  if (finalize_enter > cur) out[nb++] = {cur, finalize_enter};
+  busy.resize(nb);
   return busy;
 }
 
