@@ -325,14 +325,15 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
   };
   // Each record gives at most two intervals (then one more, the last).
   auto room = [&] { out = grow_busy(busy, nb, 2 * kBusyBlock + 1); };
-  records.for_each_block(kBusyBlock, room, [&](const WaitRecord& r) __attribute__((always_inline)) {
+  auto first_pass = [&](const WaitRecord& r) __attribute__((always_inline)) {
     const engine::CallRecord& c = calls[r.call];
     if (size_t(c.node) < nodes)
       by_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
                                  std::max(c.exit - r.completion_begin, 0.0);
     if (c.location != 0 || !sorted) return;  // the main thread's busy time
     waits_of(c, r, merge);
-  });
+  };
+  records.for_each_block(kBusyBlock, room, first_pass);
   if (!sorted) {
     std::vector<std::pair<double, double>> waits;
     waits.reserve(2 * records.size());
