@@ -93,8 +93,9 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
 namespace {
 
 // arrive(), searching from `hint` on (every record below it entered before t) by galloping:
-// O(log distance) instead of O(log n) when consecutive times are close.
-[[gnu::noinline]] Arrival arrive_gallop(const HopRec* h, size_t n, double t, size_t hint) {
+// O(log distance) instead of O(log n) when consecutive times are close. Inline: a call left in
+// the loops of answer_queries and take_replies (rarely taken) made GCC keep their values in memory.
+[[gnu::always_inline]] inline Arrival arrive_gallop(const HopRec* h, size_t n, double t, size_t hint) {
   size_t lo = hint, step = 1, hi = hint;
   while (hi < n && h[hi].enter < t) {
     lo = hi + 1;
@@ -656,35 +657,57 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
   const Reply<Id>* back = as<Reply<Id>>(recv_);
   size_t hint = 0;  // take_second_hop's search, as answer_queries'
   double prev_t = -std::numeric_limits<double>::infinity();
+  auto passed_on = [&](const Reply<Id>& r) {
+    return r.kind() == Arrival::kPass && r.rank >= 0 && r.rank < P_;
+  };
+  // All but the arrivals passed on, in a loop with no call in it (a push_back's growth there
+  // made GCC keep the loop's values in memory), the arrays through locals; those passed on (an
+  // inconsistent trace's, few) in a second loop, in the same order.
+  Id* const j0 = J_[0].data();
+  uint8_t *const merge = to_merge_, *const ended = ended_, *const broken = broken_;
+  const bool moved = !passes_.empty();
+  uint64_t found = 0;
+  size_t npass = 0;
   for (size_t pos = 0; pos < order.size(); ++pos) {
-    Pending p = at(order[pos]);
+    const Pending p = at(order[pos]);
     Reply<Id> r = back[pos];
+    if (passed_on(r)) {
+      ++npass;
+      continue;
+    }
     const size_t it = p.item;
     const Arrival::Kind kind = r.kind();
     if (kind == Arrival::kFound && r.rank >= kMergeFlag) {
       r.rank -= kMergeFlag + 1;
-      to_merge_[it] = 1;
+      merge[it] = 1;
     }
-    if (passes(it) > 0) move_to(it, p.q, p.t);
+    if (moved && passes_[it] > 0) move_to(it, p.q, p.t);
     if (kind == Arrival::kFound) {
-      (it < n_ ? J_[0][it] : start_j0_) = r.id;
-      if (it < n_) ++found_;
+      (it < n_ ? j0[it] : start_j0_) = r.id;
+      if (it < n_) ++found;
       if (it == n_) start_found_ = uint64_t(r.id) + 1;
       if (p.q != me_) take_second_hop(it, r, hint, prev_t);
-    } else if (kind == Arrival::kPass && r.rank >= 0 && r.rank < P_) {
-      if (passes_.empty()) {
-        passes_.assign(n_ + 1, 0);
-        moved_rank_.assign(n_ + 1, -1);
-        moved_end_.assign(n_ + 1, 0);
-      }
-      ++passes_[it];
-      p.q = r.rank;
-      p.t = r.time;
-      still.push_back(p);
     } else {  // the path began on p.q (or an invalid rank: broken)
-      ended_[it] = 1;
-      if (kind == Arrival::kPass) broken_[it] = 1;
+      ended[it] = 1;
+      if (kind == Arrival::kPass) broken[it] = 1;
     }
+  }
+  found_ += found;
+  for (size_t pos = 0; npass > 0 && pos < order.size(); ++pos) {
+    Pending p = at(order[pos]);
+    const Reply<Id>& r = back[pos];
+    if (!passed_on(r)) continue;
+    const size_t it = p.item;
+    if (passes(it) > 0) move_to(it, p.q, p.t);
+    if (passes_.empty()) {
+      passes_.assign(n_ + 1, 0);
+      moved_rank_.assign(n_ + 1, -1);
+      moved_end_.assign(n_ + 1, 0);
+    }
+    ++passes_[it];
+    p.q = r.rank;
+    p.t = r.time;
+    still.push_back(p);
   }
 }
 
@@ -733,10 +756,14 @@ template <typename Id>
 Status JumpWalk<Id>::rank_list(uint64_t N, uint64_t merges, bool& done) {
   done = false;
   const size_t items = n_ + 1;
-  lnext_.assign(items, kNoItem);
+  // kNoItem and kEnd are all ones: set bytewise (memset), not element by element.
+  static_assert(kNoItem == UINT32_MAX && kEnd == std::numeric_limits<Id>::max(), "all-ones fills");
+  lnext_.resize(items);
+  std::memset(lnext_.data(), 0xff, items * sizeof(uint32_t));
   lstep_.assign(items, 0);
   res_.assign(items, 0);
-  rid_.assign(items, kEnd);
+  rid_.resize(items);
+  std::memset(rid_.data(), 0xff, items * sizeof(Id));
   rdep_.assign(items, 0);
   if (!have_start_) res_[n_] = 1;  // no start here: item n_ is nobody's
   uint64_t far = 0;
@@ -766,28 +793,54 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
   tok_out_.clear();
   tok_dest_.clear();
   const size_t items = have_start_ ? n_ + 1 : n_;
+  // The items that need no token first, in a loop with no call in it and the arrays through
+  // locals (the tokens' push_back made GCC keep the loop's values in memory); the tokens, few
+  // where most items came back after two hops (a ping-pong: none), in a second loop.
+  const Id* const j0 = J_[0].data();
+  const uint32_t* const hop2 = hop2_;
+  uint32_t *const lnext = lnext_.data(), *const lstep = lstep_.data();
+  uint8_t* const res = res_.data();
+  Id* const rid = rid_.data();
+  uint64_t* const rdep = rdep_.data();
+  auto succ = [&](size_t x) { return x < n_ ? j0[x] : start_j0_; };
+  auto needs_token = [&](size_t x, Id j) {
+    return j != kEnd && owner_of(j) != me_ && hop2[x] != kRootHop && hop2[x] == kNoItem;
+  };
+  uint64_t bad = 0;
+  size_t tokens = 0;
+  auto ret = [&](size_t x, uint32_t y, uint32_t dist) {  // take_return's, counted locally
+    lnext[x] = y;
+    lstep[x] = dist;
+    bad += !(y < x);  // not earlier on the rank: a cycle
+  };
   for (size_t x = 0; x < items; ++x) {
-    const Id j = x < n_ ? J_[0][x] : start_j0_;
+    const Id j = succ(x);
     if (j == kEnd) {  // the chain's last record (or the start, where the path began)
-      res_[x] = 1;
-      rid_[x] = x < n_ ? gid(me_, x) : kEnd;
+      res[x] = 1;
+      rid[x] = x < n_ ? gid(me_, x) : kEnd;
     } else if (owner_of(j) == me_) {  // passed on back to this rank
-      take_return(x, uint32_t(index_of(j)), 1);
-    } else if (hop2_[x] == kRootHop) {  // the successor ends its chain
-      res_[x] = 1;
-      rid_[x] = j;
-      rdep_[x] = 1;
-    } else if (hop2_[x] != kNoItem) {  // back after two hops (take_replies found it)
-      take_return(x, hop2_[x], 2);
+      ret(x, uint32_t(index_of(j)), 1);
+    } else if (hop2[x] == kRootHop) {  // the successor ends its chain
+      res[x] = 1;
+      rid[x] = j;
+      rdep[x] = 1;
+    } else if (hop2[x] != kNoItem) {  // back after two hops (take_replies found it)
+      ret(x, hop2[x], 2);
     } else {
-      Token t;
-      t.node = uint32_t(index_of(j));
-      t.origin = uint32_t(x);
-      t.origin_rank = me_;
-      t.dist = 1;
-      tok_out_.push_back(t);
-      tok_dest_.push_back(int32_t(owner_of(j)));
+      ++tokens;
     }
+  }
+  bad_ += bad;
+  for (size_t x = 0; tokens > 0 && x < items; ++x) {
+    const Id j = succ(x);
+    if (!needs_token(x, j)) continue;
+    Token t;
+    t.node = uint32_t(index_of(j));
+    t.origin = uint32_t(x);
+    t.origin_rank = me_;
+    t.dist = 1;
+    tok_out_.push_back(t);
+    tok_dest_.push_back(int32_t(owner_of(j)));
   }
   // Tokens travel for a trial of kTokenTrial rounds, then while they come back, up to half
   // the doubling's levels (log2 N) or kTokenHops.
@@ -953,20 +1006,29 @@ Status JumpWalk<Id>::mark_by_depth() {
 template <typename Id>
 Status JumpWalk<Id>::mark_by_flood() {
   std::fill(marked_, marked_ + n_, uint8_t(0));
-  std::vector<uint32_t> work, req;
+  // The records marked whose successors are still to follow: a stack with room for each record
+  // once (a record enters it when first marked), so that close()'s walk along the returns has
+  // no call in it (a push_back's growth there made GCC keep its values in memory), and the
+  // arrays through locals.
+  std::unique_ptr<uint32_t[]> work(new uint32_t[n_ + 1]);
+  size_t nwork = 0;
+  std::vector<uint32_t> req;
   std::vector<int32_t> dest;
-  auto covered = [&](uint32_t p, uint32_t x) {  // J_0(x) is lnext(J_0(p))
-    const Id a = J_[0][p], b = J_[0][x];
-    return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
+  const Id* const j0 = J_[0].data();
+  const uint32_t *const lnext = lnext_.data(), *const lstep = lstep_.data();
+  uint8_t* const marked = marked_;
+  auto covered = [&](uint32_t p, uint32_t x) __attribute__((always_inline)) {  // J_0(x) is lnext(J_0(p))
+    const Id a = j0[p], b = j0[x];
+    return lstep[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
   };
   // x and its returns, while new; inline (GCC kept it out of line: a call per record marked).
   auto close = [&](uint32_t x) __attribute__((always_inline)) {
-    for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
-      marked_[x] = 1;
-      if (p == kNoItem || !covered(p, x)) work.push_back(x);
+    for (uint32_t p = kNoItem; x < n_ && !marked[x]; p = x, x = lnext[x]) {
+      marked[x] = 1;
+      if (p == kNoItem || !covered(p, x)) work[nwork++] = x;
     }
   };
-  auto follow = [&](Id j) {
+  auto follow = [&](Id j) __attribute__((always_inline)) {
     if (j == kEnd) return;
     if (owner_of(j) == me_) return close(uint32_t(index_of(j)));
     req.push_back(uint32_t(index_of(j)));
@@ -978,11 +1040,7 @@ Status JumpWalk<Id>::mark_by_flood() {
   }
   std::vector<uint32_t> send;
   for (;;) {
-    while (!work.empty()) {
-      const uint32_t x = work.back();
-      work.pop_back();
-      follow(J_[0][x]);
-    }
+    while (nwork > 0) follow(j0[work[--nwork]]);
     grp_.group(req.size(), P_, [&](size_t i) { return dest[i]; });
     send.resize(grp_.order.size());
     for (size_t pos = 0; pos < send.size(); ++pos) send[pos] = req[grp_.order[pos]];
