@@ -199,7 +199,21 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   const size_t ncalls = t.calls.size();
   const engine::GapEntry* const gaps = t.gaps.data();
   const uint32_t* const gap_begin = t.gap_begin.data();
+  // The next segment (the first that ends after the time booked) and its bounds in locals, both
+  // +inf past the last: one comparison each for "past it?" and "before it?".
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   size_t next = 0;
+  double sb = segs[0].begin, se = segs[0].end;
+  auto skip_to = [&](double x) __attribute__((always_inline)) {
+    while (se <= x) {
+      if (++next == nsegs) {
+        sb = se = kInf;
+        return;
+      }
+      sb = segs[next].begin;
+      se = segs[next].end;
+    }
+  };
   // add and book inline (GCC keeps both out of line otherwise): a call out per piece cost
   // about a tenth of the clip on a ping-pong (two pieces a call).
   auto add = [&](size_t j, int32_t n, double piece) __attribute__((always_inline)) {
@@ -211,9 +225,9 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   // node is no node (its size_t lies above any count of nodes: one test for both).
   auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
     if (!(b > a) || size_t(n) >= nodes) return;
-    while (next < nsegs && segs[next].end <= a) ++next;
-    if (next == nsegs || !(segs[next].begin < b)) return;
-    if (a >= segs[next].begin && b <= segs[next].end) {  // min, max give b, a
+    skip_to(a);
+    if (!(sb < b)) return;
+    if (a >= sb && b <= se) {  // min, max give b, a
       const double piece = (b - a) * w;
       if (piece > 0) add(next, n, piece);
       return;
@@ -243,9 +257,9 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
     // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
     // before the next segment (off the path: half a ping-pong's) is not summed.
     if (c.enter > gs) {
-      while (next < nsegs && segs[next].end <= gs) ++next;
-      const double gap_s = next < nsegs && segs[next].begin < c.enter ? gap_seconds() : 0;
-      if (gap_s > 0 && gs >= segs[next].begin && c.enter <= segs[next].end) {
+      skip_to(gs);
+      const double gap_s = sb < c.enter ? gap_seconds() : 0;
+      if (gap_s > 0 && gs >= sb && c.enter <= se) {
         for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
           const int32_t n = gaps[e].node;
           const double piece = (c.enter - gs) * (gaps[e].seconds / gap_s);
