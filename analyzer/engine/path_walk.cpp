@@ -626,29 +626,40 @@ void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
   const size_t nin = received();
   size_t hint = 0;  // records below it entered before the previous query's time
   double prev_t = -std::numeric_limits<double>::infinity();
+  // The members through locals: the byte-wide stores (indeg_) may alias anything for the
+  // compiler, which then loaded every member again per query.
+  const HopRec* const h = mine_.data();
+  const size_t n = n_;
+  uint8_t* const indeg = indeg_;
+  double* const arrival = arrival_;
+  const Id me = gid(me_, 0);
+  const int32_t P = P_;
+  uint64_t merges = 0;
   for (size_t k = 0; k < nin; ++k) {
-    if (!(in[k] >= prev_t)) hint = 0;
-    prev_t = in[k];
-    const Arrival a = arrive_from(mine_.data(), n_, in[k], hint);
+    const double t = in[k];
+    if (!(t >= prev_t)) hint = 0;
+    prev_t = t;
+    const Arrival a = arrive_from(h, n, t, hint);
     if (a.index != kNoRecord) hint = a.index;
-    Reply<Id>& r = rep[k];
-    r = Reply<Id>{};
+    Reply<Id> r{};
     if (a.kind == Arrival::kFound) {
-      if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
-      arrival_[a.index] = in[k];
-      const HopRec& h = mine_[a.index];
-      r.id = gid(me_, a.index);
-      r.time = next_time(h);
-      r.rank = valid_cause(h) ? h.cause_rank : -1;
+      if (indeg[a.index] < 2 && ++indeg[a.index] == 2) ++merges;
+      arrival[a.index] = t;
+      const HopRec& x = h[a.index];
+      r.id = Id(me | Id(a.index));
+      r.time = next_time(x);
+      r.rank = uint32_t(x.cause_rank) < uint32_t(P) ? x.cause_rank : -1;  // valid_cause
     } else if (a.kind == Arrival::kPass) {
-      r.rank = a.next_rank >= 0 && a.next_rank < P_ ? a.next_rank : -1;
+      r.rank = a.next_rank >= 0 && a.next_rank < P ? a.next_rank : -1;
       r.time = a.next_time;
     }
+    rep[k] = r;
   }
+  merges_ += merges;
   if (!first_round_ || merges_ == 0) return;
   // Every query of the round is in: the replies that found a merge say so.
   for (size_t k = 0; k < nin; ++k)
-    if (rep[k].kind() == Arrival::kFound && indeg_[index_of(rep[k].id)] >= 2) rep[k].rank += kMergeFlag + 1;
+    if (rep[k].kind() == Arrival::kFound && indeg[index_of(rep[k].id)] >= 2) rep[k].rank += kMergeFlag + 1;
 }
 
 // The replies: found (the segment and J_0), passed on (pending again), or the path began.
