@@ -186,15 +186,22 @@ WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records,
   std::pair<double, double>* const v = iv.data();
   const size_t n = iv.size();
   size_t kept = 0;
-  for (size_t i = 0; i < n; ++i) {
+  // Each interval's sums, and whether it (its part past t0) is kept. In place, the loop has no
+  // call in it (a push_back's growth made GCC keep its values in memory).
+  auto take = [&](size_t i) __attribute__((always_inline)) {
     const auto [a, z] = v[i];
     busy_span += z - a;
-    if (z > t0) {
-      busy_app += z - std::max(a, t0);
-      const std::pair<double, double> piece{std::max(a, t0), z};
-      if (in_place) v[kept++] = piece;
-      else busy.push_back(piece);
-    }
+    if (!(z > t0)) return false;
+    busy_app += z - std::max(a, t0);
+    v[i] = {std::max(a, t0), z};
+    return true;
+  };
+  if (in_place) {
+    for (size_t i = 0; i < n; ++i)
+      if (take(i)) v[kept++] = v[i];
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      if (take(i)) busy.push_back(v[i]);
   }
   acc.busy_span = busy_span;
   acc.busy = busy_app;
