@@ -345,8 +345,8 @@ class JumpWalk {
   JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1),
-        J_(1, std::vector<Id>(n_, kEnd)) {
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1) {
+    J_.emplace_back(n_, kEnd);  // in place (J_(1, v) filled v and copied it)
     place_items();
   }
 
