@@ -93,8 +93,9 @@ std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec
 namespace {
 
 // arrive(), searching from `hint` on (every record below it entered before t) by galloping:
-// O(log distance) instead of O(log n) when consecutive times are close.
-[[gnu::noinline]] Arrival arrive_gallop(const HopRec* h, size_t n, double t, size_t hint) {
+// O(log distance) instead of O(log n) when consecutive times are close. Inline: a call left in
+// the loops of answer_queries and take_replies (rarely taken) made GCC keep their values in memory.
+[[gnu::always_inline]] inline Arrival arrive_gallop(const HopRec* h, size_t n, double t, size_t hint) {
   size_t lo = hint, step = 1, hi = hint;
   while (hi < n && h[hi].enter < t) {
     lo = hi + 1;
@@ -344,8 +345,8 @@ class JumpWalk {
   JumpWalk(const std::vector<HopRec>& mine, const PathStart& start, PathExchange& ex, PathWalkResult& out,
            int shift)
       : mine_(mine), start_(start), ex_(ex), out_(out), me_(ex.rank()), P_(ex.size()), n_(mine.size()),
-        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1),
-        J_(1, std::vector<Id>(n_, kEnd)) {
+        have_start_(me_ == start.rank), shift_(shift), mask_((Id(1) << shift) - 1) {
+    J_.emplace_back(n_, kEnd);  // in place (J_(1, v) filled v and copied it)
     place_items();
   }
 
@@ -360,10 +361,10 @@ class JumpWalk {
   bool merges_flagged() const { return flagged_; }
   // Frees what the successors and the list path kept (before send_segments).
   void release_lists() {
-    for (std::vector<uint32_t>* v : {&lnext_, &lstep_, &lroot_}) std::vector<uint32_t>().swap(*v);
-    for (std::vector<uint64_t>* v : {&ldist_, &rdep_}) std::vector<uint64_t>().swap(*v);
-    std::vector<Id>().swap(rid_);
-    std::vector<uint8_t>().swap(res_);
+    for (std::unique_ptr<uint32_t[]>* v : {&lnext_, &lstep_, &lroot_}) v->reset();
+    for (std::unique_ptr<uint64_t[]>* v : {&ldist_, &rdep_}) v->reset();
+    rid_.reset();
+    res_.reset();
     send_.release();
   }
 
@@ -515,10 +516,11 @@ class JumpWalk {
   // The list path, per item: its first return to this rank (lnext_, kNoItem: none) and the
   // hops to it; the run's first item (lroot_) and the hops to it; per run's first item, where
   // its chain ends (rid_ a record, kEnd none; resolved) or the next record to ask (not), hops.
-  std::vector<uint32_t> lnext_, lstep_, lroot_;
-  std::vector<uint64_t> ldist_, rdep_;
-  std::vector<Id> rid_;
-  std::vector<uint8_t> res_;
+  // n_ + 1 items each, not zeroed when made (run_tokens and local_runs write every item's).
+  std::unique_ptr<uint32_t[]> lnext_, lstep_, lroot_;
+  std::unique_ptr<uint64_t[]> ldist_, rdep_;
+  std::unique_ptr<Id[]> rid_;
+  std::unique_ptr<uint8_t[]> res_;
   uint64_t bad_ = 0, far_ = 0;  // returns not earlier on the rank; tokens stopped
   std::vector<Token> tok_out_, tok_send_;
   std::vector<int32_t> tok_dest_;
@@ -624,29 +626,40 @@ void JumpWalk<Id>::answer_queries(Reply<Id>* rep) {
   const size_t nin = received();
   size_t hint = 0;  // records below it entered before the previous query's time
   double prev_t = -std::numeric_limits<double>::infinity();
+  // The members through locals: the byte-wide stores (indeg_) may alias anything for the
+  // compiler, which then loaded every member again per query.
+  const HopRec* const h = mine_.data();
+  const size_t n = n_;
+  uint8_t* const indeg = indeg_;
+  double* const arrival = arrival_;
+  const Id me = gid(me_, 0);
+  const int32_t P = P_;
+  uint64_t merges = 0;
   for (size_t k = 0; k < nin; ++k) {
-    if (!(in[k] >= prev_t)) hint = 0;
-    prev_t = in[k];
-    const Arrival a = arrive_from(mine_.data(), n_, in[k], hint);
+    const double t = in[k];
+    if (!(t >= prev_t)) hint = 0;
+    prev_t = t;
+    const Arrival a = arrive_from(h, n, t, hint);
     if (a.index != kNoRecord) hint = a.index;
-    Reply<Id>& r = rep[k];
-    r = Reply<Id>{};
+    Reply<Id> r{};
     if (a.kind == Arrival::kFound) {
-      if (indeg_[a.index] < 2 && ++indeg_[a.index] == 2) ++merges_;
-      arrival_[a.index] = in[k];
-      const HopRec& h = mine_[a.index];
-      r.id = gid(me_, a.index);
-      r.time = next_time(h);
-      r.rank = valid_cause(h) ? h.cause_rank : -1;
+      if (indeg[a.index] < 2 && ++indeg[a.index] == 2) ++merges;
+      arrival[a.index] = t;
+      const HopRec& x = h[a.index];
+      r.id = Id(me | Id(a.index));
+      r.time = next_time(x);
+      r.rank = uint32_t(x.cause_rank) < uint32_t(P) ? x.cause_rank : -1;  // valid_cause
     } else if (a.kind == Arrival::kPass) {
-      r.rank = a.next_rank >= 0 && a.next_rank < P_ ? a.next_rank : -1;
+      r.rank = a.next_rank >= 0 && a.next_rank < P ? a.next_rank : -1;
       r.time = a.next_time;
     }
+    rep[k] = r;
   }
+  merges_ += merges;
   if (!first_round_ || merges_ == 0) return;
   // Every query of the round is in: the replies that found a merge say so.
   for (size_t k = 0; k < nin; ++k)
-    if (rep[k].kind() == Arrival::kFound && indeg_[index_of(rep[k].id)] >= 2) rep[k].rank += kMergeFlag + 1;
+    if (rep[k].kind() == Arrival::kFound && indeg[index_of(rep[k].id)] >= 2) rep[k].rank += kMergeFlag + 1;
 }
 
 // The replies: found (the segment and J_0), passed on (pending again), or the path began.
@@ -656,35 +669,57 @@ void JumpWalk<Id>::take_replies(Src at, const std::vector<uint32_t>& order, std:
   const Reply<Id>* back = as<Reply<Id>>(recv_);
   size_t hint = 0;  // take_second_hop's search, as answer_queries'
   double prev_t = -std::numeric_limits<double>::infinity();
+  auto passed_on = [&](const Reply<Id>& r) {
+    return r.kind() == Arrival::kPass && r.rank >= 0 && r.rank < P_;
+  };
+  // All but the arrivals passed on, in a loop with no call in it (a push_back's growth there
+  // made GCC keep the loop's values in memory), the arrays through locals; those passed on (an
+  // inconsistent trace's, few) in a second loop, in the same order.
+  Id* const j0 = J_[0].data();
+  uint8_t *const merge = to_merge_, *const ended = ended_, *const broken = broken_;
+  const bool moved = !passes_.empty();
+  uint64_t found = 0;
+  size_t npass = 0;
   for (size_t pos = 0; pos < order.size(); ++pos) {
-    Pending p = at(order[pos]);
+    const Pending p = at(order[pos]);
     Reply<Id> r = back[pos];
+    if (passed_on(r)) {
+      ++npass;
+      continue;
+    }
     const size_t it = p.item;
     const Arrival::Kind kind = r.kind();
     if (kind == Arrival::kFound && r.rank >= kMergeFlag) {
       r.rank -= kMergeFlag + 1;
-      to_merge_[it] = 1;
+      merge[it] = 1;
     }
-    if (passes(it) > 0) move_to(it, p.q, p.t);
+    if (moved && passes_[it] > 0) move_to(it, p.q, p.t);
     if (kind == Arrival::kFound) {
-      (it < n_ ? J_[0][it] : start_j0_) = r.id;
-      if (it < n_) ++found_;
+      (it < n_ ? j0[it] : start_j0_) = r.id;
+      if (it < n_) ++found;
       if (it == n_) start_found_ = uint64_t(r.id) + 1;
       if (p.q != me_) take_second_hop(it, r, hint, prev_t);
-    } else if (kind == Arrival::kPass && r.rank >= 0 && r.rank < P_) {
-      if (passes_.empty()) {
-        passes_.assign(n_ + 1, 0);
-        moved_rank_.assign(n_ + 1, -1);
-        moved_end_.assign(n_ + 1, 0);
-      }
-      ++passes_[it];
-      p.q = r.rank;
-      p.t = r.time;
-      still.push_back(p);
     } else {  // the path began on p.q (or an invalid rank: broken)
-      ended_[it] = 1;
-      if (kind == Arrival::kPass) broken_[it] = 1;
+      ended[it] = 1;
+      if (kind == Arrival::kPass) broken[it] = 1;
     }
+  }
+  found_ += found;
+  for (size_t pos = 0; npass > 0 && pos < order.size(); ++pos) {
+    Pending p = at(order[pos]);
+    const Reply<Id>& r = back[pos];
+    if (!passed_on(r)) continue;
+    const size_t it = p.item;
+    if (passes(it) > 0) move_to(it, p.q, p.t);
+    if (passes_.empty()) {
+      passes_.assign(n_ + 1, 0);
+      moved_rank_.assign(n_ + 1, -1);
+      moved_end_.assign(n_ + 1, 0);
+    }
+    ++passes_[it];
+    p.q = r.rank;
+    p.t = r.time;
+    still.push_back(p);
   }
 }
 
@@ -733,12 +768,12 @@ template <typename Id>
 Status JumpWalk<Id>::rank_list(uint64_t N, uint64_t merges, bool& done) {
   done = false;
   const size_t items = n_ + 1;
-  lnext_.assign(items, kNoItem);
-  lstep_.assign(items, 0);
-  res_.assign(items, 0);
-  rid_.assign(items, kEnd);
-  rdep_.assign(items, 0);
-  if (!have_start_) res_[n_] = 1;  // no start here: item n_ is nobody's
+  // Every item's set by run_tokens' first loop (filled here first, they cost a byte-wise
+  // write of 21 B per item more).
+  for (std::unique_ptr<uint32_t[]>* v : {&lnext_, &lstep_}) v->reset(new uint32_t[items]);
+  res_.reset(new uint8_t[items]);
+  rid_.reset(new Id[items]);
+  rdep_.reset(new uint64_t[items]);
   uint64_t far = 0;
   bool ok = false;
   CRITPATH_FORWARD_IF_ERROR(run_tokens(N, far, ok));
@@ -766,28 +801,66 @@ Status JumpWalk<Id>::run_tokens(uint64_t N, uint64_t& far, bool& ok) {
   tok_out_.clear();
   tok_dest_.clear();
   const size_t items = have_start_ ? n_ + 1 : n_;
+  // The items that need no token first, in a loop with no call in it and the arrays through
+  // locals (the tokens' push_back made GCC keep the loop's values in memory); the tokens, few
+  // where most items came back after two hops (a ping-pong: none), in a second loop.
+  const Id* const j0 = J_[0].data();
+  const uint32_t* const hop2 = hop2_;
+  uint32_t *const lnext = lnext_.get(), *const lstep = lstep_.get();
+  uint8_t* const res = res_.get();
+  Id* const rid = rid_.get();
+  uint64_t* const rdep = rdep_.get();
+  auto succ = [&](size_t x) { return x < n_ ? j0[x] : start_j0_; };
+  auto needs_token = [&](size_t x, Id j) {
+    return j != kEnd && owner_of(j) != me_ && hop2[x] != kRootHop && hop2[x] == kNoItem;
+  };
+  uint64_t bad = 0;
+  size_t tokens = 0;
+  auto ret = [&](size_t x, uint32_t y, uint32_t dist) {  // take_return's, counted locally
+    lnext[x] = y;
+    lstep[x] = dist;
+    bad += !(y < x);  // not earlier on the rank: a cycle
+  };
   for (size_t x = 0; x < items; ++x) {
-    const Id j = x < n_ ? J_[0][x] : start_j0_;
+    lnext[x] = kNoItem;
+    lstep[x] = 0;
+    res[x] = 0;
+    rid[x] = kEnd;
+    rdep[x] = 0;
+    const Id j = succ(x);
     if (j == kEnd) {  // the chain's last record (or the start, where the path began)
-      res_[x] = 1;
-      rid_[x] = x < n_ ? gid(me_, x) : kEnd;
+      res[x] = 1;
+      rid[x] = x < n_ ? gid(me_, x) : kEnd;
     } else if (owner_of(j) == me_) {  // passed on back to this rank
-      take_return(x, uint32_t(index_of(j)), 1);
-    } else if (hop2_[x] == kRootHop) {  // the successor ends its chain
-      res_[x] = 1;
-      rid_[x] = j;
-      rdep_[x] = 1;
-    } else if (hop2_[x] != kNoItem) {  // back after two hops (take_replies found it)
-      take_return(x, hop2_[x], 2);
+      ret(x, uint32_t(index_of(j)), 1);
+    } else if (hop2[x] == kRootHop) {  // the successor ends its chain
+      res[x] = 1;
+      rid[x] = j;
+      rdep[x] = 1;
+    } else if (hop2[x] != kNoItem) {  // back after two hops (take_replies found it)
+      ret(x, hop2[x], 2);
     } else {
-      Token t;
-      t.node = uint32_t(index_of(j));
-      t.origin = uint32_t(x);
-      t.origin_rank = me_;
-      t.dist = 1;
-      tok_out_.push_back(t);
-      tok_dest_.push_back(int32_t(owner_of(j)));
+      ++tokens;
     }
+  }
+  bad_ += bad;
+  if (!have_start_) {  // no start here: item n_ is nobody's
+    lnext[n_] = kNoItem;
+    lstep[n_] = 0;
+    res[n_] = 1;
+    rid[n_] = kEnd;
+    rdep[n_] = 0;
+  }
+  for (size_t x = 0; tokens > 0 && x < items; ++x) {
+    const Id j = succ(x);
+    if (!needs_token(x, j)) continue;
+    Token t;
+    t.node = uint32_t(index_of(j));
+    t.origin = uint32_t(x);
+    t.origin_rank = me_;
+    t.dist = 1;
+    tok_out_.push_back(t);
+    tok_dest_.push_back(int32_t(owner_of(j)));
   }
   // Tokens travel for a trial of kTokenTrial rounds, then while they come back, up to half
   // the doubling's levels (log2 N) or kTokenHops.
@@ -859,8 +932,8 @@ void JumpWalk<Id>::take_tokens(bool forward, uint64_t& returned) {
 template <typename Id>
 void JumpWalk<Id>::local_runs() {
   const size_t items = n_ + 1;
-  lroot_.resize(items);
-  ldist_.resize(items);
+  lroot_.reset(new uint32_t[items]);
+  ldist_.reset(new uint64_t[items]);
   for (size_t x = 0; x < items; ++x) {
     const uint32_t y = lnext_[x];
     if (y == kNoItem) {
@@ -953,20 +1026,29 @@ Status JumpWalk<Id>::mark_by_depth() {
 template <typename Id>
 Status JumpWalk<Id>::mark_by_flood() {
   std::fill(marked_, marked_ + n_, uint8_t(0));
-  std::vector<uint32_t> work, req;
+  // The records marked whose successors are still to follow: a stack with room for each record
+  // once (a record enters it when first marked), so that close()'s walk along the returns has
+  // no call in it (a push_back's growth there made GCC keep its values in memory), and the
+  // arrays through locals.
+  std::unique_ptr<uint32_t[]> work(new uint32_t[n_ + 1]);
+  size_t nwork = 0;
+  std::vector<uint32_t> req;
   std::vector<int32_t> dest;
-  auto covered = [&](uint32_t p, uint32_t x) {  // J_0(x) is lnext(J_0(p))
-    const Id a = J_[0][p], b = J_[0][x];
-    return lstep_[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
+  const Id* const j0 = J_[0].data();
+  const uint32_t *const lnext = lnext_.get(), *const lstep = lstep_.get();
+  uint8_t* const marked = marked_;
+  auto covered = [&](uint32_t p, uint32_t x) __attribute__((always_inline)) {  // J_0(x) is lnext(J_0(p))
+    const Id a = j0[p], b = j0[x];
+    return lstep[p] == 2 && a != kEnd && b != kEnd && owner_of(a) != me_ && owner_of(a) == owner_of(b);
   };
   // x and its returns, while new; inline (GCC kept it out of line: a call per record marked).
   auto close = [&](uint32_t x) __attribute__((always_inline)) {
-    for (uint32_t p = kNoItem; x < n_ && !marked_[x]; p = x, x = lnext_[x]) {
-      marked_[x] = 1;
-      if (p == kNoItem || !covered(p, x)) work.push_back(x);
+    for (uint32_t p = kNoItem; x < n_ && !marked[x]; p = x, x = lnext[x]) {
+      marked[x] = 1;
+      if (p == kNoItem || !covered(p, x)) work[nwork++] = x;
     }
   };
-  auto follow = [&](Id j) {
+  auto follow = [&](Id j) __attribute__((always_inline)) {
     if (j == kEnd) return;
     if (owner_of(j) == me_) return close(uint32_t(index_of(j)));
     req.push_back(uint32_t(index_of(j)));
@@ -978,11 +1060,7 @@ Status JumpWalk<Id>::mark_by_flood() {
   }
   std::vector<uint32_t> send;
   for (;;) {
-    while (!work.empty()) {
-      const uint32_t x = work.back();
-      work.pop_back();
-      follow(J_[0][x]);
-    }
+    while (nwork > 0) follow(j0[work[--nwork]]);
     grp_.group(req.size(), P_, [&](size_t i) { return dest[i]; });
     send.resize(grp_.order.size());
     for (size_t pos = 0; pos < send.size(); ++pos) send[pos] = req[grp_.order[pos]];
@@ -1147,18 +1225,23 @@ Status JumpWalk<Id>::mark_step(const std::vector<Id>* const* from, bool gather) 
 // (a ping-pong's few merges, receives that did not wait, cost a few segments, not all).
 template <typename Id>
 Status JumpWalk<Id>::send_segments(bool local) {
-  uint64_t red[3] = {0, 0, 0};  // hops, chains that ended (the path began), broken ends
   // The marked items whose segments travel (local: few; the start, where it is here, last), in
-  // item order: on a consistent trace each destination then gets its segments ascending.
+  // item order: on a consistent trace each destination then gets its segments ascending. The
+  // flags and counts through locals (sent's growth, out of line, made GCC load each member
+  // again per item).
   std::vector<uint32_t> sent;
-  auto on_path = [&](size_t it) { return it < n_ ? marked_[it] != 0 : have_start_; };
+  const uint8_t *const marked = marked_, *const ended = ended_, *const broken = broken_,
+                       *const merge = to_merge_;
+  const uint32_t* const passed = passes_.empty() ? nullptr : passes_.data();
+  uint64_t hops = 0, began = 0, broke = 0;  // chains that ended (the path began), broken ends
   for (size_t it = 0; it <= n_; ++it) {
-    if (!on_path(it)) continue;
-    red[0] += passes(it) + (it < n_ ? 1 : 0);  // a record's own hop (the start is none), and
-                                               // the arrivals passed on after it
-    if (ended_[it]) red[broken_[it] ? 2 : 1] += 1;
-    if (!local || ended_[it] || to_merge_[it]) sent.push_back(uint32_t(it));
+    if (it < n_ ? !marked[it] : !have_start_) continue;
+    // A record's own hop (the start is none), and the arrivals passed on after it.
+    hops += (passed != nullptr ? passed[it] : 0) + (it < n_ ? 1 : 0);
+    if (ended[it]) ++(broken[it] ? broke : began);
+    if (!local || ended[it] || merge[it]) sent.push_back(uint32_t(it));
   }
+  uint64_t red[3] = {hops, began, broke};
   grp_.group(sent.size(), P_, [&](size_t k) { return seg_rank(sent[k]); });
   const size_t nout = grp_.order.size();
   SegmentOut<Id>* send = send_.get<SegmentOut<Id>>(nout);
@@ -1191,9 +1274,10 @@ Status JumpWalk<Id>::send_segments(bool local) {
   out_.partial = red[2] > 0 || red[1] == 0;
   const bool cycle = red[1] == 0 && red[2] == 0;
   if (cycle) CRITPATH_FORWARD_IF_ERROR(close_cycle());
-  out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
-                                     [](const PathSegment& s) { return !(s.end > s.begin); }),
-                      out_.segments.end());
+  if (!local || cycle)  // local_segments left the empty ones out
+    out_.segments.erase(std::remove_if(out_.segments.begin(), out_.segments.end(),
+                                       [](const PathSegment& s) { return !(s.end > s.begin); }),
+                        out_.segments.end());
   // Ascending already (take_segments and local_segments sort), but for close_cycle's segment.
   if (cycle && !std::is_sorted(out_.segments.begin(), out_.segments.end(), segment_less))
     std::sort(out_.segments.begin(), out_.segments.end(), segment_less);
@@ -1201,25 +1285,43 @@ Status JumpWalk<Id>::send_segments(bool local) {
 }
 
 // The local segments: each marked record's, from the arrival it answered, in record order
-// (ascending on a consistent trace), and the `nin` received (the chains' ends), merged in.
+// (ascending on a consistent trace), and the `nin` received (the chains' ends: few), merged
+// in as the own ones are made, empty ones left out. Written by index into room for all (a
+// push_back per segment checked the capacity, and an inplace_merge moved every segment once
+// more for the few received). Own segments out of order (an inconsistent trace): all sorted.
 template <typename Id>
 void JumpWalk<Id>::local_segments(const PathSegment* in, size_t nin) {
   std::vector<PathSegment>& out = out_.segments;
-  out.clear();
-  out.reserve(size_t(std::count(marked_, marked_ + n_, uint8_t(1))) + nin);
+  std::vector<PathSegment> got(in, in + nin);
+  if (!std::is_sorted(got.begin(), got.end(), segment_less)) std::sort(got.begin(), got.end(), segment_less);
+  out.resize(n_ + nin);
+  PathSegment* const o = out.data();
+  size_t m = 0, r = 0;
+  bool sorted = true;
+  PathSegment prev{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+  const HopRec* const h = mine_.data();
+  const uint8_t *const marked = marked_, *const indeg = indeg_;
+  const double* const arrival = arrival_;
+  double next_begin = nin > 0 ? got[0].begin : std::numeric_limits<double>::infinity();
   for (size_t y = 0; y < n_; ++y) {
-    if (!marked_[y] || indeg_[y] >= 2) continue;  // a merge's segment is received
-    const double begin = mine_[y].wait_end;
-    out.push_back({begin, std::max(arrival_[y], begin)});
+    if (!marked[y] || indeg[y] >= 2) continue;  // a merge's segment is received
+    const double begin = h[y].wait_end;
+    const PathSegment g{begin, std::max(arrival[y], begin)};
+    if (segment_less(g, prev)) sorted = false;
+    prev = g;
+    if (!(g.end > g.begin)) continue;
+    // The next received one's begin (+inf: none) rules out most records in one comparison.
+    if (sorted && next_begin <= g.begin) {
+      for (; r < nin && segment_less(got[r], g); ++r)
+        if (got[r].end > got[r].begin) o[m++] = got[r];
+      next_begin = r < nin ? got[r].begin : std::numeric_limits<double>::infinity();
+    }
+    o[m++] = g;
   }
-  const size_t own = out.size();
-  out.insert(out.end(), in, in + nin);
-  if (!std::is_sorted(out.begin(), out.begin() + long(own), segment_less))
-    return std::sort(out.begin(), out.end(), segment_less);
-  // Received from several ranks (a chain's end and merges): few, sorted apart.
-  if (!std::is_sorted(out.begin() + long(own), out.end(), segment_less))
-    std::sort(out.begin() + long(own), out.end(), segment_less);
-  std::inplace_merge(out.begin(), out.begin() + long(own), out.end(), segment_less);
+  for (; r < nin; ++r)
+    if (got[r].end > got[r].begin) o[m++] = got[r];
+  out.resize(m);
+  if (!sorted) std::sort(out.begin(), out.end(), segment_less);
 }
 
 // A cycle (inconsistent trace): the rank holding the path's earliest point keeps the rest

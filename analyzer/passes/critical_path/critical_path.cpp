@@ -52,23 +52,31 @@ namespace {
 // group's `P` (this rank is `me`; the engine would copy the records once more to drop the
 // others). Ascending by enter. Fresh memory (32 B a record) on huge pages where they are
 // available: a 4 KiB page's first-touch fault per 128 records costs more than the copy.
+// Written by index into room for every record, cut to those kept after (a push_back per
+// record checked the capacity and, with its out-of-line growth, kept the loop's values in
+// memory).
 std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecords& records, int me, int P) {
   std::vector<engine::HopRec> out;
   engine::reserve_big(out, records.size());
-  records.for_each([&](const WaitRecord& r) {
-    const double enter = t.calls[r.call].enter;
+  out.resize(records.size());
+  engine::HopRec* const h = out.data();
+  const engine::CallRecord* const calls = t.calls.data();
+  size_t kept = 0;
+  records.for_each([&](const WaitRecord& r) __attribute__((always_inline)) {
+    const engine::CallRecord& c = calls[r.call];
     // Without a known cause elsewhere the path stays on the rank, through the wait. The path
     // follows each rank's main thread (location 0): other threads' waits are no hops.
-    if (r.cause_rank < 0 || r.cause_rank >= P || r.cause_rank == me || !(r.wait_end > enter) ||
-        t.calls[r.call].location != 0)
+    // (A negative cause, as an unsigned one, lies above any group's size.)
+    if (uint32_t(r.cause_rank) >= uint32_t(P) || r.cause_rank == me || !(r.wait_end > c.enter) ||
+        c.location != 0)
       return;
-    engine::HopRec h;
-    h.enter = enter;
-    h.wait_end = r.wait_end;
-    h.cause_time = r.cause_time;
-    h.cause_rank = r.cause_rank;
-    out.push_back(h);
+    engine::HopRec& x = h[kept++];
+    x.enter = c.enter;
+    x.wait_end = r.wait_end;
+    x.cause_time = r.cause_time;
+    x.cause_rank = r.cause_rank;
   });
+  out.resize(kept);
   return out;
 }
 
@@ -76,10 +84,13 @@ std::vector<engine::HopRec> hop_records(const engine::Timeline& t, const CpRecor
 // touches few nodes (a ping-pong's: the receive, the gap's node, the send): the first kFew
 // are summed in a small array searched in order, a piece then costs a few instructions
 // inline; beyond them a node-indexed sum, valid while stamped with the segment's opening,
-// and the nodes in the order touched (allocated at the first segment that needs them).
+// and the nodes in the order touched. All of it sized once, up front (as by_node is): no call
+// is left in the clip's loop, where one (a vector growing) made GCC keep the loop's doubles
+// in memory across it, a load and a store each per use.
 class OpenSegment {
  public:
-  OpenSegment(std::vector<CpSegment>& segments, size_t nodes) : segments_(segments), nodes_(nodes) {}
+  OpenSegment(std::vector<CpSegment>& segments, size_t nodes)
+      : segments_(segments), time_(nodes, 0.0), stamp_(nodes, 0), touched_(nodes, 0) {}
   [[gnu::always_inline]] void add(size_t j, int32_t n, double piece) {
     if (j != open_) reopen(j);  // a segment opened again (a gap over two segments) starts afresh
     for (uint32_t i = 0; i < nfew_; ++i)
@@ -91,10 +102,17 @@ class OpenSegment {
       few_[nfew_++] = {n, piece};
       return;
     }
-    add_many(n, piece);
+    const size_t i = size_t(n);
+    if (stamp_[i] != stamp_now_) {
+      stamp_[i] = stamp_now_;
+      time_[i] = piece;
+      touched_[ntouched_++] = n;
+      return;
+    }
+    time_[i] += piece;
   }
   // Sets the open segment's dominant node (the most time; the lowest node of a tie).
-  void close() {
+  [[gnu::always_inline]] void close() {
     if (open_ >= segments_.size()) return;
     double best = -1;
     int32_t& node = segments_[open_].node;
@@ -105,8 +123,8 @@ class OpenSegment {
       }
     };
     for (uint32_t i = 0; i < nfew_; ++i) take(few_[i].node, few_[i].time);
-    for (const int32_t n : touched_) take(n, time_[size_t(n)]);
-    touched_.clear();
+    for (size_t i = 0; i < ntouched_; ++i) take(touched_[i], time_[size_t(touched_[i])]);
+    ntouched_ = 0;
     nfew_ = 0;
     open_ = SIZE_MAX;
   }
@@ -117,33 +135,19 @@ class OpenSegment {
     int32_t node;
     double time;
   };
-  void reopen(size_t j) {
+  [[gnu::always_inline]] void reopen(size_t j) {
     close();
     open_ = j;
     ++stamp_now_;
   }
-  [[gnu::noinline]] void add_many(int32_t n, double piece) {
-    if (time_.empty()) {
-      time_.assign(nodes_, 0.0);
-      stamp_.assign(nodes_, 0);
-    }
-    const size_t i = size_t(n);
-    if (stamp_[i] != stamp_now_) {
-      stamp_[i] = stamp_now_;
-      time_[i] = piece;
-      touched_.push_back(n);
-      return;
-    }
-    time_[i] += piece;
-  }
 
   std::vector<CpSegment>& segments_;
-  size_t nodes_;
   Sum few_[kFew];
   uint32_t nfew_ = 0;
   std::vector<double> time_;
   std::vector<uint64_t> stamp_;
-  std::vector<int32_t> touched_;
+  std::vector<int32_t> touched_;  // ntouched_ of them: each node at most once per segment
+  size_t ntouched_ = 0;
   uint64_t stamp_now_ = 0;
   size_t open_ = SIZE_MAX;
 };
@@ -164,8 +168,15 @@ Status walk_critical_path(const engine::Timeline& t, const CpRecords& records, c
   engine::PathWalkResult res;
   const Status s = engine::walk_path(hop_records(t, records, group.rank(), group.size()), start, group.comm(),
                                      method, res);
-  out.segments.reserve(res.segments.size());
-  for (const engine::PathSegment& g : res.segments) out.segments.push_back({g.begin, g.end, -1});
+  // Sized first, then written by index (no capacity check per segment).
+  const size_t nseg = res.segments.size();
+  out.segments.resize(nseg);
+  CpSegment* const seg = out.segments.data();
+  const engine::PathSegment* const from = res.segments.data();
+  for (size_t i = 0; i < nseg; ++i) {
+    seg[i].begin = from[i].begin;
+    seg[i].end = from[i].end;
+  }
   out.hops = res.hops;
   out.partial = res.partial || s != Status::kOk;
   out.gathered = res.method == engine::PathWalkMethod::kGather;
@@ -188,7 +199,21 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   const size_t ncalls = t.calls.size();
   const engine::GapEntry* const gaps = t.gaps.data();
   const uint32_t* const gap_begin = t.gap_begin.data();
+  // The next segment (the first that ends after the time booked) and its bounds in locals, both
+  // +inf past the last: one comparison each for "past it?" and "before it?".
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   size_t next = 0;
+  double sb = segs[0].begin, se = segs[0].end;
+  auto skip_to = [&](double x) __attribute__((always_inline)) {
+    while (se <= x) {
+      if (++next == nsegs) {
+        sb = se = kInf;
+        return;
+      }
+      sb = segs[next].begin;
+      se = segs[next].end;
+    }
+  };
   // add and book inline (GCC keeps both out of line otherwise): a call out per piece cost
   // about a tenth of the clip on a ping-pong (two pieces a call).
   auto add = [&](size_t j, int32_t n, double piece) __attribute__((always_inline)) {
@@ -200,9 +225,9 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   // node is no node (its size_t lies above any count of nodes: one test for both).
   auto book = [&](double a, double b, int32_t n, double w) __attribute__((always_inline)) {
     if (!(b > a) || size_t(n) >= nodes) return;
-    while (next < nsegs && segs[next].end <= a) ++next;
-    if (next == nsegs || !(segs[next].begin < b)) return;
-    if (a >= segs[next].begin && b <= segs[next].end) {  // min, max give b, a
+    skip_to(a);
+    if (!(sb < b)) return;
+    if (a >= sb && b <= se) {  // min, max give b, a
       const double piece = (b - a) * w;
       if (piece > 0) add(next, n, piece);
       return;
@@ -232,9 +257,9 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
     // segments begin and end at MPI calls, so gaps lie wholly inside or outside them). A gap
     // before the next segment (off the path: half a ping-pong's) is not summed.
     if (c.enter > gs) {
-      while (next < nsegs && segs[next].end <= gs) ++next;
-      const double gap_s = next < nsegs && segs[next].begin < c.enter ? gap_seconds() : 0;
-      if (gap_s > 0 && gs >= segs[next].begin && c.enter <= segs[next].end) {
+      skip_to(gs);
+      const double gap_s = sb < c.enter ? gap_seconds() : 0;
+      if (gap_s > 0 && gs >= sb && c.enter <= se) {
         for (uint32_t e = g0; e < g1; ++e) {  // wholly inside: book's test once for all entries
           const int32_t n = gaps[e].node;
           const double piece = (c.enter - gs) * (gaps[e].seconds / gap_s);
@@ -253,6 +278,28 @@ std::vector<double> clip_by_gaps(const engine::Timeline& t, std::vector<CpSegmen
   return by_node;
 }
 
+namespace {
+
+// A main-thread record's waiting intervals, [enter, wait end] and [completion begin, exit],
+// the non-empty ones, in that order, to f(a, z).
+template <typename F>
+[[gnu::always_inline]] inline void waits_of(const engine::CallRecord& c, const WaitRecord& r, F&& f) {
+  if (r.wait_end > c.enter) f(c.enter, r.wait_end);
+  if (c.exit > r.completion_begin) f(r.completion_begin, c.exit);
+}
+
+// busy_intervals' output, written by index: the vector is grown (within the room reserved,
+// value-initialised) ahead of what is written, a block at a time, out of the records' loop:
+// `need` intervals past `used`. Returns the elements.
+constexpr size_t kBusyBlock = 2048;  // records between two looks at the room
+[[gnu::noinline]] std::pair<double, double>* grow_busy(std::vector<std::pair<double, double>>& v, size_t used,
+                                                       size_t need) {
+  if (v.size() < used + need) v.resize(std::min(v.capacity(), std::max(used + need, v.size() + 2 * need)));
+  return v.data();
+}
+
+}  // namespace
+
 std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t, const CpRecords& records,
                                                       double init_enter, double finalize_enter,
                                                       std::vector<double>* wait_node) {
@@ -262,54 +309,61 @@ std::vector<std::pair<double, double>> busy_intervals(const engine::Timeline& t,
   // it and faulted in twice its final size.
   std::vector<std::pair<double, double>> busy;
   engine::reserve_big(busy, 2 * records.size() + 1);
+  std::pair<double, double>* out = busy.data();
+  size_t nb = 0;  // intervals written (busy.size() is the room made)
   double cur = init_enter;
   auto take = [&](double a, double z) __attribute__((always_inline)) {
     const double lo = std::max(a, init_enter), hi = std::min(z, finalize_enter);
     if (!(hi > lo)) return;
-    if (lo > cur) busy.push_back({cur, lo});
+    if (lo > cur) out[nb++] = {cur, lo};
     cur = std::max(cur, hi);
   };
   // No node's index reaches the size of an absent wait_node (a negative node's neither).
   double* by_node = wait_node != nullptr ? wait_node->data() : nullptr;
   const size_t nodes = wait_node != nullptr ? wait_node->size() : 0;
+  const engine::CallRecord* const calls = t.calls.data();
   // The first pass merges while the intervals ascend (lexicographically, as the sort's order);
   // the first one out of order leaves the rest to the sort below. Its work per record inline
   // (a call per record before: nine tenths of the function).
   bool sorted = true;
-  std::pair<double, double> last{-std::numeric_limits<double>::infinity(),
-                                 -std::numeric_limits<double>::infinity()};
+  double last_a = -std::numeric_limits<double>::infinity(), last_z = last_a;
   auto merge = [&](double a, double z) __attribute__((always_inline)) {
-    if (std::pair<double, double>{a, z} < last) {
+    if (!sorted) return;
+    if (a < last_a || (a == last_a && z < last_z)) {
       sorted = false;
       return;
     }
-    last = {a, z};
+    last_a = a;
+    last_z = z;
     take(a, z);
   };
-  records.for_each([&](const WaitRecord& r) __attribute__((always_inline)) {
-    const engine::CallRecord& c = t.calls[r.call];
+  // Each record gives at most two intervals (then one more, the last).
+  auto room = [&] { out = grow_busy(busy, nb, 2 * kBusyBlock + 1); };
+  auto first_pass = [&](const WaitRecord& r) __attribute__((always_inline)) {
+    const engine::CallRecord& c = calls[r.call];
     if (size_t(c.node) < nodes)
       by_node[size_t(c.node)] += std::max(r.wait_end - c.enter, 0.0) +
                                  std::max(c.exit - r.completion_begin, 0.0);
     if (c.location != 0 || !sorted) return;  // the main thread's busy time
-    if (r.wait_end > c.enter) merge(c.enter, r.wait_end);
-    if (sorted && c.exit > r.completion_begin) merge(r.completion_begin, c.exit);
-  });
+    waits_of(c, r, merge);
+  };
+  records.for_each_block(kBusyBlock, room, first_pass);
   if (!sorted) {
     std::vector<std::pair<double, double>> waits;
     waits.reserve(2 * records.size());
     records.for_each([&](const WaitRecord& r) {
-      const engine::CallRecord& c = t.calls[r.call];
-      if (c.location != 0) return;
-      if (r.wait_end > c.enter) waits.push_back({c.enter, r.wait_end});
-      if (c.exit > r.completion_begin) waits.push_back({r.completion_begin, c.exit});
+      const engine::CallRecord& c = calls[r.call];
+      if (c.location == 0) waits_of(c, r, [&](double a, double z) { waits.push_back({a, z}); });
     });
     std::sort(waits.begin(), waits.end());
-    busy.clear();
+    nb = 0;
     cur = init_enter;
+    out = grow_busy(busy, 0, waits.size() + 1);
     for (const auto& [a, z] : waits) take(a, z);
   }
-  if (finalize_enter > cur) busy.push_back({cur, finalize_enter});
+  out = grow_busy(busy, nb, 1);
+  if (finalize_enter > cur) out[nb++] = {cur, finalize_enter};
+  busy.resize(nb);
   return busy;
 }
 

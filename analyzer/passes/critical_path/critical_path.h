@@ -106,6 +106,24 @@ struct CpRecords {
     }
     for (; i < v.size(); ++i) f(v[i]);
   }
+  // for_each(f) in blocks of at most `block` records, room() before each block (out of the
+  // records' loop: a call there, as a vector's growth, made GCC keep the loop's values in memory).
+  template <typename R, typename F>
+  void for_each_block(size_t block, R&& room, F&& f) const {
+    const std::vector<WaitRecord>& v = *base;
+    auto run = [&](size_t i, size_t e) __attribute__((always_inline)) {
+      while (i < e) {
+        const size_t stop = e - i > block ? i + block : e;
+        room();
+        for (; i < stop; ++i) f(v[i]);
+      }
+    };
+    if (!has_init) return run(0, v.size());
+    run(0, at);
+    room();
+    f(init);
+    run(replaces ? at + 1 : at, v.size());
+  }
 };
 CpRecords cp_records(const engine::Timeline& t, const WaitStates& ws, const RunBounds& b);
 

@@ -44,6 +44,25 @@ std::vector<double> sweep_histogram(const std::vector<double>& iv, int P, double
   return h;
 }
 
+// Adds each busy interval's share of every bin of [r0, r1] (kBins of them) it overlaps to
+// `bins`. Out of line: inlined into critical_path_window, its values shared the registers with
+// the whole function's (half the loop's instructions were loads and stores of them).
+[[gnu::noinline]] void bin_busy(const std::vector<std::pair<double, double>>& busy, double r0, double r1,
+                                double* bins) {
+  const double width = (r1 - r0) / kBins;
+  if (!(width > 0)) return;
+  for (const auto& [a0, z0] : busy) {
+    const double a = std::max(a0, r0), z = std::min(z0, r1);
+    if (!(z > a)) continue;
+    int i = std::clamp(int((a - r0) / width), 0, kBins - 1);
+    for (; i < kBins; ++i) {
+      const double blo = r0 + i * width, bhi = blo + width;
+      if (blo >= z) break;
+      bins[size_t(i)] += (std::min(z, bhi) - std::max(a, blo)) / width;
+    }
+  }
+}
+
 // Step 1a, first window: the run bounds, from MPI_Init and MPI_Finalize.
 Status run_bounds(const CpWindowInput& in, const engine::Group& group, CpLocal& acc) {
   const RunInfo& run = *in.run;
@@ -161,17 +180,31 @@ WindowBusy busy_window(const CpWindowInput& in, int P, const CpRecords& records,
   std::vector<std::pair<double, double>> iv = busy_intervals(t, records, lo, hi, &acc.wait_node);
   const bool in_place = busy.empty();
   if (!in_place) busy.reserve(busy.size() + iv.size());
+  // The sums in locals (as acc's fields, doubles like the intervals, GCC stored them back per
+  // interval) and the intervals through a pointer; the same sums in the same order.
+  double busy_span = acc.busy_span, busy_app = acc.busy;
+  std::pair<double, double>* const v = iv.data();
+  const size_t n = iv.size();
   size_t kept = 0;
-  for (size_t i = 0; i < iv.size(); ++i) {
-    const auto [a, z] = iv[i];
-    acc.busy_span += z - a;
-    if (z > t0) {
-      acc.busy += z - std::max(a, t0);
-      const std::pair<double, double> piece{std::max(a, t0), z};
-      if (in_place) iv[kept++] = piece;
-      else busy.push_back(piece);
-    }
+  // Each interval's sums, and whether it (its part past t0) is kept. In place, the loop has no
+  // call in it (a push_back's growth made GCC keep its values in memory).
+  auto take = [&](size_t i) __attribute__((always_inline)) {
+    const auto [a, z] = v[i];
+    busy_span += z - a;
+    if (!(z > t0)) return false;
+    busy_app += z - std::max(a, t0);
+    v[i] = {std::max(a, t0), z};
+    return true;
+  };
+  if (in_place) {
+    for (size_t i = 0; i < n; ++i)
+      if (take(i)) v[kept++] = v[i];
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      if (take(i)) busy.push_back(v[i]);
   }
+  acc.busy_span = busy_span;
+  acc.busy = busy_app;
   if (in_place) {
     iv.resize(kept);
     busy = std::move(iv);
@@ -224,18 +257,7 @@ Status parallelism_window(const CpWindowInput& in, const engine::Group& group, c
     // Each rank's busy fraction per bin; summed, a bin's total s is split between
     // floor(s) and floor(s)+1 ranks so that the mean stays exact.
     std::vector<double> bins(kBins, 0.0), bins_sum;
-    const double width = (r1 - r0) / kBins;
-    if (width > 0)
-      for (const auto& [a0, z0] : busy) {
-        const double a = std::max(a0, r0), z = std::min(z0, r1);
-        if (!(z > a)) continue;
-        int i = std::clamp(int((a - r0) / width), 0, kBins - 1);
-        for (; i < kBins; ++i) {
-          const double blo = r0 + i * width, bhi = blo + width;
-          if (blo >= z) break;
-          bins[size_t(i)] += (std::min(z, bhi) - std::max(a, blo)) / width;
-        }
-      }
+    bin_busy(busy, r0, r1, bins.data());
     mpi_ok(group.reduce_to_root(bins.data(), bins.size(), engine::ReduceOp::kSum, bins_sum), status);
     if (me == 0) {
       histogram.assign(size_t(P) + 1, 0.0);
