@@ -384,6 +384,27 @@ template <class Sink>
   return true;
 }
 
+// A flag-less ENTER, EXIT, SEND or RECV, its kind a constant: its region (a SEND's or RECV's
+// fields into the sink's event `we`, as read_other reads them: layout kP2p, no region); returns
+// its predictor slot.
+template <EventKind K>
+using KindConstant = std::integral_constant<EventKind, K>;
+template <EventKind kKind, class Sink>
+[[gnu::always_inline]] inline unsigned read_known(uint32_t i, ColumnReader& a, Sink& sink, OtherState& o,
+                                                  uint32_t& region, Event*& we) {
+  if constexpr (kKind == EventKind::kEnter || kKind == EventKind::kExit) {
+    region = a.u32();
+    return Predictor::region_slot(region, kKind == EventKind::kExit);
+  } else {
+    static_assert(kKind == EventKind::kSend || kKind == EventKind::kRecv);
+    we = &sink.wide(i);
+    we->kind = kKind;
+    uint32_t comm = 0;
+    read_wide_fields(a, Layout::kP2p, *we, region, comm, o.prev_request, o.prev_counters);
+    return o.slots.slot(uint8_t(kKind), region, comm, true);
+  }
+}
+
 // The stream decoder behind both decode_events and visit_events. `prepare(count)` sizes the
 // sink's storage once the counts are checked; returns false if the stream is corrupt. A sink
 // that stores the events (kEager false) then holds garbage the caller discards; one that
@@ -417,54 +438,57 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   constexpr bool kEager = std::remove_reference_t<Sink>::kEager;
 
   // The loop once per time model, so that no event asks which. An ENTER or EXIT without flags
-  // (most events of every trace) is read by its K byte alone, each in a branch of its own that
-  // hands it on with its kind a constant: no layout looked up, no flags, its predictor slot
-  // without the kind's test, and none of the sink's tests of the kind left (they fold where the
-  // sink is inlined).
+  // (most events of every trace), and a SEND or RECV (a message loop's others), is read by its
+  // K byte alone, each in a branch of its own that hands it on with its kind a constant: no
+  // layout looked up, no flags, an ENTER's or EXIT's predictor slot without the kind's test,
+  // and none of the sink's tests of the kind left (they fold where the sink is inlined).
   auto run = [&](auto tm) __attribute__((always_inline)) {
     auto stop = [&](uint32_t given) {
       if constexpr (kEager) sink.stopped(given, tm.prev_time);
       return false;
     };
-    // An ENTER or EXIT without flags; false: a read failed (an eager sink is not given it).
-    auto narrow = [&](uint32_t i, auto kind_c) __attribute__((always_inline)) {
-      constexpr EventKind kKind = decltype(kind_c)::value;
-      const uint32_t region = a.u32();
-      const uint64_t time = tm.next(pred.last[Predictor::region_slot(region, kKind == EventKind::kExit)], t,
-                                    ph, failed);
+    // An event of kind kb (any) or of a flag-less kind read by its K byte alone (known: the
+    // kind a constant); false: an unknown kind, or a read failed (an eager sink is not given
+    // the event it damaged: it goes to its consumer now, before the end of the chunk).
+    auto hand_on = [&](uint32_t i, unsigned slot, uint32_t region, uint16_t flags, uint8_t kind, Event* we)
+        __attribute__((always_inline)) {
+      const uint64_t time = tm.next(pred.last[slot], t, ph, failed);
+      if (we) we->time = time;
       if constexpr (kEager) {
         if (failed) return false;
       }
       tm.prev_time = time;
-      sink.put(i, time, region, 0, uint8_t(kKind), false);
+      sink.put(i, time, region, flags, kind, we != nullptr);
       return true;
     };
-    // The K column walked by pointer (the index only where a sink or a stop asks for it).
-    for (const uint8_t* k = kp; k != kp + event_count; ++k) {
-      const uint8_t kb = *k;
-      const uint32_t i = uint32_t(k - kp);
-      if (kb == uint8_t(EventKind::kEnter)) [[likely]] {
-        if (!narrow(i, std::integral_constant<EventKind, EventKind::kEnter>{})) return stop(i);
-        continue;
-      }
-      if (kb == uint8_t(EventKind::kExit)) [[likely]] {
-        if (!narrow(i, std::integral_constant<EventKind, EventKind::kExit>{})) return stop(i);
-        continue;
-      }
+    auto known = [&](uint32_t i, auto kind_c) __attribute__((always_inline)) {
+      constexpr EventKind kKind = decltype(kind_c)::value;
+      uint32_t region = 0;
+      Event* we = nullptr;
+      const unsigned slot = read_known<kKind>(i, a, sink, other, region, we);
+      return hand_on(i, slot, region, 0, uint8_t(kKind), we);
+    };
+    auto any = [&](uint32_t i, uint8_t kb) __attribute__((always_inline)) {
       uint16_t flags = 0;
       uint32_t region = 0;
       Event* we = nullptr;  // the full event of a wide kind
       unsigned slot;
-      if (!read_other(kb, i, a, sink, other, flags, region, we, slot)) return stop(i);
-      const uint64_t time = tm.next(pred.last[slot], t, ph, failed);
-      if (we) we->time = time;
-      if constexpr (kEager) {
-        // The event goes to its consumer now, before the end of the chunk: a read that failed
-        // (or a phase out of range) stops the decode before the event it damaged.
-        if (failed) return stop(i);
-      }
-      tm.prev_time = time;
-      sink.put(i, time, region, flags, uint8_t(kb & uint8_t(~kFlagsBit)), we != nullptr);
+      if (!read_other(kb, i, a, sink, other, flags, region, we, slot)) return false;
+      return hand_on(i, slot, region, flags, uint8_t(kb & uint8_t(~kFlagsBit)), we);
+    };
+    // The K column walked by pointer (the index only where a sink or a stop asks for it).
+    for (const uint8_t* k = kp; k != kp + event_count; ++k) {
+      using K = EventKind;
+      const uint8_t kb = *k;
+      const uint32_t i = uint32_t(k - kp);
+      bool ok;
+      if (kb == uint8_t(K::kEnter)) [[likely]]
+        ok = known(i, KindConstant<K::kEnter>{});
+      else if (kb == uint8_t(K::kExit)) [[likely]] ok = known(i, KindConstant<K::kExit>{});
+      else if (kb == uint8_t(K::kSend)) ok = known(i, KindConstant<K::kSend>{});
+      else if (kb == uint8_t(K::kRecv)) ok = known(i, KindConstant<K::kRecv>{});
+      else ok = any(i, kb);
+      if (!ok) return stop(i);
     }
     if constexpr (kEager) sink.stopped(event_count, tm.prev_time);
     // A failed read is looked at once, here: it left its column at the end and made every
@@ -492,10 +516,19 @@ struct VisitSink {
     *given = n;
     *last_time = t;
   }
-  // The next wide event, every field zero (the counters only if they held some).
+  // The next wide event, every field zero (the counters only if they held some). Field by
+  // field: GCC made the memset of the 56 bytes before the counters a rep stos (15
+  // instructions under callgrind, and slow to start on the CPU).
   [[gnu::always_inline]] Event& wide(uint32_t) {
     if (e->kind == EventKind::kCounters) std::memset(e->counters, 0, sizeof e->counters);
-    std::memset(static_cast<void*>(e), 0, offsetof(Event, counters));
+    e->time = 0;
+    e->region = e->comm = 0;
+    e->peer = e->tag = e->root = 0;
+    e->flags = 0;
+    e->kind = EventKind::kInvalid;
+    e->reserved = 0;
+    e->bytes = e->bytes_received = e->request = 0;
+    static_assert(offsetof(Event, counters) == 56, "every field before the counters is zeroed");
     return *e;
   }
   [[gnu::always_inline]] void put(uint32_t, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind,
