@@ -100,15 +100,21 @@ void pack_sends(const Timeline& t, int P, P2pMatch& out, std::unique_ptr<char[]>
                 std::vector<Comm::Piece>& pieces) {
   const size_t n = t.sends.size();
   Slots slots;
-  out.group.reserve(n);  // the slot until the second pass
-  out.pos.reserve(n);
-  out.recv_post_enter.reserve(n);
-  for (const SendRecord& s : t.sends) {
+  // Sized at once and written by index (a push_back each was a capacity check and a store of
+  // the end, three per send).
+  out.group.resize(n);  // the slot until the second pass
+  out.pos.resize(n);
+  out.recv_post_enter.resize(n);
+  uint32_t* const group = out.group.data();
+  uint32_t* const pos = out.pos.data();
+  double* const post_enter = out.recv_post_enter.data();
+  for (size_t i = 0; i < n; ++i) {
+    const SendRecord& s = t.sends[i];
     const bool valid = s.peer >= 0 && s.peer < P;
     const uint32_t slot = valid ? slots.add(s.peer, s.comm, s.tag) : kNone;
-    out.group.push_back(slot);
-    out.pos.push_back(valid ? slots.count[slot] - 1 : kNone);
-    out.recv_post_enter.push_back(valid && s.call != kNoCall ? t.calls[s.call].enter : kNaN);
+    group[i] = slot;
+    pos[i] = valid ? slots.count[slot] - 1 : kNone;
+    post_enter[i] = valid && s.call != kNoCall ? t.calls[s.call].enter : kNaN;
   }
   // Per slot: its destination (in out.sends_to), its group ordinal there, its list, where its
   // bytes go.
@@ -192,16 +198,19 @@ struct RecvSlots {
 };
 void group_recvs(const Timeline& t, int P, P2pMatch& out, RecvSlots& rs) {
   const size_t n = t.recvs.size();
-  out.send_enter.reserve(n);
-  out.send_group.reserve(n);
+  out.send_enter.resize(n);  // sized at once and written by index, as in pack_sends
+  out.send_group.resize(n);
   out.send_pos.assign(n, kNone);
+  double* const send_enter = out.send_enter.data();
+  uint32_t* const send_group = out.send_group.data();
   std::vector<uint64_t> last_seq;  // per slot, to see whether its list needs sorting
   std::vector<uint8_t> unsorted;
-  for (const RecvRecord& r : t.recvs) {
+  for (size_t i = 0; i < n; ++i) {
+    const RecvRecord& r = t.recvs[i];
     const bool valid = r.peer >= 0 && r.peer < P;
     const uint32_t slot = valid ? rs.slots.add(r.peer, r.comm, r.tag) : kNone;
-    out.send_group.push_back(slot);
-    out.send_enter.push_back(valid && r.post_call != kNoCall ? t.calls[r.post_call].enter : kNaN);
+    send_group[i] = slot;
+    send_enter[i] = valid && r.post_call != kNoCall ? t.calls[r.post_call].enter : kNaN;
     if (!valid) continue;
     if (slot == last_seq.size()) {
       last_seq.push_back(r.post_seq);

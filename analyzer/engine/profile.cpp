@@ -118,27 +118,37 @@ class ChildIndex {
 };
 
 // The frame stacks: storage that only grows, reused slots (push() returns one holding old
-// values; the caller sets every field), so pushes never take a reallocation path.
+// values; the caller sets every field), so pushes never take a reallocation path. Held as
+// pointers, not a count: the top is one load, and no store of a 64-bit count (a call node's
+// times are 64-bit too) makes the compiler read the count again.
 template <class T>
 class Stack {
  public:
   T& push() {
-    if (n_ == v_.size()) grow();
-    return v_[n_++];
+    if (end_ == cap_) grow();
+    return *end_++;
   }
-  void pop_back() { --n_; }
+  void pop_back() { --end_; }
   // Forced inline: an EXIT asks for the top frame twice and GCC kept back() out of line in
   // the decode loop, a call each.
-  [[gnu::always_inline]] T& back() { return v_[n_ - 1]; }
-  [[gnu::always_inline]] const T& back() const { return v_[n_ - 1]; }
-  T& operator[](size_t i) { return v_[i]; }
-  bool empty() const { return n_ == 0; }
-  size_t size() const { return n_; }
+  [[gnu::always_inline]] T& back() { return end_[-1]; }
+  [[gnu::always_inline]] const T& back() const { return end_[-1]; }
+  T& operator[](size_t i) { return begin_[i]; }
+  [[gnu::always_inline]] bool empty() const { return end_ == begin_; }
+  size_t size() const { return size_t(end_ - begin_); }
 
  private:
-  [[gnu::noinline]] void grow() { v_.resize(2 * v_.size() + 16); }
+  [[gnu::noinline]] void grow() {
+    const size_t n = size();
+    v_.resize(2 * v_.size() + 16);
+    begin_ = v_.data();
+    end_ = begin_ + n;
+    cap_ = begin_ + v_.size();
+  }
   std::vector<T> v_;
-  size_t n_ = 0;
+  T* begin_ = nullptr;
+  T* end_ = nullptr;  // one past the top
+  T* cap_ = nullptr;
 };
 
 class TreeBuilder {
@@ -240,14 +250,15 @@ class TreeBuilder {
     if (ncounters_ != 0) cstack_.push() = CounterFrame{};
   }
 
-  [[gnu::always_inline]] void enter(uint32_t region, uint64_t t) {
+  // Returns the node entered (current_node() after it).
+  [[gnu::always_inline]] int32_t enter(uint32_t region, uint64_t t) {
     const uint32_t cs = pending_callsite_;
     pending_callsite_ = 0;
     enter_pending_ = true;
     if (region == defs::kRootRegion && stack_.empty()) {
       p_.nodes[0].visits++;
       push(0, region, t, false, false);
-      return;
+      return 0;
     }
     if (stack_.empty()) {
       // A thread other than the MPI_Init one: hang under the root, whose time then counts
@@ -258,7 +269,7 @@ class TreeBuilder {
     }
     if (stack_.back().node == 0 && is_main_function(region)) {
       push(0, region, t, true, false);
-      return;
+      return 0;
     }
     if (cs != 0 && facts(region).kind == defs::RegionKind::kMpi) {
       const int32_t c = child(stack_.back().node, cs);
@@ -268,6 +279,7 @@ class TreeBuilder {
     const int32_t n = child(stack_.back().node, region);
     p_.nodes[size_t(n)].visits++;
     push(n, region, t, false, false);
+    return n;
   }
 
   // Books a popped frame's counter values. `at_exit` null: the frame has no exit values.
@@ -321,17 +333,18 @@ class TreeBuilder {
     }
   }
 
-  int32_t current_node() const { return stack_.empty() ? -1 : stack_.back().node; }
+  [[gnu::always_inline]] int32_t current_node() const { return stack_.empty() ? -1 : stack_.back().node; }
 
   // The EXIT of the frame on top (every EXIT of a well-nested trace) inline, in the decode
-  // loop; the others out of line.
-  [[gnu::always_inline]] void exit(uint32_t region, uint64_t t) {
+  // loop; the others out of line. Returns current_node() after it.
+  [[gnu::always_inline]] int32_t exit(uint32_t region, uint64_t t) {
     if (!stack_.empty() && stack_.back().region == region) [[likely]] {
       pop(t, /*may_wait=*/true);
       if (!exit_pending_ && !stack_.empty() && stack_.back().callsite) pop(t);
-      return;
+    } else {
+      exit_nested(region, t);
     }
-    exit_nested(region, t);
+    return current_node();
   }
   [[gnu::noinline]] void exit_nested(uint32_t region, uint64_t t) {
     // Close frames until the matching one; an EXIT matching nothing is ignored.
@@ -352,7 +365,7 @@ class TreeBuilder {
     if (!exit_pending_ && !stack_.empty() && stack_.back().callsite) pop(t);
   }
 
-  void bytes(uint64_t sent, uint64_t received) {
+  [[gnu::always_inline]] void bytes(uint64_t sent, uint64_t received) {
     if (stack_.empty()) return;
     CallNode& n = p_.nodes[size_t(stack_.back().node)];
     n.bytes_sent += sent;
@@ -467,17 +480,17 @@ uint64_t profile_location(const trace::ChunkStore& store, uint16_t location, Tre
   // The kinds that book bytes are wide (their layouts carry peers or communicators). ENTER
   // and EXIT, narrow, go to `feed` from their own case: there their kind is a constant (no
   // second dispatch on it in the replay index).
-  auto visit = [&](uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind,
-                   const trace::Event* wide) __attribute__((always_inline)) {
+  // The feed by value and the visitor handed to each chunk as a copy: the decode loop then
+  // holds the tree builder's and the feed's addresses itself, not behind this frame's.
+  auto visit = [&tb, feed ](uint64_t time, uint32_t region, uint16_t flags, trace::EventKind kind,
+                            const trace::Event* wide) mutable __attribute__((always_inline)) {
     tb.before_event(kind);
     switch (kind) {
       case trace::EventKind::kEnter:
-        tb.enter(region, time);
-        feed.enter_exit(time, region, flags, trace::EventKind::kEnter, tb.current_node());
+        feed.enter_exit(time, region, flags, trace::EventKind::kEnter, tb.enter(region, time));
         return;
       case trace::EventKind::kExit:
-        tb.exit(region, time);
-        feed.enter_exit(time, region, flags, trace::EventKind::kExit, tb.current_node());
+        feed.enter_exit(time, region, flags, trace::EventKind::kExit, tb.exit(region, time));
         return;
       case trace::EventKind::kCounters: tb.counters(*wide); break;
       case trace::EventKind::kCallsite: tb.callsite(region); break;
@@ -497,7 +510,8 @@ uint64_t profile_location(const trace::ChunkStore& store, uint16_t location, Tre
     trace::ChunkHeader h;
     uint32_t given = 0;
     Status s = store.read(chunk, raw);
-    if (s == Status::kOk) s = trace::visit_chunk(decoder, raw.data(), raw.size(), h, visit, given, last);
+    if (s == Status::kOk)
+      s = trace::visit_chunk(decoder, raw.data(), raw.size(), h, decltype(visit)(visit), given, last);
     // The index and the chunk agree on the count (as TraceReader::load checks).
     if (s == Status::kOk && h.event_count != count) s = Status::kCorrupt;
     p.events += given;

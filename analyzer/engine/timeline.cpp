@@ -95,12 +95,15 @@ void TimelineBuilder::begin_location(uint16_t location) {
   clear_open();
   probe_call_ = probe_for_open_ = kNoCall;
   location_ = location;
+  gap_here_ = gaps_on_ && location == 0;
   location_has_mpi_ = false;
 }
 
 void TimelineBuilder::on_event(const trace::Event& e, int32_t node) {
   using K = trace::EventKind;
-  if (gaps_on_ && location_ == 0) gap_tick(e.time);
+  // An ENTER's or EXIT's gap tick is on_enter's or on_exit's (one that opens or closes a call
+  // ticks as the call's bounds).
+  if (e.kind != K::kEnter && e.kind != K::kExit) gap_tick_outside(e.time);
   const uint32_t cur = open_top_;
   switch (e.kind) {
     case K::kEnter: on_enter(e.time, e.region, node); break;
@@ -291,7 +294,8 @@ Timeline TimelineBuilder::finish(const std::vector<int32_t>& node_remap) {
   t_.sends.resize(nsends_);
   t_.recvs.resize(nrecvs_);
   t_.gap_begin.resize(ngap_begin_);
-  ncalls_ = nsends_ = nrecvs_ = ngap_begin_ = 0;
+  t_.gaps.resize(ngaps_);
+  ncalls_ = nsends_ = nrecvs_ = ngap_begin_ = ngaps_ = 0;
   if (gaps_on_) t_.gap_begin.push_back(uint32_t(t_.gaps.size()));
   auto convert = [&](auto&& to_global) {
     for (CallRecord& c : t_.calls) {

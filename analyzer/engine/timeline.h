@@ -179,6 +179,7 @@ class TimelineBuilder {
   void profile_gaps(double seconds_per_tick) {
     gap_seconds_per_tick_ = seconds_per_tick;
     gaps_on_ = true;
+    gap_here_ = location_ == 0;
   }
   void begin_location(uint16_t location);
   void on_event(const trace::Event& e, int32_t node);
@@ -187,9 +188,9 @@ class TimelineBuilder {
   // on_exit inlined into it GCC keeps it out of line, a call per event (~110 instructions per
   // narrow event; 63.3M -> 61.7M in build_profile less zstd and decode, bench_chain 0.05).
   [[gnu::always_inline]] void on_narrow(uint64_t time, uint32_t region, trace::EventKind kind, int32_t node) {
-    if (gaps_on_ && location_ == 0) gap_tick(time);
     if (kind == trace::EventKind::kEnter) on_enter(time, region, node);
     else if (kind == trace::EventKind::kExit) on_exit(time, region);
+    else gap_tick_outside(time);
     prev_node_ = node;  // active after this event: the next gap_tick books to it
   }
   // on_event for a wide event, the blocking send and receive inline (a message loop's every
@@ -200,7 +201,7 @@ class TimelineBuilder {
       on_event(e, node);
       return;
     }
-    if (gaps_on_ && location_ == 0) gap_tick(e.time);
+    gap_tick_outside(e.time);
     if (kind == trace::EventKind::kSend) append_send(e, open_top_, open_top_);
     else add_recv(e, open_top_);
     prev_node_ = node;
@@ -219,7 +220,7 @@ class TimelineBuilder {
  private:
   // A peer as a world rank: MPI_COMM_WORLD's answer inline (every message of most runs), the
   // others out of line.
-  int32_t world_rank(uint32_t comm, int32_t peer) {
+  [[gnu::always_inline]] int32_t world_rank(uint32_t comm, int32_t peer) {
     return comm == defs::kCommWorld ? peer : world_rank_slow(comm, peer);
   }
   int32_t world_rank_slow(uint32_t comm, int32_t peer);
@@ -271,7 +272,7 @@ class TimelineBuilder {
   // An MPI call's ENTER and the EXIT of the open call, inline (once per MPI call each); what
   // only a run's first call, a nested call or the lifecycle calls need is out of line.
   [[gnu::always_inline]] void open_call(uint64_t time, uint32_t region, int32_t node, uint8_t cls) {
-    if (gaps_on_) close_gap();
+    if (gaps_on_) close_gap(time);
     if (!location_has_mpi_) [[unlikely]]
       first_mpi_call();
     if (open_top_ != kNoCall) [[unlikely]]
@@ -292,6 +293,8 @@ class TimelineBuilder {
   [[gnu::always_inline]] void close_call(uint64_t time) {
     const uint32_t idx = open_top_;
     t_.calls[idx].exit = hold_ticks(time);
+    // The gap after the call starts here (gap_tick_outside: no tick inside a call).
+    if (gap_here_) last_ticks_ = time;
     probe_for_open_ = kNoCall;
     if (open_class_ != kMpi || !open_outer_.empty()) [[unlikely]] {
       close_call_rare(idx);
@@ -307,26 +310,17 @@ class TimelineBuilder {
   [[gnu::always_inline]] void on_enter(uint64_t time, uint32_t region, int32_t node) {
     const uint8_t cls = region_class(region);
     if (cls >= kMpi) open_call(time, region, node, cls);
+    else gap_tick_outside(time);
   }
   [[gnu::always_inline]] void on_exit(uint64_t time, uint32_t region) {
     if (region == open_region_) close_call(time);
+    else gap_tick_outside(time);
   }
-  // v.push_back() of a default record, returned to be filled: the reservation (reserve())
-  // makes the growth path a rare one, out of line.
-  template <class T>
-  [[gnu::always_inline]] static T& append(std::vector<T>& v) {
-    if (v.size() == v.capacity()) [[unlikely]]
-      grow(v);
-    return v.emplace_back();
-  }
-  template <class T>
-  [[gnu::noinline]] static void grow(std::vector<T>& v) {
-    v.reserve(2 * v.capacity() + 16);
-  }
-  // append() for the calls, the sends, the receives and the gaps' bounds, whose vectors run ahead of
-  // their records while the timeline is built: [0, n) are records, [n, size()) default ones
-  // made a block at a time (finish() cuts them off). emplace_back stayed a call in the decode
-  // loop (engine/profile.cpp: GCC's inlining budget is spent there), one per record.
+  // v.push_back() of a default record, returned to be filled, for the calls, the sends, the
+  // receives, the gaps and their bounds, whose vectors run ahead of their records while the
+  // timeline is built: [0, n) are records, [n, size()) default ones made a block at a time
+  // (finish() cuts them off). emplace_back stayed a call in the decode loop (engine/profile.cpp:
+  // GCC's inlining budget is spent there), one per record (the gaps': 25 instructions each).
   template <class T>
   [[gnu::always_inline]] static T& append_counted(std::vector<T>& v, size_t& n) {
     // Pointers compared, not counts: a vector's size divides by the record's size (a multiply
@@ -346,6 +340,7 @@ class TimelineBuilder {
   size_t nsends_ = 0;      // records in t_.sends
   size_t nrecvs_ = 0;      // records in t_.recvs
   size_t ngap_begin_ = 0;  // entries in t_.gap_begin
+  size_t ngaps_ = 0;       // entries in t_.gaps
   // While the timeline is built its calls hold their raw tick times in the bits of enter and
   // exit; finish() converts them to global seconds in one loop (no conversion per event).
   static double hold_ticks(uint64_t ticks) {
@@ -391,9 +386,14 @@ class TimelineBuilder {
   uint16_t location_ = 0;
   bool location_has_mpi_ = false;
   // Gap profiling (location 0): the node active since the previous event, its tick time, and
-  // the current gap's ticks per node (a slot per node, and the nodes touched).
+  // the current gap's ticks per node (a slot per node, and the nodes touched). Only the time
+  // outside MPI calls is booked, so an event inside a call ticks nothing: the gap after a call
+  // starts at its EXIT (close_call), and the ENTER of the next one closes it (close_gap).
   // Forced inline: once on_narrow is inlined into the decode loop (engine/profile.cpp) GCC
   // keeps it out of line, a call per event.
+  [[gnu::always_inline]] void gap_tick_outside(uint64_t time) {
+    if (open_top_ == kNoCall && gap_here_) gap_tick(time);
+  }
   [[gnu::always_inline]] void gap_tick(uint64_t time) {
     // The interval since the previous event belongs to prev_node_ unless an MPI call was open.
     // Per node a slot (nodes are dense), and the list of nodes touched in this gap.
@@ -412,14 +412,29 @@ class TimelineBuilder {
     gap_ticks_.resize(std::max(n + 1, 2 * gap_ticks_.size()), 0);
   }
   [[gnu::noinline]] void grow_gap_touched() { gap_touched_.resize(2 * gap_touched_.size() + 16); }
-  // The gap before a call closes at its ENTER: its entries are the nodes touched since the
-  // previous call's EXIT.
-  [[gnu::always_inline]] void close_gap() {
-    append_counted(t_.gap_begin, ngap_begin_) = uint32_t(t_.gaps.size());
-    if (location_ != 0) return;
+  // The gap before a call closes at its ENTER (at `time`): its entries are the nodes touched
+  // since the previous call's EXIT, this ENTER's own interval included. A gap of that interval
+  // alone (no event between the two calls: a message loop's every gap) is booked at once.
+  [[gnu::always_inline]] void close_gap(uint64_t time) {
+    append_counted(t_.gap_begin, ngap_begin_) = uint32_t(ngaps_);
+    if (!gap_here_) return;
+    if (gap_ntouched_ == 0) [[likely]] {
+      // Every slot of gap_ticks_ is zero: the interval's ticks are the entry's.
+      if (open_top_ == kNoCall && prev_node_ >= 0 && time > last_ticks_) {
+        GapEntry& g = append_counted(t_.gaps, ngaps_);
+        g.node = prev_node_;
+        g.seconds = double(time - last_ticks_) * gap_seconds_per_tick_;
+      }
+      last_ticks_ = time;
+      return;
+    }
+    gap_tick(time);
+    flush_gap();
+  }
+  [[gnu::noinline]] void flush_gap() {
     for (size_t i = 0; i < gap_ntouched_; ++i) {
       const int32_t n = gap_touched_[i];
-      GapEntry& g = append(t_.gaps);
+      GapEntry& g = append_counted(t_.gaps, ngaps_);
       g.node = n;
       g.seconds = double(gap_ticks_[size_t(n)]) * gap_seconds_per_tick_;
       gap_ticks_[size_t(n)] = 0;
@@ -427,6 +442,7 @@ class TimelineBuilder {
     gap_ntouched_ = 0;
   }
   bool gaps_on_ = false;
+  bool gap_here_ = false;  // gaps_on_ and location 0
   double gap_seconds_per_tick_ = 0;
   uint64_t last_ticks_ = UINT64_MAX;  // none yet: no time is later
   int32_t prev_node_ = -1;

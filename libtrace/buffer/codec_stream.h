@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "libtrace/buffer/codec.h"
 #include "libtrace/buffer/varint.h"
@@ -35,19 +36,43 @@ inline uint64_t get_le64(const uint8_t* p) {
   return v;
 }
 
-// Bounds-checked varint reader over one column. A failed read leaves `ok` false and makes
-// every later read fail too, so decoders can check once per event. The columns of a stream
-// share one `ok`: a decoder that hands each event on at once checks one flag per event.
+// unzigzag's bits, forced inline: the decode loop is past GCC's inlining budget, which left
+// unzigzag a call per value there.
+[[gnu::always_inline]] inline uint64_t unzigzag_bits(uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+// A varint read past the fast paths: its value and the byte after it (null: the column ended
+// or the varint overran 64 bits). A free function of values, so that a reader's position never
+// has its address taken and stays in a register in the decode loop.
+struct VarintRead {
+  uint64_t value;
+  const uint8_t* next;
+};
+[[gnu::noinline]] inline VarintRead read_varint_slow(const uint8_t* p, const uint8_t* end) {
+  uint64_t v = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    if (p >= end) return {0, nullptr};
+    const uint8_t b = *p++;
+    // The 10th byte may only carry the top bit of a 64-bit value.
+    if (shift == 63 && b > 1) return {0, nullptr};
+    v |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return {v, p};
+  }
+  return {0, nullptr};
+}
+
+// Bounds-checked varint reader over one column. A failed read sets `failed` and makes every
+// later read fail too, so decoders can check once per event. The columns of a stream share one
+// `failed`: a decoder that hands each event on at once checks one flag per event.
 struct ColumnReader {
   const uint8_t* p;
   const uint8_t* end;
-  bool& ok;
+  bool& failed;
 
   // Most values are one or two bytes: those skip the general loop.
   [[gnu::always_inline]] uint64_t u64() {
-    if (p < end) {
+    if (p < end) [[likely]] {
       const uint8_t b0 = p[0];
-      if (b0 < 0x80) {
+      if (b0 < 0x80) [[likely]] {
         ++p;
         return b0;
       }
@@ -57,19 +82,10 @@ struct ColumnReader {
         return v;
       }
     }
-    return u64_slow();
-  }
-  [[gnu::noinline]] uint64_t u64_slow() {
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-      if (p >= end) return fail();
-      const uint8_t b = *p++;
-      // The 10th byte may only carry the top bit of a 64-bit value.
-      if (shift == 63 && b > 1) return fail();
-      v |= uint64_t(b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    return fail();
+    const VarintRead r = read_varint_slow(p, end);
+    if (r.next == nullptr) return fail();
+    p = r.next;
+    return r.value;
   }
   [[gnu::always_inline]] uint32_t u32() {
     const uint64_t v = u64();
@@ -78,11 +94,11 @@ struct ColumnReader {
   }
   [[gnu::always_inline]] int32_t s32() {
     const uint64_t v = u64();
-    if (v > UINT32_MAX) return int32_t(fail());
-    return int32_t(unzigzag(v));
+    if (v > UINT32_MAX) return uint32_t(fail());
+    return int32_t(uint32_t(unzigzag_bits(v)));
   }
-  uint64_t fail() {
-    ok = false;
+  [[gnu::always_inline]] uint64_t fail() {
+    failed = true;
     p = end;
     return 0;
   }
@@ -185,20 +201,20 @@ struct Predictor {
 // the value itself.
 constexpr uint32_t kPredictable = 0x80000000u;
 
-inline uint64_t predict_update(uint32_t& entry, uint64_t dq) {
+[[gnu::always_inline]] inline uint64_t predict_update(uint32_t& entry, uint64_t dq) {
   const uint64_t last = entry & ~kPredictable;
   const uint64_t err = dq >= last ? dq - last : last - dq;
   entry = uint32_t(dq & ~kPredictable) | (err < (dq >> 1) ? kPredictable : 0u);
   return last;
 }
-inline uint64_t code_steps(uint32_t& entry, uint64_t dq) {
+[[gnu::always_inline]] inline uint64_t code_steps(uint32_t& entry, uint64_t dq) {
   // Branch-free: whether a context predicts flips often in MPI traces.
   const uint64_t predicted = 0 - uint64_t(entry >> 31);
   const uint64_t last = predict_update(entry, dq);
   return (zigzag(int64_t(dq - last)) & predicted) | (dq & ~predicted);
 }
-inline uint64_t uncode_steps(uint32_t& entry, uint64_t v) {
-  const uint64_t dq = (entry & kPredictable) ? (entry & ~kPredictable) + uint64_t(unzigzag(v)) : v;
+[[gnu::always_inline]] inline uint64_t uncode_steps(uint32_t& entry, uint64_t v) {
+  const uint64_t dq = (entry & kPredictable) ? (entry & ~kPredictable) + unzigzag_bits(v) : v;
   predict_update(entry, dq);
   return dq;
 }
@@ -257,7 +273,7 @@ struct SlotMemo {
 // and comm come back as written to the event, not read back from it: two 4-byte stores read as
 // one 8-byte load cannot be forwarded, and the load waits for them to reach the cache.
 [[gnu::always_inline]] inline uint64_t request_delta(ColumnReader& a, uint64_t& prev_request) {
-  prev_request += uint64_t(unzigzag(a.u64()));
+  prev_request += unzigzag_bits(a.u64());
   return prev_request;
 }
 [[gnu::always_inline]] inline void read_wide_fields(ColumnReader& a, Layout l, Event& e, uint32_t& region,
@@ -298,7 +314,7 @@ struct SlotMemo {
       }
       e.bytes = n;
       for (unsigned c = 0; c < n; ++c) {
-        prev_counters[c] += uint64_t(unzigzag(a.u64()));
+        prev_counters[c] += unzigzag_bits(a.u64());
         e.counters[c] = prev_counters[c];
       }
       break;
@@ -306,6 +322,86 @@ struct SlotMemo {
     case Layout::kRegion:
     case Layout::kEmpty:
     case Layout::kNone: break;
+  }
+}
+
+// The times of a stream's events in turn, by one of its time models (v1's deltas; v2 with a
+// step of 1, or with a phase column).
+template <bool kV1, bool kPhase>
+struct TimeModel {
+  uint64_t first_time;
+  uint64_t step;
+  uint64_t prev_time;  // the previous event's (first_time before the first)
+  uint64_t q = 0;      // v2: steps since first_time
+  // The next event's time, its context's predictor entry `last`; a phase not below the step
+  // sets `failed`.
+  [[gnu::always_inline]] uint64_t next(uint32_t& last, ColumnReader& t, ColumnReader& ph, bool& failed) {
+    if constexpr (kV1) {
+      const uint64_t delta = last + unzigzag_bits(t.u64());
+      last = uint32_t(delta);
+      return prev_time + delta;
+    } else {
+      q += uncode_steps(last, t.u64());
+      if constexpr (kPhase) {
+        const uint64_t phase = ph.u64();
+        failed |= phase >= step;
+        return first_time + q * step + phase;
+      } else {
+        return first_time + q;  // a step of 1: no phase
+      }
+    }
+  }
+};
+
+// What the events other than a flag-less ENTER or EXIT carry over from one to the next: the
+// last request and counter values (delta-coded) and the wide kinds' predictor slots.
+struct OtherState {
+  uint64_t prev_request = 0;
+  uint64_t prev_counters[kMaxCounters] = {};
+  SlotMemo slots;
+};
+
+// Such an event's flags and A fields (a wide one's into the sink's event `we`, else null) and
+// its predictor slot; false: an unknown kind.
+template <class Sink>
+[[gnu::always_inline]] inline bool read_other(uint8_t kb, uint32_t i, ColumnReader& a, Sink& sink,
+                                              OtherState& o, uint16_t& flags, uint32_t& region, Event*& we,
+                                              unsigned& slot) {
+  const uint8_t kind = kb & uint8_t(~kFlagsBit);
+  const Layout l = kLayouts.of[kind];
+  if (l == Layout::kNone) return false;
+  if (kb & kFlagsBit) flags = read_flags(a);
+  uint32_t comm = 0;
+  if (l == Layout::kRegion) {
+    region = a.u32();
+  } else if (l != Layout::kEmpty) {
+    we = &sink.wide(i);
+    we->kind = EventKind(kind);
+    we->flags = flags;
+    read_wide_fields(a, l, *we, region, comm, o.prev_request, o.prev_counters);
+  }
+  slot = o.slots.slot(kind, region, comm, we != nullptr);
+  return true;
+}
+
+// A flag-less ENTER, EXIT, SEND or RECV, its kind a constant: its region (a SEND's or RECV's
+// fields into the sink's event `we`, as read_other reads them: layout kP2p, no region); returns
+// its predictor slot.
+template <EventKind K>
+using KindConstant = std::integral_constant<EventKind, K>;
+template <EventKind kKind, class Sink>
+[[gnu::always_inline]] inline unsigned read_known(uint32_t i, ColumnReader& a, Sink& sink, OtherState& o,
+                                                  uint32_t& region, Event*& we) {
+  if constexpr (kKind == EventKind::kEnter || kKind == EventKind::kExit) {
+    region = a.u32();
+    return Predictor::region_slot(region, kKind == EventKind::kExit);
+  } else {
+    static_assert(kKind == EventKind::kSend || kKind == EventKind::kRecv);
+    we = &sink.wide(i);
+    we->kind = kKind;
+    uint32_t comm = 0;
+    read_wide_fields(a, Layout::kP2p, *we, region, comm, o.prev_request, o.prev_counters);
+    return o.slots.slot(uint8_t(kKind), region, comm, true);
   }
 }
 
@@ -331,113 +427,113 @@ bool decode_stream(const uint8_t* data, size_t size, uint64_t first_time, uint32
   if (step == 0 || (step == 1 && r_len != 0)) return false;
   if (event_count == 0) return t_len == 0 && r_len == 0 && body == 0;
   const uint8_t* kp = data + prefix;
-  bool read_ok = true;
-  ColumnReader t{kp + event_count, kp + event_count + t_len, read_ok};
-  ColumnReader ph{t.end, t.end + r_len, read_ok};
-  ColumnReader a{ph.end, data + size, read_ok};
+  bool failed = false;  // a read failed, or a phase was not below the step: corrupt
+  ColumnReader t{kp + event_count, kp + event_count + t_len, failed};
+  ColumnReader ph{t.end, t.end + r_len, failed};
+  ColumnReader a{ph.end, data + size, failed};
   Sink sink = prepare(event_count);
-  uint64_t q = 0;  // v2: steps since first_time
   Predictor pred;
-  SlotMemo wide_slots;
-  bool phase_over = false;  // a phase not below the step: corrupt
-  uint64_t prev_time = first_time;
-  uint64_t prev_request = 0;
-  uint64_t prev_counters[kMaxCounters] = {};
+  OtherState other;
   // An eager sink learns how many events it was given and the last one's time.
   constexpr bool kEager = std::remove_reference_t<Sink>::kEager;
-  auto stop = [&](uint32_t given) {
-    if constexpr (kEager) sink.stopped(given, prev_time);
-    return false;
-  };
 
-  // The loop once per time model (v1's deltas, v2 with a step of 1, v2 with a phase column),
-  // so that no event asks which. An ENTER or EXIT without flags (most events of every trace)
-  // is read by its K byte alone: no layout looked up, no flags, and its predictor slot without
-  // the kind's test.
-  auto run = [&](auto v1_model, auto phase_model) __attribute__((always_inline)) {
-    constexpr bool kV1 = decltype(v1_model)::value;
-    constexpr bool kPhase = decltype(phase_model)::value;
-    for (uint32_t i = 0; i < event_count; ++i) {
-      const uint8_t kb = kp[i];
-      const uint8_t kind = kb & uint8_t(~kFlagsBit);
-      uint16_t flags = 0;
-      uint32_t region = 0, comm = 0;
-      Event* we = nullptr;  // the full event of a wide kind
-      unsigned slot;
-      if (kb == uint8_t(EventKind::kEnter) || kb == uint8_t(EventKind::kExit)) [[likely]] {
-        region = a.u32();
-        slot = Predictor::region_slot(region, kb == uint8_t(EventKind::kExit));
-      } else {
-        const Layout l = kLayouts.of[kind];
-        if (l == Layout::kNone) return stop(i);
-        if (kb & kFlagsBit) flags = read_flags(a);
-        if (l == Layout::kRegion) {
-          region = a.u32();
-        } else if (l != Layout::kEmpty) {
-          we = &sink.wide(i);
-          we->kind = EventKind(kind);
-          we->flags = flags;
-          read_wide_fields(a, l, *we, region, comm, prev_request, prev_counters);
-        }
-        slot = wide_slots.slot(kind, region, comm, we != nullptr);
-      }
-      uint32_t& last = pred.last[slot];
-      uint64_t time;
-      if constexpr (kV1) {
-        const uint64_t delta = last + uint64_t(unzigzag(t.u64()));
-        last = uint32_t(delta);
-        time = prev_time + delta;
-      } else {
-        q += uncode_steps(last, t.u64());
-        if constexpr (kPhase) {
-          const uint64_t phase = ph.u64();
-          phase_over |= phase >= step;
-          time = first_time + q * step + phase;
-        } else {
-          time = first_time + q;  // a step of 1: no phase
-        }
-      }
+  // The loop once per time model, so that no event asks which. An ENTER or EXIT without flags
+  // (most events of every trace), and a SEND or RECV (a message loop's others), is read by its
+  // K byte alone, each in a branch of its own that hands it on with its kind a constant: no
+  // layout looked up, no flags, an ENTER's or EXIT's predictor slot without the kind's test,
+  // and none of the sink's tests of the kind left (they fold where the sink is inlined).
+  auto run = [&](auto tm) __attribute__((always_inline)) {
+    auto stop = [&](uint32_t given) {
+      if constexpr (kEager) sink.stopped(given, tm.prev_time);
+      return false;
+    };
+    // An event of kind kb (any) or of a flag-less kind read by its K byte alone (known: the
+    // kind a constant); false: an unknown kind, or a read failed (an eager sink is not given
+    // the event it damaged: it goes to its consumer now, before the end of the chunk).
+    auto hand_on = [&](uint32_t i, unsigned slot, uint32_t region, uint16_t flags, uint8_t kind, Event* we)
+        __attribute__((always_inline)) {
+      const uint64_t time = tm.next(pred.last[slot], t, ph, failed);
       if (we) we->time = time;
       if constexpr (kEager) {
-        // The event goes to its consumer now, before the end of the chunk: a read that failed
-        // (or a phase out of range) stops the decode before the event it damaged.
-        if (!read_ok || phase_over) return stop(i);
+        if (failed) return false;
       }
-      prev_time = time;
+      tm.prev_time = time;
       sink.put(i, time, region, flags, kind, we != nullptr);
+      return true;
+    };
+    auto known = [&](uint32_t i, auto kind_c) __attribute__((always_inline)) {
+      constexpr EventKind kKind = decltype(kind_c)::value;
+      uint32_t region = 0;
+      Event* we = nullptr;
+      const unsigned slot = read_known<kKind>(i, a, sink, other, region, we);
+      return hand_on(i, slot, region, 0, uint8_t(kKind), we);
+    };
+    auto any = [&](uint32_t i, uint8_t kb) __attribute__((always_inline)) {
+      uint16_t flags = 0;
+      uint32_t region = 0;
+      Event* we = nullptr;  // the full event of a wide kind
+      unsigned slot;
+      if (!read_other(kb, i, a, sink, other, flags, region, we, slot)) return false;
+      return hand_on(i, slot, region, flags, uint8_t(kb & uint8_t(~kFlagsBit)), we);
+    };
+    // The K column walked by pointer (the index only where a sink or a stop asks for it).
+    for (const uint8_t* k = kp; k != kp + event_count; ++k) {
+      using K = EventKind;
+      const uint8_t kb = *k;
+      const uint32_t i = uint32_t(k - kp);
+      bool ok;
+      if (kb == uint8_t(K::kEnter)) [[likely]]
+        ok = known(i, KindConstant<K::kEnter>{});
+      else if (kb == uint8_t(K::kExit)) [[likely]] ok = known(i, KindConstant<K::kExit>{});
+      else if (kb == uint8_t(K::kSend)) ok = known(i, KindConstant<K::kSend>{});
+      else if (kb == uint8_t(K::kRecv)) ok = known(i, KindConstant<K::kRecv>{});
+      else ok = any(i, kb);
+      if (!ok) return stop(i);
     }
-    if constexpr (kEager) sink.stopped(event_count, prev_time);
+    if constexpr (kEager) sink.stopped(event_count, tm.prev_time);
     // A failed read is looked at once, here: it left its column at the end and made every
     // later read of it return 0 (still within the stream and the sink's event_count events).
-    if (!read_ok || phase_over) return false;
+    if (failed) return false;
     // Every column must be consumed exactly: leftovers mean a count or size mismatch.
     return t.p == t.end && ph.p == ph.end && a.p == a.end;
   };
-  if (v1) return run(std::true_type{}, std::false_type{});
-  return step > 1 ? run(std::false_type{}, std::true_type{}) : run(std::false_type{}, std::false_type{});
+  if (v1) return run(TimeModel<true, false>{first_time, step, first_time});
+  if (step > 1) return run(TimeModel<false, true>{first_time, step, first_time});
+  return run(TimeModel<false, false>{first_time, step, first_time});
 }
 
-// visit_events' sink: each event to `visit` as soon as it is decoded.
+// visit_events' sink: each event to `visit` as soon as it is decoded. The decode loop holds
+// the sink itself (nothing else sees its address), so that what the visitor captured stays in
+// registers there: an rvalue visitor is moved in, an lvalue one is held by reference.
 template <class Visit>
 struct VisitSink {
   static constexpr bool kEager = true;
-  Visit& visit;
-  Event e{};               // the wide event being decoded (the storage is reused)
-  uint32_t given = 0;      // events handed on
-  uint64_t last_time = 0;  // the last one's time (given > 0)
+  Visit visit;
+  Event* e;             // the wide event being decoded (the storage is reused)
+  uint32_t* given;      // events handed on
+  uint64_t* last_time;  // the last one's time (given > 0)
   void stopped(uint32_t n, uint64_t t) {
-    given = n;
-    last_time = t;
+    *given = n;
+    *last_time = t;
   }
-  // The next wide event, every field zero (the counters only if they held some).
-  Event& wide(uint32_t) {
-    if (e.kind == EventKind::kCounters) std::memset(e.counters, 0, sizeof e.counters);
-    std::memset(static_cast<void*>(&e), 0, offsetof(Event, counters));
-    return e;
+  // The next wide event, every field zero (the counters only if they held some). Field by
+  // field: GCC made the memset of the 56 bytes before the counters a rep stos (15
+  // instructions under callgrind, and slow to start on the CPU).
+  [[gnu::always_inline]] Event& wide(uint32_t) {
+    if (e->kind == EventKind::kCounters) std::memset(e->counters, 0, sizeof e->counters);
+    e->time = 0;
+    e->region = e->comm = 0;
+    e->peer = e->tag = e->root = 0;
+    e->flags = 0;
+    e->kind = EventKind::kInvalid;
+    e->reserved = 0;
+    e->bytes = e->bytes_received = e->request = 0;
+    static_assert(offsetof(Event, counters) == 56, "every field before the counters is zeroed");
+    return *e;
   }
   [[gnu::always_inline]] void put(uint32_t, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind,
                                   bool is_wide) {
-    visit(time, region, flags, EventKind(kind), is_wide ? &e : nullptr);
+    visit(time, region, flags, EventKind(kind), is_wide ? e : nullptr);
   }
 };
 
@@ -463,11 +559,15 @@ Status visit_events(const uint8_t* data, size_t size, uint64_t first_time, uint3
                     Visit&& visit, uint16_t version = kChunkVersion, uint32_t* given = nullptr,
                     uint64_t* last = nullptr) {
   using Sink = codec_detail::VisitSink<Visit>;
-  Sink sink{visit};
-  const bool ok = codec_detail::decode_stream<Sink&>(data, size, first_time, event_count, version,
-                                                     [&](uint32_t) -> Sink& { return sink; });
-  if (given) *given = sink.given;
-  if (last && sink.given > 0) *last = sink.last_time;
+  Event wide{};
+  uint32_t n = 0;
+  uint64_t t = 0;
+  const bool ok = codec_detail::decode_stream<Sink>(data, size, first_time, event_count, version,
+                                                    [&](uint32_t) {
+                                                      return Sink{std::forward<Visit>(visit), &wide, &n, &t};
+                                                    });
+  if (given) *given = n;
+  if (last && n > 0) *last = t;
   return ok ? Status::kOk : Status::kCorrupt;
 }
 
@@ -484,8 +584,8 @@ Status visit_chunk(ChunkDecoder& decoder, const uint8_t* chunk, size_t size, Chu
   const uint8_t* stream = nullptr;
   size_t n = 0;
   CRITPATH_FORWARD_IF_ERROR(decoder.stream(chunk, size, header, stream, n));
-  CRITPATH_FORWARD_IF_ERROR(
-      visit_events(stream, n, header.first_time, header.event_count, visit, header.version, &given, &last));
+  CRITPATH_FORWARD_IF_ERROR(visit_events(stream, n, header.first_time, header.event_count,
+                                         std::forward<Visit>(visit), header.version, &given, &last));
   return header.event_count > 0 && last != header.last_time ? Status::kCorrupt : Status::kOk;
 }
 
