@@ -73,6 +73,14 @@ class Group {
     static_assert(std::is_trivially_copyable_v<Entry>, "top entries travel as bytes");
     return allreduce_cells(cells, n, sizeof(std::array<Entry, K>), K, &merge_top<Entry, K>);
   }
+  // Cells combined by Cell::merge(const Cell& in, Cell& inout), which must commute and
+  // associate (a histogram's counts, a minimum, a maximum): every rank's cells become the
+  // combination of all ranks', in one round. Cell: trivially copyable, no pointers.
+  template <class Cell>
+  Status allreduce_merge(Cell* cells, size_t n) const {
+    static_assert(std::is_trivially_copyable_v<Cell>, "cells travel as bytes");
+    return allreduce_cells(cells, n, sizeof(Cell), 1, &merge_cells<Cell>);
+  }
   // Elementwise reduction of `n` values to the root (`out` sized there, empty elsewhere).
   Status reduce_to_root(const double* v, size_t n, ReduceOp op, std::vector<double>& out) const;
   // Every rank's `n` values, rank after rank, on the root (fixed-size rows).
@@ -134,6 +142,12 @@ class Group {
   // allreduce_top's reduction: `n` cells of `bytes` each, by the commutative `fn`, in pieces
   // of at least kTopPieceBytes, at most `rounds` of them.
   Status allreduce_cells(void* cells, size_t n, size_t bytes, size_t rounds, MPI_User_function* fn) const;
+  template <class Cell>
+  static void merge_cells(void* in, void* inout, int* len, MPI_Datatype*) {
+    const Cell* a = static_cast<const Cell*>(in);
+    Cell* b = static_cast<Cell*>(inout);
+    for (int c = 0; c < *len; ++c) Cell::merge(a[c], b[c]);
+  }
   template <class Entry, size_t K>
   static void merge_top(void* in, void* inout, int* len, MPI_Datatype*) {
     const auto* a = static_cast<const std::array<Entry, K>*>(in);

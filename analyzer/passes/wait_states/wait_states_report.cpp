@@ -127,6 +127,37 @@ void median_histograms(const std::vector<std::vector<uint64_t>>& keys, const std
     }
 }
 
+// A later round's cell of one target: the histogram, and the smallest and largest of the keys
+// counted in it (the keys agreeing with the target's prefix above the round's bits). When
+// those are equal for every target, every target's key is known: the selection ends there
+// (traces with many equal waiting times, a model's, would take all 16 rounds otherwise).
+struct MedianCell {
+  double hist[kBins];
+  uint64_t lo, hi;
+  static void merge(const MedianCell& in, MedianCell& inout) {
+    for (size_t b = 0; b < kBins; ++b) inout.hist[b] += in.hist[b];
+    inout.lo = std::min(inout.lo, in.lo);
+    inout.hi = std::max(inout.hi, in.hi);
+  }
+};
+
+void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
+                  int shift, std::vector<MedianCell>& cells) {
+  std::vector<double> hist(prefix.size() * kBins, 0.0);
+  median_histograms(keys, prefix, shift, hist.data());
+  for (size_t t = 0; t < prefix.size(); ++t) {
+    MedianCell& c = cells[t];
+    std::copy(hist.begin() + long(t * kBins), hist.begin() + long((t + 1) * kBins), c.hist);
+    c.lo = std::numeric_limits<uint64_t>::max();
+    c.hi = 0;
+    for (uint64_t key : keys[t / 2])
+      if (key >> (shift + 4) == prefix[t] >> (shift + 4)) {
+        c.lo = std::min(c.lo, key);
+        c.hi = std::max(c.hi, key);
+      }
+  }
+}
+
 // Count and sum of every pattern over the ranks and the number of their samples, with the
 // first round of the median's histograms (`hist0`, 2 * kPatternCount * kBins counts): one sum
 // of a fixed vector. The min and max go with reduce_worst's maximum.
@@ -216,11 +247,21 @@ Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, std::vector
     want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0;
     want[2 * p + 1] = n[p] / 2;
   }
+  std::vector<MedianCell> cells(2 * P);
   for (int shift = 60; shift >= 0; shift -= 4) {
+    bool equal = shift < 60;  // every target's counted keys are one and the same key
     if (shift < 60) {
-      std::fill(hist.begin(), hist.end(), 0.0);
-      median_histograms(keys, prefix, shift, hist.data());
-      CRITPATH_FORWARD_IF_ERROR(group.allreduce(hist.data(), hist.size(), engine::ReduceOp::kSum));
+      median_cells(keys, prefix, shift, cells);
+      CRITPATH_FORWARD_IF_ERROR(group.allreduce_merge(cells.data(), cells.size()));
+      for (size_t t = 0; t < 2 * P; ++t) {
+        std::copy(cells[t].hist, cells[t].hist + kBins, hist.begin() + long(t * kBins));
+        equal = equal && (n[t / 2] == 0 || cells[t].lo == cells[t].hi);
+      }
+    }
+    if (equal) {
+      for (size_t t = 0; t < 2 * P; ++t)
+        if (n[t / 2] > 0) prefix[t] = cells[t].lo;
+      break;
     }
     bool single = true;  // every target's bin holds one key
     for (size_t t = 0; t < 2 * P; ++t) {
