@@ -139,8 +139,8 @@ class Group {
   Status split(int color, Group& out) const;
 
  private:
-  // allreduce_top's reduction: `n` cells of `bytes` each, by the commutative `fn`, in pieces
-  // of at least kTopPieceBytes, at most `rounds` of them.
+  // allreduce_top's and allreduce_merge's reduction: `n` cells of `bytes` each, by the
+  // commutative `fn`, in pieces of at least kTopPieceBytes, at most `rounds` of them.
   Status allreduce_cells(void* cells, size_t n, size_t bytes, size_t rounds, MPI_User_function* fn) const;
   template <class Cell>
   static void merge_cells(void* in, void* inout, int* len, MPI_Datatype*) {
