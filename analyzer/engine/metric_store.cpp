@@ -472,13 +472,15 @@ Reduced layout(const std::vector<const MetricDecl*>& decls) {
 
 }  // namespace
 
-std::vector<const MetricDecl*> MetricStore::declarations(const std::vector<size_t>* detail,
-                                                         std::vector<RankDetail>* mine) const {
+std::vector<const MetricDecl*> MetricStore::declarations() const {
   std::vector<const MetricDecl*> decls;
   for (const Slot& sl : metrics_) decls.push_back(sl.decl);
-  if (detail && mine)
-    for (size_t m : *detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
   return decls;
+}
+
+void MetricStore::append_mine(const std::vector<size_t>& detail, std::vector<RankDetail>* mine) const {
+  if (mine)
+    for (size_t m : detail) mine->push_back({metrics_[m].decl->id, metrics_[m].values});
 }
 
 void MetricStore::reduce_zero(const Group& group, std::vector<ReducedMetric>& out,
@@ -486,7 +488,7 @@ void MetricStore::reduce_zero(const Group& group, std::vector<ReducedMetric>& ou
   const size_t G = callpaths_, M = metrics_.size();
   const std::vector<const MetricDecl*> decls = declarations();
   Reduced r = layout(decls);
-  declarations(&r.detail, mine);
+  append_mine(r.detail, mine);
   if (!group.is_root()) return;
   r.mx.assign((M + r.detail.size() + r.pairs.size()) * G + M, 0.0);
   r.sums.assign((M + r.detail.size()) * G, 0.0);
@@ -498,7 +500,7 @@ Status MetricStore::reduce(const Group& group, std::vector<ReducedMetric>& out, 
   const size_t G = callpaths_, M = metrics_.size();
   const std::vector<const MetricDecl*> decls = declarations();
   Reduced r = layout(decls);
-  declarations(&r.detail, mine);
+  append_mine(r.detail, mine);
   const std::vector<size_t>& detail = r.detail;
   const auto& pairs = r.pairs;
   const size_t D = detail.size(), J = pairs.size();

@@ -234,10 +234,10 @@ class MetricStore {
                    std::vector<RankDetail>* mine = nullptr) const;
 
  private:
-  // The slots' declarations in slot order; with `detail` (rank_detail slot indices) and
-  // `mine`, also appends this rank's values of those slots to `mine`.
-  std::vector<const MetricDecl*> declarations(const std::vector<size_t>* detail = nullptr,
-                                              std::vector<RankDetail>* mine = nullptr) const;
+  // The slots' declarations, in slot order.
+  std::vector<const MetricDecl*> declarations() const;
+  // With `mine`: appends this rank's values of the slots `detail` (rank_detail ones) to it.
+  void append_mine(const std::vector<size_t>& detail, std::vector<RankDetail>* mine) const;
   struct Slot {
     const MetricDecl* decl = nullptr;
     std::vector<double> values;

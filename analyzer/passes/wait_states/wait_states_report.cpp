@@ -141,20 +141,21 @@ struct MedianCell {
   }
 };
 
+// This rank's cells of a later round (shift < 60), in one pass over its keys: what
+// median_histograms counts, with the counted keys' smallest and largest.
 void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
                   int shift, std::vector<MedianCell>& cells) {
-  std::vector<double> hist(prefix.size() * kBins, 0.0);
-  median_histograms(keys, prefix, shift, hist.data());
   for (size_t t = 0; t < prefix.size(); ++t) {
     MedianCell& c = cells[t];
-    std::copy(hist.begin() + long(t * kBins), hist.begin() + long((t + 1) * kBins), c.hist);
+    std::fill(c.hist, c.hist + kBins, 0.0);
     c.lo = std::numeric_limits<uint64_t>::max();
     c.hi = 0;
-    for (uint64_t key : keys[t / 2])
-      if (key >> (shift + 4) == prefix[t] >> (shift + 4)) {
-        c.lo = std::min(c.lo, key);
-        c.hi = std::max(c.hi, key);
-      }
+    for (uint64_t key : keys[t / 2]) {
+      if (key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
+      ++c.hist[(key >> shift) & 15];
+      c.lo = std::min(c.lo, key);
+      c.hi = std::max(c.hi, key);
+    }
   }
 }
 
