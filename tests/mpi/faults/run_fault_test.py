@@ -23,7 +23,8 @@ SIGTERM to mpiexec once every rank has printed its line, as a batch system's tim
 With --who all under MPICH, mpiexec gets -disable-auto-cleanup so that every rank reaches its
 own fault (otherwise the launcher kills the slower ones before they fault). Even so, once the
 first rank has died of a signal MPICH's launcher may SIGKILL a rank still writing its partial
-trace: a traced run that lost a rank that way is repeated, up to 3 times in all; so is one under
+trace: a traced run that lost a rank that way is repeated, up to 3 times in all (as is one that
+MPICH's launcher ended with its placeholder status 1, see OWN_STATUS); so is one under
 Open MPI, whose launcher follows its SIGTERM with a SIGKILL that a rank waiting for a core may
 not outrun on an oversubscribed machine (1 rank in about 40 in measured runs). (MPICH's exit
 status is not deterministic either, traced or not: see OWN_STATUS below.)
@@ -54,6 +55,15 @@ OWN_STATUS = {"segv": 11, "bus": 7, "fpe": 8, "abrt": 6, "term": 15, "int": 2, "
 
 def log(msg):
     print(f"run_fault_test: {msg}", flush=True)
+
+
+def hydra_placeholder(out):
+    """Whether MPICH's launcher recorded the placeholder 1 for a process (its "Exit codes:" line):
+    1 is no wait status a process of these tests ends with (SIGHUP, which nobody sends)."""
+    for line in re.findall(r"Exit codes: .*", out):
+        if "1" in re.sub(r"\[[^]]*\]", "", line.split(":", 1)[1]).replace(" ", "").split(","):
+            return True
+    return False
 
 
 def command(args, traced):
@@ -134,10 +144,14 @@ def main(argv):
             shutil.rmtree(args.out)
         rc_t, out_t, err_t = run(args, traced=True)
         wrote = glob.glob(os.path.join(args.out, "trace", "rank-*.json"))
-        if len(wrote) == args.np:
+        if len(wrote) < args.np:
+            log(f"attempt {attempt + 1}: only {len(wrote)} of {args.np} ranks wrote before the "
+                "launcher killed the rest; again")
+        elif args.mpi == "mpich" and rc_t == 1 and hydra_placeholder(out_t):
+            log(f"attempt {attempt + 1}: status 1, hydra's placeholder for a process it collected "
+                "before it saw the process's PMI socket close (see OWN_STATUS); again")
+        else:
             break
-        log(f"attempt {attempt + 1}: only {len(wrote)} of {args.np} ranks wrote before the launcher "
-            "killed the rest; again")
     sys.stdout.write(err_t)
     log(f"exit status untraced {rc_u}, traced {rc_t}")
     for what, out in (("untraced", out_u), ("traced", out_t)):
@@ -152,23 +166,22 @@ def main(argv):
     # int_one 11, segv_all 255). Under MPICH each run's status must be one of those; under Open
     # MPI the two must be equal.
     # Hydra's job status is the bitwise OR of the processes' wait statuses as its proxy recorded
-    # them, and the proxy records 1 (a placeholder, not a wait status) for a process whose PMI
-    # connection closes before the proxy has signalled anyone, overwriting the status it may
-    # already have reaped; a process reaped after the proxy's SIGUSR1 is recorded as 0. So
-    # exit_all's traced run ended with 1 ("Hangup (signal 1)", 0x300 | 1) in about 1 run in 30-50:
-    # every rank calls exit_group(3) (seen with perf trace in such a run), but the proxy reaps one
-    # before it handles that one's PMI socket. The peers' request (fault.h, "Peers") opened the
-    # race: 7 in 200 runs, 2 in 200 with the SIGURGs sent but not waited for, 0 in 200 with no
-    # peer told. In the one failing run logged with the ranks' reasons every rank had begun its
-    # own dump: the last one's SIGURGs woke the others waiting for it, which then left together.
-    # Fixed in fault.cpp (tell_peers): a rank that has begun its own dump is waited for but not
-    # signalled, and a rank leaving by exit() first gives the others 100 ms to begin theirs, so
-    # exit_all's ranks are signalled in few runs (0 to 14 in 200: a late rank) instead of most (163
-    # to 193 in 200). The test's own traced command in alternating 200-run loops, one sitting (the
-    # machine's load fell during it, and with it the rate): status 1 in 0 of 800 runs since, in 2 of
-    # 800 before (1, 1, 0, 0). Not seen untraced either (0 in 760 runs, also with the exits aligned
-    # to a common instant and with the cores busy), so 1 stays disallowed: the user would see a
-    # changed exit status.
+    # them. The proxy (MPICH 4.0.2, pm/pmiserv) handles every ready descriptor of a poll round,
+    # then collects one exited process (waitpid WNOHANG) and records its status; when it then
+    # handles the close of a PMI socket and has signalled no one yet, it records 1 for that
+    # process (a placeholder, not a wait status), overwriting the status it collected. So a
+    # process that exits while the proxy is inside a round that began before the exit (forwarding
+    # a line of output, say) can end as 1, the job's status too ("Hangup (signal 1)", 0x300 | 1).
+    # exit_all's traced run ended with 1 in about 1 run in 30-50 in an earlier session; the
+    # peers' request (fault.h, "Peers") had opened the window: 7 in 200 runs, 0 in 200 with no
+    # peer told. Since fault.cpp (tell_peers) gives the peers 100 ms to begin their own dumps and
+    # signals none that has begun, it stayed rare but not gone: 2 of 4 full CI runs under load
+    # failed on it (one under ASan); in loops of the traced command beside two busy processes, 0
+    # in 150, and 1 in 100 with the ranks waiting 50 ms more before they exit (the ranks still
+    # leave within a few ms of each other, and one process's exit can race the proxy's round by
+    # itself). Untraced: 0 in 760 runs. So a traced run that ends with the placeholder is
+    # repeated (above, up to 3 runs in all), and 1 stays disallowed: the user would see a changed
+    # exit status, and one seen on every run fails the test.
     if args.mpi == "mpich":
         allowed = {OWN_STATUS[args.kind], 9, 11, 15, 255}
         if args.kind == "hang":
