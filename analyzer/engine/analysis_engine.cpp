@@ -455,7 +455,8 @@ class WindowChoice {
     // meeting's: meet_ranks attached it or left it out.)
     CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing, met));
     // In situ the ranks per core set how long a waiting rank sleeps between polls (fiber::nap).
-    if (in_situ(group, run)) fiber::set_ranks_per_core(sharing / host_cores(run));
+    if (in_situ(group, run))
+      fiber::set_ranks_per_core(sharing / (met.host_cpus > 0 ? double(met.host_cpus) : host_cores(run)));
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;
     events_ = double(run.store.events);
@@ -705,20 +706,34 @@ Status meet_ranks(const Group& group, const RunInfo& run, const EngineSettings& 
   // name and cookie, zeros on the other ranks) riding along: every rank waits for the last one
   // either way, and so the analysis opens with no MPI round of its own (1.6 ms of polling CPU
   // per rank at 256 ranks on 2 cores, bench_wavefront in situ).
+  // Also riding: the CPUs each rank may run on (sched_getaffinity), one word per CPU, 1 where
+  // it may: their maximum is the union, the host's CPUs in use when every rank runs on it. A
+  // rank's own mask says 1 CPU when the launcher bound the ranks to a core each (Open MPI
+  // binds 2 ranks so by default, MPICH's `-bind-to core`): 2 ranks on 2 cores looked 2 to a
+  // core, crowded, and napped through every wait (a 2-rank ping-pong's analysis 11 % slower).
+  // A CPU past kCpuWords sets the word before them: not known, the rank's own count stands.
+  constexpr size_t kCpuWords = 256, kCpuAt = 2 + host_shm::kOfferWords;
   host_shm::Offer offer = host_shm::offer(group.comm());
   const uint64_t mine = host_hash(run.host);
-  uint64_t words[2 + host_shm::kOfferWords] = {mine, ~mine};
+  uint64_t words[kCpuAt + 1 + kCpuWords] = {mine, ~mine};
   std::copy(offer.words, offer.words + host_shm::kOfferWords, words + 2);
+  for (const int cpu : run.cpus) {
+    const bool counted = cpu >= 0 && size_t(cpu) < kCpuWords;
+    words[counted ? kCpuAt + 1 + size_t(cpu) : kCpuAt] = 1;
+  }
   if (Status s = group.allreduce(words, std::size(words), ReduceOp::kMax); s != Status::kOk) {
     host_shm::attach(group.comm(), offer, false, false);  // rank 0's segment unlinked
     return s;
   }
   out.carried = true;
   out.one_host = words[0] == mine && ~words[1] == mine;  // the same verdict on every rank
+  if (out.one_host && words[kCpuAt] == 0)
+    out.host_cpus = int(std::count(words + kCpuAt + 1, std::end(words), uint64_t(1)));
+  const double host = out.host_cpus > 0 ? double(out.host_cpus) : cores;
   // Attached at once: rank 0 unlinks the name once every rank has mapped it, before anything
   // else of the analysis can fail. Every rank on this host: the segment; else none.
-  std::copy(words + 2, std::end(words), offer.words);
-  host_shm::attach(group.comm(), offer, out.one_host, out.one_host && double(group.size()) / cores > 1);
+  std::copy(words + 2, words + kCpuAt, offer.words);
+  host_shm::attach(group.comm(), offer, out.one_host, out.one_host && double(group.size()) / host > 1);
   return Status::kOk;
 }
 

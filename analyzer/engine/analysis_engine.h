@@ -61,6 +61,7 @@ struct EngineSettings {
 struct RanksMet {
   bool carried = false;   // the meeting took that maximum (else it was a barrier)
   bool one_host = false;  // ... and every rank's hash was this rank's
+  int host_cpus = 0;      // ... and the CPUs its ranks may run on, all told (0: not known)
 };
 
 // When the analysis began: the last rank's arrival (after the meeting), the process's

@@ -436,7 +436,8 @@ bool relax(uint64_t& polls, uint64_t spin_limit, bool sleep) {
     return false;
   }
   // Crowded cores: the rank waited for is most likely not running, spinning only delays it.
-  if (crowd > 1) spin_limit = 0;
+  // A core for every rank: poll as a blocking MPI call does, for kUncrowdedSpins polls at least.
+  spin_limit = crowd > 1 ? 0 : std::max(spin_limit, kUncrowdedSpins);
   if (polls <= spin_limit) return false;
   nap(polls - spin_limit);
   return true;

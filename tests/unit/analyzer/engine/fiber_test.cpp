@@ -156,12 +156,21 @@ TEST_CASE("fiber: WaitQueue and relax on plain threads", "[engine][tsan]") {
 }
 
 TEST_CASE("fiber: a plain thread's relax() spins, then sleeps ever longer", "[engine]") {
+  // A core for every rank: kUncrowdedSpins polls at least before the first sleep, whatever the
+  // caller's spin limit.
   fiber::set_ranks_per_core(1);
   uint64_t polls = 0;
+  uint64_t slept = 0;
+  for (uint64_t i = 0; i < fiber::kUncrowdedSpins; ++i) slept += fiber::relax(polls, 4);
+  CHECK(slept == 0);
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 4; ++i) CHECK_FALSE(fiber::relax(polls, 4));  // spins: no sleep
-  for (int i = 0; i < 4; ++i) CHECK(fiber::relax(polls, 4));        // 16, 32, 64 and 128 us at least
+  for (int i = 0; i < 4; ++i) CHECK(fiber::relax(polls, 4));  // 16, 32, 64 and 128 us at least
   const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(polls == 8);
+  CHECK(polls == fiber::kUncrowdedSpins + 4);
   CHECK(us >= 240);
+  // More ranks than cores: no spinning, it sleeps at the first poll.
+  fiber::set_ranks_per_core(2);
+  polls = 0;
+  CHECK(fiber::relax(polls, 4));
+  fiber::set_ranks_per_core(1);
 }
