@@ -372,6 +372,11 @@ double host_cores(const RunInfo& run) {
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   return double(run.cpus.empty() ? std::max(1L, online) : long(run.cpus.size()));
 }
+// The cores the ranks on this host share: those all of them may run on when the meeting
+// counted them (meet_ranks), else this rank's own.
+double host_cores(const RunInfo& run, const RanksMet& met) {
+  return met.host_cpus > 0 ? double(met.host_cpus) : host_cores(run);
+}
 
 // The ranks the launcher started on this host, where its environment says (MPICH's Hydra:
 // MPI_LOCALNRANKS, Open MPI: OMPI_COMM_WORLD_LOCAL_SIZE), else 1: a hint for waiting only.
@@ -455,8 +460,7 @@ class WindowChoice {
     // meeting's: meet_ranks attached it or left it out.)
     CRITPATH_FORWARD_IF_ERROR(ranks_sharing_host(group, run.host, sharing, met));
     // In situ the ranks per core set how long a waiting rank sleeps between polls (fiber::nap).
-    if (in_situ(group, run))
-      fiber::set_ranks_per_core(sharing / (met.host_cpus > 0 ? double(met.host_cpus) : host_cores(run)));
+    if (in_situ(group, run)) fiber::set_ranks_per_core(sharing / host_cores(run, met));
     budget_ = settings.memory_mib > 0 ? double(settings.memory_mib) * 1048576.0
                                       : 0.5 * mem_available_bytes() / sharing;
     events_ = double(run.store.events);
@@ -729,11 +733,11 @@ Status meet_ranks(const Group& group, const RunInfo& run, const EngineSettings& 
   out.one_host = words[0] == mine && ~words[1] == mine;  // the same verdict on every rank
   if (out.one_host && words[kCpuAt] == 0)
     out.host_cpus = int(std::count(words + kCpuAt + 1, std::end(words), uint64_t(1)));
-  const double host = out.host_cpus > 0 ? double(out.host_cpus) : cores;
   // Attached at once: rank 0 unlinks the name once every rank has mapped it, before anything
   // else of the analysis can fail. Every rank on this host: the segment; else none.
   std::copy(words + 2, words + kCpuAt, offer.words);
-  host_shm::attach(group.comm(), offer, out.one_host, out.one_host && double(group.size()) / host > 1);
+  host_shm::attach(group.comm(), offer, out.one_host,
+                   out.one_host && double(group.size()) / host_cores(run, out) > 1);
   return Status::kOk;
 }
 

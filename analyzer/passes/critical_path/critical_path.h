@@ -97,14 +97,8 @@ struct CpRecords {
   // f(record) for every record, ascending by call.
   template <typename F>
   void for_each(F&& f) const {
-    const std::vector<WaitRecord>& v = *base;
-    size_t i = 0;
-    if (has_init) {
-      for (; i < at; ++i) f(v[i]);
-      f(init);
-      if (replaces) ++i;
-    }
-    for (; i < v.size(); ++i) f(v[i]);
+    const auto no_room = [] {};
+    for_each_block(SIZE_MAX, no_room, f);
   }
   // for_each(f) in blocks of at most `block` records, room() before each block (out of the
   // records' loop: a call there, as a vector's growth, made GCC keep the loop's values in memory).

@@ -113,18 +113,14 @@ Status fetch_median(const std::vector<std::vector<uint64_t>>& keys, int shift, s
   return Status::kOk;
 }
 
-// One round of the median's radix selection, this rank's part: for the targets t = 2p + j,
-// the (n-1)/2-th (j = 0) and the n/2-th (j = 1) smallest of pattern p's n samples, the
-// histogram of the 4 key bits from `shift` up among the keys (this rank's samples as order
-// keys, per pattern) that agree with prefix[t] above those bits, added into `hist`.
+// The first round of the median's radix selection, this rank's part: for the targets
+// t = 2p + j, the (n-1)/2-th (j = 0) and the n/2-th (j = 1) smallest of pattern p's n
+// samples, the histogram of the top 4 bits of its keys (this rank's samples as order keys, per
+// pattern), added into `hist` (2 * keys.size() * kBins counts). The later rounds': median_cells.
 constexpr size_t kBins = 16;
-void median_histograms(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
-                       int shift, double* hist) {
-  for (size_t t = 0; t < prefix.size(); ++t)
-    for (uint64_t key : keys[t / 2]) {
-      if (shift < 60 && key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
-      ++hist[t * kBins + ((key >> shift) & 15)];
-    }
+void first_histograms(const std::vector<std::vector<uint64_t>>& keys, double* hist) {
+  for (size_t t = 0; t < 2 * keys.size(); ++t)
+    for (uint64_t key : keys[t / 2]) ++hist[t * kBins + (key >> 60)];
 }
 
 // A later round's cell of one target: the histogram, and the smallest and largest of the keys
@@ -141,8 +137,9 @@ struct MedianCell {
   }
 };
 
-// This rank's cells of a later round (shift < 60), in one pass over its keys: what
-// median_histograms counts, with the counted keys' smallest and largest.
+// This rank's cells of a later round (shift < 60), in one pass over its keys: the histogram of
+// the 4 key bits from `shift` up among the keys that agree with prefix[t] above those bits,
+// with the counted keys' smallest and largest.
 void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
                   int shift, std::vector<MedianCell>& cells) {
   for (size_t t = 0; t < prefix.size(); ++t) {
@@ -173,7 +170,7 @@ Status reduce_moments(const WaitStates& ws, const std::vector<std::vector<uint64
     sums[3 * p + 1] = st.sum;
     sums[3 * p + 2] = double(st.sample.size());  // exact: at most kSampleSize per rank
   }
-  median_histograms(keys, std::vector<uint64_t>(2 * P, 0), 60, sums.data() + 3 * P);
+  first_histograms(keys, sums.data() + 3 * P);
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
   for (size_t p = 0; p < P; ++p) {
     out[p].count = sums[3 * p];
@@ -235,9 +232,10 @@ Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const eng
 
 // The median of every pattern's samples, all ranks' together (as if gathered and sorted): the
 // (n-1)/2-th and n/2-th smallest of the n samples found by a radix selection over their order
-// keys, 4 bits per round (median_histograms; the first round's, `hist`, came with
-// reduce_moments), up to 15 more sums of 16 counts per target. Once every target's bin holds
-// a single key, one sum fetches the keys from the ranks holding them (fetch_median).
+// keys, 4 bits per round (first_histograms, median_cells; the first round's, `hist`, came with
+// reduce_moments), up to 15 more merges of 16 counts and the keys' range per target. Once
+// every target's bin holds a single key, one sum fetches the keys from the ranks holding them
+// (fetch_median).
 // `out` holds the number of samples over all ranks already (reduce_moments).
 Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, std::vector<double> hist,
                      const engine::Group& group, std::vector<PatternSummary>& out) {

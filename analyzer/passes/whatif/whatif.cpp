@@ -844,10 +844,7 @@ class GroupReplay final : public ReplayIo {
   Status run(const unsigned char* own, size_t n, const std::vector<uint8_t>& ideal, uint64_t deadline,
              bool& late) {
     late = false;
-    if (n < kProgramHeader || own[0] != kBatchProgram) return Status::kCorrupt;
-    std::memcpy(&infos_[0], own + 1, sizeof(ProgramInfo));
-    bytes_ += n - 1;
-    ++programs_;
+    if (!count_program(0, own, n)) return Status::kCorrupt;
     while (programs_ < n_) CRITPATH_FORWARD_IF_ERROR(receive());
     ex_.reserve(size_t(n_));
     ex_.emplace_back(own + kProgramHeader, n - kProgramHeader, first_, ideal, delay_us_ > 0);
@@ -1004,14 +1001,20 @@ class GroupReplay final : public ReplayIo {
   // The program batch of the member `src` (not the leader's own: run()).
   Status take_program(int src, std::vector<unsigned char>&& in) {
     const int m = src - first_;
-    if (!leader() || m <= 0 || m >= n_ || in.size() < kProgramHeader || in[0] != kBatchProgram ||
-        !progs_[size_t(m)].empty())
+    if (!leader() || m <= 0 || m >= n_ || !progs_[size_t(m)].empty() ||
+        !count_program(size_t(m), in.data(), in.size()))
       return Status::kCorrupt;
-    std::memcpy(&infos_[size_t(m)], in.data() + 1, sizeof(ProgramInfo));
-    bytes_ += in.size() - 1;
     progs_[size_t(m)] = std::move(in);
-    ++programs_;
     return Status::kOk;
+  }
+  // Member m's program batch (n bytes at p) arrived: its facts kept, its bytes and it counted.
+  // False when it is no program batch.
+  bool count_program(size_t m, const unsigned char* p, size_t n) {
+    if (n < kProgramHeader || p[0] != kBatchProgram) return false;
+    std::memcpy(&infos_[m], p + 1, sizeof(ProgramInfo));
+    bytes_ += n - 1;
+    ++programs_;
+    return true;
   }
 
   // A batch from the leader `src` (entries) or from a member (its program).
