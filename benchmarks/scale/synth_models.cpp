@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <queue>
 #include <tuple>
+#include <utility>
 
 namespace critpath::synth {
 
@@ -51,6 +52,7 @@ class Machine {
     const uint64_t last = *std::max_element(t_.begin(), t_.end());
     for (int r = 0; r < p_.ranks; ++r) {
       a_.wait_nxn[size_t(r)] += last - t(r);
+      if (last > t(r)) a_.wait_nxn_instances.push_back(last - t(r));
       trace_.allreduce(r, 8, t(r), last + p_.coll_ns);
       t(r) = last + p_.coll_ns;
     }
@@ -69,8 +71,14 @@ class Machine {
   void recv(int r, int from, int tag, uint64_t bytes, Sent s) {
     const uint64_t enter = t(r);
     const uint64_t exit = std::max(enter + p_.recv_ns, s.enter + xfer(bytes));
-    if (s.enter > enter) a_.late_sender[size_t(r)] += s.enter - enter;
-    if (s.enter < enter && s.exit > enter) a_.late_receiver[size_t(from)] += enter - s.enter;
+    if (s.enter > enter) {
+      a_.late_sender[size_t(r)] += s.enter - enter;
+      a_.late_sender_instances.push_back(s.enter - enter);
+    }
+    if (s.enter < enter && s.exit > enter) {
+      a_.late_receiver[size_t(from)] += enter - s.enter;
+      a_.late_receiver_instances.push_back(enter - s.enter);
+    }
     trace_.recv(r, from, tag, bytes, enter, exit);
     t(r) = exit;
   }
@@ -268,6 +276,22 @@ std::string answers_json(const Answers& a) {
   list("wait_nxn", a.wait_nxn, false);
   list("wait_finalize", a.wait_finalize, false);
   list("delay_nxn_short_term", a.delay_nxn_short_term, false);
+  // The median of n instances: the middle one, or the mean of the two middle ones.
+  s += "\n},\n\"median_s\": {";
+  bool first = true;
+  for (const auto& [name, all] : {std::pair{"late_sender", &a.late_sender_instances},
+                                  std::pair{"late_receiver", &a.late_receiver_instances},
+                                  std::pair{"wait_nxn", &a.wait_nxn_instances}}) {
+    if (all->empty()) continue;
+    std::vector<uint64_t> v = *all;
+    const size_t n = v.size();
+    std::nth_element(v.begin(), v.begin() + long(n / 2), v.end());
+    const double hi = double(v[n / 2]);
+    const double lo = n % 2 ? hi : double(*std::max_element(v.begin(), v.begin() + long(n / 2)));
+    std::snprintf(buf, sizeof buf, "%s\n\"%s\": %.10f", first ? "" : ",", name, 0.5 * (lo + hi) * 1e-9);
+    s += buf;
+    first = false;
+  }
   s += "\n}\n}\n";
   return s;
 }

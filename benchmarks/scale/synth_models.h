@@ -55,6 +55,8 @@ struct Answers {
   // Delay costs that follow in closed form (halo: the slow rank's compute causes every other
   // rank's wait at NxN, all short-term); empty where not derived.
   std::vector<uint64_t> delay_nxn_short_term;
+  // Every instance (> 0) of the patterns whose median the report gives, in model order.
+  std::vector<uint64_t> late_sender_instances, late_receiver_instances, wait_nxn_instances;
 };
 
 // The models; each fills `trace` (ranks = p.ranks) and returns the answers.
@@ -62,7 +64,8 @@ Answers run_wavefront(const ModelParams& p, SynthTrace& trace);
 Answers run_halo(const ModelParams& p, SynthTrace& trace);
 Answers run_master(const ModelParams& p, SynthTrace& trace);
 
-// answers.json: the model, grid, run length and the per-rank answers in seconds.
+// answers.json: the model, grid, run length, the per-rank answers and the medians over all
+// instances (`median_s`), in seconds.
 std::string answers_json(const Answers& a);
 
 }  // namespace critpath::synth

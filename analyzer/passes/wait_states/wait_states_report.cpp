@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,48 +88,25 @@ void book_wait_metrics(const WaitStates& ws, const LocalProfile& local, const de
   }
 }
 
-// The medians from the selected keys (prefix[2p], prefix[2p + 1]) of patterns with samples.
-void set_median(const std::vector<uint64_t>& prefix, const std::vector<uint64_t>& n,
-                std::vector<PatternSummary>& out) {
-  for (size_t p = 0; p < n.size(); ++p) {
-    if (n[p] == 0) continue;
-    const double lo = from_order_key(prefix[2 * p]), hi = from_order_key(prefix[2 * p + 1]);
-    out[p].median = n[p] % 2 ? hi : 0.5 * (lo + hi);
-  }
-}
-
-// The radix selection's end when every target's bin holds one key: the key whose bits from
-// `shift` up are the target's prefix, from the one rank that holds it (a sum of one non-zero
-// value: MPICH's MPI_MAX of MPI_UINT64_T gave 0 for keys of 2^63 and more), then the medians.
-Status fetch_median(const std::vector<std::vector<uint64_t>>& keys, int shift, std::vector<uint64_t>& prefix,
-                    const std::vector<uint64_t>& n, const engine::Group& group,
-                    std::vector<PatternSummary>& out) {
-  std::vector<uint64_t> found(prefix.size(), 0);
-  for (size_t t = 0; t < prefix.size(); ++t)
-    for (uint64_t key : keys[t / 2])
-      if (key >> shift == prefix[t] >> shift) found[t] = key;
-  CRITPATH_FORWARD_IF_ERROR(group.allreduce(found.data(), found.size(), engine::ReduceOp::kSum));
-  prefix = found;
-  set_median(prefix, n, out);
-  return Status::kOk;
-}
-
-// The first round of the median's radix selection, this rank's part: for the targets
-// t = 2p + j, the (n-1)/2-th (j = 0) and the n/2-th (j = 1) smallest of pattern p's n
-// samples, the histogram of the top 4 bits of its keys (this rank's samples as order keys, per
-// pattern), added into `hist` (2 * keys.size() * kBins counts). The later rounds': median_cells.
+// The median's radix selection (reduce_median): each round narrows every target (the k-th
+// smallest of a pattern's samples over all ranks, as order keys) to the keys that agree with
+// its prefix above its `top` unknown low bits, by a histogram of the next 4 of those bits.
 constexpr size_t kBins = 16;
-void first_histograms(const std::vector<std::vector<uint64_t>>& keys, double* hist) {
-  for (size_t t = 0; t < 2 * keys.size(); ++t)
-    for (uint64_t key : keys[t / 2]) ++hist[t * kBins + (key >> 60)];
-}
+constexpr size_t kFetchKeys = 16;  // a region of at most this many keys is fetched whole
 
-// A later round's cell of one target: the histogram, and the smallest and largest of the keys
-// counted in it (the keys agreeing with the target's prefix above the round's bits). When
-// those are equal for every target, every target's key is known: the selection ends there
-// (traces with many equal waiting times, a model's, would take all 16 rounds otherwise).
+struct MedianTarget {
+  int pattern;
+  uint64_t want;    // the k of the k-th smallest, among the keys of the current region
+  uint64_t prefix;  // the region: the keys whose bits from `top` up are prefix's
+  int top;          // 0: prefix is the key
+  bool small;       // the region holds at most kFetchKeys keys over all ranks
+  bool in_region(uint64_t key) const { return top >= 64 || key >> top == prefix >> top; }
+};
+
+// A round's cell of one target: the histogram of the 4 (fewer at the bottom) bits below `top`
+// among the region's keys, with the smallest and largest of them.
 struct MedianCell {
-  double hist[kBins];
+  uint32_t hist[kBins];
   uint64_t lo, hi;
   static void merge(const MedianCell& in, MedianCell& inout) {
     for (size_t b = 0; b < kBins; ++b) inout.hist[b] += in.hist[b];
@@ -137,18 +115,40 @@ struct MedianCell {
   }
 };
 
-// This rank's cells of a later round (shift < 60), in one pass over its keys: the histogram of
-// the 4 key bits from `shift` up among the keys that agree with prefix[t] above those bits,
-// with the counted keys' smallest and largest.
-void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vector<uint64_t>& prefix,
-                  int shift, std::vector<MedianCell>& cells) {
-  for (size_t t = 0; t < prefix.size(); ++t) {
+// The keys of a small region, every rank's together, ascending (the region holds at most
+// kFetchKeys: the merge of any ranks' lists loses none).
+struct MedianKeys {
+  uint64_t n;
+  uint64_t key[kFetchKeys];
+  static void merge(const MedianKeys& in, MedianKeys& inout) {
+    MedianKeys out{};
+    size_t i = 0, j = 0;
+    while (out.n < kFetchKeys && (i < in.n || j < inout.n))
+      out.key[out.n++] = j >= inout.n || (i < in.n && in.key[i] < inout.key[j]) ? in.key[i++]
+                                                                                : inout.key[j++];
+    inout = out;
+  }
+};
+
+// The region [lo, hi] as a prefix: the bits above the highest one where lo and hi differ.
+void narrow(MedianTarget& t, uint64_t lo, uint64_t hi) {
+  t.top = lo == hi ? 0 : 64 - __builtin_clzll(lo ^ hi);
+  t.prefix = t.top >= 64 ? 0 : lo >> t.top << t.top;
+}
+
+// This rank's cells of a round, in one pass over each target's keys.
+void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vector<MedianTarget>& targets,
+                  std::vector<MedianCell>& cells) {
+  cells.resize(targets.size());
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const MedianTarget& g = targets[t];
     MedianCell& c = cells[t];
-    std::fill(c.hist, c.hist + kBins, 0.0);
+    std::fill(c.hist, c.hist + kBins, 0u);
     c.lo = std::numeric_limits<uint64_t>::max();
     c.hi = 0;
-    for (uint64_t key : keys[t / 2]) {
-      if (key >> (shift + 4) != prefix[t] >> (shift + 4)) continue;
+    const int shift = std::max(g.top - 4, 0);
+    for (uint64_t key : keys[size_t(g.pattern)]) {
+      if (!g.in_region(key)) continue;
       ++c.hist[(key >> shift) & 15];
       c.lo = std::min(c.lo, key);
       c.hi = std::max(c.hi, key);
@@ -156,28 +156,35 @@ void median_cells(const std::vector<std::vector<uint64_t>>& keys, const std::vec
   }
 }
 
-// Count and sum of every pattern over the ranks and the number of their samples, with the
-// first round of the median's histograms (`hist0`, 2 * kPatternCount * kBins counts): one sum
-// of a fixed vector. The min and max go with reduce_worst's maximum.
-Status reduce_moments(const WaitStates& ws, const std::vector<std::vector<uint64_t>>& keys,
-                      const engine::Group& group, std::vector<PatternSummary>& out,
-                      std::vector<double>& hist0) {
+// One round's outcome for a target: the bin holding its key, and the region narrowed to that
+// bin's keys (within the counted keys' range).
+void choose_bin(MedianTarget& g, const MedianCell& c) {
+  const int shift = std::max(g.top - 4, 0);
+  size_t b = 0;
+  while (b + 1 < kBins && c.hist[b] <= g.want) g.want -= c.hist[b++];
+  const uint64_t first = g.prefix | uint64_t(b) << shift;
+  const uint64_t last = first | ((uint64_t(1) << shift) - 1);
+  g.small = c.hist[b] <= kFetchKeys;
+  narrow(g, std::max(c.lo, first), std::min(c.hi, last));
+}
+
+// Count and sum of every pattern over the ranks and the number of their samples: one sum of
+// a fixed vector. The min and max go with reduce_worst's maximum.
+Status reduce_moments(const WaitStates& ws, const engine::Group& group, std::vector<PatternSummary>& out) {
   const size_t P = size_t(kPatternCount);
-  std::vector<double> sums(3 * P + 2 * P * kBins, 0.0);
+  std::vector<double> sums(3 * P, 0.0);
   for (size_t p = 0; p < P; ++p) {
     const PatternStats& st = ws.stats[p];
     sums[3 * p] = double(st.count);
     sums[3 * p + 1] = st.sum;
     sums[3 * p + 2] = double(st.sample.size());  // exact: at most kSampleSize per rank
   }
-  first_histograms(keys, sums.data() + 3 * P);
   CRITPATH_FORWARD_IF_ERROR(group.allreduce(sums.data(), sums.size(), engine::ReduceOp::kSum));
   for (size_t p = 0; p < P; ++p) {
     out[p].count = sums[3 * p];
     out[p].total = sums[3 * p + 1];
     out[p].samples = sums[3 * p + 2];
   }
-  hist0.assign(sums.begin() + long(3 * P), sums.end());
   return Status::kOk;
 }
 
@@ -231,48 +238,63 @@ Status reduce_worst(const WaitStates& ws, const std::vector<int>& l2g, const eng
 }
 
 // The median of every pattern's samples, all ranks' together (as if gathered and sorted): the
-// (n-1)/2-th and n/2-th smallest of the n samples found by a radix selection over their order
-// keys, 4 bits per round (first_histograms, median_cells; the first round's, `hist`, came with
-// reduce_moments), up to 15 more merges of 16 counts and the keys' range per target. Once
-// every target's bin holds a single key, one sum fetches the keys from the ranks holding them
-// (fetch_median).
-// `out` holds the number of samples over all ranks already (reduce_moments).
-Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, std::vector<double> hist,
-                     const engine::Group& group, std::vector<PatternSummary>& out) {
-  const size_t P = size_t(kPatternCount);
-  std::vector<uint64_t> n(P), want(2 * P), prefix(2 * P, 0);
-  for (size_t p = 0; p < P; ++p) {
-    n[p] = uint64_t(out[p].samples);
-    want[2 * p] = n[p] > 0 ? (n[p] - 1) / 2 : 0;
-    want[2 * p + 1] = n[p] / 2;
+// (n-1)/2-th and n/2-th smallest of the n samples (one target when n is odd), found by a radix
+// selection over their order keys. A target's region starts as the keys between the
+// pattern's min and max (reduce_worst); each round merges the targets' histograms of their
+// next 4 bits (Group::allreduce_merge, 80 bytes a target, only patterns with samples) and
+// narrows each target to its key's bin and that bin's range of keys. It ends once every
+// target's key is known (a region of one key value), or with one merge of the regions' keys
+// once each holds at most kFetchKeys: about log16(n / kFetchKeys) + 1 rounds.
+// `out` holds the number of samples, the min and the max over all ranks already.
+Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, const engine::Group& group,
+                     std::vector<PatternSummary>& out) {
+  std::vector<MedianTarget> targets;
+  for (int p = 0; p < int(kPatternCount); ++p) {
+    const uint64_t n = uint64_t(out[size_t(p)].samples);
+    if (n == 0) continue;
+    // The samples lie in [min, max]; a step beyond each end keeps -0.0 and 0.0 inside.
+    const double inf = std::numeric_limits<double>::infinity();
+    MedianTarget g{p, 0, 0, 64, n <= kFetchKeys};
+    narrow(g, order_key(std::nextafter(out[size_t(p)].min, -inf)),
+           order_key(std::nextafter(out[size_t(p)].max, inf)));
+    g.want = (n - 1) / 2;
+    targets.push_back(g);
+    if (n % 2 == 0) {
+      g.want = n / 2;
+      targets.push_back(g);
+    }
   }
-  std::vector<MedianCell> cells(2 * P);
-  for (int shift = 60; shift >= 0; shift -= 4) {
-    bool equal = shift < 60;  // every target's counted keys are one and the same key
-    if (shift < 60) {
-      median_cells(keys, prefix, shift, cells);
-      CRITPATH_FORWARD_IF_ERROR(group.allreduce_merge(cells.data(), cells.size()));
-      for (size_t t = 0; t < 2 * P; ++t) {
-        std::copy(cells[t].hist, cells[t].hist + kBins, hist.begin() + long(t * kBins));
-        equal = equal && (n[t / 2] == 0 || cells[t].lo == cells[t].hi);
-      }
-    }
-    if (equal) {
-      for (size_t t = 0; t < 2 * P; ++t)
-        if (n[t / 2] > 0) prefix[t] = cells[t].lo;
-      break;
-    }
-    bool single = true;  // every target's bin holds one key
-    for (size_t t = 0; t < 2 * P; ++t) {
-      size_t b = 0;
-      while (b + 1 < kBins && uint64_t(hist[t * kBins + b]) <= want[t])
-        want[t] -= uint64_t(hist[t * kBins + b++]);
-      prefix[t] |= uint64_t(b) << shift;
-      single = single && (n[t / 2] == 0 || hist[t * kBins + b] == 1);
-    }
-    if (single && shift >= 8) return fetch_median(keys, shift, prefix, n, group, out);
+  std::vector<MedianCell> cells;
+  const auto open = [](const MedianTarget& g) { return g.top > 0; };
+  while (std::any_of(targets.begin(), targets.end(), open) &&
+         !std::all_of(targets.begin(), targets.end(),
+                      [](const MedianTarget& g) { return g.top == 0 || g.small; })) {
+    median_cells(keys, targets, cells);
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce_merge(cells.data(), cells.size()));
+    for (size_t t = 0; t < targets.size(); ++t)
+      if (open(targets[t])) choose_bin(targets[t], cells[t]);
   }
-  set_median(prefix, n, out);
+  if (std::any_of(targets.begin(), targets.end(), open)) {
+    std::vector<MedianKeys> fetched(targets.size(), MedianKeys{});
+    for (size_t t = 0; t < targets.size(); ++t) {
+      MedianKeys& f = fetched[t];
+      if (open(targets[t]))
+        for (uint64_t key : keys[size_t(targets[t].pattern)])
+          if (targets[t].in_region(key) && f.n < kFetchKeys) f.key[f.n++] = key;
+      std::sort(f.key, f.key + f.n);
+    }
+    CRITPATH_FORWARD_IF_ERROR(group.allreduce_merge(fetched.data(), fetched.size()));
+    for (size_t t = 0; t < targets.size(); ++t)
+      if (open(targets[t]) && targets[t].want < fetched[t].n)
+        targets[t].prefix = fetched[t].key[targets[t].want];
+  }
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const MedianTarget& g = targets[t];
+    const bool pair = t + 1 < targets.size() && targets[t + 1].pattern == g.pattern;
+    const double lo = from_order_key(g.prefix), hi = pair ? from_order_key(targets[t + 1].prefix) : lo;
+    out[size_t(g.pattern)].median = 0.5 * (lo + hi);
+    t += pair ? 1 : 0;
+  }
   return Status::kOk;
 }
 
@@ -285,10 +307,9 @@ Status reduce_pattern_stats(const WaitStates& ws, const std::vector<int>& l2g, c
   std::vector<std::vector<uint64_t>> keys(static_cast<size_t>(kPatternCount));  // the median's order keys
   for (size_t p = 0; p < keys.size(); ++p)
     for (double v : ws.stats[p].sample) keys[p].push_back(order_key(v));
-  std::vector<double> hist0;
-  CRITPATH_FORWARD_IF_ERROR(reduce_moments(ws, keys, group, out, hist0));
+  CRITPATH_FORWARD_IF_ERROR(reduce_moments(ws, group, out));
   CRITPATH_FORWARD_IF_ERROR(reduce_worst(ws, l2g, group, out));
-  return reduce_median(keys, std::move(hist0), group, out);
+  return reduce_median(keys, group, out);
 }
 
 // "Wait states": pattern, seconds, % of allocation, top call path, most affected rank.

@@ -12,6 +12,9 @@ exact integer nanoseconds, so any larger difference is a wrong answer, not noise
              rank's wait at the Allreduce)
   run        critical_path.length_s = the run's length (first MPI_Init entry to last
              MPI_Finalize entry)
+  median     wait_state_stats.<pattern>.median of late_sender, late_receiver and wait_nxn:
+             the median of all ranks' instances (exact here: every rank has fewer than the
+             reservoir's 256 instances, which the report must say with median_exact)
 
 The answers are checked for being worth checking (the model's waits must not all be zero),
 and the comparison itself must reject a copy of the answers with one rank's waiting time 1 %
@@ -57,6 +60,12 @@ def differences(rep, answers):
         if bad:
             shown = ", ".join(f"rank {r}: {g:.9f} s, expected {w:.9f} s" for r, g, w in bad[:4])
             out.append(f"{name}: {len(bad)} of {len(want)} ranks differ ({shown})")
+    for name, want in answers.get("median_s", {}).items():
+        st = rep.get("wait_state_stats", {}).get(name, {})
+        if not st.get("median_exact") or not isinstance(st.get("median"), (int, float)) or \
+                not close(st["median"], want):
+            out.append(f"{name} median: {st.get('median')!r} (exact: {st.get('median_exact')!r}), "
+                       f"expected {want:.9f} s")
     length = rep.get("critical_path", {}).get("length_s")
     if not isinstance(length, (int, float)) or not close(length, answers["run_length_s"]):
         out.append(f"critical_path.length_s: {length!r}, expected {answers['run_length_s']:.9f} s")
@@ -73,6 +82,10 @@ def self_test(rep, answers, model):
     wrong = json.loads(json.dumps(answers))
     wrong["per_rank_s"][name][r] *= 1.01
     check(differences(rep, wrong), f"{model}: a 1 % error in {name} on rank {r} went unnoticed")
+    check(name in answers.get("median_s", {}), f"{model}: no median of {name} in the answers")
+    wrong = json.loads(json.dumps(answers))
+    wrong["median_s"][name] *= 1.01
+    check(differences(rep, wrong), f"{model}: a 1 % error in the median of {name} went unnoticed")
 
 
 def main(argv):
