@@ -405,8 +405,9 @@ class TreeBuilder {
 // exclusive time, where the trace had put it.
 void add_unrecorded(LocalProfile& p, const defs::RegionTable& regions) {
   std::unordered_map<uint32_t, defs::RegionDef> defs_by_id;
-  for (const defs::RegionDef& d : regions.snapshot())
+  regions.for_each([&](const defs::RegionDef& d) {
     if (d.unrecorded_visits > 0) defs_by_id.emplace(d.id, d);
+  });
   if (defs_by_id.empty()) return;
   std::unordered_map<uint32_t, uint64_t> recorded;
   for (const CallNode& n : p.nodes)

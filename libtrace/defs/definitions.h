@@ -158,6 +158,13 @@ class RegionTable {
   // Copy of one definition; an unknown id yields a RegionDef named "region#<id>".
   RegionDef get(uint32_t id) const;
   std::vector<RegionDef> snapshot() const;
+  // f(const RegionDef&) for every region, under the table's lock (f must not call the table):
+  // a look at every region with no copy of their strings.
+  template <class F>
+  void for_each(F&& f) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& entry : by_id_) f(entry.second);
+  }
   // Gives region `id` its final name and source location (compiler_hooks: functions first
   // defined as "0x<addr>" and call sites as "callsite#<n>" are named at finalize). The old
   // name no longer finds the region; the new one finds it unless another region already owns

@@ -1684,12 +1684,15 @@ class Simulator {
   struct Latency {
     static constexpr size_t kKeep = 1024;
     static constexpr size_t kRing = 2 * kKeep;  // > kKeep + 63, a power of two
-    std::vector<double> ring = std::vector<double>(kRing), scratch;
+    // Grown by doubling up to kRing as values come (most ranks add a few dozen: no 16 KiB
+    // to clear per rank); below kRing nothing wrapped, so a value's slot is its index.
+    std::vector<double> ring, scratch;
     uint64_t added = 0;
     uint64_t point = 0;  // `added` at the last point
     double median = 0;
     bool stale = false;  // median is not yet the last point's
     void add(double v) {
+      if (added == ring.size() && ring.size() < kRing) ring.resize(std::max<size_t>(64, 2 * ring.size()));
       ring[added & (kRing - 1)] = v;
       ++added;
       if (added <= 16 || (added & 63) == 0) {
