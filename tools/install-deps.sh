@@ -20,6 +20,7 @@ packages=(
   python3-jsonschema
   libopen-trace-format2-dev otf2-tools python3-otf2  # OTF2 export/import; otf2-print in its tests
   chromium
+  libmimalloc-dev  # critpath-analyze's allocator (hosting thousands of ranks per process)
   ccache  # test.sh: the builds of a run share what they compile alike (README)
 )
 
