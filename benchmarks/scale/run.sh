@@ -8,7 +8,7 @@
 # Columns, from report.json's scalars ("n/a" where a figure is absent):
 #   events/rank, wall (analysis_s: rank 0's analysis wall time), %run (analysis_pct_of_wall:
 #   of the run's wall time), whatif (what-if hypotheses simulated; gaveup: over its budget),
-#   cpu/rank (analysis_cpu_s mean, max, rank 0), work/rank (its mean less the mean polling for
+#   cpu/rank in ms (analysis_cpu_s mean, max, rank 0), work_ms (its mean less the mean polling for
 #   other ranks, analysis_cpu_polling_s: the rank's own work), rounds (analysis_rounds), r0 recv
 #   (analysis_bytes.recv_rank0), r0/med mem (analysis_memory rank0_bytes / median_bytes),
 #   LS long-term share (total delay_late_sender_long_term / (long + short term)); then the largest memory growth
@@ -54,10 +54,11 @@ def num(v, fmt):
 def get(name, key=None):
     v = s.get(name)
     return v.get(key) if isinstance(v, dict) and key else (v if key is None else None)
-cpu = " / ".join(num(get("analysis_cpu_s", k), "{:.4f}") for k in ("mean", "max", "rank0"))
+def ms(v):  # seconds as milliseconds
+    return num(v * 1e3 if isinstance(v, (int, float)) and not isinstance(v, bool) else None, "{:.3f}")
+cpu = " / ".join(ms(get("analysis_cpu_s", k)) for k in ("mean", "max", "rank0"))
 mean, polling = get("analysis_cpu_s", "mean"), get("analysis_cpu_polling_s", "mean")
-work = num(mean - polling if isinstance(mean, (int, float)) and isinstance(polling, (int, float)) else None,
-           "{:.4f}")
+work = ms(mean - polling if isinstance(mean, (int, float)) and isinstance(polling, (int, float)) else None)
 mem0, memm = get("analysis_memory", "rank0_bytes"), get("analysis_memory", "median_bytes")
 ratio = f"{mem0 / memm:.2f}" if isinstance(mem0, (int, float)) and isinstance(memm, (int, float)) and memm else "n/a"
 def total(name):
@@ -83,7 +84,7 @@ PY
 }
 header() {
   printf '%8s  %8s  %8s  %5s  %6s  %24s  %9s  %6s  %9s  %6s  %6s  %s\n' P ev/rank wall_s %run whatif \
-    "cpu/rank mean/max/r0 s" work/rank rounds \
+    "cpu/rank mean/max/r0 ms" work_ms rounds \
     r0_recv_B r0/med LS_lt "$1"
 }
 echo "scale: $mpi, $(nproc) cores, build $build; outputs in $out"
