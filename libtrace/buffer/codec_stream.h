@@ -529,6 +529,8 @@ struct VisitSink {
     e->reserved = 0;
     e->bytes = e->bytes_received = e->request = 0;
     static_assert(offsetof(Event, counters) == 56, "every field before the counters is zeroed");
+    static_assert(sizeof(Event) == offsetof(Event, counters) + sizeof(Event::counters),
+                  "the counters are the last field: none after them goes unzeroed");
     return *e;
   }
   [[gnu::always_inline]] void put(uint32_t, uint64_t time, uint32_t region, uint16_t flags, uint8_t kind,

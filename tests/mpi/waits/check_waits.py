@@ -10,7 +10,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import check, lateness, load_report, per_rank_failures  # noqa: E402
+from critpath_check import TIMING_CODE, check, lateness, load_report, metric, per_rank_failures  # noqa: E402
 
 D, L = 0.100, 0.200
 
@@ -41,12 +41,24 @@ def expectations(P):
     return e
 
 
+def late_entry(rep, metric_id, path, exp, tol):
+    """The ranks that wait at `path` (two or more) all waited the same amount d > tol longer
+    than expected: the rank they wait for entered its call d late, descheduled after its
+    sleep's deadline was noted (16 ranks on 2 cores: 12.7 ms once), which the program's timing
+    made, not the analysis. A wrong analysis fails again when the test runs once more."""
+    vals = metric(rep, metric_id).get("by_callpath_rank", {}).get(path)
+    if not vals:
+        return False
+    d = [v - e for v, e in zip(vals, exp) if e > 0]
+    return len(d) >= 2 and min(d) > tol and max(d) - min(d) <= tol
+
+
 def main():
     out, P = sys.argv[1], int(sys.argv[2])
     distorted = "--expect-distorted" in sys.argv
     rep = load_report(out)
     m = rep["metrics"]
-    failures, checked = [], 0
+    failures, checked, timing = [], 0, True
     # (Not with --expect-distorted: the distortion must show, not hide in a wider tolerance.)
     late = {} if distorted else lateness(out)
     # The nonblocking collective's wait starts at MPI_Wait, after the post returned: a post
@@ -55,8 +67,10 @@ def main():
     post = cps.get("main/s_iallreduce/MPI_Iallreduce", {}).get("inclusive_s", {}).get("max", 0.0)
     extra = {"iallreduce": post}
     for scen, metric, call, exp in expectations(P):
-        f, n = per_rank_failures(rep, metric, f"main/s_{scen}/{call}", [exp[r] for r in range(P)],
-                                 abs_=0.002 + late.get(scen, 0.0) + extra.get(scen, 0.0))
+        tol = 0.002 + late.get(scen, 0.0) + extra.get(scen, 0.0)
+        path, want = f"main/s_{scen}/{call}", [exp[r] for r in range(P)]
+        f, n = per_rank_failures(rep, metric, path, want, abs_=tol)
+        timing = timing and (not f or late_entry(rep, metric, path, want, tol))
         failures += f
         checked += n
     # The hierarchy holds: a pattern's total never exceeds the MPI time of its call paths.
@@ -76,7 +90,10 @@ def main():
     if failures:
         print("\n".join(failures))
         print(f"check_waits: {len(failures)} of {checked} checks failed")
-        sys.exit(1)
+        if timing:
+            print("check_waits: TIMING: every failing scenario's waiting ranks waited the same "
+                  "amount too long (the rank they wait for entered late)")
+        sys.exit(TIMING_CODE if timing else 1)
     print(f"check_waits: ok ({checked} checks)")
 
 
