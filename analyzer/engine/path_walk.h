@@ -72,6 +72,7 @@
 #include <vector>
 
 #include "analyzer/engine/comm.h"
+#include "analyzer/engine/grouping.h"
 #include "libtrace/runtime/status.h"
 
 namespace critpath::analyzer::engine {
@@ -142,12 +143,6 @@ inline double next_time(const HopRec& r) { return r.cause_time < r.wait_end ? r.
 std::vector<std::vector<PathSegment>> walk_serial(const std::vector<const HopRec*>& recs,
                                                   const std::vector<size_t>& counts, const PathStart& start,
                                                   uint64_t& hops, bool& partial);
-
-// A run of elements to or from one rank (PathExchange::exchange).
-struct PathRun {
-  int32_t peer = 0;
-  uint32_t count = 0;
-};
 
 // The collectives the distributed walk needs, so that it runs without MPI in unit tests.
 class PathExchange {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analyzer/engine/grouping.h"
 #include "analyzer/engine/mailbox.h"
 #include "libtrace/buffer/varint.h"
 
@@ -988,10 +989,9 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   std::pair<uint32_t, double> one;  // the vector of a wait, when one entry (wait_vector)
   // Instances by causer (stable): the buffer comes out contiguous per destination (`runs`:
   // each destination's bytes, ascending); causers outside the analysis ranks last.
-  // A counting sort over the P + 1 slots where the instances are many against P, else a sort
-  // of (slot, instance) pairs: O(P) per rank only where the rank's own work is as large (the
-  // counting sort's P words per rank were 64 KiB cleared and summed by each of 16,384 ranks
-  // with two dozen waits).
+  // Grouped over the P + 1 slots (engine::Grouping: a count per slot only where the instances
+  // are as many, else a sort; a count per rank had each of 16,384 hosted ranks with two dozen
+  // waits clear and sum 64 KiB).
   // One slot for every instance (one causer, two ranks: the identity) is seen first, without
   // the counts; by_causer is then left empty.
   auto slot_of = [&](int32_t c) { return c >= 0 && c < s.P ? size_t(c) : size_t(s.P); };
@@ -999,18 +999,9 @@ void pack_wait_vectors(DelayState& s, Bytes& flat, std::vector<std::pair<int32_t
   by_causer.clear();
   const size_t slot0 = inst.empty() ? 0 : slot_of(inst[0].causer);
   if (std::any_of(inst.begin(), inst.end(), [&](const Inst& v) { return slot_of(v.causer) != slot0; })) {
-    by_causer.resize(inst.size());
-    if (size_t(s.P) + 2 <= 8 * inst.size()) {
-      std::vector<uint32_t> start(size_t(s.P) + 2, 0);
-      for (const Inst& v : inst) ++start[slot_of(v.causer) + 1];
-      for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-      for (uint32_t j = 0; j < inst.size(); ++j) by_causer[start[slot_of(inst[j].causer)]++] = j;
-    } else {
-      std::vector<std::pair<uint32_t, uint32_t>> keyed(inst.size());  // (slot, instance): stable
-      for (uint32_t j = 0; j < inst.size(); ++j) keyed[j] = {uint32_t(slot_of(inst[j].causer)), j};
-      std::sort(keyed.begin(), keyed.end());
-      for (uint32_t j = 0; j < inst.size(); ++j) by_causer[j] = keyed[j].second;
-    }
+    engine::Grouping grouping;
+    grouping.group(inst.size(), s.P + 1, [&](size_t j) { return int32_t(slot_of(inst[j].causer)); });
+    by_causer = std::move(grouping.order);
   }
   runs.clear();
   // Written through a pointer into room made in large steps (`room` bytes at `base`, `used`
