@@ -266,8 +266,7 @@ Status reduce_median(const std::vector<std::vector<uint64_t>>& keys, const engin
   }
   std::vector<MedianCell> cells;
   const auto open = [](const MedianTarget& g) { return g.top > 0; };
-  while (std::any_of(targets.begin(), targets.end(), open) &&
-         !std::all_of(targets.begin(), targets.end(),
+  while (!std::all_of(targets.begin(), targets.end(),
                       [](const MedianTarget& g) { return g.top == 0 || g.small; })) {
     median_cells(keys, targets, cells);
     CRITPATH_FORWARD_IF_ERROR(group.allreduce_merge(cells.data(), cells.size()));
