@@ -33,6 +33,13 @@ static void cp_sleep_until(struct timespec d) {
   }
 }
 
+/* CLOCK_MONOTONIC now, in ns. */
+static inline long long cp_now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
 /* Sleeps until `ms` after the common start time. */
 static void cp_sleep_from_start_ms(double ms) { cp_sleep_until(cp_add_ms(cp_t0, ms)); }
 

@@ -16,6 +16,11 @@
  * three imbalanced scenarios, 0 when balanced; profile imbalance (max − avg of the ranks' work)
  * N·E (static), 0 (dynamic), N·E/2 (mixed), 0 (balanced).
  * Work is a relative sleep (its duration exact whatever the barrier's exit skew); P >= 3.
+ * Oversubscribed, a sleep overshoots by the rank's wake-up latency, and the critical path goes
+ * through the latest arrival at each barrier: "balanced" is then not quite balanced. Each rank
+ * prints, per iteration, its work's measured duration and its arrival at the barrier
+ * ("cp-work RANK SCENARIO ITER DUR_NS ARRIVE_NS", CLOCK_MONOTONIC) so the check can take the
+ * run's own overshoots into its expected values.
  * usage: imbalance [scenario ...]   (default: all four)
  */
 #include <stdio.h>
@@ -54,11 +59,17 @@ int main(int argc, char** argv) {
     const unsigned h = critpath_region_define(region);
     cp_align();
     critpath_enter(h);
+    long long dur[N_ITER], arrive[N_ITER];
     for (int i = 0; i < N_ITER; ++i) {
+      const long long t0 = cp_now_ns();
       cp_work("work", duration(s, i));
+      arrive[i] = cp_now_ns();
+      dur[i] = arrive[i] - t0;
       MPI_Barrier(MPI_COMM_WORLD);
     }
     critpath_exit(h);
+    for (int i = 0; i < N_ITER; ++i) printf("cp-work %d %s %d %lld %lld\n", rank, s, i, dur[i], arrive[i]);
+    fflush(stdout);
   }
   if (rank == 0) printf("imbalance: done on %d ranks\n", size);
   MPI_Finalize();

@@ -3,7 +3,8 @@
  *   ring  a token goes once around the ranks: rank r receives it from r − 1 (rank 0 starts),
  *         works T (region "turn"), passes it on (the last rank back to rank 0); the others wait
  *         meanwhile. Then a barrier.
- *         Average parallelism ≈ 1.
+ *         Average parallelism ≈ 1: (P·A + P·T) / (A + P·T) with A = 20 ms, cp_align's sleep
+ *         to the common start, in which all ranks "work" (1.037 on 4 ranks).
  *   ep    embarrassingly parallel: every rank works T_EP (region "compute"), no
  *         communication. Average parallelism ≈ P.
  * Known answers: check_critpath.py parallelism ring|ep.
