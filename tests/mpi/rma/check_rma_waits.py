@@ -29,23 +29,37 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from critpath_check import CheckError, approx, load_report, metric  # noqa: E402
+from critpath_check import TIMING_CODE, CheckError, approx, load_report, metric, uniform_excess  # noqa: E402
 
 D = 0.100
 ZERO_ABS = 0.005
 
 
 class Checks:
+    """Runs checks, keeping every failure. A scenario's per-rank failures are the run's timing
+    (`timing`, when every failure is) if its waiting ranks all waited the same amount too long:
+    the rank they wait for entered late (uniform_excess)."""
+
     def __init__(self):
         self.failures = []
         self.count = 0
+        self.timing = True
+        self.in_scenarios = 0  # failures of expect_scenario's checks
 
     def run(self, what, fn, *args, **kw):
         self.count += 1
         try:
             fn(*args, **kw)
+            return True
         except CheckError as ex:
             self.failures.append(f"{what}: {ex}")
+            return False
+
+    def scenario(self, deviations, failed, tol=0.002):
+        """After one scenario's per-rank checks: `deviations` (value − expected where a wait is
+        expected), `failed` whether any of its checks failed."""
+        if failed and not uniform_excess(deviations, max(tol, 0.05 * D)):
+            self.timing = False
 
 
 def per_rank(rep, mid, path, P):
@@ -64,9 +78,22 @@ def time_at(rep, path):
 
 
 def expect_ranks(c, rep, mid, path, expected):
+    """Checks every rank; returns (value − expected where a wait is expected, any failed)."""
     vals = per_rank(rep, mid, path, len(expected))
-    for r, e in enumerate(expected):
-        c.run(f"{mid} at {path} rank {r}", near, vals[r], e, f"{mid} at {path} on rank {r}")
+    ok = [c.run(f"{mid} at {path} rank {r}", near, vals[r], e, f"{mid} at {path} on rank {r}")
+          for r, e in enumerate(expected)]
+    return [v - e for v, e in zip(vals, expected) if e > 0], not all(ok)
+
+
+def expect_scenario(c, rep, checks):
+    """expect_ranks for each (metric, path, expected) of one scenario, then its classification."""
+    deviations, failed, before = [], False, len(c.failures)
+    for mid, path, expected in checks:
+        d, f = expect_ranks(c, rep, mid, path, expected)
+        deviations += d
+        failed = failed or f
+    c.in_scenarios += len(c.failures) - before
+    c.scenario(deviations, failed)
 
 
 def blocked_where(c, rep, scen, calls):
@@ -94,15 +121,15 @@ def main():
     late = [D] * (P - 1) + [0.0]
     if want("create"):
         for ctor in ("MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic"):
-            expect_ranks(c, rep, "rma_wait_at_create", f"main/s_create/{ctor}", late)
-        expect_ranks(c, rep, "rma_wait_at_free", "main/s_create/MPI_Win_free", [4 * x for x in late])
+            expect_scenario(c, rep, [("rma_wait_at_create", f"main/s_create/{ctor}", late)])
+        expect_scenario(c, rep, [("rma_wait_at_free", "main/s_create/MPI_Win_free", [4 * x for x in late])])
     if want("fence_late"):
-        expect_ranks(c, rep, "rma_wait_at_fence", "main/s_fence_late/MPI_Win_fence", late)
+        expect_scenario(c, rep, [("rma_wait_at_fence", "main/s_fence_late/MPI_Win_fence", late)])
     if want("early_fence"):
-        expect_ranks(c, rep, "rma_wait_at_fence", "main/s_early_fence/MPI_Win_fence",
-                     [0.0 if r == 1 else D for r in range(P)])
-        expect_ranks(c, rep, "rma_early_fence", "main/s_early_fence/MPI_Win_fence",
-                     [D if r == 0 else 0.0 for r in range(P)])
+        expect_scenario(c, rep, [("rma_wait_at_fence", "main/s_early_fence/MPI_Win_fence",
+                                  [0.0 if r == 1 else D for r in range(P)]),
+                                 ("rma_early_fence", "main/s_early_fence/MPI_Win_fence",
+                                  [D if r == 0 else 0.0 for r in range(P)])])
     if want("late_post"):
         blocked_where(c, rep, "late_post", [("MPI_Win_start", ["rma_late_post"]),
                                             ("MPI_Win_complete", ["rma_late_post"])])
@@ -111,10 +138,10 @@ def main():
                                                  ("MPI_Put", ["rma_early_transfer"]),
                                                  ("MPI_Win_complete", ["rma_late_post"])])
     if want("early_wait"):
-        expect_ranks(c, rep, "rma_early_wait", "main/s_early_wait/MPI_Win_wait",
-                     [1.5 * D if r == 1 else 0.0 for r in range(P)])
-        expect_ranks(c, rep, "rma_late_complete", "main/s_early_wait/MPI_Win_wait",
-                     [0.5 * D if r == 1 else 0.0 for r in range(P)])
+        expect_scenario(c, rep, [("rma_early_wait", "main/s_early_wait/MPI_Win_wait",
+                                  [1.5 * D if r == 1 else 0.0 for r in range(P)]),
+                                 ("rma_late_complete", "main/s_early_wait/MPI_Win_wait",
+                                  [0.5 * D if r == 1 else 0.0 for r in range(P)])])
     if want("lock"):
         lc = metric(rep, "rma_lock_contention").get("by_callpath_rank", {})
         on = [sum(v[r] for p, v in lc.items() if p.startswith("main/s_lock/")) for r in range(P)]
@@ -160,6 +187,10 @@ def main():
     for f in c.failures:
         print("FAIL", f)
     print(f"check_rma_waits: {c.count - len(c.failures)} of {c.count} checks passed")
+    if c.failures and c.timing and c.in_scenarios == len(c.failures):
+        print("check_rma_waits: TIMING: every failing scenario's waiting ranks waited the same amount "
+              "too long (the rank they wait for entered late)")
+        return TIMING_CODE
     return 1 if c.failures else 0
 
 

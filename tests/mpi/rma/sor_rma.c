@@ -11,6 +11,10 @@
  *   pscw   the neighbours of rank 5 start their access epoch towards it before it posts:
  *          Late Post E per iteration on each of rank 5's grid neighbours
  * The solution does not depend on the variant: rank 0 prints the same residual for both.
+ * 16 ranks on 2 cores wake late from their deadlines now and then, so every rank also prints
+ * when it was ready in each iteration (after its sleep) and, fence, when it entered the
+ * closing fence: "sor-arrive RANK ITER READY_NS FENCE_NS" (CLOCK_MONOTONIC; FENCE_NS 0 for
+ * pscw), from which the check computes the waits this run's arrivals make.
  */
 #include <math.h>
 #include <mpi.h>
@@ -26,6 +30,11 @@
 #define SLOW 5
 
 static struct timespec t0;
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 static void sleep_until_ms(long ms) {
   struct timespec d = t0;
   d.tv_sec += ms / 1000;
@@ -83,6 +92,7 @@ int main(int argc, char** argv) {
   if (!pscw) MPI_Win_fence(0, win);
 
   double residual = 0;
+  long long ready[ITERS], fence[ITERS];
   for (int it = 0; it < ITERS; ++it) {
     for (int color = 0; color < 2; ++color) /* red, then black */
       for (int i = 1; i <= N; ++i)
@@ -92,6 +102,8 @@ int main(int argc, char** argv) {
                             (u[IDX(i - 1, j)] + u[IDX(i + 1, j)] + u[IDX(i, j - 1)] + u[IDX(i, j + 1)] +
                              h2 * f - 4 * u[IDX(i, j)]);
     sleep_until_ms((it + 1) * T_MS + (rank == SLOW ? E_MS : 0));
+    ready[it] = now_ns();
+    fence[it] = 0;
     if (pscw) {
       MPI_Win_post(neighbours, 0, win);
       MPI_Win_start(neighbours, 0, win);
@@ -106,6 +118,7 @@ int main(int argc, char** argv) {
       MPI_Win_complete(win);
       MPI_Win_wait(win);
     } else {
+      fence[it] = now_ns();
       MPI_Win_fence(0, win);
     }
     double local = 0;
@@ -117,6 +130,8 @@ int main(int argc, char** argv) {
       }
     MPI_Allreduce(&local, &residual, 1, MPI_DOUBLE, MPI_SUM, grid);
   }
+  for (int it = 0; it < ITERS; ++it) printf("sor-arrive %d %d %lld %lld\n", rank, it, ready[it], fence[it]);
+  fflush(stdout);
   if (rank == 0)
     printf("sor_rma: %d x %d ranks, %d iterations, residual %.10e\n", dims[0], dims[1], ITERS,
            sqrt(residual));

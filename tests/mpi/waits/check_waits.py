@@ -10,7 +10,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from critpath_check import TIMING_CODE, check, lateness, load_report, metric, per_rank_failures  # noqa: E402
+from critpath_check import (TIMING_CODE, check, lateness, load_report, metric, per_rank_failures,  # noqa: E402
+                            uniform_excess)
 
 D, L = 0.100, 0.200
 
@@ -42,15 +43,9 @@ def expectations(P):
 
 
 def late_entry(rep, metric_id, path, exp, tol):
-    """The ranks that wait at `path` (two or more) all waited the same amount d > tol longer
-    than expected: the rank they wait for entered its call d late, descheduled after its
-    sleep's deadline was noted (16 ranks on 2 cores: 12.7 ms once), which the program's timing
-    made, not the analysis. A wrong analysis fails again when the test runs once more."""
+    """The ranks that wait at `path` all waited the same amount too long (uniform_excess)."""
     vals = metric(rep, metric_id).get("by_callpath_rank", {}).get(path)
-    if not vals:
-        return False
-    d = [v - e for v, e in zip(vals, exp) if e > 0]
-    return len(d) >= 2 and min(d) > tol and max(d) - min(d) <= tol
+    return bool(vals) and uniform_excess([v - e for v, e in zip(vals, exp) if e > 0], tol)
 
 
 def main():
