@@ -57,7 +57,8 @@ void keep_outputs(LocationTrace& location, const engine::Comm& comm, const confi
     if (write_event_dump(*location.chunks, *location.definitions, path) != Status::kOk)
       warn(location, "cannot write the event dump %s", path.c_str());
   }
-  if ((cfg.keep_trace == "true" || cfg.keep_trace == "both") && !run.offline) {
+  // (Hosted, the trace is there already: session/hosted.h.)
+  if ((cfg.keep_trace == "true" || cfg.keep_trace == "both") && !run.offline && run.hosted_ranks == 0) {
     const std::string dir = run.output_dir + "/trace";
     mkdir(dir.c_str(), 0755);
     const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".cptrace";

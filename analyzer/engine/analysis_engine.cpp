@@ -1250,7 +1250,7 @@ OwnFigures AnalysisEngine::own_figures() const {
   const State& s = *s_;
   const Comm::Traffic t = group_.comm().traffic();
   OwnFigures mine;
-  mine.cpu_s = s.phases.cpu_total();
+  mine.cpu_s = s.phases.cpu_total() + location_.run.handoff_cpu_s;
   mine.polling_cpu_s = s.phases.polling_total();
   mine.sent = double(t.sent);
   mine.received = double(t.received);

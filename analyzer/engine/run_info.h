@@ -44,6 +44,13 @@ struct RunInfo {
   runtime::RecorderStats recorder;  // cold-path and compression costs of the run
   trace::ChunkStoreStats store;     // the trace as recorded (sizes, spilling)
   bool offline = false;             // re-analysis of a kept trace (critpath-analyze)
+  // In situ, analysed hosted (analyzer/session/hosted.h): the ranks the one process analysing
+  // them all ran as fibers, on how many worker threads; 0: natively, one analysis per rank.
+  int hosted_ranks = 0;
+  int hosted_workers = 0;
+  // CPU seconds the hand-off cost this rank when hosted: writing its trace for the analysing
+  // process, and that process reading it back. Counted in the analysis's CPU time.
+  double handoff_cpu_s = 0;
   // The format of another tool's trace this run was imported from ("OTF2 archive"); empty:
   // recorded by critpath. An import knows no recording costs and no clock error bound.
   std::string imported_from;

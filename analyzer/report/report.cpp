@@ -191,15 +191,18 @@ std::string analysis_cost_line(const ReportInput& in) {
   const double polling = sc.contains("analysis_cpu_polling_s")
                              ? sc["analysis_cpu_polling_s"].value("mean", 0.0)
                              : 0.0;
-  char line[512];
+  char line[640], hosted[128] = "";
+  if (in.run && in.run->hosted_ranks > 0)
+    std::snprintf(hosted, sizeof hosted, "; hosted: rank 0 analysed all %d ranks on %d thread%s",
+                  in.run->hosted_ranks, in.run->hosted_workers, in.run->hosted_workers == 1 ? "" : "s");
   std::snprintf(line, sizeof line,
                 "@ Analysis cost   : %.3f s CPU/rank (%.3f polling; max %.3f, rank 0 %.3f), %.0f rounds, "
-                "rank 0 sent %s received %s, memory rank 0 +%s / median +%s\n",
+                "rank 0 sent %s received %s, memory rank 0 +%s / median +%s%s\n",
                 cpu.value("mean", 0.0), polling, cpu.value("max", 0.0), cpu.value("rank0", 0.0),
                 sc.value("analysis_rounds", 0.0), human_bytes(bytes.value("sent_rank0", 0.0)).c_str(),
                 human_bytes(bytes.value("recv_rank0", 0.0)).c_str(),
                 human_bytes(mem.value("rank0_bytes", 0.0)).c_str(),
-                human_bytes(mem.value("median_bytes", 0.0)).c_str());
+                human_bytes(mem.value("median_bytes", 0.0)).c_str(), hosted);
   return line;
 }
 
@@ -440,6 +443,8 @@ json render_run(const ReportInput& in) {
   r["thread_level"] = run.thread_level;
   r["output_dir"] = run.output_dir;
   if (!run.imported_from.empty()) r["imported_from"] = run.imported_from;
+  if (run.hosted_ranks > 0)
+    r["analysis_hosted"] = json{{"ranks", run.hosted_ranks}, {"workers", run.hosted_workers}};
   return r;
 }
 

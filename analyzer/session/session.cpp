@@ -27,6 +27,7 @@
 #include "analyzer/engine/trace_set.h"
 #include "analyzer/session/analysis_guard.h"
 #include "analyzer/session/fault.h"
+#include "analyzer/session/hosted.h"
 #include "libtrace/buffer/chunk_store.h"
 #include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
@@ -43,6 +44,8 @@ namespace {
 using runtime::Phase;
 
 RunInfo g_run;
+// Every rank allows a hosted in-situ analysis (session/hosted.h), agreed at MPI_Init.
+bool g_hosting_allowed = false;
 
 // This rank's clock as the analysis sees it: CLOCK_MONOTONIC plus any injected skew.
 double local_clock_ns() { return skewed_ns(g_run.skew, double(clock::monotonic_ns())); }
@@ -246,7 +249,7 @@ Status start_recorder(const config::Config& cfg, int rank) {
 // simulates other hosts.) `peers`: who to tell when this rank faults, the other ranks on this
 // host that will listen (fault.h), exchanged here, where every rank still takes part (none
 // when that exchange fails). Collective.
-Status exchange_hosts(const engine::Comm& world, std::vector<FaultPeer>& peers) {
+Status exchange_hosts(const engine::Comm& world, const config::Config& cfg, std::vector<FaultPeer>& peers) {
   char host[256] = {0}, host0[256] = {0};
   gethostname(host, sizeof host - 1);
   g_run.host = host;
@@ -260,9 +263,12 @@ Status exchange_hosts(const engine::Comm& world, std::vector<FaultPeer>& peers) 
   std::memcpy(host0, host, sizeof host0);
   CRITPATH_FORWARD_IF_ERROR(world.bcast(host0, sizeof host0, 0));
   g_run.same_host_as_root = std::strcmp(host, host0) == 0 && !g_run.skew.active;
-  int all_same = g_run.same_host_as_root ? 1 : 0;
-  CRITPATH_FORWARD_IF_ERROR(world.allreduce(&all_same, 1, MPI_INT, MPI_MIN));
-  g_run.all_on_one_host = all_same == 1;
+  // With it, whether every rank allows a hosted analysis (its settings could differ by rank).
+  int agree[2] = {g_run.same_host_as_root ? 1 : 0,
+                  hosting_allowed(cfg, world.size(), cfg.analysis && !g_run.output_dir.empty()) ? 1 : 0};
+  CRITPATH_FORWARD_IF_ERROR(world.allreduce(agree, 2, MPI_INT, MPI_MIN));
+  g_run.all_on_one_host = agree[0] == 1;
+  g_hosting_allowed = agree[0] == 1 && agree[1] == 1;
   const int size = world.size();
   if (size > 1) {
     const uint64_t mine[3] = {fault_host_key(), uint64_t(getpid()), fault_peer_signal_free() ? 1u : 0u};
@@ -306,7 +312,7 @@ void on_init(uint64_t t_enter, uint32_t init_region, int thread_level) {
     g_run.skew = parse_debug_skew(cfg.debug_clock_skew, world.rank(), double(g_run.begin.ns));
     g_run.clock_linear = cfg.clock_correction != "none";  // "linear" or "clc"
     std::vector<FaultPeer> peers;
-    if (exchange_hosts(world, peers) != Status::kOk)
+    if (exchange_hosts(world, cfg, peers) != Status::kOk)
       return disable("the ranks could not exchange their hosts at MPI_Init");
     if (g_run.clock_linear && world.size() > 1 && !g_run.all_on_one_host)
       g_run.init_offset = measure_world_offset();
@@ -380,11 +386,15 @@ void on_finalize(uint32_t finalize_region) {
     location.definitions = &defs::current();
     location.run = g_run;
     location.notes = log::notes();
-    engine::Comm ranks;  // one traced rank per process: native MPI
-    if (start_guarded_analysis(MPI_COMM_WORLD, ranks, config::current(), g_run.rank) == Status::kOk)
-      run_analysis(location, ranks, wall0);
-    else log::warn("cannot create the analysis communicator; no report");
-    end_guarded_analysis(config::current(), g_run.rank);
+    // Crowded on one host: rank 0 analyses every rank (session/hosted.h); else, or when the
+    // hand-off fails, each rank its own, over native MPI.
+    if (!g_hosting_allowed || !analyse_hosted(location, config::current(), wall0)) {
+      engine::Comm ranks;
+      if (start_guarded_analysis(MPI_COMM_WORLD, ranks, config::current(), g_run.rank) == Status::kOk)
+        run_analysis(location, ranks, wall0);
+      else log::warn("cannot create the analysis communicator; no report");
+      end_guarded_analysis(config::current(), g_run.rank);
+    }
   } catch (...) {
     log::warn("internal error during the analysis at MPI_Finalize; the report may be missing");
   }

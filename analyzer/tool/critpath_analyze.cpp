@@ -40,6 +40,7 @@
 #include "analyzer/otf2/otf2_export.h"
 #include "analyzer/otf2/otf2_import.h"
 #include "analyzer/session/analysis_guard.h"
+#include "analyzer/session/hosted.h"
 #include "analyzer/session/partial_trace.h"
 #include "analyzer/session/trace_archive.h"
 #include "libtrace/buffer/chunk_store.h"
@@ -53,74 +54,7 @@ using namespace critpath;
 
 namespace {
 
-// One kept rank, loaded: the chunk store and definitions its LocationTrace points into.
-// `trace` points into the object itself, which therefore never moves (hold it by unique_ptr).
-struct LoadedLocation {
-  LoadedLocation() = default;
-  LoadedLocation(const LoadedLocation&) = delete;
-  LoadedLocation& operator=(const LoadedLocation&) = delete;
-
-  trace::ChunkStore chunks;
-  defs::Definitions definitions;
-  analyzer::LocationTrace trace;
-};
-
-// Loads location `location` of the kept trace in `trace_dir` (<dir>/trace): run facts,
-// definitions and notes from rank-<location>.json, chunks from rank-<location>.cptrace.
-// `out` must be fresh. Prints the reason of a failure.
-Status load_location(const std::string& trace_dir, int location, LoadedLocation& out) {
-  out.trace.chunks = &out.chunks;
-  out.trace.definitions = &out.definitions;
-  const std::string base = trace_dir + "/rank-" + std::to_string(location);
-  Status s = analyzer::load_archive(trace_dir, location, out.trace.run, out.definitions, out.trace.notes);
-  if (s != Status::kOk) {
-    std::fprintf(stderr, "critpath-analyze: analysis incomplete: rank %d: cannot read %s.json; no report\n",
-                 location, base.c_str());
-    return s;
-  }
-  if (out.trace.run.rank != location) {
-    std::fprintf(stderr,
-                 "critpath-analyze: analysis incomplete: %s.json describes rank %d: the rank "
-                 "files were renamed or swapped; no report\n",
-                 base.c_str(), out.trace.run.rank);
-    return Status::kCorrupt;
-  }
-  s = out.chunks.open_file(base + ".cptrace");
-  if (s != Status::kOk) {
-    std::fprintf(stderr,
-                 "critpath-analyze: analysis incomplete: rank %d: cannot read %s.cptrace (%s: "
-                 "the file is missing, truncated or damaged); no report\n",
-                 location, base.c_str(), to_string(s));
-    return s;
-  }
-  // The trace file must be the one its definitions were written with: an empty, truncated or
-  // swapped file would otherwise analyse as a rank that did nothing.
-  const trace::ChunkStoreStats got = out.chunks.stats();
-  const trace::ChunkStoreStats& want = out.trace.run.store;
-  if (got.events != want.events || got.chunks != want.chunks || got.bytes_total != want.bytes_total ||
-      (want.fingerprint != 0 && got.fingerprint != want.fingerprint)) {
-    std::fprintf(stderr,
-                 "critpath-analyze: analysis incomplete: %s.cptrace holds %llu events in %llu chunks "
-                 "(%llu B), but %s.json records %llu events in %llu chunks (%llu B): the file is %s; "
-                 "no report\n",
-                 base.c_str(), static_cast<unsigned long long>(got.events),
-                 static_cast<unsigned long long>(got.chunks),
-                 static_cast<unsigned long long>(got.bytes_total), base.c_str(),
-                 static_cast<unsigned long long>(want.events), static_cast<unsigned long long>(want.chunks),
-                 static_cast<unsigned long long>(want.bytes_total),
-                 got.bytes_total == 0                 ? "empty"
-                 : got.bytes_total < want.bytes_total ? "truncated or another rank's"
-                                                      : "another rank's (swapped?)");
-    return Status::kCorrupt;
-  }
-  // A partial trace (written at a fault): the raw buffers not compressed then join the chunks.
-  if (!out.trace.run.partial.empty() && analyzer::merge_tail(base + ".tail", out.chunks) != Status::kOk)
-    std::fprintf(stderr,
-                 "critpath-analyze: %s.tail is damaged: the rank's last events before the "
-                 "fault are read up to the damage\n",
-                 base.c_str());
-  return Status::kOk;
-}
+using analyzer::LoadedLocation;
 
 bool holds_report(const std::string& dir) {
   struct stat st;
@@ -267,25 +201,7 @@ void note_skipped(const analyzer::otf2::ArchiveReader& archive, const analyzer::
   if (!all.empty()) notes.push_back(all.describe());
 }
 
-// Runs fn(i) for every loaded location i: on this thread when it is the only one, else one
-// fiber each on `workers` worker threads (engine/fiber.h; 0: one per core): they drive their
-// hosted analysis ranks at the same time. Each fiber speaks for its traced rank in log lines.
-template <typename Fn>
-void for_each_location(size_t n, int first, int workers, Fn fn) {
-  if (n == 1) {
-    fn(size_t(0));
-    return;
-  }
-  std::vector<log::ThreadRank> speaks(n);
-  for (size_t i = 0; i < n; ++i) speaks[i].rank = first + int(i);
-  analyzer::engine::fiber::PoolOptions options;
-  options.workers = workers;
-  options.on_switch = [&](size_t i, bool) { log::swap_thread_rank(speaks[i]); };
-  analyzer::engine::fiber::run(n, fn, options);
-  log::info0(2, "critpath-analyze: %zu ranks as fibers; the deepest fiber stack held %zu KiB", n,
-             analyzer::engine::fiber::max_stack_resident() / 1024);
-  for (log::ThreadRank& t : speaks) delete static_cast<std::set<std::string>*>(t.causes);
-}
+using analyzer::for_each_location;
 
 // The command line.
 struct Options {
@@ -443,14 +359,19 @@ int load_job(const Options& o, Job& job) {
         std::fprintf(stderr, "critpath-analyze: %s\n", job.otf2_error.c_str());
         status = 1;
       }
-    } else if (load_location(job.trace_dir, l, ll) != Status::kOk) {
-      status = 1;
-    } else if (ll.trace.run.size != job.locations) {
-      std::fprintf(stderr,
-                   "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
-                   "rank-0.json %d\n",
-                   job.trace_dir.c_str(), l, ll.trace.run.size, job.locations);
-      status = 1;
+    } else {
+      std::string why;
+      const Status s = analyzer::load_location(job.trace_dir, l, ll, why);
+      if (!why.empty()) std::fprintf(stderr, "critpath-analyze: %s\n", why.c_str());
+      if (s != Status::kOk) {
+        status = 1;
+      } else if (ll.trace.run.size != job.locations) {
+        std::fprintf(stderr,
+                     "critpath-analyze: %s/rank-%d.json says the run had %d ranks, "
+                     "rank-0.json %d\n",
+                     job.trace_dir.c_str(), l, ll.trace.run.size, job.locations);
+        status = 1;
+      }
     }
   }
   if (job.rank == 0 && status == 0 && !o.export_dir.empty()) {
