@@ -64,7 +64,9 @@ std::vector<ScalarDecl> with_analysis_cost(std::vector<ScalarDecl> v) {
        "start of the analysis to the gathering of these figures, the CPU time of the thread that "
        "runs the rank's analysis (`CLOCK_THREAD_CPUTIME_ID`); in `critpath-analyze` hosting several "
        "ranks per process, the CPU time of the rank's fiber (its worker thread's, while the fiber "
-       "ran). Includes polling while waiting for other ranks (`analysis_cpu_polling_s`)."},
+       "ran); in situ hosted (`CRITPATH_ANALYSIS_HOSTED`), that plus the hand-off: the rank writing its "
+       "trace and rank 0 reading it back. Includes polling while waiting for other ranks "
+       "(`analysis_cpu_polling_s`)."},
       {"analysis_cpu_polling_s", "s",
        "Of `analysis_cpu_s`, `{mean, max, rank0}`: the CPU time each rank spent in the engine's wait "
        "loops, polling for other ranks' part of a collective or for a replay message (from the first "
