@@ -70,8 +70,9 @@ void analyse_all(const LocationTrace& mine, const config::Config& cfg, const std
   // The engine calls MPI (MPI_Reduce_local, operator creation) from the fibers: worker threads
   // beside this one only when the application initialised MPI_THREAD_MULTIPLE. Worker 0 is
   // this thread (fiber::run), which called MPI_Finalize.
-  const int workers =
-      mine.run.thread_level == MPI_THREAD_MULTIPLE ? std::max<int>(1, int(mine.run.cpus.size())) : 1;
+  const int workers = mine.run.thread_level == MPI_THREAD_MULTIPLE
+                          ? std::max<int>(1, int(mine.run.cpus.size()))
+                          : 1;
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
   for (int r = 0; r < P; ++r) {
     const double cpu0 = thread_cpu_s();
@@ -128,7 +129,8 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   const std::string base = rank_base(trace_dir, location);
   Status s = load_archive(trace_dir, location, out.trace.run, out.definitions, out.trace.notes);
   if (s != Status::kOk) {
-    why = printf_string("analysis incomplete: rank %d: cannot read %s.json; no report", location, base.c_str());
+    why = printf_string("analysis incomplete: rank %d: cannot read %s.json; no report", location,
+                        base.c_str());
     return s;
   }
   if (out.trace.run.rank != location) {
@@ -154,10 +156,10 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
     why = printf_string(
         "analysis incomplete: %s.cptrace holds %llu events in %llu chunks (%llu B), but %s.json "
         "records %llu events in %llu chunks (%llu B): the file is %s; no report",
-        base.c_str(), static_cast<unsigned long long>(got.events), static_cast<unsigned long long>(got.chunks),
-        static_cast<unsigned long long>(got.bytes_total), base.c_str(),
-        static_cast<unsigned long long>(want.events), static_cast<unsigned long long>(want.chunks),
-        static_cast<unsigned long long>(want.bytes_total),
+        base.c_str(), static_cast<unsigned long long>(got.events),
+        static_cast<unsigned long long>(got.chunks), static_cast<unsigned long long>(got.bytes_total),
+        base.c_str(), static_cast<unsigned long long>(want.events),
+        static_cast<unsigned long long>(want.chunks), static_cast<unsigned long long>(want.bytes_total),
         got.bytes_total == 0                 ? "empty"
         : got.bytes_total < want.bytes_total ? "truncated or another rank's"
                                              : "another rank's (swapped?)");
@@ -166,7 +168,8 @@ Status load_location(const std::string& trace_dir, int location, LoadedLocation&
   // A partial trace (written at a fault): the raw buffers not compressed then join the chunks.
   if (!out.trace.run.partial.empty() && merge_tail(base + ".tail", out.chunks) != Status::kOk)
     why = printf_string(
-        "%s.tail is damaged: the rank's last events before the fault are read up to the damage", base.c_str());
+        "%s.tail is damaged: the rank's last events before the fault are read up to the damage",
+        base.c_str());
   return Status::kOk;
 }
 
