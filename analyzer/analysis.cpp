@@ -58,13 +58,9 @@ void keep_outputs(LocationTrace& location, const engine::Comm& comm, const confi
       warn(location, "cannot write the event dump %s", path.c_str());
   }
   // (Hosted, the trace is there already: session/hosted.h.)
-  if ((cfg.keep_trace == "true" || cfg.keep_trace == "both") && !run.offline && run.hosted_ranks == 0) {
+  if (keeps_trace(cfg) && !run.offline && run.hosted_ranks == 0) {
     const std::string dir = run.output_dir + "/trace";
-    mkdir(dir.c_str(), 0755);
-    const std::string path = dir + "/rank-" + std::to_string(run.rank) + ".cptrace";
-    if (location.chunks->write_file(path) != Status::kOk ||
-        save_archive(run, *location.definitions, location.notes, dir) != Status::kOk)
-      warn(location, "cannot keep the trace in %s", dir.c_str());
+    if (save_trace(location, dir) != Status::kOk) warn(location, "cannot keep the trace in %s", dir.c_str());
   }
   std::string otf2_error;  // collective over the ranks (analyzer/otf2/otf2_export.h)
   if ((cfg.keep_trace == "otf2" || cfg.keep_trace == "both") && !run.offline &&

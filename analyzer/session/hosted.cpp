@@ -6,7 +6,6 @@
 #include <mpi.h>
 #include <sys/file.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +13,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <set>
 #include <vector>
@@ -40,12 +38,6 @@ std::string printf_string(const char* fmt, ...) {
   return buf;
 }
 
-double thread_cpu_s() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 std::string rank_base(const std::string& dir, int rank) { return dir + "/rank-" + std::to_string(rank); }
 
 // flock() that retries when a signal interrupts it. True when the lock is held.
@@ -53,13 +45,6 @@ bool lock_file(int fd, int how) {
   while (flock(fd, how) != 0)
     if (errno != EINTR) return false;
   return true;
-}
-
-// This rank's trace into `dir` (trace/rank-<r>.cptrace and .json). False on any failure.
-bool write_trace(const LocationTrace& location, const std::string& dir) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  return location.chunks->write_file(rank_base(dir, location.run.rank) + ".cptrace") == Status::kOk &&
-         save_archive(location.run, *location.definitions, location.notes, dir) == Status::kOk;
 }
 
 // Rank 0, holding the lock: every rank loaded from `dir` and analysed as fibers of this
@@ -75,7 +60,7 @@ void analyse_all(const LocationTrace& mine, const config::Config& cfg, const std
                           : 1;
   std::vector<std::unique_ptr<LoadedLocation>> loaded;
   for (int r = 0; r < P; ++r) {
-    const double cpu0 = thread_cpu_s();
+    const double cpu0 = engine::fiber::cpu_seconds();
     loaded.push_back(std::make_unique<LoadedLocation>());
     std::string why;
     if (load_location(dir, r, *loaded.back(), why) != Status::kOk) {
@@ -87,7 +72,7 @@ void analyse_all(const LocationTrace& mine, const config::Config& cfg, const std
     run.offline = false;  // live: the run is ending now, with its budgets and outputs
     run.hosted_ranks = P;
     run.hosted_workers = std::min(workers, P);
-    run.handoff_cpu_s = written[size_t(r)] + (thread_cpu_s() - cpu0);
+    run.handoff_cpu_s = written[size_t(r)] + (engine::fiber::cpu_seconds() - cpu0);
   }
   std::vector<engine::Comm> ranks;
   if (start_guarded_analysis(MPI_COMM_SELF, P, ranks, cfg, 0, P) == Status::kOk && int(ranks.size()) == P)
@@ -200,7 +185,7 @@ bool hosting_allowed(const config::Config& cfg, int ranks, bool analysis_to_run)
 bool analyse_hosted(LocationTrace& location, const config::Config& cfg, uint64_t wall0) {
   const RunInfo& run = location.run;
   const std::string dir = run.output_dir + "/trace", lock_path = run.output_dir + "/.critpath-hosted.lock";
-  const bool keep = cfg.keep_trace == "true" || cfg.keep_trace == "both";
+  const bool keep = keeps_trace(cfg);
   // Rank 0 locks first: whoever learns below that it took over finds the lock held.
   int fd = -1;
   rlimit fds{};
@@ -212,8 +197,9 @@ bool analyse_hosted(LocationTrace& location, const config::Config& cfg, uint64_t
       fd = -1;
     }
   }
-  const double cpu0 = thread_cpu_s();
-  const double mine = write_trace(location, dir) ? thread_cpu_s() - cpu0 : -1.0;  // < 0: not written
+  const double cpu0 = engine::fiber::cpu_seconds();
+  const double mine = save_trace(location, dir) == Status::kOk ? engine::fiber::cpu_seconds() - cpu0
+                                                               : -1.0;  // < 0: not written
   // On MPI_COMM_WORLD itself (borrowed: its error handler stays the application's), as the
   // session's other collectives.
   engine::Comm world;

@@ -1,6 +1,9 @@
 // critpath — analyzer/session/trace_archive.cpp
 #include "analyzer/session/trace_archive.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -307,6 +310,15 @@ Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
     return Status::kIoError;
   }
 }
+
+Status save_trace(const LocationTrace& location, const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return Status::kIoError;
+  CRITPATH_FORWARD_IF_ERROR(
+      location.chunks->write_file(dir + "/rank-" + std::to_string(location.run.rank) + ".cptrace"));
+  return save_archive(location.run, *location.definitions, location.notes, dir);
+}
+
+bool keeps_trace(const config::Config& cfg) { return cfg.keep_trace == "true" || cfg.keep_trace == "both"; }
 
 Status load_archive(const std::string& dir, int rank, RunInfo& run, defs::Definitions& definitions,
                     std::vector<std::string>& notes) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "analyzer/engine/run_info.h"
+#include "analyzer/engine/trace_set.h"
+#include "libtrace/config/config.h"
 #include "libtrace/defs/definitions.h"
 #include "libtrace/runtime/status.h"
 
@@ -21,6 +23,12 @@ namespace critpath::analyzer {
 // the session's RunInfo, defs::current() and the notes logged so far).
 Status save_archive(const RunInfo& run, const defs::Definitions& definitions,
                     const std::vector<std::string>& notes, const std::string& dir);
+// The whole kept rank into `dir` (created if need be): rank-<r>.cptrace, the location's chunks,
+// and rank-<r>.json (save_archive). In situ for CRITPATH_KEEP_TRACE, and for the hosted
+// analysis's hand-off (session/hosted.h).
+Status save_trace(const LocationTrace& location, const std::string& dir);
+// Whether CRITPATH_KEEP_TRACE keeps critpath's own trace (`true` or `both`).
+bool keeps_trace(const config::Config& cfg);
 // The start of rank-<run.rank>.json as far as it is known at MPI_Init: `{"format":...,
 // "run":{...` with every run field except end, finalize_enter_ticks and fin_offset, and both
 // objects left open. The fault handler (fault.h) completes it without allocating. Empty when
