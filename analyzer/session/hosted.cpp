@@ -83,18 +83,15 @@ void analyse_all(const LocationTrace& mine, const config::Config& cfg, const std
 }
 
 // Rank 0 keeps every rank's trace file open while it analyses them: room for P more
-// descriptors, the soft limit raised towards the hard one if need be (`was`: the limit to
-// restore afterwards).
-bool descriptors_for(int P, rlimit& was) {
-  if (getrlimit(RLIMIT_NOFILE, &was) != 0) return false;
-  rlimit lim = was;
+// descriptors than `was` (the soft limit now, restored afterwards), raised towards the hard
+// limit if need be.
+bool descriptors_for(int P, const rlimit& was) {
   const rlim_t want = rlim_t(P) + 256;
-  if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < want) {
-    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < want) return false;
-    lim.rlim_cur = want;
-    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
-  }
-  return true;
+  if (was.rlim_cur == RLIM_INFINITY || was.rlim_cur >= want) return true;
+  if (was.rlim_max != RLIM_INFINITY && was.rlim_max < want) return false;
+  rlimit lim = was;
+  lim.rlim_cur = want;
+  return setrlimit(RLIMIT_NOFILE, &lim) == 0;
 }
 
 void remove_traces(const std::string& dir, int P) {
